@@ -1,0 +1,73 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Strata: an embedded, append-only, log-structured object store.
+// Layers (DESIGN.md): CLZ4 → StrataLog (storage engine) → Strata (object layer) → strata (CLI).
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataLog", targets: ["StrataLog"]),
+        .executable(name: "strata", targets: ["StrataCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLZ4",
+            path: "Sources/CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
+        ),
+        .target(
+            name: "StrataLog",
+            dependencies: [
+                "CLZ4",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .target(
+            name: "Strata",
+            dependencies: [
+                "StrataLog",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "StrataCLI",
+            dependencies: [
+                "Strata",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // A child process for the crash tests: it writes, prints each acknowledged
+        // commit, and is killed with SIGKILL by the test at a random moment.
+        .executableTarget(
+            name: "StrataCrashWorker",
+            dependencies: ["StrataLog", "Strata"]
+        ),
+        .target(
+            name: "StrataTestSupport",
+            dependencies: ["StrataLog"],
+            path: "Tests/StrataTestSupport"
+        ),
+        .testTarget(
+            name: "StrataLogTests",
+            dependencies: ["StrataLog", "StrataTestSupport", "StrataCrashWorker"]
+        ),
+        .testTarget(
+            name: "StrataTests",
+            dependencies: ["Strata", "StrataLog", "StrataTestSupport", "StrataCrashWorker"]
+        ),
+        .testTarget(
+            name: "StrataCLITests",
+            dependencies: ["StrataCLI", "StrataTestSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

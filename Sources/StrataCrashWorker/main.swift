@@ -1,0 +1,2 @@
+import StrataLog
+print("worker")

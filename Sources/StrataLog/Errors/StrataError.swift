@@ -1,0 +1,133 @@
+/// The one error type of Strata: a code, a message a person can act on, and the
+/// context that locates the problem (a file and offset, an entity and key path,
+/// the objects that failed validation, the two model hashes that differ).
+///
+/// Match on the code the way you would match on a case:
+///
+/// ```swift
+/// do {
+///     let store = try LogStore.open(at: path)
+/// } catch StrataError.storeLocked {
+///     print("another process is writing this store")
+/// }
+/// ```
+///
+/// Programmer misuse that no file or caller data can cause may trap; everything a
+/// file, a model or a caller's data can cause throws a `StrataError`.
+public struct StrataError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is. Codes are stable: tests and callers match on them.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A sentence that says what went wrong and, where it helps, what to do.
+    public var message: String
+    /// The file the failure concerns, when there is one.
+    public var path: String?
+    /// The byte offset in `path` where the problem was found, when known.
+    public var offset: Int64?
+    /// The operating-system error number behind an I/O failure, when there is one.
+    public var errno: Int32?
+    /// Further facts by name: `entity`, `keyPath`, `storeHash`, `modelHash`, `objects`…
+    public var context: [String: String]
+
+    public init(
+        _ code: Code,
+        _ message: String,
+        path: String? = nil,
+        offset: Int64? = nil,
+        errno: Int32? = nil,
+        context: [String: String] = [:]
+    ) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.offset = offset
+        self.errno = errno
+        self.context = context
+    }
+
+    public var description: String {
+        var text = "\(code): \(message)"
+        if let path { text += " [file: \(path)" + (offset.map { ", offset: \($0)" } ?? "") + "]" }
+        if let errno { text += " [errno \(errno)]" }
+        if !context.isEmpty {
+            let pairs = context.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+            text += " [" + pairs.joined(separator: ", ") + "]"
+        }
+        return text
+    }
+
+}
+
+/// Lets `catch StrataError.corrupt` and `case StrataError.corrupt` read naturally.
+public func ~= (code: StrataError.Code, error: any Error) -> Bool {
+    (error as? StrataError)?.code == code
+}
+
+extension StrataError.Code {
+    // Storage engine
+    /// A file's bytes do not match their checksum or do not parse.
+    public static let corrupt = Self(rawValue: "corrupt")
+    /// The operating system reported an I/O failure (EIO, ENOSPC…).
+    public static let io = Self(rawValue: "io")
+    /// Another process holds the store's write lock.
+    public static let storeLocked = Self(rawValue: "storeLocked")
+    /// The store is read-only: opened so, or a failed fsync made it so until reopened.
+    public static let readOnly = Self(rawValue: "readOnly")
+    /// The store or a file it names does not exist.
+    public static let notFound = Self(rawValue: "notFound")
+    /// The store was written by a format version this release cannot read.
+    public static let unsupportedFormat = Self(rawValue: "unsupportedFormat")
+    /// A caller passed a value the operation cannot accept.
+    public static let invalidArgument = Self(rawValue: "invalidArgument")
+    /// The store was closed.
+    public static let closed = Self(rawValue: "closed")
+
+    // Object layer
+    /// The model used to open the store is incompatible with the one used to create it.
+    public static let incompatibleModel = Self(rawValue: "incompatibleModel")
+    /// A model definition is inconsistent (unknown destination, mismatched inverse…).
+    public static let invalidModel = Self(rawValue: "invalidModel")
+    /// A key path does not name a property of the entity.
+    public static let unknownKeyPath = Self(rawValue: "unknownKeyPath")
+    /// A value has the wrong type for its property.
+    public static let typeMismatch = Self(rawValue: "typeMismatch")
+    /// A predicate format string does not parse.
+    public static let predicateSyntax = Self(rawValue: "predicateSyntax")
+    /// Objects failed validation at save; nothing was written.
+    public static let validationFailed = Self(rawValue: "validationFailed")
+    /// Objects changed in the store since the context read them.
+    public static let conflict = Self(rawValue: "conflict")
+    /// A deny delete rule refused a delete.
+    public static let deleteDenied = Self(rawValue: "deleteDenied")
+    /// An object id does not exist in the store.
+    public static let objectNotFound = Self(rawValue: "objectNotFound")
+    /// A migration could not be inferred, or failed; the store is as it was.
+    public static let migrationFailed = Self(rawValue: "migrationFailed")
+}
+
+extension StrataError {
+    public static let corrupt = Code.corrupt
+    public static let io = Code.io
+    public static let storeLocked = Code.storeLocked
+    public static let readOnly = Code.readOnly
+    public static let notFound = Code.notFound
+    public static let unsupportedFormat = Code.unsupportedFormat
+    public static let invalidArgument = Code.invalidArgument
+    public static let closed = Code.closed
+    public static let incompatibleModel = Code.incompatibleModel
+    public static let invalidModel = Code.invalidModel
+    public static let unknownKeyPath = Code.unknownKeyPath
+    public static let typeMismatch = Code.typeMismatch
+    public static let predicateSyntax = Code.predicateSyntax
+    public static let validationFailed = Code.validationFailed
+    public static let conflict = Code.conflict
+    public static let deleteDenied = Code.deleteDenied
+    public static let objectNotFound = Code.objectNotFound
+    public static let migrationFailed = Code.migrationFailed
+}
