@@ -1,0 +1,210 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SystemPackage
+
+/// The real file system: swift-system's `FileDescriptor` for `pread`/`pwrite`,
+/// `fsync` and `flock` from the C library.
+public struct POSIXFileSystem: FileSystem {
+    public init() {}
+
+    public func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
+        let access: FileDescriptor.AccessMode = mode == .readOnly ? .readOnly : .readWrite
+        let options: FileDescriptor.OpenOptions = mode == .create ? [.create] : []
+        do {
+            let fd = try FileDescriptor.open(
+                FilePath(path), access, options: options.union(.closeOnExec),
+                permissions: mode == .create ? [.ownerReadWrite, .groupRead, .otherRead] : nil)
+            return POSIXFile(path: path, fd: fd)
+        } catch let errno as Errno {
+            throw StrataError.fromErrno(errno, "cannot open file", path: path)
+        }
+    }
+
+    public func createDirectory(_ path: String) throws {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o755) != 0 && Glibc.errno != EEXIST {
+                throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "cannot create directory", path: prefix)
+            }
+        }
+    }
+
+    public func contentsOfDirectory(_ path: String) throws -> [String] {
+        guard let dir = opendir(path) else {
+            throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "cannot list directory", path: path)
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    public func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    public func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    public func remove(_ path: String) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            for name in try contentsOfDirectory(path) { try remove(path + "/" + name) }
+            if rmdir(path) != 0 && Glibc.errno != ENOENT {
+                throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "cannot remove directory", path: path)
+            }
+        } else if unlink(path) != 0 && Glibc.errno != ENOENT {
+            throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "cannot remove file", path: path)
+        }
+    }
+
+    public func rename(_ source: String, to destination: String) throws {
+        if Glibc.rename(source, destination) != 0 {
+            throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "cannot rename to \(destination)", path: source)
+        }
+    }
+
+    public func syncDirectory(_ path: String) throws {
+        let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "cannot open directory to sync", path: path)
+        }
+        defer { Glibc.close(fd) }
+        if fsync(fd) != 0 {
+            throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "fsync of directory failed", path: path)
+        }
+    }
+
+    public func lock(_ path: String) throws -> any FileLock {
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "cannot open lock file", path: path)
+        }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = Glibc.errno
+            Glibc.close(fd)
+            if code == EWOULDBLOCK {
+                throw StrataError(.storeLocked, "store is locked: another process has it open for writing", path: path)
+            }
+            throw StrataError.fromErrno(Errno(rawValue: code), "cannot lock store", path: path)
+        }
+        return POSIXLock(fd: fd)
+    }
+}
+
+/// An open file descriptor. `FileDescriptor` is a value; this class owns its lifetime
+/// so that a reader holding a segment keeps the descriptor open after compaction
+/// unlinks the file.
+final class POSIXFile: StorageFile, @unchecked Sendable {
+    // Sendable by construction: `fd` is set once; close() is called by the single owner.
+    let path: String
+    private let fd: FileDescriptor
+    private var isClosed = false
+
+    init(path: String, fd: FileDescriptor) {
+        self.path = path
+        self.fd = fd
+    }
+
+    deinit {
+        if !isClosed { try? fd.close() }
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        var total = 0
+        while total < buffer.count {
+            let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[total...])
+            let n: Int
+            do {
+                n = try fd.read(fromAbsoluteOffset: offset + Int64(total), into: rest, retryOnInterrupt: true)
+            } catch let errno as Errno {
+                throw StrataError.fromErrno(errno, "read failed", path: path, offset: offset + Int64(total))
+            }
+            if n == 0 { break }
+            total += n
+        }
+        return total
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        var total = 0
+        while total < bytes.count {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[total...])
+            do {
+                total += try fd.write(toAbsoluteOffset: offset + Int64(total), rest, retryOnInterrupt: true)
+            } catch let errno as Errno {
+                throw StrataError.fromErrno(errno, "write failed", path: path, offset: offset + Int64(total))
+            }
+        }
+    }
+
+    func size() throws -> Int64 {
+        do {
+            return try fd.seek(offset: 0, from: .end)
+        } catch let errno as Errno {
+            throw StrataError.fromErrno(errno, "cannot read file size", path: path)
+        }
+    }
+
+    func truncate(to size: Int64) throws {
+        if ftruncate(fd.rawValue, off_t(size)) != 0 {
+            throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "truncate failed", path: path, offset: size)
+        }
+    }
+
+    func sync() throws {
+        if fsync(fd.rawValue) != 0 {
+            throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "fsync failed", path: path)
+        }
+    }
+
+    func close() throws {
+        guard !isClosed else { return }
+        isClosed = true
+        do { try fd.close() } catch let errno as Errno {
+            throw StrataError.fromErrno(errno, "close failed", path: path)
+        }
+    }
+}
+
+final class POSIXLock: FileLock, @unchecked Sendable {
+    // Sendable: the descriptor is only closed once, by unlock or deinit.
+    private var fd: Int32
+
+    init(fd: Int32) { self.fd = fd }
+
+    func unlock() {
+        guard fd >= 0 else { return }
+        flock(fd, LOCK_UN)
+        Glibc.close(fd)
+        fd = -1
+    }
+
+    deinit { unlock() }
+}
+
+extension StrataError {
+    /// Wraps an operating-system error, keeping its number so callers can tell ENOSPC from EIO.
+    static func fromErrno(_ errno: Errno, _ message: String, path: String? = nil, offset: Int64? = nil) -> StrataError {
+        let text: String
+        switch errno {
+        case .noSpace: text = "\(message): no space left on device"
+        case .ioError: text = "\(message): input/output error"
+        default: text = "\(message): \(errno)"
+        }
+        return StrataError(.io, text, path: path, offset: offset, errno: errno.rawValue)
+    }
+}
