@@ -1,0 +1,28 @@
+import StrataLog
+
+/// Builds the `invalidModel` errors of model validation, so that every one names the
+/// entity and, where there is one, the property, in its message and in its context.
+enum ModelValidationError {
+    /// An error about a whole entity.
+    static func entity(_ entity: String, _ problem: String) -> StrataError {
+        StrataError(
+            .invalidModel,
+            "Entity '\(entity)': \(problem)",
+            context: ["entity": entity]
+        )
+    }
+
+    /// An error about one property of an entity.
+    static func property(_ entity: String, _ property: String, _ problem: String) -> StrataError {
+        StrataError(
+            .invalidModel,
+            "Property '\(entity).\(property)': \(problem)",
+            context: ["entity": entity, "property": property]
+        )
+    }
+
+    /// An error about the model file as a whole, before any entity is known.
+    static func file(_ problem: String, path: String? = nil) -> StrataError {
+        StrataError(.invalidModel, problem, path: path)
+    }
+}

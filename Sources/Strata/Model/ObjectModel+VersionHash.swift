@@ -1,0 +1,77 @@
+extension ObjectModel {
+    /// The first line of the canonical model description. Bump the number only with a
+    /// deliberate change of the description, documented in docs/MODEL.md.
+    static let canonicalHeader = "strata-model-v1\n"
+    /// The first line of an entity's canonical description, for ``entityVersionHashes``.
+    static let entityCanonicalHeader = "strata-entity-v1\n"
+    /// The first line of the index description, for ``indexHash``.
+    static let indexCanonicalHeader = "strata-index-v1\n"
+
+    /// The exact text whose SHA-256 is ``versionHash`` (docs/MODEL.md, "Version hash").
+    ///
+    /// One line per entity, sorted by name, each followed by one line per stored
+    /// property it declares, sorted by name. Only what changes how records are stored
+    /// appears; a test pins this text so that it never changes silently.
+    public var canonicalDescription: String {
+        Self.canonicalHeader + entities.map(Self.canonicalBlock).joined()
+    }
+
+    /// Computes the model, per-entity and index hashes of resolved, sorted entities.
+    static func computeHashes(
+        _ entities: [EntityDescription]
+    ) -> (model: String, entities: [String: String], index: String) {
+        var blocks: [String: String] = [:]
+        for entity in entities { blocks[entity.name] = canonicalBlock(entity) }
+        let model = canonicalHeader + entities.compactMap { blocks[$0.name] }.joined()
+        var entityHashes: [String: String] = [:]
+        for entity in entities {
+            // An entity's records hold its ancestors' properties too, so a change in an
+            // ancestor changes the entity's hash.
+            let lineage = entity.ancestorNames.reversed() + [entity.name]
+            let text = entityCanonicalHeader + lineage.compactMap { blocks[$0] }.joined()
+            entityHashes[entity.name] = SHA256.hexDigest(Array(text.utf8))
+        }
+        var index = indexCanonicalHeader
+        for entity in entities {
+            for attribute in sortedDeclared(entity).compactMap(\.attribute)
+            where !attribute.isTransient && (attribute.isIndexed || attribute.isUnique) {
+                index += "index \(entity.name) \(attribute.name)"
+                    + " indexed=\(flag(attribute.isIndexed)) unique=\(flag(attribute.isUnique))\n"
+            }
+        }
+        return (
+            SHA256.hexDigest(Array(model.utf8)),
+            entityHashes,
+            SHA256.hexDigest(Array(index.utf8))
+        )
+    }
+
+    private static func canonicalBlock(_ entity: EntityDescription) -> String {
+        var text = "entity \(entity.name) abstract=\(flag(entity.isAbstract))"
+            + " parent=\(entity.parentName ?? "-")\n"
+        for property in sortedDeclared(entity) {
+            switch property {
+            case .attribute(let attribute):
+                // Transient attributes are never written, so they cannot matter to a store.
+                guard !attribute.isTransient else { continue }
+                text += "attribute \(attribute.name) type=\(attribute.type.rawValue)"
+                    + " optional=\(flag(attribute.isOptional))"
+                    + " external=\(flag(attribute.allowsExternalStorage))\n"
+            case .relationship(let relationship):
+                text += "relationship \(relationship.name)"
+                    + " destination=\(relationship.destinationEntityName)"
+                    + " inverse=\(relationship.inverseName ?? "-")"
+                    + " toMany=\(flag(relationship.isToMany))"
+                    + " ordered=\(flag(relationship.isOrdered))"
+                    + " optional=\(flag(relationship.isOptional))\n"
+            }
+        }
+        return text
+    }
+
+    private static func sortedDeclared(_ entity: EntityDescription) -> [PropertyDescription] {
+        entity.declaredProperties.sorted { ModelName.precedes($0.name, $1.name) }
+    }
+
+    private static func flag(_ value: Bool) -> String { value ? "1" : "0" }
+}

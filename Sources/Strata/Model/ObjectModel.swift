@@ -1,0 +1,116 @@
+import Foundation
+
+/// A managed object model: the entities a store holds, their attributes and
+/// relationships, validated and hashed, as Core Data's `NSManagedObjectModel` and
+/// SwiftData's `Schema` describe one.
+///
+/// Build a model with the result-builder DSL:
+///
+/// ```swift
+/// let v1 = try ObjectModel(version: "1") {
+///     Entity("Department") {
+///         Attribute("name", .string)
+///         Relationship("employees", to: "Employee", inverse: "department",
+///                      toMany: true, deleteRule: .cascade)
+///     }
+///     Entity("Employee") {
+///         Attribute("name", .string)
+///         Attribute("salary", .double, default: .double(0))
+///         Attribute("photo", .binary, optional: true, externalStorage: true)
+///         Relationship("department", to: "Department", inverse: "employees")
+///     }
+/// }
+/// ```
+///
+/// or read one from a JSON model file (docs/MODEL.md) with ``init(contentsOf:)``.
+///
+/// A model is a value: it validates itself when built (every initializer throws a
+/// ``StrataError`` with code `invalidModel` naming the entity and property at fault), and
+/// never changes afterwards. Its ``versionHash`` identifies what it means for storage.
+public struct ObjectModel: Sendable, Hashable {
+    /// A name for this version of the model ("1", "2024-05", "v3"), for people and for
+    /// migration plans. It does not count in ``versionHash``.
+    public let versionIdentifier: String
+    /// The entities, sorted by name: a deterministic order the same in every process.
+    public let entities: [EntityDescription]
+    /// Hex SHA-256 of the model's canonical storage description (docs/MODEL.md): equal
+    /// hashes mean records written under one model read the same under the other.
+    public let versionHash: String
+    /// Each entity's own version hash, by entity name: SHA-256 of the canonical
+    /// description of the entity and its ancestors. Migration compares these to find
+    /// the entities that changed.
+    public let entityVersionHashes: [String: String]
+    /// Hex SHA-256 over the indexed and unique flags only. They change the store's
+    /// indexes, not its records, so they are kept out of ``versionHash``: a store can
+    /// compare this to decide whether to rebuild indexes, without a migration.
+    public let indexHash: String
+
+    private let positions: [String: Int]
+
+    /// Creates a model from entity descriptions, resolves inheritance and validates it.
+    ///
+    /// - Parameters:
+    ///   - version: The version identifier.
+    ///   - entities: The entities, in any order; the model sorts them by name.
+    /// - Throws: ``StrataError`` with code `invalidModel` when the model is inconsistent;
+    ///   the message and `context` (`entity`, `property`) name where.
+    public init(version: String, entities: [EntityDescription]) throws {
+        try Self.validateNamesAndParents(entities)
+        let resolved = try Self.resolveInheritance(entities)
+        try Self.validateProperties(resolved)
+        versionIdentifier = version
+        self.entities = resolved
+        positions = Dictionary(uniqueKeysWithValues: resolved.enumerated().map { ($1.name, $0) })
+        let hashes = Self.computeHashes(resolved)
+        versionHash = hashes.model
+        entityVersionHashes = hashes.entities
+        indexHash = hashes.index
+    }
+
+    /// Creates a model with the result-builder DSL (``Entity``, ``Attribute``,
+    /// ``Relationship``) and validates it.
+    ///
+    /// ```swift
+    /// let model = try ObjectModel(version: "1") {
+    ///     Entity("Task") {
+    ///         Attribute("title", .string)
+    ///         Attribute("done", .bool, default: .bool(false))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``StrataError`` with code `invalidModel` when the model is inconsistent.
+    public init(version: String, @ModelBuilder _ content: () throws -> [Entity]) throws {
+        try self.init(version: version, entities: try content().map(\.entityDescription))
+    }
+
+    /// The entity with this name, or `nil`.
+    public func entity(named name: String) -> EntityDescription? {
+        positions[name].map { entities[$0] }
+    }
+
+    /// The entities by name.
+    public var entitiesByName: [String: EntityDescription] {
+        Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
+    }
+
+    /// The sub-entities of the named entity, directly or transitively, sorted by name;
+    /// empty when the entity is unknown or has none.
+    public func subentities(of name: String, transitively: Bool = true) -> [EntityDescription] {
+        guard let entity = entity(named: name) else { return [] }
+        let names = transitively ? entity.allSubentityNames : entity.subentityNames
+        return names.compactMap { self.entity(named: $0) }
+    }
+
+    /// The entities without a parent, sorted by name.
+    public var rootEntities: [EntityDescription] { entities.filter { $0.parentName == nil } }
+
+    public static func == (lhs: ObjectModel, rhs: ObjectModel) -> Bool {
+        lhs.versionIdentifier == rhs.versionIdentifier && lhs.entities == rhs.entities
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(versionIdentifier)
+        hasher.combine(versionHash)
+    }
+}
