@@ -1,0 +1,34 @@
+/// A comparison: `lhs op rhs`, optionally quantified over a to-many left side and
+/// with string options (`[c]`, `[d]`).
+///
+/// ```swift
+/// // ANY employees.salary > 1000
+/// PredicateComparison(.keyPath("employees.salary"), .greaterThan, .constant(.int(1000)), quantifier: .any)
+/// ```
+public struct PredicateComparison: Sendable, Hashable {
+    /// The left expression; the one a quantifier ranges over.
+    public var lhs: PredicateExpression
+    /// The operator.
+    public var op: PredicateOperator
+    /// The right expression; a list for `BETWEEN`, a list, variable or key path for `IN`.
+    public var rhs: PredicateExpression
+    /// How a many-valued left side is combined: `ANY`, `ALL`, `NONE`, or not at all.
+    public var quantifier: PredicateQuantifier
+    /// String folding applied to both sides before comparing strings.
+    public var options: StringComparisonOptions
+
+    /// Creates a comparison.
+    public init(
+        _ lhs: PredicateExpression,
+        _ op: PredicateOperator,
+        _ rhs: PredicateExpression,
+        quantifier: PredicateQuantifier = .direct,
+        options: StringComparisonOptions = []
+    ) {
+        self.lhs = lhs
+        self.op = op
+        self.rhs = rhs
+        self.quantifier = quantifier
+        self.options = options
+    }
+}

@@ -1,0 +1,32 @@
+/// An object a predicate can be evaluated against: it resolves one key at a time,
+/// to an attribute's value or to the objects a relationship leads to.
+///
+/// The object layer's managed objects implement it; ``DictionarySubject`` is a
+/// plain implementation for tests and in-memory data.
+///
+/// ```swift
+/// struct Row: PredicateSubject {
+///     var age: Int64
+///     func member(forKey key: String) throws -> PredicateMember {
+///         guard key == "age" else { throw StrataError(.unknownKeyPath, "Row has no property '\(key)'") }
+///         return .value(.int(age))
+///     }
+/// }
+/// ```
+public protocol PredicateSubject {
+    /// The value or related objects for one key (one component of a key path).
+    ///
+    /// - Throws: `StrataError` `.unknownKeyPath` for a key the object does not have,
+    ///   or whatever reading the object throws (a fault that cannot be fired).
+    func member(forKey key: String) throws -> PredicateMember
+}
+
+/// What one key of a ``PredicateSubject`` resolves to.
+public enum PredicateMember {
+    /// An attribute's value (`.null` when it has none).
+    case value(Value)
+    /// A to-one relationship's destination, `nil` when it has none.
+    case toOne((any PredicateSubject)?)
+    /// A to-many relationship's destinations.
+    case toMany([any PredicateSubject])
+}

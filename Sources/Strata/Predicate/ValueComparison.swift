@@ -1,0 +1,149 @@
+import Foundation
+
+/// How predicates and sort keys compare `Value`s: numbers across int, double and
+/// decimal, dates by time, strings after `[c]`/`[d]` folding.
+enum ValueComparison {
+    /// Equality as `==` in a predicate: `nil == nil`, a number equals the same number
+    /// of another case, values of unrelated kinds are unequal (never an error).
+    static func equal(_ lhs: PredicateOperand, _ rhs: PredicateOperand, options: StringComparisonOptions) -> Bool {
+        guard let left = lhs.value, let right = rhs.value else {
+            // An object equals nothing we can write, but is not nil either.
+            return false
+        }
+        switch (left, right) {
+        case (.null, .null): return true
+        case (.null, _), (_, .null): return false
+        case (.string(let a), .string(let b)): return fold(a, options) == fold(b, options)
+        default:
+            if let a = Number(left), let b = Number(right) { return a.compare(to: b) == .orderedSame }
+            return left == right
+        }
+    }
+
+    /// The order of two operands for `<`, `<=`, `>`, `>=` and `BETWEEN`; `nil` when
+    /// either is nil (the comparison is then false).
+    ///
+    /// - Throws: `StrataError` `.typeMismatch` when the values are of kinds that do
+    ///   not order against each other (a string and a number).
+    static func order(
+        _ lhs: PredicateOperand, _ rhs: PredicateOperand, options: StringComparisonOptions, context: PredicateComparison
+    ) throws -> ComparisonResult? {
+        guard let left = lhs.value, let right = rhs.value else {
+            throw mismatch("a related object cannot be ordered", context)
+        }
+        if left.isNull || right.isNull { return nil }
+        if let order = orderOfSameKind(left, right, options: options) { return order }
+        if case .double(let a) = left, a.isNaN { return nil }
+        if case .double(let b) = right, b.isNaN { return nil }
+        throw mismatch("cannot order \(kind(left)) against \(kind(right))", context)
+    }
+
+    /// The order of two non-null values of comparable kinds, `nil` otherwise.
+    static func orderOfSameKind(_ left: Value, _ right: Value, options: StringComparisonOptions) -> ComparisonResult? {
+        switch (left, right) {
+        case (.string(let a), .string(let b)): return compare(fold(a, options), fold(b, options))
+        case (.date(let a), .date(let b)): return compare(a, b)
+        case (.uuid(let a), .uuid(let b)): return compare(a.uuidString, b.uuidString)
+        case (.url(let a), .url(let b)): return compare(a.absoluteString, b.absoluteString)
+        case (.binary(let a), .binary(let b)), (.composite(let a), .composite(let b)):
+            return a.lexicographicallyPrecedes(b) ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+        default:
+            guard let a = Number(left), let b = Number(right) else { return nil }
+            return a.compare(to: b)
+        }
+    }
+
+    static func compare<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
+        a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+    }
+
+    /// A string folded as `[c]` and `[d]` ask.
+    static func fold(_ text: String, _ options: StringComparisonOptions) -> String {
+        var folding: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
+        return folding.isEmpty ? text : text.folding(options: folding, locale: nil)
+    }
+
+    static func kind(_ value: Value) -> String {
+        switch value {
+        case .null: "nil"
+        case .bool: "a bool"
+        case .int, .double, .decimal: "a number"
+        case .string: "a string"
+        case .date: "a date"
+        case .binary: "binary data"
+        case .uuid: "a UUID"
+        case .url: "a URL"
+        case .composite: "a composite"
+        }
+    }
+
+    private static func mismatch(_ reason: String, _ comparison: PredicateComparison) -> StrataError {
+        var context = ["predicate": comparison.description]
+        if case .keyPath(let path) = comparison.lhs { context["keyPath"] = path }
+        return StrataError(.typeMismatch, "In '\(comparison)': \(reason)", context: context)
+    }
+}
+
+/// A number of any case, compared exactly where it can be.
+enum Number {
+    case int(Int64)
+    case double(Double)
+    case decimal(Decimal)
+
+    init?(_ value: Value) {
+        switch value {
+        case .int(let number): self = .int(number)
+        case .double(let number): self = .double(number)
+        case .decimal(let number): self = .decimal(number)
+        case .bool(let flag): self = .int(flag ? 1 : 0)
+        default: return nil
+        }
+    }
+
+    /// `nil` when a NaN is involved.
+    func compare(to other: Number) -> ComparisonResult? {
+        switch (self, other) {
+        case (.int(let a), .int(let b)):
+            return ValueComparison.compare(a, b)
+        case (.int(let a), .double(let b)):
+            return Self.compare(a, b)
+        case (.double(let a), .int(let b)):
+            return Self.compare(b, a).map(Self.reversed)
+        case (.double(let a), .double(let b)):
+            return a.isNaN || b.isNaN ? nil : ValueComparison.compare(a, b)
+        case (.decimal(let a), _):
+            guard let b = other.decimal, !a.isNaN, !b.isNaN else { return nil }
+            return ValueComparison.compare(a, b)
+        case (_, .decimal(let b)):
+            guard let a = decimal, !a.isNaN, !b.isNaN else { return nil }
+            return ValueComparison.compare(a, b)
+        }
+    }
+
+    private var decimal: Decimal? {
+        switch self {
+        case .int(let number): Decimal(number)
+        case .double(let number): number.isNaN ? nil : Decimal(number)
+        case .decimal(let number): number
+        }
+    }
+
+    /// An integer against a double without losing the integer's low bits: an integral
+    /// double compares as an integer, any other compares as a double (where an
+    /// integer beyond 2^53 has no fraction to lose).
+    private static func compare(_ a: Int64, _ b: Double) -> ComparisonResult? {
+        if b.isNaN { return nil }
+        if let exact = Int64(exactly: b) { return ValueComparison.compare(a, exact) }
+        return ValueComparison.compare(Double(a), b)
+    }
+
+    private static func reversed(_ order: ComparisonResult) -> ComparisonResult {
+        switch order {
+        case .orderedAscending: .orderedDescending
+        case .orderedDescending: .orderedAscending
+        case .orderedSame: .orderedSame
+        }
+    }
+}
