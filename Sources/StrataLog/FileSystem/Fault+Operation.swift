@@ -1,0 +1,26 @@
+extension Fault {
+    /// The kinds of file-system operation that a `FaultInjectingFileSystem` counts and
+    /// can fail: one per throwing method of `FileSystem` and `StorageFile`.
+    public enum Operation: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+        /// `open` with `.readOnly` or `.readWrite`.
+        case open
+        /// `open` with `.create` (counted apart from `open`, so "the 2nd create" is exact).
+        case create
+        case read
+        case write
+        case size
+        case truncate
+        /// `StorageFile.sync()`: fsync of a file.
+        case sync
+        case close
+        case createDirectory
+        case listDirectory
+        case remove
+        case rename
+        /// `FileSystem.syncDirectory(_:)`: fsync of a directory.
+        case syncDirectory
+        case lock
+
+        public var description: String { rawValue }
+    }
+}
