@@ -169,6 +169,10 @@ extension ObjectModel {
             }
             guard bound >= 0 else { throw fail("the \(label) count \(bound) is negative") }
         }
+        // Core Data spells "no limit" as a maximum of 0; here it would forbid any object.
+        if relationship.maximumCount == 0 {
+            throw fail("a maximum count of 0 allows no object; leave it unset for no limit")
+        }
         if let minimum = relationship.minimumCount, let maximum = relationship.maximumCount, minimum > maximum {
             throw fail("the minimum count \(minimum) is greater than the maximum count \(maximum)")
         }
