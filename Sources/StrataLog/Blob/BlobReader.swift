@@ -1,0 +1,45 @@
+/// Reads one blob by reference: one `pread` of header and data, both checksums
+/// verified, decompressed when the entry says so (FORMAT.md §5).
+enum BlobReader {
+    static func read(_ ref: BlobRef, from file: any StorageFile) throws -> (bytes: [UInt8], storedBytes: Int) {
+        let total = Int(ref.length) + Format.blobEntryHeaderSize
+        guard ref.length <= UInt64(Int32.max) * 4 else {
+            throw StrataError(.corrupt, "blob reference announces \(ref.length) bytes", path: file.path, offset: Int64(ref.offset))
+        }
+        let bytes = try file.readExactly(total, at: Int64(ref.offset))
+        guard let header = BlobEntryHeader.decode(bytes[0..<Format.blobEntryHeaderSize]) else {
+            throw StrataError(.corrupt, "blob entry header is damaged", path: file.path, offset: Int64(ref.offset))
+        }
+        guard header.storedLength == ref.length, header.dataChecksum == ref.checksum else {
+            throw StrataError(.corrupt, "blob entry does not match its reference (length \(header.storedLength) vs \(ref.length))", path: file.path, offset: Int64(ref.offset))
+        }
+        let data = bytes[Format.blobEntryHeaderSize...]
+        guard CRC32C.checksum(data) == ref.checksum else {
+            throw StrataError(.corrupt, "blob data checksum mismatch", path: file.path, offset: Int64(ref.offset) + Int64(Format.blobEntryHeaderSize))
+        }
+        if header.flags & BlobFlags.lz4 != 0 {
+            guard header.rawLength <= UInt64(Int32.max),
+                  let raw = data.withUnsafeBytes({ LZ4.decompress($0, rawLength: Int(header.rawLength)) }) else {
+                throw StrataError(.corrupt, "blob does not decompress to its recorded \(header.rawLength) bytes", path: file.path, offset: Int64(ref.offset))
+            }
+            return (raw, total)
+        }
+        return (Array(data), total)
+    }
+
+    /// Walks a blob file's entries by their headers and returns the end of the last
+    /// whole entry: where a torn tail starts. Data checksums are not read here; every
+    /// read and `verify` checks them.
+    static func validEnd(of file: any StorageFile) throws -> Int64 {
+        let size = try file.size()
+        var position = Int64(Format.blobHeaderSize)
+        while position + Int64(Format.blobEntryHeaderSize) <= size {
+            let bytes = try file.readExactly(Format.blobEntryHeaderSize, at: position)
+            guard let header = BlobEntryHeader.decode(bytes[...]) else { break }
+            let next = position + Int64(Format.blobEntryHeaderSize) + Int64(header.storedLength)
+            guard next <= size else { break }
+            position = next
+        }
+        return min(position, size)
+    }
+}

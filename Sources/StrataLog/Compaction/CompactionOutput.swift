@@ -1,0 +1,93 @@
+/// The segments (and at most one blob file) a compaction writes. They stay out of the
+/// manifest until the swap, so a crash before it leaves leftovers that open removes.
+final class CompactionOutput {
+    struct Written {
+        var id: UInt32
+        var file: any StorageFile
+        var minSequence: UInt64
+        var maxSequence: UInt64
+        var recordBytes: Int64
+    }
+
+    let store: LogStore
+    private(set) var finished: [Written] = []
+    private var current: (id: UInt32, file: any StorageFile, end: Int64, min: UInt64, max: UInt64, bytes: Int64)?
+    private(set) var blob: (id: UInt32, file: any StorageFile, end: Int64)?
+
+    init(store: LogStore) { self.store = store }
+
+    /// Appends one transaction's surviving records with their original sequence, so
+    /// ordering against newer versions elsewhere is unchanged. Returns their new locations.
+    func append(_ records: [Record], sequence: UInt64) throws -> [RecordLocation] {
+        if current == nil { try startSegment() }
+        guard var segment = current else { return [] }
+        let (bytes, pending) = try store.encodeTransaction(records, sequence: sequence, segmentID: segment.id, startingAt: segment.end)
+        try segment.file.write(bytes, at: segment.end)
+        segment.end += Int64(bytes.count)
+        segment.min = min(segment.min, sequence)
+        segment.max = max(segment.max, sequence)
+        segment.bytes += pending.reduce(0) { $0 + Int64($1.location.recordLength) }
+        current = segment
+        store.counters.segmentBytesWritten.add(bytes.count)
+        if segment.end >= Int64(store.options.segmentSizeLimit) { try sealCurrent() }
+        return pending.map(\.location)
+    }
+
+    /// Copies a blob's stored bytes (already compressed or not) into this compaction's
+    /// blob file, unchanged, and returns the new reference.
+    func move(_ ref: BlobRef, from source: any StorageFile) throws -> BlobRef {
+        if blob == nil {
+            let id = store.allocateFileID(blob: true)
+            let file = try LogStore.createFile(store.paths.blob(id), magic: Format.blobMagic, id: id, storeID: store.storeID, fileSystem: store.fileSystem)
+            blob = (id, file, Int64(Format.blobHeaderSize))
+        }
+        guard var target = blob else { return ref }
+        let entry = try source.readExactly(Format.blobEntryHeaderSize + Int(ref.length), at: Int64(ref.offset))
+        guard BlobEntryHeader.decode(entry[0..<Format.blobEntryHeaderSize]) != nil,
+              CRC32C.checksum(entry[Format.blobEntryHeaderSize...]) == ref.checksum else {
+            throw StrataError(.corrupt, "blob does not match its reference while compacting", path: source.path, offset: Int64(ref.offset))
+        }
+        try target.file.write(entry, at: target.end)
+        let moved = BlobRef(file: target.id, offset: UInt64(target.end), length: ref.length, checksum: ref.checksum)
+        target.end += Int64(entry.count)
+        blob = target
+        store.counters.blobBytesWritten.add(entry.count)
+        return moved
+    }
+
+    private func startSegment() throws {
+        let id = store.allocateFileID(blob: false)
+        let file = try LogStore.createFile(store.paths.segment(id), magic: Format.segmentMagic, id: id, storeID: store.storeID, fileSystem: store.fileSystem)
+        current = (id, file, Int64(Format.segmentHeaderSize), .max, 0, 0)
+    }
+
+    /// Seals the segment being written: seal frame, fsync, hint file.
+    func sealCurrent() throws {
+        guard let segment = current else { return }
+        current = nil
+        var seal = ByteWriter(capacity: 16)
+        seal.u64(segment.min == .max ? 0 : segment.min)
+        seal.u64(segment.max)
+        var frame: [UInt8] = []
+        FrameCodec.append(type: .seal, payload: seal.bytes, compress: false, to: &frame)
+        try segment.file.write(frame, at: segment.end)
+        try segment.file.sync()
+        let scan = try SegmentScanner(file: segment.file, segmentID: segment.id, statistics: nil).scan()
+        try LogStore.writeHint(HintFile.from(scan: scan, segmentID: segment.id, storeID: store.storeID), paths: store.paths, fileSystem: store.fileSystem)
+        finished.append(Written(id: segment.id, file: segment.file, minSequence: segment.min == .max ? 0 : segment.min, maxSequence: segment.max, recordBytes: segment.bytes))
+    }
+
+    /// Makes everything written durable before the manifest may name it.
+    func finish() throws {
+        try sealCurrent()
+        if let blob { try blob.file.sync() }
+        try store.fileSystem.syncDirectory(store.paths.segments)
+        try store.fileSystem.syncDirectory(store.paths.blobs)
+    }
+
+    /// Takes the finished segments for a swap; later groups start new ones.
+    func takeFinished() -> [Written] {
+        defer { finished = [] }
+        return finished
+    }
+}

@@ -1,0 +1,19 @@
+/// What one compaction did.
+public struct CompactionReport: Sendable, Equatable, CustomStringConvertible {
+    public var segmentsCompacted = 0
+    public var segmentsWritten = 0
+    public var recordsRewritten = 0
+    public var tombstonesDropped = 0
+    public var segmentBytesBefore: Int64 = 0
+    public var segmentBytesAfter: Int64 = 0
+    public var blobFilesCollected = 0
+    public var blobBytesReclaimed: Int64 = 0
+    /// Blobs copied out of collected blob files into a new one (live ones only).
+    public var blobsMoved = 0
+
+    public init() {}
+
+    public var description: String {
+        "compacted \(segmentsCompacted) segments (\(segmentBytesBefore) → \(segmentBytesAfter) bytes) into \(segmentsWritten), rewrote \(recordsRewritten) records, dropped \(tombstonesDropped) tombstones, collected \(blobFilesCollected) blob files (\(blobBytesReclaimed) bytes reclaimed, \(blobsMoved) blobs moved)"
+    }
+}

@@ -1,0 +1,234 @@
+extension LogStore {
+    /// Rewrites the live versions of segments with garbage into new segments, in
+    /// groups of about `options.compactionBatchBytes`, swapping the manifest after each
+    /// group and then deleting the old files (FORMAT.md §8). Blob files whose garbage
+    /// share exceeds the threshold are collected the same way: live blobs move to a
+    /// new blob file and the records that reference them are rewritten.
+    ///
+    /// Readers keep working throughout; writers wait only for the seal at the start
+    /// and each manifest swap. A crash at any point leaves a store that opens with all
+    /// its data: either the old files or the new ones are named by the manifest.
+    ///
+    /// - Parameter force: compact every sealed segment and blob file with any garbage.
+    @discardableResult
+    public func compact(force: Bool = false) throws -> CompactionReport {
+        try compactionGate.withLock { _ in
+            try checkWritable()
+            do {
+                return try runCompaction(force: force)
+            } catch {
+                logger.warning("compaction failed; the store keeps its previous files", metadata: ["error": "\(error)"])
+                throw error
+            }
+        }
+    }
+
+    func allocateFileID(blob: Bool) -> UInt32 {
+        writer.withLock { _ in
+            state.withLock { s in blob ? s.manifest.allocateBlobID() : s.manifest.allocateSegmentID() }
+        }
+    }
+
+    private func runCompaction(force: Bool) throws -> CompactionReport {
+        var report = CompactionReport()
+        try sealActiveSegment()
+        let threshold = force ? 0.0 : options.compactionGarbageRatio
+        // Roll the active blob file too when it holds enough garbage to collect.
+        let rollBlob = try writer.withLock { w -> Bool in
+            let live = state.withLock { $0.index.liveBytesByBlobFile[w.blobID] ?? 0 }
+            let size = w.blobEnd - Int64(Format.blobHeaderSize)
+            guard size > 0, Double(size - live) / Double(size) > threshold else { return false }
+            try rollBlobFile(&w)
+            return true
+        }
+        _ = rollBlob
+
+        let plan = try state.withLock { s -> (inputs: [UInt32], blobs: Set<UInt32>) in
+            var collect = Set<UInt32>()
+            for info in s.manifest.blobFiles where info.state == .sealed {
+                guard let file = s.blobFiles[info.id] else { continue }
+                let size = (try file.size()) - Int64(Format.blobHeaderSize)
+                let live = s.index.liveBytesByBlobFile[info.id] ?? 0
+                if size > 0 && Double(size - live) / Double(size) > threshold { collect.insert(info.id) }
+            }
+            var inputs = Set<UInt32>()
+            for info in s.manifest.segments where info.state == .sealed {
+                let total = s.recordBytesBySegment[info.id] ?? 0
+                let live = s.index.liveBytesBySegment[info.id] ?? 0
+                if total > 0 && Double(total - live) / Double(total) > threshold { inputs.insert(info.id) }
+            }
+            if !collect.isEmpty {
+                for (key, refs) in s.index.blobs where refs.contains(where: { collect.contains($0.file) }) {
+                    if let segment = s.index.entry(key)?.location.segment { inputs.insert(segment) }
+                }
+            }
+            let sealed = Set(s.manifest.segments.filter { $0.state == .sealed }.map(\.id))
+            return (inputs.intersection(sealed).sorted(), collect)
+        }
+        guard !plan.inputs.isEmpty || !plan.blobs.isEmpty else { return report }
+        logger.info("compaction starting", metadata: ["segments": "\(plan.inputs)", "blobFiles": "\(plan.blobs.sorted())"])
+
+        let output = CompactionOutput(store: self)
+        let inputSet = Set(plan.inputs)
+        var group: [UInt32] = []
+        var groupBytes: Int64 = 0
+        for (position, id) in plan.inputs.enumerated() {
+            let file = try state.withLock { s -> any StorageFile in
+                guard let file = s.segmentFiles[id] else { throw StrataError(.corrupt, "segment not open", path: paths.segment(id)) }
+                return file
+            }
+            group.append(id)
+            groupBytes += try file.size()
+            if groupBytes >= Int64(options.compactionBatchBytes) || position == plan.inputs.count - 1 {
+                try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, output: output, report: &report)
+                group = []
+                groupBytes = 0
+            }
+        }
+        if group.isEmpty == false {
+            try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, output: output, report: &report)
+        }
+        if let blob = output.blob {
+            // A collected file's live blobs now sit in `blob`; register it even when no
+            // group swapped it in (cannot happen while a group moved a blob, but cheap).
+            try writer.withLock { _ in
+                var manifest = state.withLock { $0.manifest }
+                if !manifest.blobFiles.contains(where: { $0.id == blob.id }) {
+                    let active = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
+                    manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: active)
+                    try writeManifest(manifest)
+                    state.withLock { $0.blobFiles[blob.id] = blob.file }
+                }
+            }
+        }
+        try collectBlobFiles(plan.blobs, report: &report)
+        counters.compactions.add(1)
+        counters.compactionBytesReclaimed.add(Int(max(0, report.segmentBytesBefore - report.segmentBytesAfter) + report.blobBytesReclaimed))
+        logger.info("compaction finished", metadata: ["report": "\(report)"])
+        return report
+    }
+
+    private struct Relocation {
+        var key: RecordKey
+        var sequence: UInt64
+        var from: RecordLocation
+        var to: RecordLocation
+        var blobs: [BlobRef]
+    }
+
+    private func compactGroup(_ group: [UInt32], allInputs: Set<UInt32>, collecting: Set<UInt32>, output: CompactionOutput, report: inout CompactionReport) throws {
+        var relocations: [Relocation] = []
+        var dropped: [(RecordKey, UInt64)] = []
+        let groupSet = Set(group)
+        for id in group {
+            let (file, olderElsewhere, blobFiles) = try state.withLock { s -> (any StorageFile, [UInt64], [UInt32: any StorageFile]) in
+                guard let file = s.segmentFiles[id] else { throw StrataError(.corrupt, "segment not open", path: paths.segment(id)) }
+                // Min sequences of the other sealed segments not being rewritten now: a
+                // tombstone must stay while any of them may hold an older version.
+                let others = s.manifest.segments.filter { $0.state == .sealed && !groupSet.contains($0.id) }.map(\.minSequence)
+                return (file, others, s.blobFiles)
+            }
+            report.segmentBytesBefore += try file.size()
+            let scan = try SegmentScanner(file: file, segmentID: id, statistics: counters).scan(collect: false) { transaction in
+                guard let sequence = transaction.first?.record.sequence else { return }
+                let current = self.state.withLock { s in
+                    transaction.map { scanned -> Bool in
+                        guard let entry = s.index.entry(scanned.record.key) else { return false }
+                        return entry.sequence == scanned.record.sequence && entry.location == scanned.location
+                    }
+                }
+                var keep: [Record] = []
+                var sources: [RecordLocation] = []
+                for (scanned, isCurrent) in zip(transaction, current) where isCurrent {
+                    var record = scanned.record
+                    if record.isTombstone && !olderElsewhere.contains(where: { $0 <= record.sequence }) {
+                        dropped.append((record.key, record.sequence))
+                        continue
+                    }
+                    for (i, blob) in record.blobs.enumerated() where collecting.contains(blob.file) {
+                        guard let source = blobFiles[blob.file] else { continue }
+                        record.blobs[i] = try output.move(blob, from: source)
+                        report.blobsMoved += 1
+                    }
+                    keep.append(record)
+                    sources.append(scanned.location)
+                }
+                guard !keep.isEmpty else { return }
+                let locations = try output.append(keep, sequence: sequence)
+                for (i, record) in keep.enumerated() {
+                    relocations.append(Relocation(key: record.key, sequence: sequence, from: sources[i], to: locations[i], blobs: record.blobs))
+                }
+            }
+            if let damage = scan.damage {
+                throw StrataError(.corrupt, "sealed segment is damaged: \(damage.reason)", path: file.path, offset: damage.offset)
+            }
+        }
+        try output.finish()
+        let written = output.takeFinished()
+
+        // The swap: the manifest names the new segments instead of the group's.
+        try writer.withLock { _ in
+            try checkWritable()
+            var manifest = state.withLock { $0.manifest }
+            manifest.segments.removeAll { groupSet.contains($0.id) }
+            let active = manifest.segments.firstIndex(where: { $0.state == .active }) ?? manifest.segments.count
+            manifest.segments.insert(contentsOf: written.map { .init(id: $0.id, state: .sealed, minSequence: $0.minSequence, maxSequence: $0.maxSequence) }, at: active)
+            if let blob = output.blob, !manifest.blobFiles.contains(where: { $0.id == blob.id }) {
+                let activeBlob = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
+                manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: activeBlob)
+            }
+            try writeManifest(manifest)
+            state.withLock { s in
+                for w in written {
+                    s.segmentFiles[w.id] = w.file
+                    s.recordBytesBySegment[w.id] = w.recordBytes
+                }
+                if let blob = output.blob { s.blobFiles[blob.id] = blob.file }
+                for r in relocations { s.index.relocate(key: r.key, sequence: r.sequence, from: r.from, to: r.to, blobs: r.blobs) }
+                for (key, sequence) in dropped { s.index.forgetTombstone(key: key, sequence: sequence) }
+                for id in group {
+                    s.segmentFiles[id] = nil
+                    s.recordBytesBySegment[id] = nil
+                }
+            }
+        }
+        // Old files go only after the manifest no longer names them. Readers holding a
+        // handle keep reading the unlinked file until they let go.
+        for id in group {
+            try? fileSystem.remove(paths.segment(id))
+            try? fileSystem.remove(paths.hint(id))
+        }
+        try? fileSystem.syncDirectory(paths.segments)
+        report.segmentsCompacted += group.count
+        report.segmentsWritten += written.count
+        report.recordsRewritten += relocations.count
+        report.tombstonesDropped += dropped.count
+        for w in written { report.segmentBytesAfter += try w.file.size() }
+    }
+
+    /// Deletes collected blob files once no current version references them.
+    private func collectBlobFiles(_ collect: Set<UInt32>, report: inout CompactionReport) throws {
+        guard !collect.isEmpty else { return }
+        try writer.withLock { _ in
+            let (stillReferenced, sizes) = state.withLock { s -> (Set<UInt32>, [UInt32: Int64]) in
+                var referenced = Set<UInt32>()
+                for refs in s.index.blobs.values { for ref in refs where collect.contains(ref.file) { referenced.insert(ref.file) } }
+                var sizes: [UInt32: Int64] = [:]
+                for id in collect { sizes[id] = (try? s.blobFiles[id]?.size()) ?? 0 }
+                return (referenced, sizes)
+            }
+            let removable = collect.subtracting(stillReferenced)
+            guard !removable.isEmpty else { return }
+            var manifest = state.withLock { $0.manifest }
+            manifest.blobFiles.removeAll { removable.contains($0.id) }
+            try writeManifest(manifest)
+            state.withLock { s in for id in removable { s.blobFiles[id] = nil } }
+            for id in removable {
+                try? fileSystem.remove(paths.blob(id))
+                report.blobBytesReclaimed += sizes[id] ?? 0
+                report.blobFilesCollected += 1
+            }
+            try? fileSystem.syncDirectory(paths.blobs)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// Appends little-endian integers and byte strings to a growing buffer — the only
+/// way the engine encodes what it writes (FORMAT.md §2: all integers little-endian).
+struct ByteWriter {
+    var bytes: [UInt8]
+
+    init(capacity: Int = 64) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    var count: Int { bytes.count }
+
+    mutating func u8(_ value: UInt8) { bytes.append(value) }
+
+    mutating func u16(_ value: UInt16) { append(littleEndian: value) }
+
+    mutating func u32(_ value: UInt32) { append(littleEndian: value) }
+
+    mutating func u64(_ value: UInt64) { append(littleEndian: value) }
+
+    mutating func bytes(_ value: [UInt8]) { bytes.append(contentsOf: value) }
+
+    mutating func bytes(_ value: ArraySlice<UInt8>) { bytes.append(contentsOf: value) }
+
+    /// A UTF-8 string preceded by its length as u16.
+    mutating func string16(_ value: String) {
+        let utf8 = Array(value.utf8)
+        u16(UInt16(truncatingIfNeeded: utf8.count))
+        bytes.append(contentsOf: utf8.prefix(Int(UInt16.max)))
+    }
+
+    /// Overwrites a u32 written earlier (a length or checksum known only later).
+    mutating func patch(u32 value: UInt32, at offset: Int) {
+        withUnsafeBytes(of: value.littleEndian) { raw in
+            for i in 0..<4 { bytes[offset + i] = raw[i] }
+        }
+    }
+
+    private mutating func append<T: FixedWidthInteger>(littleEndian value: T) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+}

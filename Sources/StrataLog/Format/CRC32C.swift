@@ -1,0 +1,59 @@
+/// CRC-32C (Castagnoli, polynomial 0x1EDC6F41 reflected as 0x82F63B78), the checksum
+/// of every frame, blob, manifest and hint file (FORMAT.md §2). Slicing-by-8 in
+/// software: fast enough to check every read without a C dependency.
+public enum CRC32C {
+    static let tables: [[UInt32]] = {
+        var tables = [[UInt32]](repeating: [UInt32](repeating: 0, count: 256), count: 8)
+        for i in 0..<256 {
+            var crc = UInt32(i)
+            for _ in 0..<8 { crc = (crc & 1) != 0 ? (crc >> 1) ^ 0x82F6_3B78 : crc >> 1 }
+            tables[0][i] = crc
+        }
+        for i in 0..<256 {
+            for t in 1..<8 {
+                let previous = tables[t - 1][i]
+                tables[t][i] = (previous >> 8) ^ tables[0][Int(previous & 0xFF)]
+            }
+        }
+        return tables
+    }()
+
+    /// Flattened copy of `tables` so the inner loop indexes one buffer.
+    static let flat: [UInt32] = tables.flatMap { $0 }
+
+    /// The checksum of `bytes`, continuing from `crc` (0 to start).
+    public static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+        var c = ~crc
+        flat.withUnsafeBufferPointer { t in
+            guard var p = bytes.baseAddress else { return }
+            var n = bytes.count
+            while n >= 8 {
+                let word = p.loadUnaligned(as: UInt64.self).littleEndian
+                let lo = UInt32(truncatingIfNeeded: word) ^ c
+                let hi = UInt32(truncatingIfNeeded: word >> 32)
+                c = t[7 * 256 + Int(lo & 0xFF)] ^ t[6 * 256 + Int((lo >> 8) & 0xFF)]
+                    ^ t[5 * 256 + Int((lo >> 16) & 0xFF)] ^ t[4 * 256 + Int(lo >> 24)]
+                    ^ t[3 * 256 + Int(hi & 0xFF)] ^ t[2 * 256 + Int((hi >> 8) & 0xFF)]
+                    ^ t[1 * 256 + Int((hi >> 16) & 0xFF)] ^ t[Int(hi >> 24)]
+                p += 8
+                n -= 8
+            }
+            while n > 0 {
+                c = t[Int((c ^ UInt32(p.load(as: UInt8.self))) & 0xFF)] ^ (c >> 8)
+                p += 1
+                n -= 1
+            }
+        }
+        return ~c
+    }
+
+    /// The checksum of a byte array.
+    public static func checksum(_ bytes: [UInt8], continuing crc: UInt32 = 0) -> UInt32 {
+        bytes.withUnsafeBytes { checksum($0, continuing: crc) }
+    }
+
+    /// The checksum of a slice.
+    public static func checksum(_ bytes: ArraySlice<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
+        bytes.withUnsafeBytes { checksum($0, continuing: crc) }
+    }
+}

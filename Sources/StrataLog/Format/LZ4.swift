@@ -1,0 +1,39 @@
+import CLZ4
+
+/// LZ4 block compression (liblz4's block API). The block API records neither length,
+/// so callers store the raw length beside the compressed bytes (FORMAT.md §3.2).
+enum LZ4 {
+    /// Compresses `input`; returns nil when compression would not save at least
+    /// `minimumSaving` of the input (incompressible data is stored as it is).
+    static func compress(_ input: UnsafeRawBufferPointer, minimumSaving: Double = 0.125) -> [UInt8]? {
+        guard input.count > 32, input.count < Int(Int32.max), let source = input.baseAddress else { return nil }
+        let bound = Int(LZ4_compressBound(Int32(input.count)))
+        let limit = Int(Double(input.count) * (1 - minimumSaving))
+        var output = [UInt8](repeating: 0, count: bound)
+        let written = output.withUnsafeMutableBytes { out -> Int32 in
+            guard let destination = out.baseAddress else { return 0 }
+            return LZ4_compress_default(
+                source.assumingMemoryBound(to: CChar.self),
+                destination.assumingMemoryBound(to: CChar.self),
+                Int32(input.count), Int32(bound))
+        }
+        guard written > 0, Int(written) <= limit else { return nil }
+        output.removeLast(bound - Int(written))
+        return output
+    }
+
+    /// Decompresses exactly `rawLength` bytes, or returns nil when the input is damaged.
+    static func decompress(_ input: UnsafeRawBufferPointer, rawLength: Int) -> [UInt8]? {
+        guard rawLength >= 0, rawLength <= Format.maxFramePayload * 4 || rawLength <= Int(Int32.max) else { return nil }
+        guard let source = input.baseAddress, input.count < Int(Int32.max) else { return rawLength == 0 ? [] : nil }
+        var output = [UInt8](repeating: 0, count: rawLength)
+        let produced = output.withUnsafeMutableBytes { out -> Int32 in
+            guard let destination = out.baseAddress else { return rawLength == 0 ? 0 : -1 }
+            return LZ4_decompress_safe(
+                source.assumingMemoryBound(to: CChar.self),
+                destination.assumingMemoryBound(to: CChar.self),
+                Int32(input.count), Int32(rawLength))
+        }
+        return Int(produced) == rawLength ? output : nil
+    }
+}

@@ -1,0 +1,121 @@
+/// The store's table of contents (FORMAT.md §6): format version, store id, the live
+/// segments and blob files, and the caller's metadata (the object layer keeps the
+/// model's version hash there). Replaced atomically, never edited in place.
+struct Manifest: Equatable, Sendable {
+    struct SegmentInfo: Equatable, Sendable {
+        var id: UInt32
+        var state: FileState
+        var minSequence: UInt64
+        var maxSequence: UInt64
+    }
+
+    struct BlobFileInfo: Equatable, Sendable {
+        var id: UInt32
+        var state: FileState
+    }
+
+    var version: UInt32 = Format.version
+    var storeID: [UInt8]
+    /// Increases with every manifest written; a reader can tell two apart.
+    var generation: UInt64 = 1
+    var nextSegmentID: UInt32 = 1
+    var nextBlobID: UInt32 = 1
+    var segments: [SegmentInfo] = []
+    var blobFiles: [BlobFileInfo] = []
+    var metadata: [String: [UInt8]] = [:]
+
+    var activeSegment: SegmentInfo? { segments.last(where: { $0.state == .active }) }
+    var activeBlobFile: BlobFileInfo? { blobFiles.last(where: { $0.state == .active }) }
+
+    mutating func allocateSegmentID() -> UInt32 {
+        defer { nextSegmentID += 1 }
+        return nextSegmentID
+    }
+
+    mutating func allocateBlobID() -> UInt32 {
+        defer { nextBlobID += 1 }
+        return nextBlobID
+    }
+
+    func encoded() -> [UInt8] {
+        var w = ByteWriter(capacity: 256)
+        w.bytes(Format.manifestMagic)
+        w.u32(version)
+        w.u32(0) // flags, reserved
+        w.bytes(storeID)
+        w.u64(generation)
+        w.u32(nextSegmentID)
+        w.u32(nextBlobID)
+        w.u32(UInt32(segments.count))
+        for s in segments {
+            w.u32(s.id)
+            w.u8(s.state.rawValue)
+            w.u64(s.minSequence)
+            w.u64(s.maxSequence)
+        }
+        w.u32(UInt32(blobFiles.count))
+        for b in blobFiles {
+            w.u32(b.id)
+            w.u8(b.state.rawValue)
+        }
+        w.u32(UInt32(metadata.count))
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+            w.string16(key)
+            w.u32(UInt32(value.count))
+            w.bytes(value)
+        }
+        w.u32(CRC32C.checksum(w.bytes))
+        return w.bytes
+    }
+
+    /// Parses a manifest, naming the file and offset of anything wrong.
+    static func decode(_ bytes: [UInt8], path: String) throws -> Manifest {
+        guard bytes.count >= 12 else {
+            throw StrataError(.corrupt, "manifest is only \(bytes.count) bytes", path: path, offset: 0)
+        }
+        let body = bytes.count - 4
+        var trailer = ByteReader(bytes, from: body, path: path)
+        let crc = try trailer.u32("manifest checksum")
+        guard crc == CRC32C.checksum(bytes[0..<body]) else {
+            throw StrataError(.corrupt, "manifest checksum mismatch: the manifest is damaged", path: path, offset: Int64(body))
+        }
+        var r = ByteReader(bytes, to: body, path: path)
+        guard try r.bytes(8, "magic") == Format.manifestMagic else {
+            throw StrataError(.corrupt, "not a Strata manifest (wrong magic number)", path: path, offset: 0)
+        }
+        let version = try r.u32("version")
+        guard Format.readableVersions.contains(version) else {
+            throw StrataError(.unsupportedFormat, "store format version \(version) is not readable by this release (reads \(Format.readableVersions))", path: path, offset: 8)
+        }
+        _ = try r.u32("flags")
+        var m = Manifest(version: version, storeID: try r.bytes(16, "store id"))
+        m.generation = try r.u64("generation")
+        m.nextSegmentID = try r.u32("next segment id")
+        m.nextBlobID = try r.u32("next blob id")
+        let segmentCount = try r.u32("segment count")
+        for _ in 0..<segmentCount {
+            let id = try r.u32("segment id")
+            let stateByte = try r.u8("segment state")
+            guard let state = FileState(rawValue: stateByte) else { throw r.corrupt("unknown segment state \(stateByte)") }
+            m.segments.append(SegmentInfo(id: id, state: state, minSequence: try r.u64("min sequence"), maxSequence: try r.u64("max sequence")))
+        }
+        let blobCount = try r.u32("blob file count")
+        for _ in 0..<blobCount {
+            let id = try r.u32("blob file id")
+            let stateByte = try r.u8("blob file state")
+            guard let state = FileState(rawValue: stateByte) else { throw r.corrupt("unknown blob file state \(stateByte)") }
+            m.blobFiles.append(BlobFileInfo(id: id, state: state))
+        }
+        let metadataCount = try r.u32("metadata count")
+        for _ in 0..<metadataCount {
+            let key = try r.string16("metadata key")
+            let length = Int(try r.u32("metadata length"))
+            m.metadata[key] = try r.bytes(length, "metadata value")
+        }
+        guard r.isAtEnd else { throw r.corrupt("\(r.remaining) unexpected bytes after the manifest's fields") }
+        guard m.segments.filter({ $0.state == .active }).count == 1 else {
+            throw StrataError(.corrupt, "manifest lists \(m.segments.filter { $0.state == .active }.count) active segments, expected 1", path: path)
+        }
+        return m
+    }
+}

@@ -1,0 +1,35 @@
+/// Every file name of a store, built in one place (FORMAT.md §1).
+struct StorePaths: Sendable {
+    let root: String
+
+    init(_ root: String) {
+        var trimmed = root
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        self.root = trimmed
+    }
+
+    var manifest: String { root + "/MANIFEST" }
+    var manifestTemp: String { root + "/MANIFEST.tmp" }
+    var lock: String { root + "/LOCK" }
+    var segments: String { root + "/segments" }
+    var blobs: String { root + "/blobs" }
+    var index: String { root + "/index" }
+
+    func segment(_ id: UInt32) -> String { segments + "/" + Self.number(id) + ".seg" }
+    func blob(_ id: UInt32) -> String { blobs + "/" + Self.number(id) + ".blob" }
+    func hint(_ id: UInt32) -> String { index + "/" + Self.number(id) + ".hint" }
+
+    /// Six digits, zero-padded (more when the number needs them).
+    static func number(_ id: UInt32) -> String {
+        let digits = String(id)
+        return digits.count >= 6 ? digits : String(repeating: "0", count: 6 - digits.count) + digits
+    }
+
+    /// The number in a file name such as `000012.seg`, or nil for a name we did not write.
+    static func parseNumber(_ name: String, suffix: String) -> UInt32? {
+        guard name.hasSuffix(suffix) else { return nil }
+        let digits = name.dropLast(suffix.count)
+        guard digits.count >= 6, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else { return nil }
+        return UInt32(digits)
+    }
+}

@@ -1,0 +1,64 @@
+/// Encodes and decodes one record inside a records block (FORMAT.md §3.3):
+///
+///     kind u8 · key u64 · sequence u64 · valueLength u32 · blobCount u16 · termCount u16
+///     value · blobs (file u32, offset u64, length u64, checksum u32) · terms (index u32, length u16, bytes)
+enum RecordCodec {
+    static let headerSize = 25
+
+    static func encodedSize(value: Int, blobs: Int, terms: [IndexTerm]) -> Int {
+        headerSize + value + blobs * BlobRef.encodedSize + terms.reduce(0) { $0 + 6 + $1.value.count }
+    }
+
+    static func encode(_ record: Record, into writer: inout ByteWriter) {
+        writer.u8(record.isTombstone ? RecordKind.tombstone.rawValue : RecordKind.put.rawValue)
+        writer.u64(record.key.rawValue)
+        writer.u64(record.sequence)
+        writer.u32(UInt32(record.value.count))
+        writer.u16(UInt16(record.blobs.count))
+        writer.u16(UInt16(record.terms.count))
+        writer.bytes(record.value)
+        for blob in record.blobs { encode(blob, into: &writer) }
+        for term in record.terms {
+            writer.u32(term.index)
+            writer.u16(UInt16(term.value.count))
+            writer.bytes(term.value)
+        }
+    }
+
+    static func encode(_ blob: BlobRef, into writer: inout ByteWriter) {
+        writer.u32(blob.file)
+        writer.u64(blob.offset)
+        writer.u64(blob.length)
+        writer.u32(blob.checksum)
+    }
+
+    static func decodeBlob(_ reader: inout ByteReader) throws -> BlobRef {
+        BlobRef(file: try reader.u32("blob file"), offset: try reader.u64("blob offset"),
+                length: try reader.u64("blob length"), checksum: try reader.u32("blob checksum"))
+    }
+
+    /// Decodes the record starting at the reader's position.
+    static func decode(_ reader: inout ByteReader) throws -> Record {
+        let kindByte = try reader.u8("record kind")
+        guard let kind = RecordKind(rawValue: kindByte) else {
+            throw reader.corrupt("unknown record kind \(kindByte)")
+        }
+        let key = RecordKey(try reader.u64("record key"))
+        let sequence = try reader.u64("record sequence")
+        let valueLength = Int(try reader.u32("value length"))
+        let blobCount = Int(try reader.u16("blob count"))
+        let termCount = Int(try reader.u16("term count"))
+        let value = try reader.bytes(valueLength, "record value")
+        var blobs: [BlobRef] = []
+        blobs.reserveCapacity(blobCount)
+        for _ in 0..<blobCount { blobs.append(try decodeBlob(&reader)) }
+        var terms: [IndexTerm] = []
+        terms.reserveCapacity(termCount)
+        for _ in 0..<termCount {
+            let index = try reader.u32("term index")
+            let length = Int(try reader.u16("term length"))
+            terms.append(IndexTerm(index: index, value: try reader.bytes(length, "term value")))
+        }
+        return Record(key: key, sequence: sequence, isTombstone: kind == .tombstone, value: value, blobs: blobs, terms: terms)
+    }
+}

@@ -1,0 +1,65 @@
+/// Frames (FORMAT.md §3.2): a 12-byte header — stored payload length u32, CRC-32C u32,
+/// type u8, flags u8, reserved u16 — and the payload. The checksum covers the length
+/// field, the type, flags and reserved bytes, and the payload, so a damaged length
+/// is caught too.
+enum FrameCodec {
+    /// Appends one frame to `out`. Records blocks are compressed when that saves an
+    /// eighth or more; the raw length then precedes the LZ4 block.
+    static func append(type: FrameType, payload: [UInt8], compress: Bool, to out: inout [UInt8]) {
+        var flags: UInt8 = 0
+        var stored = payload
+        if compress, let packed = payload.withUnsafeBytes({ LZ4.compress($0) }) {
+            var withLength = ByteWriter(capacity: packed.count + 4)
+            withLength.u32(UInt32(payload.count))
+            withLength.bytes(packed)
+            stored = withLength.bytes
+            flags |= FrameFlags.lz4
+        }
+        var header = ByteWriter(capacity: Format.frameHeaderSize)
+        header.u32(UInt32(stored.count))
+        header.u32(0)
+        header.u8(type.rawValue)
+        header.u8(flags)
+        header.u16(0)
+        let crc = checksum(header: header.bytes, payload: stored)
+        header.patch(u32: crc, at: 4)
+        out.append(contentsOf: header.bytes)
+        out.append(contentsOf: stored)
+    }
+
+    static func checksum(header: [UInt8], payload: [UInt8]) -> UInt32 {
+        var crc = CRC32C.checksum(header[0..<4])
+        crc = CRC32C.checksum(header[8..<12], continuing: crc)
+        return CRC32C.checksum(payload, continuing: crc)
+    }
+
+    /// The parsed fixed part of a frame header.
+    struct Header {
+        var length: Int
+        var checksum: UInt32
+        var typeByte: UInt8
+        var flags: UInt8
+        var reserved: UInt16
+    }
+
+    static func parseHeader(_ bytes: [UInt8]) -> Header? {
+        guard bytes.count >= Format.frameHeaderSize else { return nil }
+        var reader = ByteReader(bytes)
+        guard let length = try? reader.u32(), let crc = try? reader.u32(), let type = try? reader.u8(),
+              let flags = try? reader.u8(), let reserved = try? reader.u16() else { return nil }
+        return Header(length: Int(length), checksum: crc, typeByte: type, flags: flags, reserved: reserved)
+    }
+
+    /// The payload as the writer gave it: decompressed when the frame is LZ4.
+    static func rawPayload(flags: UInt8, stored: [UInt8], path: String, offset: Int64) throws -> [UInt8] {
+        guard flags & FrameFlags.lz4 != 0 else { return stored }
+        var reader = ByteReader(stored, path: path, baseOffset: offset)
+        let rawLength = Int(try reader.u32("raw length"))
+        guard rawLength <= Format.maxFramePayload * 8,
+              let raw = stored.withUnsafeBytes({ LZ4.decompress(UnsafeRawBufferPointer(rebasing: $0[4...]), rawLength: rawLength) })
+        else {
+            throw StrataError(.corrupt, "LZ4 block does not decompress to its recorded \(rawLength) bytes", path: path, offset: offset)
+        }
+        return raw
+    }
+}

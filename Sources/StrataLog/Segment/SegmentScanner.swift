@@ -1,0 +1,156 @@
+/// Reads a segment's frames in order and groups records into transactions, keeping
+/// only transactions whose commit frame is present and consistent (FORMAT.md §4).
+///
+/// The scanner does not decide what a bad frame means: it stops and reports where.
+/// The caller truncates the active segment there, and treats the same thing in a
+/// sealed segment as corruption.
+struct SegmentScanner {
+    struct ScannedRecord {
+        var record: Record
+        var location: RecordLocation
+    }
+
+    struct Result {
+        /// The committed records, in log order.
+        var records: [ScannedRecord] = []
+        /// The end of the last whole transaction (or of the seal frame).
+        var validEnd: Int64
+        /// Where scanning stopped early and why; nil when the file ended cleanly.
+        var damage: (offset: Int64, reason: String)?
+        /// Whether the segment ends with a seal frame.
+        var sealed = false
+        var minSequence: UInt64 = .max
+        var maxSequence: UInt64 = 0
+        /// Bytes of all committed records (for garbage accounting).
+        var recordBytes: Int64 = 0
+    }
+
+    let file: any StorageFile
+    let segmentID: UInt32
+    let statistics: StatisticsCounters?
+
+    /// Scans from the first frame. `body` sees each committed transaction's records
+    /// (so compaction can stream without holding a whole segment); when `collect` is
+    /// true they are also gathered into the result.
+    func scan(collect: Bool = true, chunkSize: Int = 1 << 20, body: ([ScannedRecord]) throws -> Void = { _ in }) throws -> Result {
+        let fileSize = try file.size()
+        var result = Result(validEnd: Int64(Format.segmentHeaderSize))
+        var position = Int64(Format.segmentHeaderSize)
+        var pending: [ScannedRecord] = []
+        var pendingFrames = 0
+        var reader = ChunkedReader(file: file, fileSize: fileSize, chunkSize: chunkSize)
+
+        func stop(_ reason: String, at offset: Int64) -> Result {
+            var r = result
+            r.damage = (offset, reason)
+            return r
+        }
+
+        while position < fileSize {
+            guard position + Int64(Format.frameHeaderSize) <= fileSize else {
+                return stop("torn frame header", at: position)
+            }
+            let headerBytes = try reader.bytes(at: position, count: Format.frameHeaderSize)
+            guard let header = FrameCodec.parseHeader(headerBytes) else { return stop("unreadable frame header", at: position) }
+            if header.length == 0 && header.typeByte == 0 && header.checksum == 0 {
+                return stop("zero-filled space", at: position)
+            }
+            guard header.length <= Format.maxFramePayload else {
+                return stop("frame length \(header.length) exceeds the limit", at: position)
+            }
+            let payloadStart = position + Int64(Format.frameHeaderSize)
+            guard payloadStart + Int64(header.length) <= fileSize else {
+                return stop("torn frame: \(header.length) payload bytes announced, file ends first", at: position)
+            }
+            let stored = try reader.bytes(at: payloadStart, count: header.length)
+            guard FrameCodec.checksum(header: headerBytes, payload: stored) == header.checksum else {
+                return stop("frame checksum mismatch", at: position)
+            }
+            guard let type = FrameType(rawValue: header.typeByte) else {
+                return stop("unknown frame type \(header.typeByte)", at: position)
+            }
+            statistics?.framesDecoded.add(1)
+            let frameLength = Format.frameHeaderSize + header.length
+            switch type {
+            case .records:
+                let raw: [UInt8]
+                do {
+                    raw = try FrameCodec.rawPayload(flags: header.flags, stored: stored, path: file.path, offset: position)
+                } catch {
+                    return stop("records block does not decompress", at: position)
+                }
+                var records = ByteReader(raw, path: file.path, baseOffset: position)
+                do {
+                    let count = Int(try records.u32("record count"))
+                    for _ in 0..<count {
+                        let start = records.position
+                        let record = try RecordCodec.decode(&records)
+                        let location = RecordLocation(
+                            segment: segmentID, frameOffset: UInt32(position), frameLength: UInt32(frameLength),
+                            recordOffset: UInt32(start), recordLength: UInt32(records.position - start))
+                        pending.append(ScannedRecord(record: record, location: location))
+                    }
+                } catch {
+                    return stop("records block does not parse", at: position)
+                }
+                pendingFrames += 1
+            case .commit:
+                var commit = ByteReader(stored)
+                guard let sequence = try? commit.u64(), let count = try? commit.u32(), let frames = try? commit.u32(),
+                      Int(count) == pending.count, Int(frames) == pendingFrames,
+                      pending.allSatisfy({ $0.record.sequence == sequence })
+                else {
+                    return stop("commit frame does not match the records before it", at: position)
+                }
+                for scanned in pending { result.recordBytes += Int64(scanned.location.recordLength) }
+                if !pending.isEmpty || count == 0 {
+                    result.minSequence = min(result.minSequence, sequence)
+                    result.maxSequence = max(result.maxSequence, sequence)
+                }
+                try body(pending)
+                if collect { result.records.append(contentsOf: pending) }
+                pending.removeAll(keepingCapacity: true)
+                pendingFrames = 0
+                result.validEnd = position + Int64(frameLength)
+            case .seal:
+                guard pending.isEmpty else { return stop("seal frame inside a transaction", at: position) }
+                result.sealed = true
+                result.validEnd = position + Int64(frameLength)
+                if result.validEnd < fileSize { return stop("bytes after the seal frame", at: result.validEnd) }
+                return result
+            }
+            position += Int64(frameLength)
+        }
+        if !pending.isEmpty { return stop("transaction without a commit frame", at: result.validEnd) }
+        return result
+    }
+}
+
+/// Sequential reads through a reusable window, so scanning a segment is a few large
+/// `pread`s rather than two per frame.
+struct ChunkedReader {
+    let file: any StorageFile
+    let fileSize: Int64
+    let chunkSize: Int
+    private var window: [UInt8] = []
+    private var windowStart: Int64 = 0
+
+    init(file: any StorageFile, fileSize: Int64, chunkSize: Int) {
+        self.file = file
+        self.fileSize = fileSize
+        self.chunkSize = chunkSize
+    }
+
+    mutating func bytes(at offset: Int64, count: Int) throws -> [UInt8] {
+        let windowEnd = windowStart + Int64(window.count)
+        if offset >= windowStart && offset + Int64(count) <= windowEnd {
+            let start = Int(offset - windowStart)
+            return Array(window[start..<start + count])
+        }
+        if count > chunkSize { return try file.readExactly(count, at: offset) }
+        let length = Int(min(Int64(chunkSize), fileSize - offset))
+        window = try file.readExactly(length, at: offset)
+        windowStart = offset
+        return Array(window[0..<count])
+    }
+}

@@ -1,0 +1,33 @@
+/// What the engine has read and written since the store opened (or since
+/// `resetStatistics()`). Tests and benchmarks use it to prove, for example, that
+/// listing names read zero blob bytes.
+public struct LogStatistics: Sendable, Equatable, CustomStringConvertible {
+    /// Frames whose checksum was verified and payload decoded (reads, scans, recovery).
+    public var framesDecoded: Int
+    /// Records decoded for callers (`get`, scans).
+    public var recordsDecoded: Int
+    /// Bytes read from segment files to serve reads (not counting recovery scans).
+    public var segmentBytesRead: Int
+    /// Bytes appended to segment files.
+    public var segmentBytesWritten: Int
+    /// Bytes read from blob files.
+    public var blobBytesRead: Int
+    /// Bytes appended to blob files.
+    public var blobBytesWritten: Int
+    /// Blobs read.
+    public var blobsRead: Int
+    /// Blobs written.
+    public var blobsWritten: Int
+    /// Transactions committed.
+    public var commits: Int
+    /// fsync calls made.
+    public var syncs: Int
+    /// Compactions completed.
+    public var compactions: Int
+    /// Bytes of segment and blob files deleted by compaction.
+    public var compactionBytesReclaimed: Int
+
+    public var description: String {
+        "frames \(framesDecoded), records \(recordsDecoded), segment bytes read \(segmentBytesRead), written \(segmentBytesWritten), blob bytes read \(blobBytesRead), written \(blobBytesWritten), commits \(commits), syncs \(syncs), compactions \(compactions)"
+    }
+}

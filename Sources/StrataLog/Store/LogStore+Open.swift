@@ -1,0 +1,270 @@
+import Logging
+
+extension LogStore {
+    /// Opens the store in `path`, creating it when the directory holds none (unless
+    /// `options.createIfMissing` is false), and recovers from a crash: a torn tail of
+    /// the active segment is truncated back to the last whole transaction; leftover
+    /// files of an unfinished roll, compaction or manifest swap are removed.
+    ///
+    /// - Throws: `StrataError.storeLocked` when another process writes the store;
+    ///   `.corrupt` naming the file and offset when a sealed segment, the manifest or
+    ///   a blob file header is damaged; `.unsupportedFormat`; `.io`.
+    public static func open(
+        at path: String,
+        options: LogStoreOptions = LogStoreOptions(),
+        fileSystem: any FileSystem = POSIXFileSystem(),
+        logger: Logger = Logger(label: "strata.log")
+    ) throws -> LogStore {
+        let paths = StorePaths(path)
+        let started = ContinuousClock.now
+        if !fileSystem.exists(paths.manifest) {
+            guard options.createIfMissing, !options.readOnly else {
+                throw StrataError(.notFound, "no store at this path (no MANIFEST)", path: path)
+            }
+            try fileSystem.createDirectory(paths.root)
+        }
+        let lock = options.readOnly ? nil : try fileSystem.lock(paths.lock)
+        do {
+            if !fileSystem.exists(paths.manifest) {
+                try create(paths: paths, fileSystem: fileSystem, logger: logger)
+            }
+            let store = try recover(paths: paths, options: options, fileSystem: fileSystem, logger: logger, lock: lock)
+            logger.info("opened store", metadata: [
+                "path": "\(path)", "keys": "\(store.count)", "lastSequence": "\(store.lastSequence)",
+                "elapsed": "\(ContinuousClock.now - started)",
+            ])
+            return store
+        } catch {
+            lock?.unlock()
+            throw error
+        }
+    }
+
+    /// Writes an empty store: directories, segment 1, blob file 1, then the manifest
+    /// last, so a crash during creation leaves a directory without MANIFEST, which is
+    /// created afresh next time.
+    private static func create(paths: StorePaths, fileSystem: any FileSystem, logger: Logger) throws {
+        for directory in [paths.segments, paths.blobs, paths.index] {
+            try fileSystem.remove(directory)
+            try fileSystem.createDirectory(directory)
+        }
+        var manifest = Manifest(storeID: randomStoreID())
+        let segment = manifest.allocateSegmentID()
+        let blob = manifest.allocateBlobID()
+        try createFile(paths.segment(segment), magic: Format.segmentMagic, id: segment, storeID: manifest.storeID, fileSystem: fileSystem).close()
+        try createFile(paths.blob(blob), magic: Format.blobMagic, id: blob, storeID: manifest.storeID, fileSystem: fileSystem).close()
+        try fileSystem.syncDirectory(paths.segments)
+        try fileSystem.syncDirectory(paths.blobs)
+        try fileSystem.syncDirectory(paths.root)
+        manifest.segments = [.init(id: segment, state: .active, minSequence: 0, maxSequence: 0)]
+        manifest.blobFiles = [.init(id: blob, state: .active)]
+        try ManifestWriter(fileSystem: fileSystem, paths: paths).write(manifest)
+        logger.info("created store", metadata: ["path": "\(paths.root)"])
+    }
+
+    /// Creates a segment or blob file with its header, fsynced. The caller syncs the directory.
+    static func createFile(_ path: String, magic: [UInt8], id: UInt32, storeID: [UInt8], fileSystem: any FileSystem) throws -> any StorageFile {
+        try fileSystem.remove(path)
+        let file = try fileSystem.open(path, mode: .create)
+        do {
+            try file.write(FileHeader(magic: magic, version: Format.version, fileID: id, storeID: storeID).encoded(), at: 0)
+            try file.sync()
+        } catch {
+            try? file.close()
+            throw error
+        }
+        return file
+    }
+
+    static func randomStoreID() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    private static func recover(paths: StorePaths, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, lock: (any FileLock)?) throws -> LogStore {
+        let manifestWriter = ManifestWriter(fileSystem: fileSystem, paths: paths)
+        if !options.readOnly { try fileSystem.remove(paths.manifestTemp) }
+        var manifest = try manifestWriter.read()
+        if !options.readOnly { try removeLeftovers(paths: paths, manifest: manifest, fileSystem: fileSystem, logger: logger) }
+
+        var state = State(manifest: manifest)
+        // Sealed segments first, in order: hints when sound, a full scan otherwise.
+        for info in manifest.segments where info.state == .sealed {
+            let file = try openChecked(paths.segment(info.id), magic: Format.segmentMagic, id: info.id, manifest: manifest, fileSystem: fileSystem, readOnly: true)
+            state.segmentFiles[info.id] = file
+            if let hint = loadHint(info.id, paths: paths, manifest: manifest, fileSystem: fileSystem, logger: logger) {
+                for e in hint.entries {
+                    state.index.apply(key: e.key, sequence: e.sequence, isTombstone: e.isTombstone, location: e.location, blobs: e.blobs, terms: e.terms)
+                    state.lastSequence = max(state.lastSequence, e.sequence)
+                }
+                state.recordBytesBySegment[info.id] = Int64(hint.recordBytes)
+            } else {
+                let scan = try SegmentScanner(file: file, segmentID: info.id, statistics: nil).scan()
+                if let damage = scan.damage {
+                    throw StrataError(.corrupt, "sealed segment is damaged: \(damage.reason)", path: file.path, offset: damage.offset)
+                }
+                apply(scan, to: &state)
+                if !options.readOnly {
+                    try? writeHint(HintFile.from(scan: scan, segmentID: info.id, storeID: manifest.storeID), paths: paths, fileSystem: fileSystem)
+                }
+            }
+        }
+
+        // The active segment: scanned whole; a torn tail is the end of the log.
+        guard let activeInfo = manifest.activeSegment else {
+            throw StrataError(.corrupt, "manifest has no active segment", path: paths.manifest)
+        }
+        let activeFile = try openActiveSegment(activeInfo.id, paths: paths, manifest: manifest, fileSystem: fileSystem, options: options, logger: logger)
+        state.segmentFiles[activeInfo.id] = activeFile
+        let scan = try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil).scan()
+        apply(scan, to: &state)
+        if let damage = scan.damage {
+            let size = try activeFile.size()
+            if options.readOnly {
+                logger.warning("ignoring torn tail of active segment", metadata: ["path": "\(activeFile.path)", "offset": "\(scan.validEnd)", "reason": "\(damage.reason)"])
+            } else {
+                logger.warning("truncating torn tail of active segment", metadata: [
+                    "path": "\(activeFile.path)", "from": "\(size)", "to": "\(scan.validEnd)", "reason": "\(damage.reason)",
+                ])
+                try activeFile.truncate(to: scan.validEnd)
+                try activeFile.sync()
+            }
+        }
+
+        // The active blob file: entries after the last whole one are cut.
+        guard let activeBlob = manifest.activeBlobFile else {
+            throw StrataError(.corrupt, "manifest has no active blob file", path: paths.manifest)
+        }
+        for info in manifest.blobFiles {
+            let isActive = info.id == activeBlob.id
+            state.blobFiles[info.id] = try openChecked(paths.blob(info.id), magic: Format.blobMagic, id: info.id, manifest: manifest, fileSystem: fileSystem, readOnly: options.readOnly || !isActive)
+        }
+        guard let blobFile = state.blobFiles[activeBlob.id] else {
+            throw StrataError(.corrupt, "active blob file missing", path: paths.blob(activeBlob.id))
+        }
+        var blobEnd = try BlobReader.validEnd(of: blobFile)
+        let blobSize = try blobFile.size()
+        if blobEnd < blobSize && !options.readOnly {
+            logger.warning("truncating torn tail of blob file", metadata: ["path": "\(blobFile.path)", "from": "\(blobSize)", "to": "\(blobEnd)"])
+            try blobFile.truncate(to: blobEnd)
+            try blobFile.sync()
+        } else if options.readOnly {
+            blobEnd = blobSize
+        }
+
+        let writer = WriterState(
+            segmentID: activeInfo.id, segmentFile: options.readOnly ? nil : activeFile, segmentEnd: scan.validEnd,
+            segmentMinSequence: scan.minSequence, segmentMaxSequence: scan.maxSequence,
+            blobID: activeBlob.id, blobFile: options.readOnly ? nil : blobFile, blobEnd: blobEnd)
+        state.manifest = manifest
+        let store = LogStore(path: paths.root, options: options, fileSystem: fileSystem, logger: logger, lock: lock, state: state, writer: writer)
+
+        // A crash between sealing the active segment and swapping the manifest leaves
+        // a sealed segment still listed as active: finish the roll now.
+        if scan.sealed && !options.readOnly {
+            logger.info("finishing an interrupted segment roll", metadata: ["segment": "\(activeInfo.id)"])
+            try store.writer.withLock { w in try store.finishRoll(&w, alreadySealed: true) }
+            manifest = store.state.withLock { $0.manifest }
+        }
+        return store
+    }
+
+    private static func apply(_ scan: SegmentScanner.Result, to state: inout State) {
+        for scanned in scan.records {
+            let r = scanned.record
+            state.index.apply(key: r.key, sequence: r.sequence, isTombstone: r.isTombstone, location: scanned.location, blobs: r.blobs, terms: r.terms)
+            state.lastSequence = max(state.lastSequence, r.sequence)
+        }
+        if let id = scan.records.first?.location.segment {
+            state.recordBytesBySegment[id, default: 0] += scan.recordBytes
+        }
+    }
+
+    private static func openChecked(_ path: String, magic: [UInt8], id: UInt32, manifest: Manifest, fileSystem: any FileSystem, readOnly: Bool) throws -> any StorageFile {
+        guard fileSystem.exists(path) else {
+            throw StrataError(.corrupt, "the manifest lists this file but it is missing", path: path)
+        }
+        let file = try fileSystem.open(path, mode: readOnly ? .readOnly : .readWrite)
+        let header = try FileHeader.decode(try file.readExactly(FileHeader.size, at: 0), expectedMagic: magic, path: path)
+        guard header.fileID == id, header.storeID == manifest.storeID else {
+            throw StrataError(.corrupt, "file belongs to another store or carries another number (id \(header.fileID), expected \(id))", path: path, offset: 0)
+        }
+        return file
+    }
+
+    /// The active segment may be shorter than its header if the crash came right
+    /// after it was created; it holds no data then, so the header is rewritten.
+    private static func openActiveSegment(_ id: UInt32, paths: StorePaths, manifest: Manifest, fileSystem: any FileSystem, options: LogStoreOptions, logger: Logger) throws -> any StorageFile {
+        let path = paths.segment(id)
+        if fileSystem.exists(path), !options.readOnly {
+            let file = try fileSystem.open(path, mode: .readWrite)
+            if try file.size() < Int64(FileHeader.size) {
+                logger.warning("rewriting the header of an empty active segment", metadata: ["path": "\(path)"])
+                try file.close()
+                return try createFile(path, magic: Format.segmentMagic, id: id, storeID: manifest.storeID, fileSystem: fileSystem)
+            }
+            try file.close()
+        }
+        return try openChecked(path, magic: Format.segmentMagic, id: id, manifest: manifest, fileSystem: fileSystem, readOnly: options.readOnly)
+    }
+
+    private static func loadHint(_ id: UInt32, paths: StorePaths, manifest: Manifest, fileSystem: any FileSystem, logger: Logger) -> HintFile? {
+        let path = paths.hint(id)
+        guard fileSystem.exists(path) else {
+            logger.info("no hint file; scanning segment", metadata: ["segment": "\(id)"])
+            return nil
+        }
+        do {
+            let file = try fileSystem.open(path, mode: .readOnly)
+            defer { try? file.close() }
+            let hint = try HintFile.decode(try file.readExactly(Int(try file.size()), at: 0), path: path)
+            guard hint.segmentID == id, hint.storeID == manifest.storeID else {
+                logger.warning("hint file belongs to another segment; scanning instead", metadata: ["path": "\(path)"])
+                return nil
+            }
+            return hint
+        } catch {
+            logger.warning("damaged hint file; scanning the segment instead", metadata: ["path": "\(path)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    static func writeHint(_ hint: HintFile, paths: StorePaths, fileSystem: any FileSystem) throws {
+        let path = paths.hint(hint.segmentID)
+        let temp = path + ".tmp"
+        try fileSystem.remove(temp)
+        let file = try fileSystem.open(temp, mode: .create)
+        do {
+            try file.write(hint.encoded(), at: 0)
+            try file.sync()
+            try file.close()
+        } catch {
+            try? file.close()
+            throw error
+        }
+        try fileSystem.rename(temp, to: path)
+        try fileSystem.syncDirectory(paths.index)
+    }
+
+    /// Files a crash left behind: segments, blob files and hints the manifest does
+    /// not list (an unfinished roll or compaction), and temporary files.
+    private static func removeLeftovers(paths: StorePaths, manifest: Manifest, fileSystem: any FileSystem, logger: Logger) throws {
+        let segments = Set(manifest.segments.map(\.id))
+        let blobs = Set(manifest.blobFiles.map(\.id))
+        func sweep(_ directory: String, keep: (String) -> Bool) throws {
+            guard fileSystem.isDirectory(directory) else {
+                throw StrataError(.corrupt, "store directory is missing", path: directory)
+            }
+            for name in try fileSystem.contentsOfDirectory(directory) where !keep(name) {
+                logger.warning("removing leftover file", metadata: ["path": "\(directory)/\(name)"])
+                try fileSystem.remove(directory + "/" + name)
+            }
+        }
+        try sweep(paths.segments) { name in StorePaths.parseNumber(name, suffix: ".seg").map(segments.contains) ?? true }
+        try sweep(paths.blobs) { name in StorePaths.parseNumber(name, suffix: ".blob").map(blobs.contains) ?? true }
+        try sweep(paths.index) { name in
+            if name.hasSuffix(".tmp") { return false }
+            return StorePaths.parseNumber(name, suffix: ".hint").map(segments.contains) ?? true
+        }
+    }
+}

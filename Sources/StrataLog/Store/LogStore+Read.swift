@@ -1,0 +1,115 @@
+extension LogStore {
+    /// The newest version of `key`, or nil when it was never written or is deleted.
+    /// One `pread` of the frame that holds it, its checksum verified, at most one
+    /// block decompressed.
+    ///
+    /// - Throws: `.corrupt` naming the file and offset when the frame is damaged.
+    public func get(_ key: RecordKey) throws -> Record? {
+        let found = try state.withLock { s -> (KeyIndex.Entry, any StorageFile)? in
+            if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
+            guard let entry = s.index.entry(key), !entry.isTombstone else { return nil }
+            guard let file = s.segmentFiles[entry.location.segment] else {
+                throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
+            }
+            return (entry, file)
+        }
+        guard let (entry, file) = found else { return nil }
+        let record = try readRecord(at: entry.location, in: file)
+        guard record.key == key, record.sequence == entry.sequence else {
+            throw StrataError(.corrupt, "record at this location is \(record.key)@\(record.sequence), the index expected \(key)@\(entry.sequence)", path: file.path, offset: Int64(entry.location.frameOffset))
+        }
+        return record
+    }
+
+    /// Whether `key` has a live (not deleted) version.
+    public func contains(_ key: RecordKey) -> Bool {
+        state.withLock { s in s.index.entry(key).map { !$0.isTombstone } ?? false }
+    }
+
+    /// The sequence number of `key`'s current version, nil when absent or deleted.
+    /// Cheap (no disk access): the object layer uses it for optimistic locking.
+    public func sequence(of key: RecordKey) -> UInt64? {
+        state.withLock { s in s.index.entry(key).flatMap { $0.isTombstone ? nil : $0.sequence } }
+    }
+
+    /// Live keys, ascending, optionally within `range`. Reads no values.
+    public func keys(in range: Range<RecordKey>? = nil) -> [RecordKey] {
+        state.withLock { $0.index.keys(in: range) }
+    }
+
+    /// Up to `limit` live keys after `after` (exclusive), ascending: pages through a
+    /// range without materialising it.
+    public func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) -> [RecordKey] {
+        state.withLock { $0.index.keys(in: range, after: after, limit: limit) }
+    }
+
+    /// Live keys whose current version carries `term`.
+    public func keys(for term: IndexTerm) -> [RecordKey] {
+        state.withLock { $0.index.keys(for: term) }.sorted()
+    }
+
+    /// Live keys whose term under `index` lies between the bounds (compared as bytes).
+    public func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool = true, upperInclusive: Bool = true) -> [RecordKey] {
+        state.withLock { $0.index.keys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) }
+    }
+
+    /// Calls `body` with the live records of `range` in batches of at most `batchSize`,
+    /// in key order, so a caller can stream a whole store in bounded memory.
+    public func scan(_ range: Range<RecordKey>? = nil, batchSize: Int = 1024, _ body: ([Record]) throws -> Void) throws {
+        var after: RecordKey?
+        while true {
+            let keys = self.keys(in: range, after: after, limit: max(1, batchSize))
+            if keys.isEmpty { return }
+            var batch: [Record] = []
+            batch.reserveCapacity(keys.count)
+            for key in keys {
+                if let record = try get(key) { batch.append(record) }
+            }
+            if !batch.isEmpty { try body(batch) }
+            after = keys.last
+        }
+    }
+
+    /// Reads a blob's bytes by reference, verifying both its checksums.
+    ///
+    /// - Throws: `.corrupt` naming the blob file and offset when the bytes do not
+    ///   match the reference's checksum; `.notFound` for a file the store does not have.
+    public func readBlob(_ ref: BlobRef) throws -> [UInt8] {
+        let file = try state.withLock { s -> any StorageFile in
+            if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
+            guard let file = s.blobFiles[ref.file] else {
+                throw StrataError(.notFound, "blob file \(ref.file) is not part of this store", path: paths.blob(ref.file))
+            }
+            return file
+        }
+        let (bytes, stored) = try BlobReader.read(ref, from: file)
+        counters.blobBytesRead.add(stored)
+        counters.blobsRead.add(1)
+        return bytes
+    }
+
+    /// Reads and decodes the record at `location`.
+    func readRecord(at location: RecordLocation, in file: any StorageFile) throws -> Record {
+        let raw = try readFrame(at: location, in: file)
+        var reader = ByteReader(raw, from: Int(location.recordOffset), to: Int(location.recordOffset + location.recordLength),
+                                path: file.path, baseOffset: Int64(location.frameOffset))
+        let record = try RecordCodec.decode(&reader)
+        counters.recordsDecoded.add(1)
+        return record
+    }
+
+    /// One `pread` of a whole frame, checksum verified, payload decompressed.
+    func readFrame(at location: RecordLocation, in file: any StorageFile) throws -> [UInt8] {
+        let bytes = try file.readExactly(Int(location.frameLength), at: Int64(location.frameOffset))
+        counters.segmentBytesRead.add(bytes.count)
+        guard let header = FrameCodec.parseHeader(bytes), header.length + Format.frameHeaderSize == bytes.count else {
+            throw StrataError(.corrupt, "frame header does not match the index", path: file.path, offset: Int64(location.frameOffset))
+        }
+        let stored = Array(bytes[Format.frameHeaderSize...])
+        guard FrameCodec.checksum(header: bytes, payload: stored) == header.checksum else {
+            throw StrataError(.corrupt, "frame checksum mismatch", path: file.path, offset: Int64(location.frameOffset))
+        }
+        counters.framesDecoded.add(1)
+        return try FrameCodec.rawPayload(flags: header.flags, stored: stored, path: file.path, offset: Int64(location.frameOffset))
+    }
+}

@@ -1,0 +1,89 @@
+extension LogStore {
+    /// Seals the active segment and starts a new one (FORMAT.md §4.3):
+    /// 1. append a seal frame and fsync; 2. write the hint file; 3. create the next
+    /// segment, fsync it and its directory; 4. swap the manifest. A crash before 4
+    /// leaves the old segment listed as active but ending in a seal frame; open
+    /// finishes the roll. Any failure makes the store read-only, because appending
+    /// after a seal frame would hide the appended commits from recovery.
+    func roll(_ w: inout WriterState) throws {
+        do {
+            try finishRoll(&w, alreadySealed: false)
+        } catch {
+            fail(error)
+            throw error
+        }
+    }
+
+    func finishRoll(_ w: inout WriterState, alreadySealed: Bool) throws {
+        guard let file = w.segmentFile else { return }
+        let oldID = w.segmentID
+        if !alreadySealed {
+            try syncBlobs(&w)
+            var seal = ByteWriter(capacity: 16)
+            seal.u64(w.segmentMinSequence == .max ? 0 : w.segmentMinSequence)
+            seal.u64(w.segmentMaxSequence)
+            var frame: [UInt8] = []
+            FrameCodec.append(type: .seal, payload: seal.bytes, compress: false, to: &frame)
+            try file.write(frame, at: w.segmentEnd)
+            w.segmentEnd += Int64(frame.count)
+            w.segmentDirty = true
+            try syncSegment(&w)
+        }
+        var manifest = state.withLock { $0.manifest }
+        let scan = try SegmentScanner(file: file, segmentID: oldID, statistics: nil).scan()
+        try Self.writeHint(HintFile.from(scan: scan, segmentID: oldID, storeID: manifest.storeID), paths: paths, fileSystem: fileSystem)
+
+        let newID = manifest.allocateSegmentID()
+        let newFile = try Self.createFile(paths.segment(newID), magic: Format.segmentMagic, id: newID, storeID: manifest.storeID, fileSystem: fileSystem)
+        try fileSystem.syncDirectory(paths.segments)
+        if let i = manifest.segments.firstIndex(where: { $0.id == oldID }) {
+            manifest.segments[i].state = .sealed
+            manifest.segments[i].minSequence = scan.minSequence == .max ? 0 : scan.minSequence
+            manifest.segments[i].maxSequence = scan.maxSequence
+        }
+        manifest.segments.append(.init(id: newID, state: .active, minSequence: 0, maxSequence: 0))
+        try writeManifest(manifest)
+        // The old handle stays for readers (closing it under a reader would fail its
+        // read); it is closed when the last reference goes.
+        state.withLock { $0.segmentFiles[newID] = newFile }
+        w.segmentID = newID
+        w.segmentFile = newFile
+        w.segmentEnd = Int64(Format.segmentHeaderSize)
+        w.segmentMinSequence = .max
+        w.segmentMaxSequence = 0
+        w.segmentDirty = false
+        logger.info("sealed segment", metadata: ["segment": "\(oldID)", "next": "\(newID)"])
+    }
+
+    /// Seals the active blob file and starts a new one (FORMAT.md §5.4).
+    func rollBlobFile(_ w: inout WriterState) throws {
+        do {
+            try syncBlobs(&w)
+            var manifest = state.withLock { $0.manifest }
+            let newID = manifest.allocateBlobID()
+            let newFile = try Self.createFile(paths.blob(newID), magic: Format.blobMagic, id: newID, storeID: manifest.storeID, fileSystem: fileSystem)
+            try fileSystem.syncDirectory(paths.blobs)
+            if let i = manifest.blobFiles.firstIndex(where: { $0.id == w.blobID }) { manifest.blobFiles[i].state = .sealed }
+            manifest.blobFiles.append(.init(id: newID, state: .active))
+            try writeManifest(manifest)
+            state.withLock { $0.blobFiles[newID] = newFile }
+            w.blobID = newID
+            w.blobFile = newFile
+            w.blobEnd = Int64(Format.blobHeaderSize)
+            w.blobDirty = false
+        } catch {
+            fail(error)
+            throw error
+        }
+    }
+
+    /// Seals the active segment now (compaction calls it so that every record is in a
+    /// sealed segment).
+    public func sealActiveSegment() throws {
+        try writer.withLock { w in
+            try checkWritable()
+            guard w.segmentEnd > Int64(Format.segmentHeaderSize) else { return }
+            try roll(&w)
+        }
+    }
+}

@@ -1,0 +1,241 @@
+extension LogStore {
+    /// A record about to be applied to the index once its transaction is durable.
+    struct PendingEntry {
+        var record: Record
+        var location: RecordLocation
+    }
+
+    /// Commits a transaction: its records, then a commit frame, in one append. It is
+    /// visible to readers once this returns, whole; with `.everyCommit` durability it
+    /// also survives power loss.
+    ///
+    /// - Returns: the transaction's sequence number.
+    /// - Throws: `.readOnly` after an earlier write failure, `.io` (the store then
+    ///   refuses writes until reopened when the failure was an fsync), `.invalidArgument`
+    ///   for a record larger than a frame can hold (put large values in blobs).
+    @discardableResult
+    public func commit(_ batch: WriteBatch) throws -> UInt64 {
+        if batch.isEmpty { return lastSequence }
+        return try writer.withLock { w in
+            try checkWritable()
+            let sequence = state.withLock { $0.lastSequence } + 1
+            let records = batch.operations.map { operation -> Record in
+                switch operation {
+                case let .put(key, value, blobs, terms):
+                    return Record(key: key, sequence: sequence, value: value, blobs: blobs, terms: terms)
+                case let .delete(key):
+                    return Record(key: key, sequence: sequence, isTombstone: true)
+                }
+            }
+            let (bytes, pending) = try encodeTransaction(records, sequence: sequence, segmentID: w.segmentID, startingAt: w.segmentEnd)
+            try append(bytes, to: &w)
+            state.withLock { s in
+                for p in pending {
+                    s.index.apply(key: p.record.key, sequence: sequence, isTombstone: p.record.isTombstone, location: p.location, blobs: p.record.blobs, terms: p.record.terms)
+                    s.recordBytesBySegment[w.segmentID, default: 0] += Int64(p.location.recordLength)
+                }
+                s.lastSequence = sequence
+            }
+            w.segmentMinSequence = min(w.segmentMinSequence, sequence)
+            w.segmentMaxSequence = max(w.segmentMaxSequence, sequence)
+            counters.commits.add(1)
+            if w.segmentEnd >= Int64(options.segmentSizeLimit) {
+                try roll(&w)
+            }
+            return sequence
+        }
+    }
+
+    /// Encodes records into block frames of about `options.blockSize` raw bytes each,
+    /// then the commit frame (FORMAT.md §3.2–§3.4), computing every record's location.
+    func encodeTransaction(_ records: [Record], sequence: UInt64, segmentID: UInt32, startingAt start: Int64) throws -> ([UInt8], [PendingEntry]) {
+        var out: [UInt8] = []
+        var pending: [PendingEntry] = []
+        pending.reserveCapacity(records.count)
+        var frames = 0
+        var index = 0
+        while index < records.count {
+            var block = ByteWriter(capacity: options.blockSize + 256)
+            block.u32(0)
+            var inBlock: [(Record, Int, Int)] = []
+            while index < records.count {
+                let record = records[index]
+                let size = RecordCodec.encodedSize(value: record.value.count, blobs: record.blobs.count, terms: record.terms)
+                guard size + 4 <= Format.maxFramePayload, record.blobs.count <= Int(UInt16.max), record.terms.count <= Int(UInt16.max),
+                      record.terms.allSatisfy({ $0.value.count <= Int(UInt16.max) }) else {
+                    throw StrataError(.invalidArgument, "record \(record.key) is \(size) bytes, more than a frame holds (\(Format.maxFramePayload)); store large values as blobs", path: path)
+                }
+                if !inBlock.isEmpty && block.count + size > options.blockSize { break }
+                let offset = block.count
+                RecordCodec.encode(record, into: &block)
+                inBlock.append((record, offset, block.count - offset))
+                index += 1
+            }
+            block.patch(u32: UInt32(inBlock.count), at: 0)
+            let frameOffset = start + Int64(out.count)
+            let before = out.count
+            FrameCodec.append(type: .records, payload: block.bytes, compress: options.compressRecords, to: &out)
+            let frameLength = out.count - before
+            guard frameOffset + Int64(frameLength) < Int64(UInt32.max) else {
+                throw StrataError(.invalidArgument, "transaction too large for one segment", path: path)
+            }
+            for (record, offset, length) in inBlock {
+                pending.append(PendingEntry(record: record, location: RecordLocation(
+                    segment: segmentID, frameOffset: UInt32(frameOffset), frameLength: UInt32(frameLength),
+                    recordOffset: UInt32(offset), recordLength: UInt32(length))))
+            }
+            frames += 1
+        }
+        var commit = ByteWriter(capacity: 16)
+        commit.u64(sequence)
+        commit.u32(UInt32(records.count))
+        commit.u32(UInt32(frames))
+        FrameCodec.append(type: .commit, payload: commit.bytes, compress: false, to: &out)
+        return (out, pending)
+    }
+
+    /// Appends to the active segment and makes it as durable as the options ask.
+    /// Blobs the transaction references are fsynced first, so a durable commit never
+    /// points at blob bytes a crash could lose.
+    private func append(_ bytes: [UInt8], to w: inout WriterState) throws {
+        guard let file = w.segmentFile else { throw StrataError(.readOnly, "the store was opened read-only", path: path) }
+        let mustSync: Bool
+        switch options.durability {
+        case .everyCommit: mustSync = true
+        case let .periodic(milliseconds): mustSync = ContinuousClock.now - w.lastSync >= .milliseconds(milliseconds)
+        case .none: mustSync = false
+        }
+        if mustSync { try syncBlobs(&w) }
+        do {
+            try file.write(bytes, at: w.segmentEnd)
+        } catch {
+            // Take the partial bytes back so the next commit starts on a frame boundary;
+            // if even that fails, recovery will cut them at the next open.
+            do { try file.truncate(to: w.segmentEnd) } catch { fail(error) }
+            throw error
+        }
+        w.segmentEnd += Int64(bytes.count)
+        w.segmentDirty = true
+        counters.segmentBytesWritten.add(bytes.count)
+        if mustSync { try syncSegment(&w) }
+    }
+
+    func syncSegment(_ w: inout WriterState) throws {
+        guard w.segmentDirty, let file = w.segmentFile else { return }
+        do {
+            try file.sync()
+        } catch {
+            fail(error)
+            throw error
+        }
+        counters.syncs.add(1)
+        w.segmentDirty = false
+        w.lastSync = .now
+    }
+
+    func syncBlobs(_ w: inout WriterState) throws {
+        guard w.blobDirty, let file = w.blobFile else { return }
+        do {
+            try file.sync()
+        } catch {
+            fail(error)
+            throw error
+        }
+        counters.syncs.add(1)
+        w.blobDirty = false
+    }
+
+    /// Makes every commit so far durable (for `.periodic` and `.none` durability).
+    public func sync() throws {
+        try writer.withLock { w in
+            try checkWritable()
+            try syncBlobs(&w)
+            try syncSegment(&w)
+        }
+    }
+
+    /// Appends a blob to the blob area and returns its reference. Put the reference
+    /// in a record's `blobs` to keep it; a blob no committed record references is
+    /// garbage that compaction reclaims.
+    ///
+    /// - Throws: `.io` on a write failure, `.readOnly`.
+    public func writeBlob(_ bytes: [UInt8]) throws -> BlobRef {
+        try writer.withLock { w in
+            try checkWritable()
+            guard let file = w.blobFile else { throw StrataError(.readOnly, "the store was opened read-only", path: path) }
+            var stored = bytes
+            var flags: UInt32 = 0
+            if options.compressBlobs, bytes.count >= 256, let packed = bytes.withUnsafeBytes({ LZ4.compress($0) }) {
+                stored = packed
+                flags |= BlobFlags.lz4
+            }
+            let checksum = CRC32C.checksum(stored)
+            let header = BlobEntryHeader(flags: flags, storedLength: UInt64(stored.count), rawLength: UInt64(bytes.count), dataChecksum: checksum)
+            let offset = w.blobEnd
+            var entry = header.encoded()
+            entry.append(contentsOf: stored)
+            do {
+                try file.write(entry, at: offset)
+            } catch {
+                do { try file.truncate(to: offset) } catch { fail(error) }
+                throw error
+            }
+            w.blobEnd += Int64(entry.count)
+            w.blobDirty = true
+            counters.blobBytesWritten.add(entry.count)
+            counters.blobsWritten.add(1)
+            let ref = BlobRef(file: w.blobID, offset: UInt64(offset), length: UInt64(stored.count), checksum: checksum)
+            if w.blobEnd >= Int64(options.blobFileSizeLimit) { try rollBlobFile(&w) }
+            return ref
+        }
+    }
+
+    /// Replaces the caller's metadata (kept in the manifest) durably.
+    public func setMetadata(_ metadata: [String: [UInt8]]) throws {
+        try writer.withLock { _ in
+            try checkWritable()
+            var manifest = state.withLock { $0.manifest }
+            manifest.metadata = metadata
+            try writeManifest(manifest)
+        }
+    }
+
+    /// Writes a new manifest and installs it in memory. Called with the writer lock held.
+    func writeManifest(_ proposed: Manifest) throws {
+        var manifest = proposed
+        manifest.generation += 1
+        do {
+            try ManifestWriter(fileSystem: fileSystem, paths: paths).write(manifest)
+        } catch {
+            fail(error)
+            throw error
+        }
+        state.withLock { $0.manifest = manifest }
+    }
+
+    /// Makes everything durable, releases the write lock and closes files. Further
+    /// calls throw `.closed`.
+    public func close() throws {
+        let alreadyClosed = state.withLock { $0.isClosed }
+        if alreadyClosed { return }
+        var firstError: (any Error)?
+        writer.withLock { w in
+            if !options.readOnly && state.withLock({ $0.failure == nil }) {
+                do {
+                    try syncBlobs(&w)
+                    try syncSegment(&w)
+                } catch { firstError = error }
+            }
+            w.segmentFile = nil
+            w.blobFile = nil
+        }
+        let files = state.withLock { s -> [any StorageFile] in
+            s.isClosed = true
+            defer { s.segmentFiles = [:]; s.blobFiles = [:] }
+            return Array(s.segmentFiles.values) + Array(s.blobFiles.values)
+        }
+        for file in files { try? file.close() }
+        lockHandle?.unlock()
+        if let firstError { throw firstError }
+    }
+}

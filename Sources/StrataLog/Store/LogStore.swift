@@ -1,0 +1,116 @@
+import Logging
+import Synchronization
+
+/// A store directory: the append-only segment log, its blob area, manifest and hints.
+///
+/// `LogStore` is the storage engine under the object layer. It keeps versions of
+/// keyed records; a transaction (`WriteBatch`) becomes visible whole or not at all.
+/// It is `Sendable`: one writer at a time, readers on any thread, concurrently with
+/// writes and compaction.
+///
+/// ```swift
+/// let store = try LogStore.open(at: "/var/lib/app/Employees.strata")
+/// var batch = WriteBatch()
+/// batch.put(RecordKey(1), value: Array("Ada".utf8))
+/// try store.commit(batch)
+/// let record = try store.get(RecordKey(1))
+/// ```
+public final class LogStore: Sendable {
+    /// The store's directory.
+    public let path: String
+    public let options: LogStoreOptions
+    let paths: StorePaths
+    let fileSystem: any FileSystem
+    let logger: Logger
+    let counters = StatisticsCounters()
+    let lockHandle: (any FileLock)?
+    /// Short-held: index, open files, manifest, sequence. Never held during I/O on
+    /// the write path, so reads proceed while a commit fsyncs.
+    let state: Mutex<State>
+    /// Held for a whole commit, roll or manifest swap: one writer at a time.
+    let writer: Mutex<WriterState>
+    /// One compaction at a time.
+    let compactionGate = Mutex(false)
+
+    struct State: Sendable {
+        var index = KeyIndex()
+        var segmentFiles: [UInt32: any StorageFile] = [:]
+        var blobFiles: [UInt32: any StorageFile] = [:]
+        var manifest: Manifest
+        var lastSequence: UInt64 = 0
+        /// Bytes of all committed records per segment (superseded ones too).
+        var recordBytesBySegment: [UInt32: Int64] = [:]
+        /// Set when a write or fsync failed: the store is read-only until reopened.
+        var failure: StrataError?
+        var isClosed = false
+    }
+
+    struct WriterState: Sendable {
+        var segmentID: UInt32
+        var segmentFile: (any StorageFile)?
+        var segmentEnd: Int64
+        var segmentMinSequence: UInt64 = .max
+        var segmentMaxSequence: UInt64 = 0
+        var blobID: UInt32
+        var blobFile: (any StorageFile)?
+        var blobEnd: Int64
+        var blobDirty = false
+        var segmentDirty = false
+        var lastSync = ContinuousClock.now
+    }
+
+    init(path: String, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, lock: (any FileLock)?, state: State, writer: WriterState) {
+        self.path = path
+        self.paths = StorePaths(path)
+        self.options = options
+        self.fileSystem = fileSystem
+        self.logger = logger
+        self.lockHandle = lock
+        self.state = Mutex(state)
+        self.writer = Mutex(writer)
+    }
+
+    deinit {
+        lockHandle?.unlock()
+    }
+
+    /// What the engine has read and written since open or the last reset.
+    public var statistics: LogStatistics { counters.snapshot() }
+
+    /// Sets every statistics counter back to zero.
+    public func resetStatistics() { counters.reset() }
+
+    /// The store's unique id, fixed at creation.
+    public var storeID: [UInt8] { state.withLock { $0.manifest.storeID } }
+
+    /// The sequence number of the last committed transaction.
+    public var lastSequence: UInt64 { state.withLock { $0.lastSequence } }
+
+    /// The number of live (not deleted) keys.
+    public var count: Int { state.withLock { $0.index.count } }
+
+    /// The caller's metadata, kept in the manifest (the object layer stores the model hash here).
+    public var metadata: [String: [UInt8]] { state.withLock { $0.manifest.metadata } }
+
+    /// The on-disk format version of this store.
+    public var formatVersion: UInt32 { state.withLock { $0.manifest.version } }
+
+    func checkWritable() throws {
+        try state.withLock { s in
+            if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
+            if options.readOnly { throw StrataError(.readOnly, "the store was opened read-only", path: path) }
+            if let failure = s.failure {
+                throw StrataError(.readOnly, "the store is read-only after an earlier failure until reopened: \(failure.message)", path: failure.path ?? path, errno: failure.errno)
+            }
+        }
+    }
+
+    /// Records a write-path failure: the store refuses writes until reopened, because
+    /// after a failed fsync the kernel may have dropped dirty pages while a retried
+    /// fsync reports success (DESIGN.md, durability protocol).
+    func fail(_ error: any Error) {
+        let failure = (error as? StrataError) ?? StrataError(.io, "\(error)", path: path)
+        state.withLock { s in if s.failure == nil { s.failure = failure } }
+        logger.warning("store is read-only until reopened", metadata: ["path": "\(path)", "error": "\(failure)"])
+    }
+}

@@ -1,0 +1,38 @@
+/// How a `LogStore` opens and writes.
+public struct LogStoreOptions: Sendable {
+    /// When commits become durable.
+    public enum Durability: Sendable, Equatable {
+        /// fsync before `commit` returns: a returned commit survives power loss. The default.
+        case everyCommit
+        /// fsync at the first commit after `milliseconds` have passed since the last
+        /// fsync, on `sync()`, roll and close. A power loss may lose the commits of the
+        /// last interval, never a commit in part, and what survives is a prefix.
+        case periodic(milliseconds: Int)
+        /// fsync only on `sync()`, roll and close: the fastest, for bulk loads that can
+        /// be redone. What survives a power loss is still a prefix of the commits.
+        case none
+    }
+
+    public var durability: Durability = .everyCommit
+    /// Open without the write lock; writes throw `.readOnly`. Torn tails are ignored, not truncated.
+    public var readOnly = false
+    /// Create the store when the directory holds none.
+    public var createIfMissing = true
+    /// The active segment is sealed and a new one started past this size.
+    public var segmentSizeLimit = 64 << 20
+    /// The active blob file is sealed and a new one started past this size.
+    public var blobFileSizeLimit = 256 << 20
+    /// Records are packed into blocks of about this many raw bytes before compression.
+    public var blockSize = 16 << 10
+    /// LZ4-compress record blocks when it saves an eighth or more.
+    public var compressRecords = true
+    /// LZ4-compress blobs when it saves an eighth or more (incompressible ones stay as they are).
+    public var compressBlobs = true
+    /// Segments whose superseded bytes exceed this share are compacted.
+    public var compactionGarbageRatio = 0.3
+    /// Compaction rewrites input segments in groups of about this many bytes, swapping
+    /// the manifest after each group, so its memory and its crash window stay bounded.
+    public var compactionBatchBytes = 64 << 20
+
+    public init() {}
+}
