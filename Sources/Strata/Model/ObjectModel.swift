@@ -27,6 +27,32 @@ import Foundation
 /// A model is a value: it validates itself when built (every initializer throws a
 /// ``StrataError`` with code `invalidModel` naming the entity and property at fault), and
 /// never changes afterwards. Its ``versionHash`` identifies what it means for storage.
+///
+/// ## Topics
+///
+/// ### Building
+/// - ``init(version:_:)``
+/// - ``init(version:entities:)``
+/// - ``init(jsonData:)``
+/// - ``init(contentsOf:)``
+///
+/// ### Entities
+/// - ``entities``
+/// - ``entity(named:)``
+/// - ``entitiesByName``
+/// - ``rootEntities``
+/// - ``subentities(of:transitively:)``
+///
+/// ### Identity
+/// - ``versionIdentifier``
+/// - ``versionHash``
+/// - ``entityVersionHashes``
+/// - ``indexHash``
+/// - ``canonicalDescription``
+///
+/// ### Writing
+/// - ``jsonData()``
+/// - ``write(to:)``
 public struct ObjectModel: Sendable, Hashable {
     /// A name for this version of the model ("1", "2024-05", "v3"), for people and for
     /// migration plans. It does not count in ``versionHash``.
@@ -105,10 +131,13 @@ public struct ObjectModel: Sendable, Hashable {
     /// The entities without a parent, sorted by name.
     public var rootEntities: [EntityDescription] { entities.filter { $0.parentName == nil } }
 
+    /// Models are equal when their version identifiers and entities (declared
+    /// properties in declaration order included) are equal.
     public static func == (lhs: ObjectModel, rhs: ObjectModel) -> Bool {
         lhs.versionIdentifier == rhs.versionIdentifier && lhs.entities == rhs.entities
     }
 
+    /// Hashes the version identifier and the version hash, which equal models share.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(versionIdentifier)
         hasher.combine(versionHash)

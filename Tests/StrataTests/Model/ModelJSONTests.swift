@@ -131,6 +131,20 @@ struct ModelJSONTests {
             == .date(Date(timeIntervalSince1970: 946_684_800.5)))
     }
 
+    /// The example in docs/MODEL.md must stay a valid model file.
+    @Test func documentedExampleReads() throws {
+        let docs = ModelTestSupport.fixturesDirectory
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/MODEL.md")
+        let text = try String(contentsOf: docs, encoding: .utf8)
+        let start = try #require(text.range(of: "### Example\n\n```json\n"))
+        let end = try #require(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
+        let model = try ObjectModel(jsonData: Data(text[start.upperBound..<end.lowerBound].utf8))
+        #expect(model.entities.map(\.name) == ["Badge", "Department", "Employee"])
+        #expect(model.entity(named: "Employee")?.attributesByName["hired"]?.defaultValue
+            == .date(Date(timeIntervalSince1970: 1_704_067_200)))
+    }
+
     @Test func contentsOfAndWrite() throws {
         let directory = try TemporaryDirectory("model-json")
         defer { directory.remove() }
