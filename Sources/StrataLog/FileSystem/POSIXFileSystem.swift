@@ -27,8 +27,12 @@ public struct POSIXFileSystem: FileSystem {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             prefix += "/" + component
-            if mkdir(prefix, 0o755) != 0 && Glibc.errno != EEXIST {
-                throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "cannot create directory", path: prefix)
+            if mkdir(prefix, 0o755) != 0 {
+                let code = Glibc.errno
+                // EEXIST is success only when what exists is a directory, not a file in the way.
+                if code != EEXIST || !isDirectory(prefix) {
+                    throw StrataError.fromErrno(Errno(rawValue: code), "cannot create directory", path: prefix)
+                }
             }
         }
     }
@@ -123,7 +127,14 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
         if !isClosed { try? fd.close() }
     }
 
+    /// A closed descriptor's number is soon reused by another open: without this
+    /// check a stale handle would read or write someone else's file.
+    private func checkOpen() throws {
+        if isClosed { throw StrataError.fromErrno(.badFileDescriptor, "the file is closed", path: path) }
+    }
+
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        try checkOpen()
         var total = 0
         while total < buffer.count {
             let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[total...])
@@ -140,6 +151,7 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        try checkOpen()
         var total = 0
         while total < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[total...])
@@ -152,6 +164,7 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
     }
 
     func size() throws -> Int64 {
+        try checkOpen()
         do {
             return try fd.seek(offset: 0, from: .end)
         } catch let errno as Errno {
@@ -160,12 +173,14 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
     }
 
     func truncate(to size: Int64) throws {
+        try checkOpen()
         if ftruncate(fd.rawValue, off_t(size)) != 0 {
             throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "truncate failed", path: path, offset: size)
         }
     }
 
     func sync() throws {
+        try checkOpen()
         if fsync(fd.rawValue) != 0 {
             throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "fsync failed", path: path)
         }
