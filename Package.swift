@@ -53,7 +53,7 @@ let package = Package(
         ),
         .target(
             name: "StrataTestSupport",
-            dependencies: ["StrataLog"],
+            dependencies: ["StrataLog", .product(name: "Logging", package: "swift-log")],
             path: "Tests/StrataTestSupport"
         ),
         .testTarget(

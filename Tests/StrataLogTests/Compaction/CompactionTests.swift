@@ -1,0 +1,160 @@
+import Testing
+import Foundation
+import Logging
+import StrataTestSupport
+@testable import StrataLog
+
+@Suite struct CompactionTests {
+    static func directoryBytes(_ path: String) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: path).reduce(0) { $0 + (try FileBytes.size(path + "/" + $1)) }
+    }
+
+    @Test func compactionShrinksTheStoreAndKeepsEveryLiveValue() throws {
+        let dir = try TemporaryDirectory("compact")
+        defer { dir.remove() }
+        var options = LogStoreOptions()
+        options.segmentSizeLimit = 16 << 10
+        options.compactionBatchBytes = 40 << 10 // several groups, several swaps
+        var expected: [UInt64: [UInt8]] = [:]
+        do {
+            let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+            for round in 0..<8 {
+                var batch = WriteBatch()
+                for key in UInt64(0)..<300 {
+                    if round == 7 && key % 4 == 0 {
+                        batch.delete(RecordKey(key))
+                        expected[key] = nil
+                    } else if round < 7 || key % 3 == 0 {
+                        let value = LogFixtures.value(key, version: round, size: 80)
+                        batch.put(RecordKey(key), value: value)
+                        expected[key] = value
+                    }
+                }
+                try store.commit(batch)
+            }
+            let before = try Self.directoryBytes(dir.appending("segments"))
+            let report = try store.compact()
+            let after = try Self.directoryBytes(dir.appending("segments"))
+            #expect(report.segmentsCompacted > 1)
+            #expect(after < before / 3, "\(report)")
+            #expect(store.statistics.compactions == 1)
+            for key in UInt64(0)..<300 { #expect(try store.get(RecordKey(key))?.value == expected[key]) }
+            #expect(try store.verify().isSound)
+            try store.close()
+        }
+        let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+        defer { try? store.close() }
+        #expect(store.count == expected.count)
+        for key in UInt64(0)..<300 { #expect(try store.get(RecordKey(key))?.value == expected[key], "key \(key)") }
+        #expect(try store.verify().isSound)
+    }
+
+    @Test func blobGarbageIsReclaimedAndLiveBlobsReadBack() throws {
+        let dir = try TemporaryDirectory("blobgc")
+        defer { dir.remove() }
+        var options = LogStoreOptions()
+        options.blobFileSizeLimit = 64 << 10
+        let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+        var photos: [UInt64: [UInt8]] = [:]
+        for key in UInt64(0)..<40 {
+            let photo = LogFixtures.noise(8 << 10, seed: key)
+            let ref = try store.writeBlob(photo)
+            var batch = WriteBatch()
+            batch.put(RecordKey(key), value: [UInt8(key)], blobs: [ref])
+            try store.commit(batch)
+            photos[key] = photo
+        }
+        var deletes = WriteBatch()
+        for key in UInt64(0)..<40 where key % 5 != 0 {
+            deletes.delete(RecordKey(key))
+            photos[key] = nil
+        }
+        try store.commit(deletes)
+        let before = try Self.directoryBytes(dir.appending("blobs"))
+        let report = try store.compact()
+        let after = try Self.directoryBytes(dir.appending("blobs"))
+        #expect(report.blobFilesCollected > 0, "\(report)")
+        #expect(after < before / 2, "blob bytes \(before) → \(after)")
+        for (key, photo) in photos {
+            let record = try #require(try store.get(RecordKey(key)))
+            #expect(try store.readBlob(record.blobs[0]) == photo)
+        }
+        try store.close()
+        let reopened = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+        defer { try? reopened.close() }
+        for (key, photo) in photos {
+            let record = try #require(try reopened.get(RecordKey(key)))
+            #expect(try reopened.readBlob(record.blobs[0]) == photo)
+        }
+        #expect(try reopened.verify().isSound)
+    }
+
+    @Test func deletedKeysStayDeletedAfterCompactionAndReopen() throws {
+        let dir = try TemporaryDirectory("tombstones")
+        defer { dir.remove() }
+        var options = LogStoreOptions()
+        options.segmentSizeLimit = 4 << 10
+        do {
+            let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+            for key in UInt64(0)..<100 {
+                var batch = WriteBatch()
+                batch.put(RecordKey(key), value: LogFixtures.value(key, size: 60))
+                try store.commit(batch)
+            }
+            // Compact only part of the log first: tombstones must survive while older
+            // versions remain in segments that were not rewritten.
+            for key in UInt64(0)..<100 where key % 2 == 0 {
+                var batch = WriteBatch()
+                batch.delete(RecordKey(key))
+                try store.commit(batch)
+            }
+            try store.compact()
+            try store.compact(force: true)
+            #expect(store.count == 50)
+            try store.close()
+        }
+        let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+        defer { try? store.close() }
+        #expect(store.count == 50)
+        for key in UInt64(0)..<100 { #expect(store.contains(RecordKey(key)) == (key % 2 == 1)) }
+    }
+
+    @Test func readersAndWritersKeepWorkingDuringCompaction() async throws {
+        let dir = try TemporaryDirectory("concurrent-compact")
+        defer { dir.remove() }
+        var options = LogStoreOptions()
+        options.segmentSizeLimit = 8 << 10
+        options.durability = .none
+        let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+        for round in 0..<4 {
+            var batch = WriteBatch()
+            for key in UInt64(0)..<200 { batch.put(RecordKey(key), value: LogFixtures.value(key, version: round, size: 64)) }
+            try store.commit(batch)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for _ in 0..<5 { try store.compact(force: true) }
+            }
+            group.addTask {
+                for i in 0..<3000 {
+                    let key = UInt64(i % 200)
+                    let value = try store.get(RecordKey(key))?.value
+                    #expect(value != nil)
+                }
+            }
+            group.addTask {
+                for i in 0..<200 {
+                    var batch = WriteBatch()
+                    batch.put(RecordKey(UInt64(i)), value: LogFixtures.value(UInt64(i), version: 99, size: 64))
+                    try store.commit(batch)
+                }
+            }
+            try await group.waitForAll()
+        }
+        for key in UInt64(0)..<200 {
+            #expect(try store.get(RecordKey(key))?.value == LogFixtures.value(key, version: 99, size: 64))
+        }
+        #expect(try store.verify().isSound)
+        try store.close()
+    }
+}
