@@ -58,8 +58,10 @@ struct InMemoryFileContents: Sendable {
         let keep = max(0, min(current.count - base.count, unsyncedBytes))
         if snapshot == nil {
             current.removeSubrange((base.count + keep)...)
-        } else {
+        } else if keep > 0 {
             current = base + current[base.count..<(base.count + keep)]
+        } else {
+            current = base
         }
         sync()
     }

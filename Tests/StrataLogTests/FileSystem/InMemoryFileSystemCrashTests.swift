@@ -43,6 +43,29 @@ import Testing
         #expect(fs.bytes(of: "/db/f") == [1, 2, 3, 4])
     }
 
+    @Test(arguments: [0, 2, 100])
+    func aFileCutBelowItsDurableLengthComesBackWhole(keeping unsyncedBytes: Int) throws {
+        let fs = try makeStore()
+        let file = try fs.open("/db/f", mode: .create)
+        try fs.syncDirectory("/db")
+        try file.write([1, 2, 3, 4], at: 0)
+        try file.sync()
+        try file.truncate(to: 1)
+        fs.crash(keepingUnsyncedBytes: unsyncedBytes)
+        #expect(fs.bytes(of: "/db/f") == [1, 2, 3, 4])
+    }
+
+    @Test func aTornAppendAfterAnUnsyncedOverwriteKeepsTheDurableBytes() throws {
+        let fs = try makeStore()
+        let file = try fs.open("/db/f", mode: .create)
+        try fs.syncDirectory("/db")
+        try file.write([1, 2], at: 0)
+        try file.sync()
+        try file.write([9, 9, 3, 4, 5], at: 0)
+        fs.crash(keepingUnsyncedBytes: 2)
+        #expect(fs.bytes(of: "/db/f") == [1, 2, 3, 4])
+    }
+
     @Test func aFileWhoseDirectoryWasNeverSyncedIsLost() throws {
         let fs = try makeStore()
         let file = try fs.open("/db/segments/000001.seg", mode: .create)
