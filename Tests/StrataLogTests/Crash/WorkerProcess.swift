@@ -1,0 +1,86 @@
+import Foundation
+@testable import StrataCrashWorker
+
+/// One run of the `StrataCrashWorker` executable, built beside the test bundle.
+final class WorkerProcess {
+    /// What a killed run printed.
+    struct Outcome {
+        /// The transaction the worker started at (`READY n`), nil if killed before.
+        var start: UInt64?
+        /// `ACK n` lines, in order.
+        var acknowledged: [UInt64]
+        /// Lines that are neither (a torn last line is dropped by the collector).
+        var unexpected: [String]
+        var diedOfSIGKILL: Bool
+        var termination: String
+        var stderr: String
+    }
+
+    private let process = Process()
+    private let stdoutPipe = Pipe()
+    private let stderrPipe = Pipe()
+    let stdout: OutputCollector
+    let stderr: OutputCollector
+
+    init(mode: CrashWorker.Mode, store: String, seed: UInt64) throws {
+        process.executableURL = try Self.executableURL()
+        process.arguments = [mode.rawValue, store, String(seed)]
+        process.standardOutput = stdoutPipe
+        process.standardError = stderrPipe
+        stdout = OutputCollector(reading: stdoutPipe.fileHandleForReading.fileDescriptor)
+        stderr = OutputCollector(reading: stderrPipe.fileHandleForReading.fileDescriptor)
+        try process.run()
+    }
+
+    /// SIGKILL: no handler, no flush, no atexit — the closest a test gets to pulling the plug
+    /// on the process (the kernel keeps what it was given, so this tests the protocol's
+    /// ordering, not fsync itself).
+    func killAndCollect() -> Outcome {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        // Both write ends are gone with the child, so the readers reach end of file.
+        _ = stdout.waitForEnd(timeout: .seconds(10))
+        _ = stderr.waitForEnd(timeout: .seconds(10))
+        var outcome = Outcome(start: nil, acknowledged: [], unexpected: [],
+                              diedOfSIGKILL: process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
+                              termination: "\(process.terminationReason == .uncaughtSignal ? "signal" : "exit status") \(process.terminationStatus)",
+                              stderr: stderr.text)
+        for line in stdout.lines {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, parts[0] == "ACK", let n = UInt64(parts[1]) {
+                outcome.acknowledged.append(n)
+            } else if parts.count == 2, parts[0] == "READY", let n = UInt64(parts[1]) {
+                outcome.start = n
+            } else {
+                outcome.unexpected.append(line)
+            }
+        }
+        return outcome
+    }
+
+    /// The worker sits in the build products directory beside the test executable
+    /// (Linux: `.build/debug/StrataPackageTests.xctest` next to `StrataCrashWorker`;
+    /// macOS: the `.xctest` bundle next to it). `STRATA_CRASH_WORKER` overrides.
+    static func executableURL() throws -> URL {
+        let fileManager = FileManager.default
+        if let path = ProcessInfo.processInfo.environment["STRATA_CRASH_WORKER"] {
+            return URL(fileURLWithPath: path)
+        }
+        var directories: [URL] = []
+        if let exe = try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            directories.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
+        }
+        if let first = CommandLine.arguments.first {
+            directories.append(URL(fileURLWithPath: first).resolvingSymlinksInPath().deletingLastPathComponent())
+        }
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            directories.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        directories.append(Bundle.main.bundleURL)
+        for directory in directories {
+            let candidate = directory.appendingPathComponent("StrataCrashWorker")
+            if fileManager.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        throw WorkerFailure("StrataCrashWorker not found beside the tests in \(directories.map(\.path)); build with --build-tests or set STRATA_CRASH_WORKER")
+    }
+}
