@@ -18,3 +18,18 @@ extension Predicate {
     }
 
 }
+
+extension Predicate {
+    /// A key path operand, so that a method chain reads where a `Predicate` is
+    /// expected: `let p: Predicate = .key("name").beginsWith("jo")`.
+    public static func key(_ path: String) -> KeyPathExpression { .key(path) }
+
+    /// `ANY path`, for method chains: `.any("employees.name").beginsWith("B")`.
+    public static func any(_ path: String) -> KeyPathExpression { .any(path) }
+
+    /// `ALL path`, for method chains: `.all("employees.name").like("?*")`.
+    public static func all(_ path: String) -> KeyPathExpression { .all(path) }
+
+    /// `NONE path`, for method chains: `.none("employees.name").contains("x")`.
+    public static func none(_ path: String) -> KeyPathExpression { .none(path) }
+}
