@@ -26,8 +26,8 @@ struct CrashWorker {
     }
 
     /// Opens the store the previous round's kill left, the way both processes do.
-    static func openStore(at path: String) throws -> LogStore {
-        try LogStore.open(at: path, options: CrashWorkload.options(), logger: logger())
+    static func openStore(at path: String, logger: Logger = logger()) throws -> LogStore {
+        try LogStore.open(at: path, options: CrashWorkload.options(), logger: logger)
     }
 
     /// The last transaction a store holds, read from the counter key: 0 for a new store.

@@ -19,10 +19,15 @@ struct CrashRounds {
     /// waiting, so some kills land in open: recovery's truncations and roll finishing.
     var earlyKillEvery = 6
 
-    struct Summary {
+    struct Summary: CustomStringConvertible {
         var acknowledged = 0
         var inFlightLanded = 0
         var lastTransaction: UInt64 = 0
+        var hintWarnings = 0
+
+        var description: String {
+            "\(acknowledged) transactions acknowledged, the one in flight landed after \(inFlightLanded) kills, store at transaction \(lastTransaction), \(hintWarnings) hint warnings from verify"
+        }
     }
 
     func run() throws -> Summary {
@@ -54,9 +59,16 @@ struct CrashRounds {
             guard check(outcome, model: model, context: context + ", killed after \(delay) ms") else { return summary }
 
             let acknowledged = outcome.acknowledged.last ?? model.applied
-            let store = try CrashWorker.openStore(at: storePath)
+            let store: LogStore
+            let last: UInt64
+            do {
+                store = try CrashWorker.openStore(at: storePath, logger: .quiet)
+                last = try CrashWorker.lastTransaction(in: store)
+            } catch {
+                Issue.record("store does not open after the kill: \(error) — \(context)")
+                return summary
+            }
             defer { try? store.close() }
-            let last = try CrashWorker.lastTransaction(in: store)
             guard last == acknowledged || last == acknowledged + 1 else {
                 Issue.record("store holds transactions 1…\(last) but 1…\(acknowledged) were acknowledged — \(context)")
                 return summary
@@ -67,6 +79,12 @@ struct CrashRounds {
                 Issue.record("store differs from transactions 1…\(last) (acknowledged \(acknowledged)):\n\(problems.joined(separator: "\n")) — \(context)")
                 return summary
             }
+            let report = try store.verify()
+            guard report.isSound else {
+                Issue.record("verify after the kill: \(report) — \(context)")
+                return summary
+            }
+            summary.hintWarnings += report.warnings.count
             try store.close()
             summary.acknowledged += outcome.acknowledged.count
             summary.inFlightLanded += last > acknowledged ? 1 : 0
@@ -103,14 +121,16 @@ struct CrashRounds {
     /// the state, and so must the reopen after it (hints and manifest it wrote).
     private func checkAfterCleanCompaction(_ path: String, model: CrashModel) throws {
         do {
-            let store = try CrashWorker.openStore(at: path)
+            let store = try CrashWorker.openStore(at: path, logger: .quiet)
             defer { try? store.close() }
             try store.compact(force: true)
             let problems = model.differences(from: store)
+            let report = try store.verify()
+            #expect(report.isSound, "verify after a clean compaction: \(report)")
             #expect(problems.isEmpty, "after a clean compaction: \(problems.joined(separator: "\n"))")
             try store.close()
         }
-        let store = try CrashWorker.openStore(at: path)
+        let store = try CrashWorker.openStore(at: path, logger: .quiet)
         defer { try? store.close() }
         let problems = model.differences(from: store)
         #expect(problems.isEmpty, "after reopening the compacted store: \(problems.joined(separator: "\n"))")

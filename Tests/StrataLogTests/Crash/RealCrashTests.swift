@@ -10,12 +10,14 @@ import StrataTestSupport
 @Suite(.serialized) struct RealCrashTests {
     @Test func killedWriterKeepsEveryAcknowledgedTransactionAndNoPartOfOthers() throws {
         let summary = try CrashRounds(mode: .write, rounds: 25).run()
+        print("real-crash write mode, 25 rounds: \(summary)")
         // Guards against a vacuous pass: the rounds must actually have written.
         #expect(summary.acknowledged >= 25, "only \(summary.acknowledged) transactions acknowledged in 25 rounds")
     }
 
     @Test func killedWriterWhileCompactingKeepsEveryAcknowledgedTransaction() throws {
         let summary = try CrashRounds(mode: .compact, rounds: 15).run()
+        print("real-crash compact mode, 15 rounds: \(summary)")
         #expect(summary.acknowledged >= 15, "only \(summary.acknowledged) transactions acknowledged in 15 rounds")
     }
 
@@ -38,6 +40,8 @@ import StrataTestSupport
             }
         }
         #expect(try CrashWorker.lastTransaction(in: store) == 40)
+        let report = try store.verify()
+        #expect(report.isSound, "\(report)")
         var ahead = model
         ahead.advance(to: 41)
         #expect(!ahead.differences(from: store).isEmpty)
