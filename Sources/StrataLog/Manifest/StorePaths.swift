@@ -9,6 +9,11 @@ struct StorePaths: Sendable {
     }
 
     var manifest: String { root + "/MANIFEST" }
+    /// The directory that holds the store directory.
+    var parent: String {
+        guard let slash = root.lastIndex(of: "/") else { return "." }
+        return slash == root.startIndex ? "/" : String(root[..<slash])
+    }
     var manifestTemp: String { root + "/MANIFEST.tmp" }
     var lock: String { root + "/LOCK" }
     var segments: String { root + "/segments" }

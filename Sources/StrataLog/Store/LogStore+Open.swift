@@ -55,7 +55,11 @@ extension LogStore {
         try createFile(paths.blob(blob), magic: Format.blobMagic, id: blob, storeID: manifest.storeID, fileSystem: fileSystem).close()
         try fileSystem.syncDirectory(paths.segments)
         try fileSystem.syncDirectory(paths.blobs)
+        try fileSystem.syncDirectory(paths.index)
         try fileSystem.syncDirectory(paths.root)
+        // The store directory itself is an entry of its parent: without this a power
+        // loss can take the whole new store away after its first commits were acknowledged.
+        try fileSystem.syncDirectory(paths.parent)
         manifest.segments = [.init(id: segment, state: .active, minSequence: 0, maxSequence: 0)]
         manifest.blobFiles = [.init(id: blob, state: .active)]
         try ManifestWriter(fileSystem: fileSystem, paths: paths).write(manifest)
