@@ -49,7 +49,8 @@ extension LogStore {
                 guard let file = s.blobFiles[info.id] else { continue }
                 let size = (try file.size()) - Int64(Format.blobHeaderSize)
                 let live = s.index.liveBytesByBlobFile[info.id] ?? 0
-                if size > 0 && Double(size - live) / Double(size) > threshold { collect.insert(info.id) }
+                let pinned = (s.pendingBlobFiles[info.id] ?? 0) > 0
+                if size > 0 && !pinned && Double(size - live) / Double(size) > threshold { collect.insert(info.id) }
             }
             var inputs = Set<UInt32>()
             for info in s.manifest.segments where info.state == .sealed {
@@ -213,6 +214,7 @@ extension LogStore {
             let (stillReferenced, sizes) = state.withLock { s -> (Set<UInt32>, [UInt32: Int64]) in
                 var referenced = Set<UInt32>()
                 for refs in s.index.blobs.values { for ref in refs where collect.contains(ref.file) { referenced.insert(ref.file) } }
+                for (file, count) in s.pendingBlobFiles where count > 0 { referenced.insert(file) }
                 var sizes: [UInt32: Int64] = [:]
                 for id in collect { sizes[id] = (try? s.blobFiles[id]?.size()) ?? 0 }
                 return (referenced, sizes)

@@ -18,7 +18,17 @@ extension LogStore {
         if batch.isEmpty { return lastSequence }
         return try writer.withLock { w in
             try checkWritable()
-            let sequence = state.withLock { $0.lastSequence } + 1
+            let (sequence, missing) = state.withLock { s -> (UInt64, BlobRef?) in
+                for operation in batch.operations {
+                    if case let .put(_, _, blobs, _) = operation, let bad = blobs.first(where: { s.blobFiles[$0.file] == nil }) {
+                        return (0, bad)
+                    }
+                }
+                return (s.lastSequence + 1, nil)
+            }
+            if let missing {
+                throw StrataError(.invalidArgument, "a record references \(missing), in a blob file this store does not have", path: paths.blob(missing.file))
+            }
             let records = batch.operations.map { operation -> Record in
                 switch operation {
                 case let .put(key, value, blobs, terms):
@@ -31,6 +41,7 @@ extension LogStore {
             try append(bytes, to: &w)
             state.withLock { s in
                 for p in pending {
+                    for blob in p.record.blobs { s.releasePendingBlob(blob) }
                     s.index.apply(key: p.record.key, sequence: sequence, isTombstone: p.record.isTombstone, location: p.location, blobs: p.record.blobs, terms: p.record.terms)
                     s.recordBytesBySegment[w.segmentID, default: 0] += Int64(p.location.recordLength)
                 }
@@ -185,6 +196,10 @@ extension LogStore {
             counters.blobBytesWritten.add(entry.count)
             counters.blobsWritten.add(1)
             let ref = BlobRef(file: w.blobID, offset: UInt64(offset), length: UInt64(stored.count), checksum: checksum)
+            state.withLock { s in
+                s.pendingBlobs[ref, default: 0] += 1
+                s.pendingBlobFiles[ref.file, default: 0] += 1
+            }
             if w.blobEnd >= Int64(options.blobFileSizeLimit) { try rollBlobFile(&w) }
             return ref
         }
@@ -237,5 +252,16 @@ extension LogStore {
         for file in files { try? file.close() }
         lockHandle?.unlock()
         if let firstError { throw firstError }
+    }
+}
+
+extension LogStore.State {
+    /// A commit referenced this blob: it is now live (or garbage) by the index's account.
+    mutating func releasePendingBlob(_ blob: BlobRef) {
+        guard let count = pendingBlobs[blob] else { return }
+        if count <= 1 { pendingBlobs[blob] = nil } else { pendingBlobs[blob] = count - 1 }
+        if let files = pendingBlobFiles[blob.file] {
+            pendingBlobFiles[blob.file] = files <= 1 ? nil : files - 1
+        }
     }
 }

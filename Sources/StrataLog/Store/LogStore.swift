@@ -40,6 +40,11 @@ public final class LogStore: Sendable {
         var lastSequence: UInt64 = 0
         /// Bytes of all committed records per segment (superseded ones too).
         var recordBytesBySegment: [UInt32: Int64] = [:]
+        /// Blobs written but not yet referenced by a commit, per blob file. Compaction
+        /// must not collect a file that holds one: the commit that references it may
+        /// be on its way. A blob never committed pins its file until the store reopens.
+        var pendingBlobs: [BlobRef: Int] = [:]
+        var pendingBlobFiles: [UInt32: Int] = [:]
         /// Set when a write or fsync failed: the store is read-only until reopened.
         var failure: StrataError?
         var isClosed = false
