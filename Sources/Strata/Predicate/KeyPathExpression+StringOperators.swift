@@ -67,12 +67,3 @@ extension KeyPathExpression {
     /// `!= nil`.
     public var isNotNil: Predicate { compare(.notEqualTo, Value.null) }
 }
-
-extension StringComparisonOptions {
-    /// Options from the two flags the builder methods take.
-    init(caseInsensitive: Bool, diacriticInsensitive: Bool) {
-        self = []
-        if caseInsensitive { insert(.caseInsensitive) }
-        if diacriticInsensitive { insert(.diacriticInsensitive) }
-    }
-}

@@ -70,7 +70,7 @@ extension PredicateComparison {
 
     /// The right side as the operator needs it: a collection for `IN`, two bounds
     /// for `BETWEEN`, one operand otherwise.
-    private func rightSide(_ right: ResolvedExpression) throws -> [PredicateOperand] {
+    private func rightSide(_ right: PredicateResolvedExpression) throws -> [PredicateOperand] {
         switch op {
         case .in:
             return right.operands
@@ -93,18 +93,18 @@ extension PredicateComparison {
     private func test(_ left: PredicateOperand, _ right: [PredicateOperand]) throws -> Bool {
         switch op {
         case .in:
-            return right.contains { ValueComparison.equal(left, $0, options: options) }
+            return right.contains { PredicateValueComparison.equal(left, $0, options: options) }
         case .between:
-            let lower = try ValueComparison.order(left, right[0], options: options, context: self)
-            let upper = try ValueComparison.order(left, right[1], options: options, context: self)
+            let lower = try PredicateValueComparison.order(left, right[0], options: options, context: self)
+            let upper = try PredicateValueComparison.order(left, right[1], options: options, context: self)
             guard let lower, let upper else { return false }
             return lower != .orderedAscending && upper != .orderedDescending
         case .equalTo:
-            return ValueComparison.equal(left, right[0], options: options)
+            return PredicateValueComparison.equal(left, right[0], options: options)
         case .notEqualTo:
-            return !ValueComparison.equal(left, right[0], options: options)
+            return !PredicateValueComparison.equal(left, right[0], options: options)
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
-            guard let order = try ValueComparison.order(left, right[0], options: options, context: self) else { return false }
+            guard let order = try PredicateValueComparison.order(left, right[0], options: options, context: self) else { return false }
             switch op {
             case .lessThan: return order == .orderedAscending
             case .lessThanOrEqualTo: return order != .orderedDescending
@@ -112,14 +112,14 @@ extension PredicateComparison {
             default: return order != .orderedAscending
             }
         case .beginsWith, .endsWith, .contains, .like, .matches:
-            return try StringMatching.test(op, left, right[0], options: options, context: self)
+            return try PredicateStringMatching.test(op, left, right[0], options: options, context: self)
         }
     }
 }
 
 extension PredicateExpression {
     /// Evaluates the expression against a subject.
-    func resolve(_ subject: any PredicateSubject) throws -> ResolvedExpression {
+    func resolve(_ subject: any PredicateSubject) throws -> PredicateResolvedExpression {
         switch self {
         case .constant(let value):
             return .single(.value(value))
@@ -128,9 +128,9 @@ extension PredicateExpression {
         case .variable(let name):
             throw PredicateVariables.unboundError(name)
         case .keyPath(let path):
-            return try KeyPathWalk.resolve(keyPathComponents, of: subject, path: path)
+            return try PredicateKeyPathWalk.resolve(keyPathComponents, of: subject, path: path)
         case .count(let path):
-            let resolved = try KeyPathWalk.resolve(keyPathComponents, of: subject, path: path)
+            let resolved = try PredicateKeyPathWalk.resolve(keyPathComponents, of: subject, path: path)
             switch resolved {
             case .many(let operands):
                 return .single(.value(.int(Int64(operands.count(where: { !$0.isNull })))))

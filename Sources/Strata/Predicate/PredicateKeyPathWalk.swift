@@ -1,12 +1,12 @@
 /// Follows a key path from a subject, key by key, through to-one and to-many
 /// relationships, as key-value coding's `value(forKeyPath:)` does.
-enum KeyPathWalk {
+enum PredicateKeyPathWalk {
     /// The operands at the end of the key path: a single one, or many when the
     /// path passes through a to-many relationship.
     ///
     /// - Throws: `StrataError` `.unknownKeyPath` when the path continues past an
     ///   attribute, or whatever the subject throws for an unknown key.
-    static func resolve(_ components: [String], of subject: any PredicateSubject, path: String) throws -> ResolvedExpression {
+    static func resolve(_ components: [String], of subject: any PredicateSubject, path: String) throws -> PredicateResolvedExpression {
         var frontier: [any PredicateSubject] = [subject]
         var isMany = false
         var results: [PredicateOperand] = []

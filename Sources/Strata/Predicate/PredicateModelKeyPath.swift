@@ -1,6 +1,6 @@
 /// A key path resolved against a model: where it ends and whether it passes
 /// through a to-many relationship.
-struct ModelKeyPath {
+struct PredicateModelKeyPath {
     /// What the last component names.
     enum Terminal {
         case attribute(AttributeDescription)
@@ -24,7 +24,7 @@ struct ModelKeyPath {
     /// - Throws: `StrataError` `.unknownKeyPath` (context `entity`, `keyPath`) for a
     ///   component the entity does not have, a component after an attribute, or a
     ///   relationship whose destination the model does not hold.
-    static func resolve(_ path: String, from entity: EntityDescription, in model: ObjectModel) throws -> ModelKeyPath {
+    static func resolve(_ path: String, from entity: EntityDescription, in model: ObjectModel) throws -> PredicateModelKeyPath {
         let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         var current = entity
         var toMany: String?
@@ -38,7 +38,7 @@ struct ModelKeyPath {
                         context: ["entity": current.name, "keyPath": path]
                     )
                 }
-                return ModelKeyPath(
+                return PredicateModelKeyPath(
                     path: path, entityName: entity.name, terminalEntityName: current.name,
                     terminal: .attribute(attribute), toManyRelationship: toMany)
             }
@@ -51,7 +51,7 @@ struct ModelKeyPath {
             }
             if relationship.isToMany, toMany == nil { toMany = "\(current.name).\(key)" }
             if isLast {
-                return ModelKeyPath(
+                return PredicateModelKeyPath(
                     path: path, entityName: entity.name, terminalEntityName: current.name,
                     terminal: .relationship(relationship), toManyRelationship: toMany)
             }

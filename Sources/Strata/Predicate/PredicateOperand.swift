@@ -14,17 +14,3 @@ enum PredicateOperand {
 
     var isNull: Bool { value?.isNull ?? false }
 }
-
-/// The result of resolving an expression: a single operand, or a collection.
-enum ResolvedExpression {
-    case single(PredicateOperand)
-    case many([PredicateOperand])
-
-    /// Every operand, a single one as a collection of one.
-    var operands: [PredicateOperand] {
-        switch self {
-        case .single(let operand): [operand]
-        case .many(let operands): operands
-        }
-    }
-}

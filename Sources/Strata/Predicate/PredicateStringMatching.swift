@@ -1,7 +1,7 @@
 import Foundation
 
 /// The string operators: `BEGINSWITH`, `ENDSWITH`, `CONTAINS`, `LIKE`, `MATCHES`.
-enum StringMatching {
+enum PredicateStringMatching {
     /// Applies a string operator; false when either side is nil.
     ///
     /// An empty prefix, suffix or substring matches every string (Swift's `hasPrefix`
@@ -23,14 +23,14 @@ enum StringMatching {
         }
         switch op {
         case .beginsWith:
-            return ValueComparison.fold(subject, options).hasPrefix(ValueComparison.fold(argument, options))
+            return PredicateValueComparison.fold(subject, options).hasPrefix(PredicateValueComparison.fold(argument, options))
         case .endsWith:
-            return ValueComparison.fold(subject, options).hasSuffix(ValueComparison.fold(argument, options))
+            return PredicateValueComparison.fold(subject, options).hasSuffix(PredicateValueComparison.fold(argument, options))
         case .contains:
-            let needle = ValueComparison.fold(argument, options)
-            return needle.isEmpty || ValueComparison.fold(subject, options).contains(needle)
+            let needle = PredicateValueComparison.fold(argument, options)
+            return needle.isEmpty || PredicateValueComparison.fold(subject, options).contains(needle)
         case .like:
-            return like(Array(ValueComparison.fold(subject, options)), pattern: Array(ValueComparison.fold(argument, options)))
+            return like(Array(PredicateValueComparison.fold(subject, options)), pattern: Array(PredicateValueComparison.fold(argument, options)))
         case .matches:
             return try matches(subject, pattern: argument, options: options)
         default:
@@ -99,12 +99,12 @@ enum StringMatching {
         do {
             // \A…\z anchors the whole string; `^…$` would let `$` match before a final newline.
             expression = try NSRegularExpression(
-                pattern: "\\A(?:" + ValueComparison.fold(pattern, diacritics) + ")\\z", options: regexOptions)
+                pattern: "\\A(?:" + PredicateValueComparison.fold(pattern, diacritics) + ")\\z", options: regexOptions)
         } catch {
             throw StrataError(
                 .invalidArgument, "'\(pattern)' is not a valid regular expression for MATCHES", context: ["pattern": pattern])
         }
-        let text = ValueComparison.fold(subject, diacritics)
+        let text = PredicateValueComparison.fold(subject, diacritics)
         let range = NSRange(text.startIndex..<text.endIndex, in: text)
         return expression.firstMatch(in: text, options: [], range: range) != nil
     }

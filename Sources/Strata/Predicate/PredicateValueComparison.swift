@@ -2,7 +2,7 @@ import Foundation
 
 /// How predicates and sort keys compare `Value`s: numbers across int, double and
 /// decimal, dates by time, strings after `[c]`/`[d]` folding.
-enum ValueComparison {
+enum PredicateValueComparison {
     /// Equality as `==` in a predicate: `nil == nil`, a number equals the same number
     /// of another case, values of unrelated kinds are unequal (never an error).
     static func equal(_ lhs: PredicateOperand, _ rhs: PredicateOperand, options: StringComparisonOptions) -> Bool {
@@ -15,7 +15,7 @@ enum ValueComparison {
         case (.null, _), (_, .null): return false
         case (.string(let a), .string(let b)): return fold(a, options) == fold(b, options)
         default:
-            if let a = Number(left), let b = Number(right) { return a.compare(to: b) == .orderedSame }
+            if let a = PredicateNumber(left), let b = PredicateNumber(right) { return a.compare(to: b) == .orderedSame }
             return left == right
         }
     }
@@ -48,7 +48,7 @@ enum ValueComparison {
         case (.binary(let a), .binary(let b)), (.composite(let a), .composite(let b)):
             return a.lexicographicallyPrecedes(b) ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
         default:
-            guard let a = Number(left), let b = Number(right) else { return nil }
+            guard let a = PredicateNumber(left), let b = PredicateNumber(right) else { return nil }
             return a.compare(to: b)
         }
     }
@@ -83,67 +83,5 @@ enum ValueComparison {
         var context = ["predicate": comparison.description]
         if case .keyPath(let path) = comparison.lhs { context["keyPath"] = path }
         return StrataError(.typeMismatch, "In '\(comparison)': \(reason)", context: context)
-    }
-}
-
-/// A number of any case, compared exactly where it can be.
-enum Number {
-    case int(Int64)
-    case double(Double)
-    case decimal(Decimal)
-
-    init?(_ value: Value) {
-        switch value {
-        case .int(let number): self = .int(number)
-        case .double(let number): self = .double(number)
-        case .decimal(let number): self = .decimal(number)
-        case .bool(let flag): self = .int(flag ? 1 : 0)
-        default: return nil
-        }
-    }
-
-    /// `nil` when a NaN is involved.
-    func compare(to other: Number) -> ComparisonResult? {
-        switch (self, other) {
-        case (.int(let a), .int(let b)):
-            return ValueComparison.compare(a, b)
-        case (.int(let a), .double(let b)):
-            return Self.compare(a, b)
-        case (.double(let a), .int(let b)):
-            return Self.compare(b, a).map(Self.reversed)
-        case (.double(let a), .double(let b)):
-            return a.isNaN || b.isNaN ? nil : ValueComparison.compare(a, b)
-        case (.decimal(let a), _):
-            guard let b = other.decimal, !a.isNaN, !b.isNaN else { return nil }
-            return ValueComparison.compare(a, b)
-        case (_, .decimal(let b)):
-            guard let a = decimal, !a.isNaN, !b.isNaN else { return nil }
-            return ValueComparison.compare(a, b)
-        }
-    }
-
-    private var decimal: Decimal? {
-        switch self {
-        case .int(let number): Decimal(number)
-        case .double(let number): number.isNaN ? nil : Decimal(number)
-        case .decimal(let number): number
-        }
-    }
-
-    /// An integer against a double without losing the integer's low bits: an integral
-    /// double compares as an integer, any other compares as a double (where an
-    /// integer beyond 2^53 has no fraction to lose).
-    private static func compare(_ a: Int64, _ b: Double) -> ComparisonResult? {
-        if b.isNaN { return nil }
-        if let exact = Int64(exactly: b) { return ValueComparison.compare(a, exact) }
-        return ValueComparison.compare(Double(a), b)
-    }
-
-    private static func reversed(_ order: ComparisonResult) -> ComparisonResult {
-        switch order {
-        case .orderedAscending: .orderedDescending
-        case .orderedDescending: .orderedAscending
-        case .orderedSame: .orderedSame
-        }
     }
 }

@@ -62,7 +62,7 @@ public struct SortKey: Sendable, Hashable {
     ///   on a relationship, which have no single value to sort by.
     public func value(of subject: some PredicateSubject) throws -> Value {
         let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        switch try KeyPathWalk.resolve(components, of: subject, path: keyPath) {
+        switch try PredicateKeyPathWalk.resolve(components, of: subject, path: keyPath) {
         case .single(.value(let value)):
             return value
         case .single(.object):
@@ -77,7 +77,7 @@ public struct SortKey: Sendable, Hashable {
     public static func totalOrder(_ lhs: Value, _ rhs: Value, options: StringComparisonOptions = []) -> ComparisonResult {
         let (leftRank, rightRank) = (rank(lhs), rank(rhs))
         if leftRank != rightRank { return leftRank < rightRank ? .orderedAscending : .orderedDescending }
-        if let order = ValueComparison.orderOfSameKind(lhs, rhs, options: options) { return order }
+        if let order = PredicateValueComparison.orderOfSameKind(lhs, rhs, options: options) { return order }
         // Left: null against null, and NaNs, which sort before every other number.
         let (leftNaN, rightNaN) = (isNaN(lhs), isNaN(rhs))
         if leftNaN != rightNaN { return leftNaN ? .orderedAscending : .orderedDescending }

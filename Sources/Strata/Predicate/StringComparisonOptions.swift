@@ -4,6 +4,7 @@
 /// try Predicate(format: "name ==[cd] 'Zoe'")   // matches "zoë"
 /// ```
 public struct StringComparisonOptions: OptionSet, Sendable, Hashable {
+    /// The option bits.
     public let rawValue: UInt8
     /// Creates options from their raw bits.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
@@ -19,5 +20,14 @@ public struct StringComparisonOptions: OptionSet, Sendable, Hashable {
         if contains(.caseInsensitive) { letters += "c" }
         if contains(.diacriticInsensitive) { letters += "d" }
         return letters.isEmpty ? "" : "[\(letters)]"
+    }
+}
+
+extension StringComparisonOptions {
+    /// Options from the two flags the builder methods take.
+    init(caseInsensitive: Bool, diacriticInsensitive: Bool) {
+        self = []
+        if caseInsensitive { insert(.caseInsensitive) }
+        if diacriticInsensitive { insert(.diacriticInsensitive) }
     }
 }
