@@ -43,6 +43,7 @@ let package = Package(
             dependencies: [
                 "Strata",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // A child process for the crash tests: it writes, prints each acknowledged

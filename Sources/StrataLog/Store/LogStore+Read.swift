@@ -21,6 +21,46 @@ extension LogStore {
         return record
     }
 
+    /// The newest versions of several keys, in the order asked (nil where absent or
+    /// deleted). Records that share a block are served by one read of it, so fetching
+    /// the keys of a range costs about one `pread` per block, not per record.
+    public func get(_ keys: [RecordKey]) throws -> [Record?] {
+        let found = try state.withLock { s -> [(Int, KeyIndex.Entry, any StorageFile)] in
+            if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
+            var found: [(Int, KeyIndex.Entry, any StorageFile)] = []
+            found.reserveCapacity(keys.count)
+            for (position, key) in keys.enumerated() {
+                guard let entry = s.index.entry(key), !entry.isTombstone else { continue }
+                guard let file = s.segmentFiles[entry.location.segment] else {
+                    throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
+                }
+                found.append((position, entry, file))
+            }
+            return found
+        }
+        var result = [Record?](repeating: nil, count: keys.count)
+        let byFrame = found.sorted {
+            ($0.1.location.segment, $0.1.location.frameOffset) < ($1.1.location.segment, $1.1.location.frameOffset)
+        }
+        var cached: (segment: UInt32, offset: UInt32, raw: [UInt8])?
+        for (position, entry, file) in byFrame {
+            let location = entry.location
+            if cached?.segment != location.segment || cached?.offset != location.frameOffset {
+                cached = (location.segment, location.frameOffset, try readFrame(at: location, in: file))
+            }
+            guard let raw = cached?.raw else { continue }
+            var reader = ByteReader(raw, from: Int(location.recordOffset), to: Int(location.recordOffset + location.recordLength),
+                                    path: file.path, baseOffset: Int64(location.frameOffset))
+            let record = try RecordCodec.decode(&reader)
+            counters.recordsDecoded.add(1)
+            guard record.key == keys[position], record.sequence == entry.sequence else {
+                throw StrataError(.corrupt, "record at this location is \(record.key)@\(record.sequence), the index expected \(keys[position])@\(entry.sequence)", path: file.path, offset: Int64(location.frameOffset))
+            }
+            result[position] = record
+        }
+        return result
+    }
+
     /// Whether `key` has a live (not deleted) version.
     public func contains(_ key: RecordKey) -> Bool {
         state.withLock { s in s.index.entry(key).map { !$0.isTombstone } ?? false }
@@ -60,11 +100,7 @@ extension LogStore {
         while true {
             let keys = self.keys(in: range, after: after, limit: max(1, batchSize))
             if keys.isEmpty { return }
-            var batch: [Record] = []
-            batch.reserveCapacity(keys.count)
-            for key in keys {
-                if let record = try get(key) { batch.append(record) }
-            }
+            let batch = try get(keys).compactMap { $0 }
             if !batch.isEmpty { try body(batch) }
             after = keys.last
         }

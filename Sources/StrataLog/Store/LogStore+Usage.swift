@@ -1,0 +1,51 @@
+/// How much disk a store uses and how much of it is garbage.
+public struct StoreUsage: Sendable, Equatable {
+    public var segmentCount: Int
+    /// Bytes of all segment files.
+    public var segmentBytes: Int64
+    /// Bytes of the records that are current versions.
+    public var liveRecordBytes: Int64
+    /// Bytes of every committed record, superseded ones included.
+    public var recordBytes: Int64
+    public var blobFileCount: Int
+    public var blobBytes: Int64
+    /// Bytes of blobs that current versions reference.
+    public var liveBlobBytes: Int64
+
+    /// The share of record bytes that are superseded versions.
+    public var recordGarbageRatio: Double {
+        recordBytes > 0 ? Double(max(0, recordBytes - liveRecordBytes)) / Double(recordBytes) : 0
+    }
+
+    /// The share of blob bytes no current version references.
+    public var blobGarbageRatio: Double {
+        blobBytes > 0 ? Double(max(0, blobBytes - liveBlobBytes)) / Double(blobBytes) : 0
+    }
+
+    /// The share of record and blob bytes together that compaction could reclaim.
+    public var garbageRatio: Double {
+        let total = recordBytes + blobBytes
+        guard total > 0 else { return 0 }
+        return Double(max(0, total - liveRecordBytes - liveBlobBytes)) / Double(total)
+    }
+}
+
+extension LogStore {
+    /// Disk use and garbage, from the index and the files' sizes (no scan).
+    public var usage: StoreUsage {
+        state.withLock { s in
+            var usage = StoreUsage(segmentCount: s.manifest.segments.count, segmentBytes: 0, liveRecordBytes: 0, recordBytes: 0,
+                                   blobFileCount: s.manifest.blobFiles.count, blobBytes: 0, liveBlobBytes: 0)
+            for info in s.manifest.segments {
+                usage.segmentBytes += (try? s.segmentFiles[info.id]?.size()) ?? 0
+                usage.liveRecordBytes += s.index.liveBytesBySegment[info.id] ?? 0
+                usage.recordBytes += s.recordBytesBySegment[info.id] ?? 0
+            }
+            for info in s.manifest.blobFiles {
+                usage.blobBytes += max(0, ((try? s.blobFiles[info.id]?.size()) ?? 0) - Int64(Format.blobHeaderSize))
+                usage.liveBlobBytes += s.index.liveBytesByBlobFile[info.id] ?? 0
+            }
+            return usage
+        }
+    }
+}
