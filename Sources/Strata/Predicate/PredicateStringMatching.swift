@@ -98,8 +98,8 @@ enum PredicateStringMatching {
         let expression: NSRegularExpression
         do {
             // \A…\z anchors the whole string; `^…$` would let `$` match before a final newline.
-            expression = try NSRegularExpression(
-                pattern: "\\A(?:" + PredicateValueComparison.fold(pattern, diacritics) + ")\\z", options: regexOptions)
+            expression = try PredicateRegexCache.shared.expression(
+                "\\A(?:" + PredicateValueComparison.fold(pattern, diacritics) + ")\\z", options: regexOptions)
         } catch {
             throw StrataError(
                 .invalidArgument, "'\(pattern)' is not a valid regular expression for MATCHES", context: ["pattern": pattern])
