@@ -89,7 +89,7 @@ struct CrashWorker {
                 }
                 // A short, varying pause lets commits land between compactions, so
                 // kills find both "compacting" and "writing a fresh segment" states.
-                usleep(UInt32(random.int(in: 0...5_000)))
+                usleep(UInt32(random.int(in: 0...20_000)))
             }
         }
     }

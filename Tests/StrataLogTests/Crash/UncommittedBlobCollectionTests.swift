@@ -2,10 +2,10 @@ import Testing
 import StrataTestSupport
 @testable import StrataLog
 
-/// Found by the compact-mode real-crash test: a blob written but not yet committed is
-/// counted as garbage, so a compaction between `writeBlob` and `commit` deletes its
-/// blob file and the commit then stores a reference to a file the store no longer has.
-/// No crash is needed; this reproduces it in one thread.
+/// Regression, found by the compact-mode real-crash test: a blob written but not yet
+/// committed was counted as garbage, so a compaction between `writeBlob` and `commit`
+/// deleted its blob file and the commit then stored a reference to a file the store no
+/// longer had. No crash is needed; this reproduces the race in one thread.
 @Suite struct UncommittedBlobCollectionTests {
     @Test func compactionBetweenWriteBlobAndCommitKeepsTheBlob() throws {
         let directory = try TemporaryDirectory("uncommitted-blob")
