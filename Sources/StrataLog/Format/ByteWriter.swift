@@ -24,9 +24,9 @@ struct ByteWriter {
 
     /// A UTF-8 string preceded by its length as u16.
     mutating func string16(_ value: String) {
-        let utf8 = Array(value.utf8)
-        u16(UInt16(truncatingIfNeeded: utf8.count))
-        bytes.append(contentsOf: utf8.prefix(Int(UInt16.max)))
+        let utf8 = Array(value.utf8.prefix(Int(UInt16.max)))
+        u16(UInt16(utf8.count))
+        bytes.append(contentsOf: utf8)
     }
 
     /// Overwrites a u32 written earlier (a length or checksum known only later).

@@ -206,7 +206,13 @@ extension LogStore {
     }
 
     /// Replaces the caller's metadata (kept in the manifest) durably.
+    ///
+    /// - Throws: `.invalidArgument` for a key longer than 1,024 UTF-8 bytes or a value
+    ///   larger than 16 MiB (the manifest is rewritten whole on every change).
     public func setMetadata(_ metadata: [String: [UInt8]]) throws {
+        for (key, value) in metadata where key.utf8.count > 1024 || value.count > 16 << 20 {
+            throw StrataError(.invalidArgument, "metadata key '\(key.prefix(40))…' (\(key.utf8.count) bytes) or its value (\(value.count) bytes) is too large", path: paths.manifest)
+        }
         try writer.withLock { _ in
             try checkWritable()
             var manifest = state.withLock { $0.manifest }

@@ -1,0 +1,114 @@
+import Foundation
+import StrataLog
+
+/// An object of a context: it starts as a fault (an id and nothing else) and loads its
+/// record the first time a stored attribute is read. An external-storage attribute
+/// loads its bytes from the blob area only when that attribute itself is read.
+///
+/// ```swift
+/// let name = try employee.string("name")          // fires the fault: one record read
+/// let photo = try employee.data("photo")          // only now: the blob's bytes
+/// let department = try employee.object("department")   // a fault of the Department
+/// ```
+///
+/// A `ManagedObject` belongs to one context and, like it, to one task or thread.
+public final class ManagedObject: Hashable, CustomStringConvertible {
+    public let objectID: ObjectID
+    public let entity: EntityDescription
+    let layout: StoreSchema.EntityLayout
+    /// The context that owns the object; nil once the context is gone.
+    public private(set) weak var context: ObjectContext?
+
+    /// The record as last read from the store; nil while a fault (or never saved).
+    var stored: StoredObject?
+    /// Values set in this context and not yet saved, by property name.
+    var changes: [String: FieldValue] = [:]
+    /// External binaries read so far (by field number), freed by refresh.
+    var blobCache: [Int: Data] = [:]
+    /// Transient attributes: never written.
+    var transientValues: [String: Value] = [:]
+    /// Sibling faults that fire together (batch faulting), when the object came from a fetch.
+    var faultGroup: FaultGroup?
+
+    var isNew = false
+    public internal(set) var isDeleted = false
+
+    init(id: ObjectID, entity: EntityDescription, layout: StoreSchema.EntityLayout, context: ObjectContext) {
+        self.objectID = id
+        self.entity = entity
+        self.layout = layout
+        self.context = context
+    }
+
+    /// Whether the object's values are not loaded yet.
+    public var isFault: Bool { stored == nil && !isNew }
+    /// Inserted in its context and not yet saved.
+    public var isInserted: Bool { isNew && !isDeleted }
+    /// Has unsaved changes to a stored property.
+    public var isUpdated: Bool { !isNew && !isDeleted && !changes.isEmpty }
+    /// Whether the object has unsaved changes of any kind.
+    public var hasChanges: Bool { isNew || isDeleted || !changes.isEmpty }
+
+    /// The names of stored properties changed and not yet saved.
+    public var changedKeys: Set<String> { Set(changes.keys) }
+
+    public static func == (a: ManagedObject, b: ManagedObject) -> Bool { a === b }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    public var description: String {
+        "<\(entity.name) \(objectID.serial)\(isFault ? " (fault)" : "")\(isDeleted ? " (deleted)" : "")>"
+    }
+
+    func requireContext() throws -> ObjectContext {
+        guard let context else {
+            throw StrataError(.invalidArgument, "\(objectID) is used after its context was released", context: ["object": objectID.uriRepresentation])
+        }
+        return context
+    }
+
+    /// Loads the record if this is a fault.
+    func fire() throws {
+        guard stored == nil, !isNew else { return }
+        try requireContext().fireFault(self)
+    }
+
+    /// The field number of a stored property, or an error naming entity and key.
+    func fieldNumber(_ key: String) throws -> Int {
+        if let number = layout.fieldNumbers[key] { return number }
+        throw unknownKey(key)
+    }
+
+    func unknownKey(_ key: String) -> StrataError {
+        StrataError(.unknownKeyPath, "\(entity.name) has no property '\(key)'", context: ["entity": entity.name, "keyPath": key])
+    }
+
+    /// The effective stored field: the unsaved change if any, else the record's.
+    func field(_ key: String) throws -> FieldValue {
+        if let change = changes[key] { return change }
+        let number = try fieldNumber(key)
+        if isNew { return .null }
+        try fire()
+        guard let stored, number < stored.fields.count else { return .null }
+        return stored.fields[number]
+    }
+}
+
+/// Faults handed out together by one fetch: firing one loads up to a batch of its
+/// neighbours with one read per block, as Core Data's batch faulting does.
+final class FaultGroup {
+    let keys: [RecordKey]
+    var positions: [RecordKey: Int]
+
+    init(keys: [RecordKey]) {
+        self.keys = keys
+        var positions: [RecordKey: Int] = [:]
+        positions.reserveCapacity(keys.count)
+        for (i, key) in keys.enumerated() { positions[key] = i }
+        self.positions = positions
+    }
+
+    func batch(around key: RecordKey, size: Int) -> ArraySlice<RecordKey> {
+        guard let position = positions[key] else { return [key] }
+        return keys[position..<min(keys.count, position + max(1, size))]
+    }
+}

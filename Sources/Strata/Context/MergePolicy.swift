@@ -1,0 +1,16 @@
+/// What `save()` does when objects it writes changed in the store since the context
+/// read them (optimistic locking), as Core Data's merge policies.
+public enum MergePolicy: Sendable {
+    /// Refuse the save with `StrataError.conflict` listing the objects. The default.
+    case error
+    /// The store's version wins: this context's changes to conflicting objects are dropped.
+    case storeWins
+    /// This context's version wins whole: it overwrites the store's.
+    case contextWins
+    /// Property by property: this context's changed properties over the store's newest
+    /// values (Core Data's mergeByPropertyObjectTrump).
+    case propertyLevelContextTrump
+    /// Property by property: the store's changed properties over this context's
+    /// (Core Data's mergeByPropertyStoreTrump).
+    case propertyLevelStoreTrump
+}

@@ -1,0 +1,184 @@
+import Foundation
+import StrataLog
+
+/// A scratchpad of objects confined to one task or thread, as Core Data's and
+/// SwiftData's contexts are (it is not `Sendable`). It keeps one object per id
+/// (uniquing), tracks inserts, updates and deletes, and `save()` commits them as one
+/// transaction.
+///
+/// ```swift
+/// let context = store.newContext()
+/// let sales = try context.insert("Department")
+/// try sales.setValue("Sales", forKey: "name")
+/// let ada = try context.insert("Employee")
+/// try ada.setObject(sales, forKey: "department")
+/// try context.save()
+/// ```
+public final class ObjectContext {
+    public let store: ObjectStore
+    /// What a save does when objects changed in the store since this context read them.
+    public var mergePolicy: MergePolicy = .error
+
+    /// Every object handed out, weakly: unchanged objects go when the caller lets go.
+    var registry: [RecordKey: WeakObject] = [:]
+    /// Objects with unsaved changes (inserted, updated or deleted), strongly.
+    var changed: [RecordKey: ManagedObject] = [:]
+    /// Records a fetch already decoded, waiting for their fault to fire.
+    var rowCache: [RecordKey: StoredObject] = [:]
+
+    struct WeakObject {
+        weak var object: ManagedObject?
+    }
+
+    init(store: ObjectStore) {
+        self.store = store
+    }
+
+    var schema: StoreSchema { store.schema }
+
+    /// Whether any object has unsaved changes.
+    public var hasChanges: Bool { changed.values.contains { $0.hasChanges } }
+    public var insertedObjects: Set<ManagedObject> { Set(changed.values.filter(\.isInserted)) }
+    public var updatedObjects: Set<ManagedObject> { Set(changed.values.filter(\.isUpdated)) }
+    public var deletedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.isDeleted && !$0.isNew }) }
+    /// Objects this context holds right now.
+    public var registeredObjects: [ManagedObject] { registry.values.compactMap(\.object) }
+
+    // MARK: Objects
+
+    /// Inserts a new object of `entityName`, with the model's default values.
+    ///
+    /// - Throws: `.unknownKeyPath` for an entity the model lacks; `.invalidArgument`
+    ///   for an abstract entity.
+    public func insert(_ entityName: String) throws -> ManagedObject {
+        guard let entity = store.model.entity(named: entityName) else {
+            throw StrataError(.unknownKeyPath, "the model has no entity '\(entityName)'", context: ["entity": entityName])
+        }
+        guard !entity.isAbstract else {
+            throw StrataError(.invalidArgument, "\(entityName) is abstract: insert one of its sub-entities (\(entity.allSubentityNames.joined(separator: ", ")))", context: ["entity": entityName])
+        }
+        let layout = try schema.layout(entityName)
+        let key = try store.allocateKey(tag: layout.tag)
+        let object = ManagedObject(id: ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier), entity: entity, layout: layout, context: self)
+        object.isNew = true
+        for attribute in entity.storedAttributes {
+            if let value = attribute.defaultValue, !value.isNull { object.changes[attribute.name] = .value(value) }
+        }
+        registry[key] = WeakObject(object: object)
+        changed[key] = object
+        return object
+    }
+
+    /// The object with this id, as a fault if it is not loaded. Reading it throws
+    /// `.objectNotFound` if it does not exist.
+    public func object(with id: ObjectID) throws -> ManagedObject {
+        guard id.storeIdentifier == store.identifier else {
+            throw StrataError(.invalidArgument, "\(id.uriRepresentation) belongs to another store", context: ["object": id.uriRepresentation])
+        }
+        return try object(forKey: id.key)
+    }
+
+    /// The object with this id, loaded; throws `.objectNotFound` when the store has none.
+    public func existingObject(with id: ObjectID) throws -> ManagedObject {
+        let object = try object(with: id)
+        if object.isDeleted {
+            throw StrataError(.objectNotFound, "\(id) is deleted in this context", context: ["object": id.uriRepresentation])
+        }
+        try object.fire()
+        return object
+    }
+
+    func object(forKey key: RecordKey) throws -> ManagedObject {
+        if let existing = registry[key]?.object { return existing }
+        guard let entityName = schema.entityName(of: key), let entity = store.model.entity(named: entityName) else {
+            throw StrataError(.objectNotFound, "no entity of this model has key \(key)", context: ["key": "\(key.rawValue)"])
+        }
+        let layout = try schema.layout(entityName)
+        let object = ManagedObject(id: ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier), entity: entity, layout: layout, context: self)
+        registry[key] = WeakObject(object: object)
+        return object
+    }
+
+    /// Loads a fault's record, and those of up to a batch of its fetch siblings.
+    func fireFault(_ object: ManagedObject) throws {
+        let key = object.objectID.key
+        if let cached = rowCache.removeValue(forKey: key) {
+            object.stored = cached
+            return
+        }
+        var keys = [key]
+        if let group = object.faultGroup {
+            keys = group.batch(around: key, size: store.options.faultBatchSize).filter { k in
+                k == key || (registry[k]?.object.map { $0.stored == nil && !$0.isNew } ?? false)
+            }
+        }
+        let records = try store.records.get(keys)
+        for (k, record) in zip(keys, records) {
+            guard let record else { continue }
+            let decoded = try ObjectCodec.decode(record)
+            if let sibling = registry[k]?.object, sibling.stored == nil { sibling.stored = decoded }
+        }
+        object.faultGroup = nil
+        guard object.stored != nil else {
+            throw StrataError(.objectNotFound, "\(object.objectID) does not exist in the store (deleted, or never saved)", context: ["object": object.objectID.uriRepresentation])
+        }
+    }
+
+    /// Records that `object` is about to change: loads it (a save rewrites whole
+    /// records) and tracks it.
+    func willChange(_ object: ManagedObject) throws {
+        if object.isDeleted {
+            throw StrataError(.invalidArgument, "\(object.objectID) is deleted; it cannot change", context: ["object": object.objectID.uriRepresentation])
+        }
+        try object.fire()
+        changed[object.objectID.key] = object
+    }
+
+    // MARK: Undoing
+
+    /// Discards every unsaved change: inserted objects are forgotten, deleted ones come
+    /// back, updated ones show their stored values again.
+    public func rollback() {
+        for object in changed.values {
+            object.changes = [:]
+            object.transientValues = [:]
+            object.blobCache = [:]
+            if object.isNew {
+                object.isDeleted = true
+                registry[object.objectID.key] = nil
+            } else {
+                object.isDeleted = false
+            }
+        }
+        changed = [:]
+    }
+
+    /// Turns an object back into a fault and frees its values. With `mergeChanges`,
+    /// its unsaved changes stay and are applied over the store's newest values when
+    /// it next loads; without, they are discarded.
+    public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
+        guard !object.isNew else { return }
+        object.stored = nil
+        object.blobCache = [:]
+        object.transientValues = [:]
+        rowCache[object.objectID.key] = nil
+        if !mergeChanges {
+            object.changes = [:]
+            object.isDeleted = false
+            changed[object.objectID.key] = nil
+        }
+    }
+
+    /// Refreshes every registered object.
+    public func refreshAllObjects() {
+        for object in registeredObjects { refresh(object, mergeChanges: true) }
+    }
+
+    /// Forgets every object and change, as a new context.
+    public func reset() {
+        for object in changed.values where object.isNew { object.isDeleted = true }
+        registry = [:]
+        changed = [:]
+        rowCache = [:]
+    }
+}

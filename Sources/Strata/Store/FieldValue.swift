@@ -1,0 +1,21 @@
+import StrataLog
+
+/// One field of a stored object as the record holds it.
+enum FieldValue: Sendable, Equatable {
+    case null
+    /// An attribute value held in the record.
+    case value(Value)
+    /// An external-storage binary in the blob area: only its reference is in the record.
+    case blob(BlobRef, rawLength: UInt64)
+    /// A to-one relationship.
+    case reference(RecordKey)
+    /// A to-many kept as a list.
+    case references([RecordKey])
+}
+
+/// A decoded record: the version it came from and its fields in layout order.
+struct StoredObject: Sendable {
+    var key: RecordKey
+    var sequence: UInt64
+    var fields: [FieldValue]
+}

@@ -1,0 +1,250 @@
+import Foundation
+import StrataLog
+
+/// Encodes an object's fields into a record value (docs/FORMAT.md §9.2):
+///
+///     version u8 (1) · field count varint · fields…
+///     field = tag u8 (0 null, 1 value, 2 blob, 3 reference, 4 references) · payload
+///     value = kind u8 (1 bool … 10 composite) · bytes
+///
+/// Values carry their kind, so a record can be read (exported, migrated) without the
+/// model that wrote it. External binaries are an index into the record's blob list.
+enum ObjectCodec {
+    static let version: UInt8 = 1
+
+    // Written to disk; never renumber.
+    enum FieldTag: UInt8 { case null = 0, value = 1, blob = 2, reference = 3, references = 4 }
+    enum ValueKind: UInt8 { case bool = 1, int = 2, double = 3, decimal = 4, string = 5, date = 6, binary = 7, uuid = 8, url = 9, composite = 10 }
+
+    static func encode(_ fields: [FieldValue], layout: StoreSchema.EntityLayout) -> (value: [UInt8], blobs: [BlobRef], terms: [IndexTerm]) {
+        var w = FieldWriter()
+        var blobs: [BlobRef] = []
+        var terms: [IndexTerm] = []
+        w.u8(version)
+        w.varint(UInt64(fields.count))
+        for (number, field) in fields.enumerated() {
+            switch field {
+            case .null:
+                w.u8(FieldTag.null.rawValue)
+            case .value(let value):
+                w.u8(FieldTag.value.rawValue)
+                encode(value, into: &w)
+            case .blob(let ref, let rawLength):
+                w.u8(FieldTag.blob.rawValue)
+                w.varint(UInt64(blobs.count))
+                w.varint(rawLength)
+                blobs.append(ref)
+            case .reference(let key):
+                w.u8(FieldTag.reference.rawValue)
+                w.u64(key.rawValue)
+            case .references(let keys):
+                w.u8(FieldTag.references.rawValue)
+                w.varint(UInt64(keys.count))
+                for key in keys { w.u64(key.rawValue) }
+            }
+            if number < layout.fields.count, let index = layout.fields[number].termIndex, let term = termValue(field) {
+                terms.append(IndexTerm(index: index, value: term))
+            }
+        }
+        return (w.bytes, blobs, terms)
+    }
+
+    static func decode(_ record: Record) throws -> StoredObject {
+        var r = FieldReader(bytes: record.value)
+        let version = try r.u8()
+        guard version == Self.version else {
+            throw StrataError(.corrupt, "object record \(record.key) has codec version \(version), this release reads \(Self.version)")
+        }
+        let count = Int(try r.varint())
+        guard count <= record.value.count else { throw StrataError(.corrupt, "object record \(record.key) announces \(count) fields") }
+        var fields: [FieldValue] = []
+        fields.reserveCapacity(count)
+        for _ in 0..<count {
+            let tagByte = try r.u8()
+            guard let tag = FieldTag(rawValue: tagByte) else { throw StrataError(.corrupt, "object record \(record.key) has unknown field tag \(tagByte)") }
+            switch tag {
+            case .null: fields.append(.null)
+            case .value: fields.append(.value(try decodeValue(&r)))
+            case .blob:
+                let index = Int(try r.varint())
+                let rawLength = try r.varint()
+                guard index < record.blobs.count else { throw StrataError(.corrupt, "object record \(record.key) names blob \(index) of \(record.blobs.count)") }
+                fields.append(.blob(record.blobs[index], rawLength: rawLength))
+            case .reference: fields.append(.reference(RecordKey(try r.u64())))
+            case .references:
+                let n = Int(try r.varint())
+                guard n <= record.value.count / 8 else { throw StrataError(.corrupt, "object record \(record.key) announces \(n) references") }
+                var keys: [RecordKey] = []
+                keys.reserveCapacity(n)
+                for _ in 0..<n { keys.append(RecordKey(try r.u64())) }
+                fields.append(.references(keys))
+            }
+        }
+        return StoredObject(key: record.key, sequence: record.sequence, fields: fields)
+    }
+
+    static func encode(_ value: Value, into w: inout FieldWriter) {
+        switch value {
+        case .null:
+            w.u8(0)
+        case .bool(let b):
+            w.u8(ValueKind.bool.rawValue)
+            w.u8(b ? 1 : 0)
+        case .int(let i):
+            w.u8(ValueKind.int.rawValue)
+            w.varint(UInt64(bitPattern: (i << 1) ^ (i >> 63)))
+        case .double(let d):
+            w.u8(ValueKind.double.rawValue)
+            w.u64(d.bitPattern)
+        case .decimal(let d):
+            w.u8(ValueKind.decimal.rawValue)
+            w.string(NSDecimalNumber(decimal: d).stringValue)
+        case .string(let s):
+            w.u8(ValueKind.string.rawValue)
+            w.string(s)
+        case .date(let d):
+            w.u8(ValueKind.date.rawValue)
+            w.u64(d.timeIntervalSinceReferenceDate.bitPattern)
+        case .binary(let data):
+            w.u8(ValueKind.binary.rawValue)
+            w.varint(UInt64(data.count))
+            w.bytes.append(contentsOf: data)
+        case .uuid(let u):
+            w.u8(ValueKind.uuid.rawValue)
+            withUnsafeBytes(of: u.uuid) { w.bytes.append(contentsOf: $0) }
+        case .url(let url):
+            w.u8(ValueKind.url.rawValue)
+            w.string(url.absoluteString)
+        case .composite(let data):
+            w.u8(ValueKind.composite.rawValue)
+            w.varint(UInt64(data.count))
+            w.bytes.append(contentsOf: data)
+        }
+    }
+
+    static func decodeValue(_ r: inout FieldReader) throws -> Value {
+        let kindByte = try r.u8()
+        if kindByte == 0 { return .null }
+        guard let kind = ValueKind(rawValue: kindByte) else { throw StrataError(.corrupt, "unknown value kind \(kindByte) in an object record") }
+        switch kind {
+        case .bool: return .bool(try r.u8() != 0)
+        case .int:
+            let z = try r.varint()
+            return .int(Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1))))
+        case .double: return .double(Double(bitPattern: try r.u64()))
+        case .decimal:
+            let text = try r.string()
+            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw StrataError(.corrupt, "decimal '\(text)' does not parse") }
+            return .decimal(decimal)
+        case .string: return .string(try r.string())
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try r.u64())))
+        case .binary: return .binary(Data(try r.bytes(Int(try r.varint()))))
+        case .uuid:
+            let b = try r.bytes(16)
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        case .url:
+            let text = try r.string()
+            guard let url = URL(string: text) else { throw StrataError(.corrupt, "URL '\(text)' does not parse") }
+            return .url(url)
+        case .composite: return .composite(Data(try r.bytes(Int(try r.varint()))))
+        }
+    }
+
+    /// The term a field contributes to its index: to-one keys big-endian; attribute
+    /// values in an encoding whose byte order is the values' order.
+    static func termValue(_ field: FieldValue) -> [UInt8]? {
+        switch field {
+        case .reference(let key): return bigEndian(key.rawValue)
+        case .value(let value): return orderedBytes(value)
+        default: return nil
+        }
+    }
+
+    static func bigEndian(_ value: UInt64) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    }
+
+    /// Order-preserving bytes of a value (nil for null and kinds without an order).
+    static func orderedBytes(_ value: Value) -> [UInt8]? {
+        switch value {
+        case .null: return nil
+        case .bool(let b): return [b ? 1 : 0]
+        case .int(let i): return bigEndian(UInt64(bitPattern: i) ^ (1 << 63))
+        case .double(let d): return orderedDouble(d)
+        case .decimal(let d): return orderedDouble(NSDecimalNumber(decimal: d).doubleValue)
+        case .date(let d): return orderedDouble(d.timeIntervalSinceReferenceDate)
+        case .string(let s): return Array(s.utf8.prefix(1024))
+        case .uuid(let u): return withUnsafeBytes(of: u.uuid) { Array($0) }
+        case .url(let url): return Array(url.absoluteString.utf8.prefix(1024))
+        case .binary(let data): return Array(data.prefix(1024))
+        case .composite: return nil
+        }
+    }
+
+    static func orderedDouble(_ d: Double) -> [UInt8] {
+        let bits = d.bitPattern
+        return bigEndian(bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63))
+    }
+}
+
+/// Little-endian and varint writer for object records.
+struct FieldWriter {
+    var bytes: [UInt8] = []
+
+    mutating func u8(_ v: UInt8) { bytes.append(v) }
+    mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    mutating func varint(_ v: UInt64) {
+        var v = v
+        while v >= 0x80 {
+            bytes.append(UInt8(v & 0x7F) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+    mutating func string(_ s: String) {
+        let utf8 = Array(s.utf8)
+        varint(UInt64(utf8.count))
+        bytes.append(contentsOf: utf8)
+    }
+}
+
+/// The reader side: every read checks bounds and throws `.corrupt` rather than trap.
+struct FieldReader {
+    let bytes: [UInt8]
+    var position = 0
+
+    mutating func u8() throws -> UInt8 {
+        guard position < bytes.count else { throw StrataError(.corrupt, "object record ends early") }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    mutating func u64() throws -> UInt64 {
+        guard position + 8 <= bytes.count else { throw StrataError(.corrupt, "object record ends early") }
+        let v = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt64.self) }
+        position += 8
+        return UInt64(littleEndian: v)
+    }
+
+    mutating func varint() throws -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try u8()
+            guard shift < 64 else { throw StrataError(.corrupt, "varint too long in an object record") }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+        }
+    }
+
+    mutating func bytes(_ count: Int) throws -> [UInt8] {
+        guard count >= 0, position + count <= bytes.count else { throw StrataError(.corrupt, "object record ends early") }
+        defer { position += count }
+        return Array(bytes[position..<position + count])
+    }
+
+    mutating func string() throws -> String {
+        String(decoding: try bytes(Int(try varint())), as: UTF8.self)
+    }
+}

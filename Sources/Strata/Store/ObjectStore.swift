@@ -1,0 +1,178 @@
+import Foundation
+import Logging
+import StrataLog
+import Synchronization
+
+/// A store of objects: a directory holding records of a model's entities.
+///
+/// `ObjectStore` is `Sendable`: share one across tasks. It has one writer at a time and
+/// any number of readers; each task works through its own `ObjectContext`.
+///
+/// ```swift
+/// let store = try ObjectStore(at: "/var/lib/app/Employees.strata", model: model)
+/// let context = store.newContext()
+/// let ada = try context.insert("Employee")
+/// try ada.setValue("Ada", forKey: "name")
+/// try context.save()
+/// ```
+///
+/// Opening a store with a model whose version hash differs from the one the store was
+/// created with throws `StrataError.incompatibleModel`, naming both hashes.
+public final class ObjectStore: Sendable {
+    public let model: ObjectModel
+    /// The store's directory (empty for an in-memory store).
+    public let path: String
+    public let options: StoreOptions
+    /// The storage behind the store (its type's seam).
+    public let records: any RecordStore
+    let schema: StoreSchema
+    /// The store's UUID as hex: the host part of object URIs.
+    public let identifier: String
+    let serials: Mutex<[UInt16: UInt64]>
+    let observers = Mutex<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
+    var logger: Logger { options.logger }
+
+    /// Creates or opens the store at `path` for `model`.
+    ///
+    /// - Throws: `.incompatibleModel` when the store was created with another model
+    ///   (its `context` holds `storeHash` and `modelHash`); `.storeLocked` when another
+    ///   process writes the store; `.corrupt` naming a damaged file and offset.
+    public init(at path: String, model: ObjectModel, options: StoreOptions = StoreOptions()) throws {
+        let records: any RecordStore
+        switch options.storeType {
+        case .segmentLog:
+            records = try LogStore.open(at: path, options: options.log, logger: options.logger)
+        case .inMemory:
+            records = try LogStore.open(at: "/memory", options: options.log, fileSystem: InMemoryFileSystem(), logger: options.logger)
+        }
+        do {
+            let schema = try Self.checkModel(model, records: records, path: path)
+            self.schema = schema
+            self.serials = Mutex(try Self.loadSerials(schema: schema, records: records))
+        } catch {
+            try? records.close()
+            throw error
+        }
+        self.model = model
+        self.path = options.storeType == .inMemory ? "" : path
+        self.options = options
+        self.records = records
+        self.identifier = records.storeID.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// An in-memory store for tests: same engine, no disk.
+    public static func inMemory(model: ObjectModel, options: StoreOptions = StoreOptions()) throws -> ObjectStore {
+        var options = options
+        options.storeType = .inMemory
+        return try ObjectStore(at: "", model: model, options: options)
+    }
+
+    /// A new context on this store. Contexts are not `Sendable`: make one per task.
+    public func newContext() -> ObjectContext { ObjectContext(store: self) }
+
+    /// What the store has read and written since open (or `resetStatistics()`):
+    /// records decoded, segment bytes, blob bytes.
+    public var statistics: LogStatistics { records.statistics }
+
+    public func resetStatistics() { records.resetStatistics() }
+
+    /// Every committed change, as it is committed, by any context of this store.
+    ///
+    /// ```swift
+    /// for await change in store.changes() { otherContext.refresh(ids: change.updated) }
+    /// ```
+    public func changes() -> AsyncStream<ChangeSet> {
+        let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let id = UUID()
+        observers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.observers.withLock { $0.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func publish(_ change: ChangeSet) {
+        let continuations = observers.withLock { Array($0.values) }
+        for continuation in continuations { continuation.yield(change) }
+    }
+
+    /// Flushes, releases the write lock and ends change streams.
+    public func close() throws {
+        let continuations = observers.withLock { o -> [AsyncStream<ChangeSet>.Continuation] in
+            defer { o.removeAll() }
+            return Array(o.values)
+        }
+        for continuation in continuations { continuation.finish() }
+        try records.close()
+    }
+
+    /// Checks every frame, index and blob reference of the store.
+    public func verify() throws -> VerifyReport { try records.verify() }
+
+    // MARK: Opening
+
+    private static func checkModel(_ model: ObjectModel, records: any RecordStore, path: String) throws -> StoreSchema {
+        let metadata = records.metadata
+        guard let storedHash = metadata[StoreSchema.modelHashKey].map({ String(decoding: $0, as: UTF8.self) }) else {
+            let schema = try StoreSchema(model: model)
+            var metadata = metadata
+            metadata[StoreSchema.modelHashKey] = Array(model.versionHash.utf8)
+            metadata[StoreSchema.metadataKey] = try schema.encodedTags()
+            metadata[StoreSchema.modelKey] = Array(try model.jsonData())
+            try records.setMetadata(metadata)
+            return schema
+        }
+        guard storedHash == model.versionHash else {
+            throw StrataError(
+                .incompatibleModel,
+                "the model used to open the store is incompatible with the one used to create the store (store model hash \(storedHash), given model hash \(model.versionHash))",
+                path: path, context: ["storeHash": storedHash, "modelHash": model.versionHash])
+        }
+        let tags = try metadata[StoreSchema.metadataKey].map(StoreSchema.decodeTags) ?? [:]
+        return try StoreSchema(model: model, existing: tags)
+    }
+
+    /// Next serial per entity: past the counter record and past the highest key, so a
+    /// deleted object's id is never handed out again.
+    private static func loadSerials(schema: StoreSchema, records: any RecordStore) throws -> [UInt16: UInt64] {
+        var serials: [UInt16: UInt64] = [:]
+        for (_, tag) in schema.tags {
+            var next: UInt64 = 1
+            if let counter = try records.get(StoreSchema.counterKey(tag: tag)), counter.value.count == 8 {
+                next = counter.value.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+            }
+            if let last = records.keys(in: StoreSchema.range(tag: tag)).last {
+                next = max(next, (last.rawValue & ObjectID.serialMask) + 1)
+            }
+            serials[tag] = next
+        }
+        return serials
+    }
+
+    /// Allocates the next key of an entity.
+    func allocateKey(tag: UInt16) throws -> RecordKey {
+        let serial = serials.withLock { s -> UInt64 in
+            let next = s[tag, default: 1]
+            s[tag] = next + 1
+            return next
+        }
+        guard serial < ObjectID.serialMask else { throw StrataError(.invalidArgument, "entity has used all 2^48 object ids") }
+        return StoreSchema.key(tag: tag, serial: serial)
+    }
+
+    func nextSerial(tag: UInt16) -> UInt64 { serials.withLock { $0[tag, default: 1] } }
+
+    func objectID(for key: RecordKey) -> ObjectID? {
+        schema.entityName(of: key).map { ObjectID(entityName: $0, key: key, storeIdentifier: identifier) }
+    }
+
+    /// The object ID that a URI names, if it names an object of this store's model.
+    public func objectID(forURI uri: String) -> ObjectID? {
+        let prefix = "strata://"
+        guard uri.hasPrefix(prefix) else { return nil }
+        let parts = uri.dropFirst(prefix.count).split(separator: "/")
+        guard parts.count == 3, String(parts[0]) == identifier, let tag = schema.tags[String(parts[1])],
+              let serial = UInt64(parts[2]), serial > 0, serial < ObjectID.serialMask else { return nil }
+        return ObjectID(entityName: String(parts[1]), key: StoreSchema.key(tag: tag, serial: serial), storeIdentifier: identifier)
+    }
+}

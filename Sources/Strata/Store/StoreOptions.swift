@@ -1,0 +1,26 @@
+import Logging
+import StrataLog
+
+/// How an `ObjectStore` opens.
+public struct StoreOptions: Sendable {
+    /// Where the store's records live.
+    public enum StoreType: Sendable {
+        /// The append-only segment log in a directory: the default.
+        case segmentLog
+        /// The same engine over an in-memory file system: nothing touches disk, and
+        /// everything is gone when the store is released. For tests.
+        case inMemory
+    }
+
+    public var storeType: StoreType = .segmentLog
+    /// The storage engine's options: durability, segment sizes, compression…
+    public var log = LogStoreOptions()
+    /// External-storage binaries at least this large go to the blob area; smaller
+    /// ones stay in the record (Core Data's rule, with a threshold you choose).
+    public var externalStorageThreshold = 8 << 10
+    /// How many sibling faults one firing loads together (Core Data's batch faulting).
+    public var faultBatchSize = 64
+    public var logger = Logger(label: "strata")
+
+    public init() {}
+}

@@ -1,0 +1,154 @@
+import Foundation
+import StrataLog
+
+/// How a model sits in a store: each entity's 16-bit tag (the high bits of its
+/// objects' keys), the fields of each entity's record in order, and which index
+/// numbers its terms use. Kept in the store's manifest metadata under
+/// `strata.schema` (docs/FORMAT.md §9), so keys stay stable across opens.
+struct StoreSchema: Sendable {
+    /// One stored property of an entity's record.
+    struct Field: Sendable {
+        enum Kind: Sendable, Equatable {
+            case attribute(AttributeType, external: Bool)
+            /// A to-one relationship: the destination's key, 0 for nil.
+            case toOne
+            /// A to-many kept as a list of keys (ordered, many-to-many, or without inverse).
+            case toManyList
+        }
+
+        var name: String
+        var kind: Kind
+        /// The index number of this field's terms (to-one references, indexed or unique
+        /// attributes); nil when the field contributes none. Numbered after the entity
+        /// that declares the property, so a parent's index covers its sub-entities.
+        var termIndex: UInt32?
+    }
+
+    struct EntityLayout: Sendable {
+        var name: String
+        var tag: UInt16
+        var fields: [Field]
+        var fieldNumbers: [String: Int]
+        /// Tags of this entity and every sub-entity, for fetches that include them.
+        var kindTags: [UInt16]
+    }
+
+    let tags: [String: UInt16]
+    let layouts: [String: EntityLayout]
+    let entityByTag: [UInt16: String]
+
+    /// Metadata key under which the tags are stored.
+    static let metadataKey = "strata.schema"
+    static let modelHashKey = "strata.modelHash"
+    static let modelKey = "strata.model"
+
+    /// The key range of an entity's objects (serial 0 is reserved for its counter record).
+    static func range(tag: UInt16) -> Range<RecordKey> {
+        RecordKey(UInt64(tag) << ObjectID.serialBits | 1)..<RecordKey((UInt64(tag) + 1) << ObjectID.serialBits)
+    }
+
+    /// The key of an entity's serial counter record.
+    static func counterKey(tag: UInt16) -> RecordKey { RecordKey(UInt64(tag) << ObjectID.serialBits) }
+
+    static func key(tag: UInt16, serial: UInt64) -> RecordKey { RecordKey(UInt64(tag) << ObjectID.serialBits | serial) }
+
+    static func tag(of key: RecordKey) -> UInt16 { UInt16(truncatingIfNeeded: key.rawValue >> ObjectID.serialBits) }
+
+    /// Builds the schema for `model`, keeping the tags already assigned in `existing`
+    /// and giving new entities the next free ones.
+    init(model: ObjectModel, existing: [String: UInt16] = [:]) throws {
+        var tags = existing.filter { name, _ in model.entity(named: name) != nil }
+        var next = (existing.values.max() ?? 0) + 1
+        for entity in model.entities where tags[entity.name] == nil {
+            guard next < UInt16.max else { throw StrataError(.invalidModel, "too many entities for one store (65534 at most)") }
+            tags[entity.name] = next
+            next += 1
+        }
+        var layouts: [String: EntityLayout] = [:]
+        for entity in model.entities {
+            guard let tag = tags[entity.name] else { continue }
+            var fields: [Field] = []
+            for property in entity.properties {
+                let declaring = Self.declaringEntity(of: property.name, in: entity, model: model)
+                let declaringTag = tags[declaring] ?? tag
+                switch property {
+                case .attribute(let attribute):
+                    guard !attribute.isTransient else { continue }
+                    let number = UInt32(fields.count)
+                    let indexed = attribute.isIndexed || attribute.isUnique
+                    fields.append(Field(name: attribute.name, kind: .attribute(attribute.type, external: attribute.allowsExternalStorage),
+                                        termIndex: indexed ? Self.termIndex(tag: declaringTag, property: property.name, in: declaring, model: model) : nil))
+                    _ = number
+                case .relationship(let relationship):
+                    if !relationship.isToMany {
+                        fields.append(Field(name: relationship.name, kind: .toOne,
+                                            termIndex: Self.termIndex(tag: declaringTag, property: property.name, in: declaring, model: model)))
+                    } else if Self.isStoredList(relationship, model: model) {
+                        fields.append(Field(name: relationship.name, kind: .toManyList, termIndex: nil))
+                    }
+                }
+            }
+            let kindTags = ([entity.name] + entity.allSubentityNames).compactMap { tags[$0] }
+            layouts[entity.name] = EntityLayout(name: entity.name, tag: tag, fields: fields,
+                                                fieldNumbers: Dictionary(uniqueKeysWithValues: fields.enumerated().map { ($1.name, $0) }),
+                                                kindTags: kindTags)
+        }
+        self.tags = tags
+        self.layouts = layouts
+        self.entityByTag = Dictionary(uniqueKeysWithValues: tags.map { ($1, $0) })
+    }
+
+    /// A to-many is a stored list when no to-one inverse can derive it: it is ordered,
+    /// its inverse is to-many too, or it has none.
+    static func isStoredList(_ relationship: RelationshipDescription, model: ObjectModel) -> Bool {
+        guard relationship.isToMany else { return false }
+        if relationship.isOrdered { return true }
+        guard let inverseName = relationship.inverseName,
+              let inverse = model.entity(named: relationship.destinationEntityName)?.relationshipsByName[inverseName] else { return true }
+        return inverse.isToMany
+    }
+
+    /// The root-most entity in `entity`'s ancestry that has the property.
+    static func declaringEntity(of property: String, in entity: EntityDescription, model: ObjectModel) -> String {
+        var declaring = entity.name
+        var current = entity
+        while let parentName = current.parentName, let parent = model.entity(named: parentName) {
+            if parent.property(named: property) != nil { declaring = parent.name }
+            current = parent
+        }
+        return declaring
+    }
+
+    /// Index numbers: the declaring entity's tag in the high 16 bits, the property's
+    /// position among the declaring entity's properties below.
+    static func termIndex(tag: UInt16, property: String, in declaring: String, model: ObjectModel) -> UInt32 {
+        let position = model.entity(named: declaring)?.properties.firstIndex { $0.name == property } ?? 0
+        return UInt32(tag) << 16 | UInt32(position & 0xFFFF)
+    }
+
+    func layout(_ entity: String) throws -> EntityLayout {
+        guard let layout = layouts[entity] else {
+            throw StrataError(.unknownKeyPath, "the model has no entity '\(entity)'", context: ["entity": entity])
+        }
+        return layout
+    }
+
+    func entityName(of key: RecordKey) -> String? { entityByTag[Self.tag(of: key)] }
+
+    /// The tags as stored in the manifest: JSON `{"Entity": tag}`.
+    func encodedTags() throws -> [UInt8] {
+        Array(try JSONSerialization.data(withJSONObject: tags.mapValues { Int($0) }, options: [.sortedKeys]))
+    }
+
+    static func decodeTags(_ bytes: [UInt8]) throws -> [String: UInt16] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Int] else {
+            throw StrataError(.corrupt, "the store's schema metadata does not parse")
+        }
+        var tags: [String: UInt16] = [:]
+        for (name, tag) in object {
+            guard let small = UInt16(exactly: tag), small > 0 else { throw StrataError(.corrupt, "entity tag \(tag) for \(name) is out of range") }
+            tags[name] = small
+        }
+        return tags
+    }
+}

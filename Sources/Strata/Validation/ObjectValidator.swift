@@ -1,0 +1,82 @@
+import Foundation
+import StrataLog
+
+/// Checks the objects a save will write against their model: every failure of every
+/// object is collected, so one failed save reports them all.
+struct ObjectValidator {
+    let context: ObjectContext
+
+    func failures(of object: ManagedObject) throws -> [ValidationFailure] {
+        var failures: [ValidationFailure] = []
+        let id = object.objectID
+        func fail(_ property: String?, _ rule: String, _ message: String) {
+            failures.append(ValidationFailure(object: id, property: property, rule: rule, message: message))
+        }
+        for attribute in object.entity.storedAttributes {
+            let value = try storedValue(object, attribute)
+            if value.isNull {
+                if !attribute.isOptional { fail(attribute.name, "required", "\(object.entity.name).\(attribute.name) is required") }
+                continue
+            }
+            if !value.conforms(to: attribute.type) {
+                fail(attribute.name, "type", "\(object.entity.name).\(attribute.name) holds \(value), not \(attribute.type)")
+                continue
+            }
+            if let minimum = attribute.minimumValue, SortKey.totalOrder(value, minimum) == .orderedAscending {
+                fail(attribute.name, "minimum", "\(value) is below the minimum \(minimum)")
+            }
+            if let maximum = attribute.maximumValue, SortKey.totalOrder(value, maximum) == .orderedDescending {
+                fail(attribute.name, "maximum", "\(value) is above the maximum \(maximum)")
+            }
+            let length: Int? = switch value {
+            case .string(let s): s.count
+            case .binary(let d): d.count
+            default: nil
+            }
+            if let length {
+                if let minimum = attribute.minimumLength, length < minimum { fail(attribute.name, "minimumLength", "length \(length) is below \(minimum)") }
+                if let maximum = attribute.maximumLength, length > maximum { fail(attribute.name, "maximumLength", "length \(length) is above \(maximum)") }
+            }
+            if let pattern = attribute.pattern, case .string(let text) = value {
+                let matches = (try? NSRegularExpression(pattern: "^(?:" + pattern + ")$"))
+                    .map { $0.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil } ?? false
+                if !matches { fail(attribute.name, "pattern", "'\(text)' does not match \(pattern)") }
+            }
+        }
+        for relationship in object.entity.relationships {
+            if relationship.isToMany {
+                let count = try object.count(relationship.name)
+                let minimum = relationship.minimumCount ?? (relationship.isOptional ? 0 : 1)
+                if count < minimum {
+                    fail(relationship.name, "minimumCount", "\(object.entity.name).\(relationship.name) has \(count), needs at least \(minimum)")
+                }
+                if let maximum = relationship.maximumCount, count > maximum {
+                    fail(relationship.name, "maximumCount", "\(object.entity.name).\(relationship.name) has \(count), at most \(maximum) allowed")
+                }
+            } else if !relationship.isOptional, try object.object(relationship.name) == nil {
+                fail(relationship.name, "required", "\(object.entity.name).\(relationship.name) is required")
+            }
+        }
+        return failures
+    }
+
+    /// The stored value without reading external blobs: validation of a blob's length
+    /// uses its recorded raw length.
+    private func storedValue(_ object: ManagedObject, _ attribute: AttributeDescription) throws -> Value {
+        switch try object.field(attribute.name) {
+        case .null: return .null
+        case .value(let value): return value
+        case .blob(_, let rawLength):
+            if attribute.minimumLength != nil || attribute.maximumLength != nil {
+                return try object.value(forKey: attribute.name)
+            }
+            return .binary(Data(count: 0)).placeholder(length: rawLength)
+        case .reference, .references: return .null
+        }
+    }
+}
+
+private extension Value {
+    /// Stands for a blob that validation need not read (only its presence matters).
+    func placeholder(length: UInt64) -> Value { self }
+}
