@@ -171,9 +171,18 @@ extension LogStore {
         try writer.withLock { _ in
             try checkWritable()
             var manifest = state.withLock { $0.manifest }
+            // The group's highest sequence must outlive it even when every record that
+            // carried it was dropped (a tombstone), or sequences would restart at reopen.
+            let groupMax = manifest.segments.filter { groupSet.contains($0.id) }.map(\.maxSequence).max() ?? 0
             manifest.segments.removeAll { groupSet.contains($0.id) }
+            var outputs = written.map { Manifest.SegmentInfo(id: $0.id, state: .sealed, minSequence: $0.minSequence, maxSequence: $0.maxSequence) }
+            if let last = outputs.indices.last {
+                outputs[last].maxSequence = max(outputs[last].maxSequence, groupMax)
+            } else if let activeIndex = manifest.segments.firstIndex(where: { $0.state == .active }) {
+                manifest.segments[activeIndex].maxSequence = max(manifest.segments[activeIndex].maxSequence, groupMax)
+            }
             let active = manifest.segments.firstIndex(where: { $0.state == .active }) ?? manifest.segments.count
-            manifest.segments.insert(contentsOf: written.map { .init(id: $0.id, state: .sealed, minSequence: $0.minSequence, maxSequence: $0.maxSequence) }, at: active)
+            manifest.segments.insert(contentsOf: outputs, at: active)
             if let blob = output.blob, !manifest.blobFiles.contains(where: { $0.id == blob.id }) {
                 let activeBlob = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
                 manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: activeBlob)

@@ -24,7 +24,7 @@ enum LZ4 {
 
     /// Decompresses exactly `rawLength` bytes, or returns nil when the input is damaged.
     static func decompress(_ input: UnsafeRawBufferPointer, rawLength: Int) -> [UInt8]? {
-        guard rawLength >= 0, rawLength <= Format.maxFramePayload * 4 || rawLength <= Int(Int32.max) else { return nil }
+        guard rawLength >= 0, rawLength <= Int(Int32.max) else { return nil }
         guard let source = input.baseAddress, input.count < Int(Int32.max) else { return rawLength == 0 ? [] : nil }
         var output = [UInt8](repeating: 0, count: rawLength)
         let produced = output.withUnsafeMutableBytes { out -> Int32 in

@@ -71,6 +71,9 @@ struct SegmentScanner {
             }
             statistics?.framesDecoded.add(1)
             let frameLength = Format.frameHeaderSize + header.length
+            guard position + Int64(frameLength) < Int64(UInt32.max) else {
+                return stop("frame ends past 4 GiB, beyond what a segment may hold", at: position)
+            }
             switch type {
             case .records:
                 let raw: [UInt8]
@@ -123,6 +126,35 @@ struct SegmentScanner {
         }
         if !pending.isEmpty { return stop("transaction without a commit frame", at: result.validEnd) }
         return result
+    }
+}
+
+extension SegmentScanner {
+    /// How many intact commit frames lie after `offset`: zero or one means a torn tail
+    /// (one: pages of the last append reached the disk out of order); more means the
+    /// damage is in the middle of the log. Reads the rest of the file: a rare path.
+    static func intactCommits(in file: any StorageFile, after offset: Int64) throws -> Int {
+        let size = try file.size()
+        let start = offset + 1
+        guard start < size else { return 0 }
+        let rest = try file.readExactly(Int(size - start), at: start)
+        let commitPayload = 16
+        var count = 0
+        var i = 0
+        while i + Format.frameHeaderSize + commitPayload <= rest.count {
+            // Cheap filter first: length 16, type commit.
+            if rest[i] == UInt8(commitPayload) && rest[i + 1] == 0 && rest[i + 2] == 0 && rest[i + 3] == 0 && rest[i + 8] == FrameType.commit.rawValue {
+                let header = Array(rest[i..<i + Format.frameHeaderSize])
+                let payload = Array(rest[i + Format.frameHeaderSize..<i + Format.frameHeaderSize + commitPayload])
+                if let parsed = FrameCodec.parseHeader(header), FrameCodec.checksum(header: header, payload: payload) == parsed.checksum {
+                    count += 1
+                    i += Format.frameHeaderSize + commitPayload
+                    continue
+                }
+            }
+            i += 1
+        }
+        return count
     }
 }
 

@@ -21,6 +21,7 @@ extension LogStore {
             guard options.createIfMissing, !options.readOnly else {
                 throw StrataError(.notFound, "no store at this path (no MANIFEST)", path: path)
             }
+            try refuseOrphanedData(paths: paths, fileSystem: fileSystem)
             try fileSystem.createDirectory(paths.root)
         }
         let lock = options.readOnly ? nil : try fileSystem.lock(paths.lock)
@@ -37,6 +38,22 @@ extension LogStore {
         } catch {
             lock?.unlock()
             throw error
+        }
+    }
+
+    /// A directory without MANIFEST is new, or a creation that crashed before its
+    /// manifest (its files then hold headers only). Anything more is a store that lost
+    /// its manifest: creating over it would delete data, so open refuses.
+    private static func refuseOrphanedData(paths: StorePaths, fileSystem: any FileSystem) throws {
+        for (directory, headerSize) in [(paths.segments, Format.segmentHeaderSize), (paths.blobs, Format.blobHeaderSize)] where fileSystem.isDirectory(directory) {
+            for name in try fileSystem.contentsOfDirectory(directory) {
+                let file = try fileSystem.open(directory + "/" + name, mode: .readOnly)
+                let size = try file.size()
+                try? file.close()
+                if size > Int64(headerSize) {
+                    throw StrataError(.corrupt, "the directory holds store data but no MANIFEST; refusing to create a new store over it", path: directory + "/" + name)
+                }
+            }
         }
     }
 
@@ -92,6 +109,9 @@ extension LogStore {
         if !options.readOnly { try removeLeftovers(paths: paths, manifest: manifest, fileSystem: fileSystem, logger: logger) }
 
         var state = State(manifest: manifest)
+        // Sequences never go back, even when compaction dropped the records that
+        // carried the newest ones: the manifest keeps an upper bound per segment.
+        state.lastSequence = manifest.segments.map(\.maxSequence).max() ?? 0
         // Sealed segments first, in order: hints when sound, a full scan otherwise.
         for info in manifest.segments where info.state == .sealed {
             let file = try openChecked(paths.segment(info.id), magic: Format.segmentMagic, id: info.id, manifest: manifest, fileSystem: fileSystem, readOnly: true)
@@ -106,6 +126,9 @@ extension LogStore {
                 let scan = try SegmentScanner(file: file, segmentID: info.id, statistics: nil).scan()
                 if let damage = scan.damage {
                     throw StrataError(.corrupt, "sealed segment is damaged: \(damage.reason)", path: file.path, offset: damage.offset)
+                }
+                guard scan.sealed else {
+                    throw StrataError(.corrupt, "sealed segment does not end with a seal frame: it lost its tail", path: file.path, offset: scan.validEnd)
                 }
                 apply(scan, to: &state)
                 if !options.readOnly {
@@ -124,6 +147,13 @@ extension LogStore {
         apply(scan, to: &state)
         if let damage = scan.damage {
             let size = try activeFile.size()
+            let intactAfter = try SegmentScanner.intactCommits(in: activeFile, after: damage.offset)
+            if intactAfter >= 2 && !options.salvageDamagedTail {
+                throw StrataError(.corrupt, "damaged frame (\(damage.reason)) in the active segment is followed by \(intactAfter) intact transactions: this is damage in the middle of the log, not a torn tail; open with salvageDamagedTail to cut the log here and lose them", path: activeFile.path, offset: damage.offset)
+            }
+            if intactAfter >= 2 {
+                logger.error("salvaging: cutting the active segment at damage, dropping intact transactions after it", metadata: ["path": "\(activeFile.path)", "offset": "\(damage.offset)", "dropped": "\(intactAfter)"])
+            }
             if options.readOnly {
                 logger.warning("ignoring torn tail of active segment", metadata: ["path": "\(activeFile.path)", "offset": "\(scan.validEnd)", "reason": "\(damage.reason)"])
             } else {
@@ -148,7 +178,14 @@ extension LogStore {
         }
         var blobEnd = try BlobReader.validEnd(of: blobFile)
         let blobSize = try blobFile.size()
-        if blobEnd < blobSize && !options.readOnly {
+        let referencedEnd = state.index.blobs.values.joined().filter { $0.file == activeBlob.id }
+            .map { Int64($0.offset) + Int64(Format.blobEntryHeaderSize) + Int64($0.length) }.max() ?? 0
+        if blobEnd < referencedEnd {
+            // Damage before blobs that commits reference: not a torn tail. Keep every
+            // byte (reads of the damaged blob fail loudly; verify reports it) and append after.
+            logger.error("damaged blob entry before committed blobs; keeping the file whole", metadata: ["path": "\(blobFile.path)", "offset": "\(blobEnd)"])
+            blobEnd = blobSize
+        } else if blobEnd < blobSize && !options.readOnly {
             logger.warning("truncating torn tail of blob file", metadata: ["path": "\(blobFile.path)", "from": "\(blobSize)", "to": "\(blobEnd)"])
             try blobFile.truncate(to: blobEnd)
             try blobFile.sync()

@@ -39,7 +39,7 @@ extension LogStore {
         if let i = manifest.segments.firstIndex(where: { $0.id == oldID }) {
             manifest.segments[i].state = .sealed
             manifest.segments[i].minSequence = scan.minSequence == .max ? 0 : scan.minSequence
-            manifest.segments[i].maxSequence = scan.maxSequence
+            manifest.segments[i].maxSequence = max(manifest.segments[i].maxSequence, scan.maxSequence)
         }
         manifest.segments.append(.init(id: newID, state: .active, minSequence: 0, maxSequence: 0))
         try writeManifest(manifest)

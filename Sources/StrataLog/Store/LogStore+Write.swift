@@ -38,6 +38,10 @@ extension LogStore {
                 }
             }
             let (bytes, pending) = try encodeTransaction(records, sequence: sequence, segmentID: w.segmentID, startingAt: w.segmentEnd)
+            // Whatever the durability mode, blob bytes reach the disk before a commit
+            // that references them can: otherwise a power loss could keep the commit
+            // and lose its blob, and what survives would not be a prefix.
+            if w.blobDirty && records.contains(where: { !$0.blobs.isEmpty }) { try syncBlobs(&w) }
             try append(bytes, to: &w)
             state.withLock { s in
                 for p in pending {
@@ -65,8 +69,10 @@ extension LogStore {
         pending.reserveCapacity(records.count)
         var frames = 0
         var index = 0
+        // A block must fit a frame whatever the option says, compressed or not.
+        let blockSize = max(1, min(options.blockSize, Format.maxFramePayload / 2))
         while index < records.count {
-            var block = ByteWriter(capacity: options.blockSize + 256)
+            var block = ByteWriter(capacity: min(blockSize, 1 << 20) + 256)
             block.u32(0)
             var inBlock: [(Record, Int, Int)] = []
             while index < records.count {
@@ -76,7 +82,7 @@ extension LogStore {
                       record.terms.allSatisfy({ $0.value.count <= Int(UInt16.max) }) else {
                     throw StrataError(.invalidArgument, "record \(record.key) is \(size) bytes, more than a frame holds (\(Format.maxFramePayload)); store large values as blobs", path: path)
                 }
-                if !inBlock.isEmpty && block.count + size > options.blockSize { break }
+                if !inBlock.isEmpty && block.count + size > blockSize { break }
                 let offset = block.count
                 RecordCodec.encode(record, into: &block)
                 inBlock.append((record, offset, block.count - offset))

@@ -34,5 +34,12 @@ public struct LogStoreOptions: Sendable {
     /// the manifest after each group, so its memory and its crash window stay bounded.
     public var compactionBatchBytes = 64 << 20
 
+    /// What open does when the active segment has a damaged frame followed by two or
+    /// more intact transactions — damage in the middle of the log, not a torn tail.
+    /// By default open refuses with `.corrupt` naming the file and offset; with
+    /// `salvageDamagedTail` it cuts the log at the damage (losing those transactions)
+    /// and logs what it dropped. A torn tail is always cut without asking.
+    public var salvageDamagedTail = false
+
     public init() {}
 }

@@ -32,6 +32,9 @@ extension LogStore {
                     report.problems.append(StrataError(.corrupt, "damaged frame: \(damage.reason)", path: file.path, offset: damage.offset))
                 }
             }
+            if info.state == .sealed && scan.damage == nil && !scan.sealed {
+                report.problems.append(StrataError(.corrupt, "sealed segment does not end with a seal frame: it lost its tail", path: file.path, offset: scan.validEnd))
+            }
             if info.state == .sealed {
                 verifyHint(info.id, scan: scan, manifest: manifest, report: &report)
             }
