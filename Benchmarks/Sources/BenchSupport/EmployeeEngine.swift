@@ -1,0 +1,44 @@
+/// One engine, in one configuration, under the workloads: Strata's engine (`StrataLog`)
+/// today, Strata's object layer beside it later, and the peer, SQLite through GRDB.
+/// Both runners (package-benchmark and BenchSummary) drive engines only through this
+/// protocol, so adding a variant is adding a conforming type.
+public protocol EmployeeEngine: Sendable {
+    /// Which side of the ratio this engine is on.
+    var side: EngineSide { get }
+    /// A short name for tables and benchmark names: "Strata log everyCommit", "SQLite FULL".
+    var name: String { get }
+    /// Creates an empty store (schema included) in `directory`, which exists and is empty.
+    func create(in directory: String) throws -> any EmployeeStore
+    /// Opens the store an earlier `create` left in `directory`.
+    func open(in directory: String) throws -> any EmployeeStore
+}
+
+public enum EngineSide: String, Sendable {
+    case strata = "Strata"
+    case sqlite = "SQLite"
+}
+
+/// An open store of employees. Not shared between threads.
+public protocol EmployeeStore: AnyObject {
+    /// Inserts all employees in one transaction.
+    func insertInOneTransaction(_ employees: [Employee]) throws
+    /// Inserts each employee in a transaction of its own.
+    func insertEachInOwnTransaction(_ employees: ArraySlice<Employee>) throws
+    /// Looks up every id and reads name and salary; returns a checksum of what it read
+    /// (so that nothing is optimised away and both engines can be compared).
+    func fetchNameAndSalary(ids: [Int64]) throws -> Int
+    /// The number of employees (SQLite: `SELECT COUNT(*)`, Strata: the index's count).
+    func count() throws -> Int
+    /// Makes the store's on-disk state the one a later `open` should see (Strata:
+    /// seals the active segment so hint files exist).
+    func prepareForReopen() throws
+    func close() throws
+}
+
+extension Employee {
+    /// The checksum `fetchNameAndSalary` adds per employee found.
+    @inline(__always)
+    public static func fetchChecksum(name: String, salary: Int64) -> Int {
+        name.utf8.count &+ Int(truncatingIfNeeded: salary)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Logging
+import StrataLog
+
+/// Strata's storage engine used directly: one record per employee, keyed by id, with
+/// the compact `EmployeeCodec` value and the department reference as an index term
+/// (as the object layer will keep to-one references).
+public struct StrataLogEngine: EmployeeEngine {
+    public let durability: LogStoreOptions.Durability
+    /// Index number of the department term.
+    static let departmentIndex: UInt32 = 1
+
+    public init(durability: LogStoreOptions.Durability) {
+        self.durability = durability
+    }
+
+    public var side: EngineSide { .strata }
+
+    public var name: String {
+        switch durability {
+        case .everyCommit: "Strata log everyCommit"
+        case .none: "Strata log none"
+        case let .periodic(milliseconds): "Strata log periodic \(milliseconds)ms"
+        }
+    }
+
+    public static func storePath(in directory: String) -> String {
+        (directory as NSString).appendingPathComponent("Employees.strata")
+    }
+
+    public func create(in directory: String) throws -> any EmployeeStore {
+        try StrataLogEmployeeStore(path: Self.storePath(in: directory), durability: durability, create: true)
+    }
+
+    public func open(in directory: String) throws -> any EmployeeStore {
+        try StrataLogEmployeeStore(path: Self.storePath(in: directory), durability: durability, create: false)
+    }
+
+    /// Deletes the hint files, so that the next open scans every segment.
+    public static func removeHints(in directory: String) throws {
+        let index = (storePath(in: directory) as NSString).appendingPathComponent("index")
+        for name in try FileManager.default.contentsOfDirectory(atPath: index) where name.hasSuffix(".hint") {
+            try FileManager.default.removeItem(atPath: (index as NSString).appendingPathComponent(name))
+        }
+    }
+}
+
+final class StrataLogEmployeeStore: EmployeeStore {
+    let store: LogStore
+
+    init(path: String, durability: LogStoreOptions.Durability, create: Bool) throws {
+        var options = LogStoreOptions()
+        options.durability = durability
+        options.createIfMissing = create
+        // The default logger prints a line on every open, which would be timed too.
+        store = try LogStore.open(at: path, options: options, logger: Logger(label: "strata.bench") { _ in SwiftLogNoOpLogHandler() })
+    }
+
+    static func put(_ e: Employee, into batch: inout WriteBatch) {
+        batch.put(RecordKey(UInt64(e.id)), value: EmployeeCodec.encode(e),
+                  terms: [IndexTerm(index: StrataLogEngine.departmentIndex, value: EmployeeCodec.departmentTerm(e.departmentID))])
+    }
+
+    func insertInOneTransaction(_ employees: [Employee]) throws {
+        var batch = WriteBatch()
+        for e in employees { Self.put(e, into: &batch) }
+        try store.commit(batch)
+    }
+
+    func insertEachInOwnTransaction(_ employees: ArraySlice<Employee>) throws {
+        for e in employees {
+            var batch = WriteBatch()
+            Self.put(e, into: &batch)
+            try store.commit(batch)
+        }
+    }
+
+    func fetchNameAndSalary(ids: [Int64]) throws -> Int {
+        var checksum = 0
+        for id in ids {
+            guard let record = try store.get(RecordKey(UInt64(id))),
+                  let (name, salary) = EmployeeCodec.nameAndSalary(record.value) else { continue }
+            checksum &+= Employee.fetchChecksum(name: name, salary: salary)
+        }
+        return checksum
+    }
+
+    func count() throws -> Int { store.count }
+
+    func prepareForReopen() throws { try store.sealActiveSegment() }
+
+    func close() throws { try store.close() }
+}

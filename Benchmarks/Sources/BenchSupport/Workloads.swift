@@ -1,0 +1,47 @@
+/// The workloads, each as a prepared iteration (set-up done, measured part ready).
+/// The Strata and SQLite sides of a workload do the same logical work on the same data.
+public enum Workloads {
+    /// (1) Insert all employees in one transaction into a new, empty store.
+    public static func insertOneTransaction(_ engine: any EmployeeEngine, _ employees: [Employee]) throws -> WorkloadIteration {
+        let scratch = try ScratchDirectory("insert")
+        let store = try engine.create(in: scratch.path)
+        return WorkloadIteration(
+            run: { try store.insertInOneTransaction(employees); return employees.count },
+            finish: { try store.close(); scratch.remove() })
+    }
+
+    /// (2) Insert each employee in its own transaction into a new, empty store.
+    public static func insertEachInOwnTransaction(_ engine: any EmployeeEngine, _ employees: ArraySlice<Employee>) throws -> WorkloadIteration {
+        let scratch = try ScratchDirectory("singles")
+        let store = try engine.create(in: scratch.path)
+        return WorkloadIteration(
+            run: { try store.insertEachInOwnTransaction(employees); return employees.count },
+            finish: { try store.close(); scratch.remove() })
+    }
+
+    /// (3) Random lookups by id in an open store of all employees, reading name and
+    /// salary. The store stays open across iterations: open it with `openForFetch`.
+    public static func openForFetch(_ engine: any EmployeeEngine, _ employees: [Employee]) throws -> any EmployeeStore {
+        try engine.open(in: FixtureCache.shared.directory(for: engine, employees: employees))
+    }
+
+    public static func fetch(_ store: any EmployeeStore, ids: [Int64]) -> WorkloadIteration {
+        WorkloadIteration(run: { try store.fetchNameAndSalary(ids: ids) }, finish: {})
+    }
+
+    /// (4) Open a store of all employees and count them. Strata with its hint files,
+    /// or (`scan`) with them deleted, so that open scans every segment (and writes the
+    /// hints again, as a real open after a lost index does).
+    public static func open(_ engine: any EmployeeEngine, _ employees: [Employee], scan: Bool = false) throws -> WorkloadIteration {
+        let directory = try FixtureCache.shared.directory(for: engine, employees: employees)
+        if scan { try StrataLogEngine.removeHints(in: directory) }
+        var opened: (any EmployeeStore)?
+        return WorkloadIteration(
+            run: {
+                let store = try engine.open(in: directory)
+                opened = store
+                return try store.count()
+            },
+            finish: { try opened?.close() })
+    }
+}
