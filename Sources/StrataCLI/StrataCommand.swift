@@ -5,7 +5,10 @@ import ArgumentParser
 struct StrataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
-        abstract: "Inspect, verify and demonstrate Strata stores.",
-        subcommands: [DemoCommand.self, StatsCommand.self, VerifyCommand.self, CompactCommand.self]
+        abstract: "Create, import into, export, inspect and verify Strata stores.",
+        subcommands: [
+            CreateCommand.self, ImportCommand.self, ExportCommand.self,
+            StatsCommand.self, VerifyCommand.self, CompactCommand.self, DemoCommand.self,
+        ]
     )
 }

@@ -1,30 +1,45 @@
 import ArgumentParser
 import Strata
 
-/// `strata verify STORE`: checks every frame, hint file and blob reference.
+/// `strata verify STORE`: the engine's checks (every frame, hint file and blob
+/// reference), then, for an object store, the object checks of `ObjectVerifier`.
+/// Exit 0 when sound, 1 with file and offset or object and reason when not, 2 when
+/// it cannot run (no store at the path).
 struct VerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Check every frame, index and blob reference; exit 0 when sound, 1 with file, offset and reason when not."
+        abstract: "Check every frame, index and blob reference, and every object against the store's model; exit 0 when sound, 1 with file, offset or object and reason when not."
     )
 
     @Argument(help: "The store directory.")
     var store: String
 
     func run() throws {
-        let log: LogStore
-        do {
-            var options = LogStoreOptions()
-            options.readOnly = true
-            options.createIfMissing = false
-            log = try LogStore.open(at: store, options: options, logger: CLILogging.logger)
-        } catch {
-            Terminal.error("\(error)")
-            throw ExitCode(2)
+        try reportingFailures {
+            let log = try StoreAccess.openLog(store)
+            let engine: VerifyReport
+            let model: ObjectModel?
+            do {
+                defer { try? log.close() }
+                engine = try log.verify()
+                print(engine)
+                model = try StoreAccess.storedModel(of: log)
+            }
+            var sound = engine.isSound
+            if let model {
+                var options = StoreOptions()
+                options.log.readOnly = true
+                options.log.createIfMissing = false
+                options.logger = CLILogging.logger
+                let objectStore = try ObjectStore(at: store, model: model, options: options)
+                defer { try? objectStore.close() }
+                let report = try ObjectVerifier(store: objectStore).run()
+                print(report)
+                sound = sound && report.problems.isEmpty
+            } else {
+                print("objects: the store has no object model; object checks skipped")
+            }
+            if !sound { throw ExitCode(1) }
         }
-        defer { try? log.close() }
-        let report = try log.verify()
-        print(report)
-        if !report.isSound { throw ExitCode(1) }
     }
 }

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata import STORE [--file F] [--batch N]`: JSON Lines into a store, with the
+/// store's own model (see `JSONLines` for values and `Importer` for how references
+/// and batches work).
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import JSON Lines objects (from a file or standard input), one transaction per batch.",
+        discussion: """
+        One object a line: {"@entity": "Employee", "@ref": "ada", "name": "Ada", "department": {"@ref": "sales"}}.
+        Relationships name targets as {"@ref": NAME} (a name defined by any line of the import, before or after)
+        or {"@id": "strata://…"} (the @id of a line of this import, as export writes them, else an object of the store);
+        to-many relationships take a list. Binary values are {"@base64": "…"}, dates ISO 8601.
+        Every line is checked before anything is written; a batch that fails at save is not committed.
+        """
+    )
+
+    @Argument(help: "The store directory (made with `strata create`).")
+    var store: String
+
+    @Option(name: .long, help: "The JSON Lines file (default: standard input).")
+    var file: String?
+
+    @Option(name: .long, help: "Lines per transaction.")
+    var batch = 1_000
+
+    func validate() throws {
+        guard batch >= 1 else { throw ValidationError("--batch must be at least 1") }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let objectStore = try StoreAccess.openObjectStore(store, readOnly: false)
+            defer { try? objectStore.close() }
+            let importer = Importer(store: objectStore, batchSize: batch)
+
+            var spool: InputSpool?
+            defer { spool?.remove() }
+            let secondPass: String
+            if let file {
+                try importer.scan(try LineReader(path: file), spool: nil)
+                secondPass = file
+            } else {
+                let copy = try InputSpool()
+                spool = copy
+                try importer.scan(LineReader(descriptor: STDIN_FILENO), spool: copy)
+                try copy.finish()
+                secondPass = copy.path
+            }
+            try importer.insert(try LineReader(path: secondPass))
+            print("imported \(importer.committedObjects) objects in \(importer.transactions) transaction(s) into \(store)")
+        }
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import Strata
+
+/// Imports JSON Lines into a store in two passes over the input.
+///
+/// The first pass checks every line (JSON, entity, keys, value types) and learns the
+/// names (`@ref`, `@id`) lines define, so a malformed line is reported before
+/// anything is written and a reference to a name defined further down is known to be
+/// good. The second pass inserts objects, one transaction per batch of lines. A link
+/// to a name whose line is not inserted yet waits in `pending` and is made when that
+/// line's object is inserted — in the same transaction as the target, so forward
+/// references work within and across batches.
+///
+/// A batch whose save fails validation only on relationships (a required to-one, a
+/// minimum count) may be completed by lines further on — a subject's questions come
+/// after it — so it is carried into the next batch instead of failing, up to
+/// `carryLimit` lines; any other failure, or one that persists, fails the import with
+/// nothing of the uncommitted lines written.
+///
+/// Memory: the names of the input (one entry per named line) and the ids of the
+/// named objects inserted so far; objects themselves are released after each commit.
+final class Importer {
+    private let store: ObjectStore
+    private let context: ObjectContext
+    private let batchSize: Int
+    private let carryLimit: Int
+    private let converter = JSONLines()
+    private let coder = JSONLineCoder()
+
+    private struct Name {
+        var line: Int
+        var entity: String
+    }
+
+    private struct PendingLink {
+        var source: ObjectID
+        var relationship: RelationshipDescription
+        var line: Int
+    }
+
+    /// Every name the input defines, with its line and entity (first pass).
+    private var names: [String: Name] = [:]
+    /// Ids of inserted objects that have a name, by line.
+    private var created: [Int: ObjectID] = [:]
+    /// Links waiting for their target's line, by the target's name.
+    private var pending: [String: [PendingLink]] = [:]
+    /// Objects written since the last commit → the line that wrote them, to name lines in errors.
+    private var uncommitted: [String: Int] = [:]
+
+    private(set) var objectCount = 0
+    private(set) var committedObjects = 0
+    private(set) var committedThroughLine = 0
+    private(set) var transactions = 0
+
+    init(store: ObjectStore, batchSize: Int) {
+        self.store = store
+        self.context = store.newContext()
+        self.batchSize = batchSize
+        self.carryLimit = max(batchSize * 10, 10_000)
+    }
+
+    // MARK: Pass 1
+
+    /// Checks every line and collects names; copies each line to `spool` if given.
+    func scan(_ reader: LineReader, spool: InputSpool?) throws {
+        var number = 0
+        while let line = try reader.next() {
+            number += 1
+            try spool?.append(line)
+            guard !Self.isBlank(line) else { continue }
+            let parsed: ImportLine
+            do {
+                parsed = try parse(line)
+            } catch {
+                throw CommandFailure("line \(number): \(error); nothing was imported")
+            }
+            for name in parsed.names {
+                if let earlier = names[name] {
+                    throw CommandFailure("line \(number): the name '\(name)' is already defined on line \(earlier.line); nothing was imported")
+                }
+                names[name] = Name(line: number, entity: parsed.entity.name)
+            }
+            objectCount += 1
+        }
+    }
+
+    // MARK: Pass 2
+
+    /// Inserts the objects, committing a transaction every `batchSize` lines.
+    func insert(_ reader: LineReader) throws {
+        var number = 0
+        var linesInBatch = 0
+        var spanStart = 1
+        var done = 0
+        while let line = try reader.next() {
+            number += 1
+            guard !Self.isBlank(line) else { continue }
+            do {
+                try insertLine(try parse(line), number: number)
+            } catch let problem as LineProblem {
+                context.rollback()
+                throw failure("line \(number): \(problem)", spanStart: spanStart, spanEnd: number)
+            } catch let error as StrataError {
+                context.rollback()
+                throw failure("line \(number): \(error.message)", spanStart: spanStart, spanEnd: number)
+            }
+            linesInBatch += 1
+            done += 1
+            if linesInBatch >= batchSize {
+                if try commit(spanStart: spanStart, through: number, more: true) {
+                    spanStart = number + 1
+                }
+                linesInBatch = 0
+                Terminal.progress("importing", done: done, total: objectCount)
+            }
+        }
+        if context.hasChanges {
+            _ = try commit(spanStart: spanStart, through: number, more: false)
+        }
+        Terminal.progress("importing", done: done, total: objectCount)
+        if let (name, links) = pending.first, let link = links.first {
+            // Cannot happen after a complete first pass; kept as a guard, not a trap.
+            throw CommandFailure("line \(link.line): the link to '\(name)' was never made")
+        }
+    }
+
+    private func insertLine(_ line: ImportLine, number: Int) throws {
+        let object = try context.insert(line.entity.name)
+        for (attribute, value) in line.values {
+            try object.setValue(value, forKey: attribute.name)
+        }
+        uncommitted[object.objectID.description] = number
+        if !line.names.isEmpty {
+            created[number] = object.objectID
+            for name in line.names {
+                for link in pending.removeValue(forKey: name) ?? [] {
+                    let source = try context.object(with: link.source)
+                    if uncommitted[link.source.description] == nil { uncommitted[link.source.description] = link.line }
+                    try connect(source, link.relationship, object)
+                }
+            }
+        }
+        for (relationship, targets) in line.links {
+            for target in targets {
+                switch try resolve(target, for: relationship, of: line.entity.name) {
+                case .object(let id):
+                    try connect(object, relationship, try context.object(with: id))
+                case .later(let name):
+                    pending[name, default: []].append(PendingLink(source: object.objectID, relationship: relationship, line: number))
+                }
+            }
+        }
+    }
+
+    private func connect(_ source: ManagedObject, _ relationship: RelationshipDescription, _ target: ManagedObject) throws {
+        if relationship.isToMany {
+            try source.add(target, to: relationship.name)
+        } else {
+            try source.setObject(target, forKey: relationship.name)
+        }
+    }
+
+    private enum Resolution {
+        case object(ObjectID)
+        case later(String)
+    }
+
+    /// A name of this import wins over an object of the store with the same URI, so
+    /// that an export imported into a fresh store links its own objects.
+    private func resolve(_ target: ImportLine.Target, for relationship: RelationshipDescription, of entity: String) throws(LineProblem) -> Resolution {
+        let label = "\(entity).\(relationship.name)"
+        let entityName: String
+        let resolution: Resolution
+        if let name = names[target.name] {
+            entityName = name.entity
+            resolution = created[name.line].map(Resolution.object) ?? .later(target.name)
+        } else if case .id(let uri) = target {
+            guard let id = store.objectID(forURI: uri), store.records.contains(id.key) else {
+                throw LineProblem("\(label): \(target) names no object of this import or of the store")
+            }
+            entityName = id.entityName
+            resolution = .object(id)
+        } else {
+            throw LineProblem("\(label): \(target) is not defined by any line of this import")
+        }
+        guard store.model.entity(named: entityName)?.isKind(of: relationship.destinationEntityName) ?? false else {
+            throw LineProblem("\(label) leads to \(relationship.destinationEntityName), but \(target) is a \(entityName)")
+        }
+        return resolution
+    }
+
+    /// Saves the span; false when a relationship-only validation failure carries it on.
+    private func commit(spanStart: Int, through end: Int, more: Bool) throws -> Bool {
+        do {
+            try context.save()
+        } catch let error as StrataError where error.code == .validationFailed {
+            if more, end - spanStart + 1 < carryLimit, onlyRelationshipFailures(error) { return false }
+            context.rollback()
+            throw failure(annotate(error), spanStart: spanStart, spanEnd: end)
+        } catch let error as StrataError {
+            context.rollback()
+            throw failure(error.description, spanStart: spanStart, spanEnd: end)
+        }
+        transactions += 1
+        committedObjects += uncommitted.count
+        committedThroughLine = end
+        uncommitted = [:]
+        // The context forgets the saved objects, so memory does not grow with the input.
+        context.reset()
+        return true
+    }
+
+    private func failure(_ reason: String, spanStart: Int, spanEnd: Int) -> CommandFailure {
+        let before = committedThroughLine == 0
+            ? "nothing was committed before it"
+            : "lines 1–\(committedThroughLine) (\(committedObjects) objects) were committed before it and stay"
+        let span = spanStart == spanEnd ? "line \(spanStart)" : "lines \(spanStart)–\(spanEnd)"
+        return CommandFailure("import failed: \(reason)\nnothing of \(span) was committed; \(before)")
+    }
+
+    /// The library's validation failures, each led by the line of its object.
+    private func annotate(_ error: StrataError) -> String {
+        let failures = (error.context["objects"] ?? error.message).split(separator: "\n")
+        let lines = failures.map { failure -> String in
+            let object = failure.prefix { $0 != "." && $0 != ":" }
+            return uncommitted[String(object)].map { "line \($0): \(failure)" } ?? String(failure)
+        }
+        return "\(failures.count) validation failure(s) at save:\n  " + lines.joined(separator: "\n  ")
+    }
+
+    /// Whether every failure is about a relationship, which later lines may still set.
+    private func onlyRelationshipFailures(_ error: StrataError) -> Bool {
+        guard let list = error.context["objects"] else { return false }
+        for failure in list.split(separator: "\n") {
+            guard let colon = failure.firstRange(of: ": ") else { return false }
+            let head = failure[..<colon.lowerBound]
+            guard let dot = head.firstIndex(of: "."), let slash = head.firstIndex(of: "/") else { return false }
+            let entity = String(head[..<slash])
+            let property = String(head[head.index(after: dot)...])
+            guard store.model.entity(named: entity)?.relationshipsByName[property] != nil else { return false }
+        }
+        return true
+    }
+
+    // MARK: Lines
+
+    private func parse(_ line: ArraySlice<UInt8>) throws(LineProblem) -> ImportLine {
+        try ImportLine(try coder.decode(line), model: store.model, values: converter)
+    }
+
+    private static func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
+        line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
+    }
+}

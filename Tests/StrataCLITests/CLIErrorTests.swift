@@ -1,0 +1,178 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+/// Every bad input gets a message on stderr and a non-zero exit: 2 when the command
+/// cannot run, 1 when the data is wanting.
+@Suite struct CLIErrorTests {
+    private let employees = FixturePaths.model("Employees-v1.json").path
+
+    private func newStore(_ dir: TemporaryDirectory) throws -> String {
+        let store = dir.appending("s.strata")
+        let created = try StrataProcess.run(["create", store, "--model", employees], in: dir.path)
+        #expect(created.status == 0, "\(created.stderr)")
+        return store
+    }
+
+    private func exportLines(_ store: String, _ dir: TemporaryDirectory) throws -> [String] {
+        let export = try StrataProcess.run(["export", store], in: dir.path)
+        #expect(export.status == 0, "\(export.stderr)")
+        return export.lines
+    }
+
+    @Test(arguments: [["import"], ["export"], ["verify"], ["stats"], ["stats", "--json"]])
+    func missingStore(_ command: [String]) throws {
+        let dir = try TemporaryDirectory("cli-missing")
+        defer { dir.remove() }
+        let run = try StrataProcess.run([command[0], dir.appending("nowhere.strata")] + command.dropFirst(), input: "", in: dir.path)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("no store at"))
+        #expect(run.stdout.isEmpty)
+    }
+
+    @Test func modelFileThatIsNotJSON() throws {
+        let dir = try TemporaryDirectory("cli-badmodel")
+        defer { dir.remove() }
+        let model = dir.appending("bad.json")
+        try "{\"entities\": [".write(toFile: model, atomically: true, encoding: .utf8)
+        let run = try StrataProcess.run(["create", dir.appending("s.strata"), "--model", model], in: dir.path)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("bad.json"))
+        #expect(run.stderr.contains("not valid"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appending("s.strata")))
+    }
+
+    @Test func invalidModelGetsTheLibrarysMessage() throws {
+        let dir = try TemporaryDirectory("cli-invalidmodel")
+        defer { dir.remove() }
+        let model = dir.appending("invalid.json")
+        try #"{"formatVersion": 1, "version": "1", "entities": [{"name": "A", "properties": [{"kind": "relationship", "name": "b", "destination": "Nowhere"}]}]}"#
+            .write(toFile: model, atomically: true, encoding: .utf8)
+        let run = try StrataProcess.run(["create", dir.appending("s.strata"), "--model", model], in: dir.path)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("Nowhere"))
+        let missing = try StrataProcess.run(["create", dir.appending("s.strata"), "--model", dir.appending("none.json")], in: dir.path)
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("none.json"))
+    }
+
+    @Test func malformedLineThreeIsNamedAndNothingIsImported() throws {
+        let dir = try TemporaryDirectory("cli-malformed")
+        defer { dir.remove() }
+        let store = try newStore(dir)
+        let input = """
+        {"@entity": "Department", "name": "A"}
+        {"@entity": "Department", "name": "B"}
+        {"@entity": "Department", "name": }
+        {"@entity": "Department", "name": "D"}
+        """
+        let run = try StrataProcess.run(["import", store, "--batch", "1"], input: input, in: dir.path)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("line 3"))
+        #expect(run.stderr.contains("not valid JSON"))
+        #expect(try exportLines(store, dir).isEmpty, "every line is checked before the first batch")
+    }
+
+    @Test(arguments: [
+        (#"{"@entity": "Dept", "name": "x"}"#, "unknown entity 'Dept'"),
+        (#"{"@entity": "Department", "nmae": "x"}"#, "Department has no attribute or relationship 'nmae'"),
+        (#"{"@entity": "Employee", "name": "x", "salary": "high"}"#, "Employee.salary is double, got a string"),
+        (#"{"@entity": "Employee", "name": 7}"#, "Employee.name is string, got an integer"),
+        (#"{"name": "x"}"#, "no \"@entity\""),
+        (#"["not", "an", "object"]"#, "expected a JSON object"),
+        (#"{"@entity": "Employee", "name": "x", "department": "Sales"}"#, "Employee.department expects"),
+        (#"{"@entity": "Employee", "name": "x", "photo": "AAEC"}"#, "@base64"),
+    ])
+    func badLinesNameLineAndProblem(line: String, message: String) throws {
+        let dir = try TemporaryDirectory("cli-badline")
+        defer { dir.remove() }
+        let store = try newStore(dir)
+        let input = #"{"@entity": "Department", "name": "ok"}"# + "\n" + line + "\n"
+        let run = try StrataProcess.run(["import", store], input: input, in: dir.path)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("line 2"), "\(run.stderr)")
+        #expect(run.stderr.contains(message), "\(run.stderr)")
+    }
+
+    @Test func unresolvedReference() throws {
+        let dir = try TemporaryDirectory("cli-unresolved")
+        defer { dir.remove() }
+        let store = try newStore(dir)
+        let input = #"{"@entity": "Employee", "name": "Ada", "department": {"@ref": "nowhere"}}"#
+        let run = try StrataProcess.run(["import", store], input: input, in: dir.path)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("line 1"))
+        #expect(run.stderr.contains("nowhere"))
+        #expect(try exportLines(store, dir).isEmpty)
+    }
+
+    @Test func failedBatchLeavesNothingOfItselfCommitted() throws {
+        let dir = try TemporaryDirectory("cli-batch")
+        defer { dir.remove() }
+        let store = try newStore(dir)
+        // Batches of two lines: lines 1–2 commit; line 4 lacks the required name, so
+        // the batch of lines 3–4 fails at save and line 3 must not appear.
+        let input = """
+        {"@entity": "Department", "name": "One"}
+        {"@entity": "Department", "name": "Two"}
+        {"@entity": "Department", "name": "Three"}
+        {"@entity": "Employee", "salary": 5}
+        {"@entity": "Department", "name": "Five"}
+        """
+        let run = try StrataProcess.run(["import", store, "--batch", "2"], input: input, in: dir.path)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("line 4"), "\(run.stderr)")
+        #expect(run.stderr.contains("name"))
+        #expect(run.stderr.contains("lines 1–2 (2 objects) were committed"), "\(run.stderr)")
+        #expect(run.stderr.contains("nothing of lines 3–4 was committed"), "\(run.stderr)")
+        let lines = try exportLines(store, dir)
+        #expect(lines.count == 2)
+        #expect(lines.contains { $0.contains("One") } && lines.contains { $0.contains("Two") })
+        #expect(!lines.contains { $0.contains("Three") || $0.contains("Five") })
+    }
+
+    @Test func importIntoAStoreWithoutAModel() throws {
+        let dir = try TemporaryDirectory("cli-nomodel")
+        defer { dir.remove() }
+        // A directory that is not a store at all.
+        let plain = dir.appending("plain")
+        try FileManager.default.createDirectory(atPath: plain, withIntermediateDirectories: true)
+        let run = try StrataProcess.run(["import", plain], input: "", in: dir.path)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("no store at"))
+    }
+
+    @Test func exportOfAnUnknownEntity() throws {
+        let dir = try TemporaryDirectory("cli-entity")
+        defer { dir.remove() }
+        let store = try newStore(dir)
+        let run = try StrataProcess.run(["export", store, "--entity", "Nope"], in: dir.path)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("unknown entity 'Nope'"))
+    }
+
+    @Test func verifyReportsADamagedBlobWithFileAndOffset() throws {
+        let dir = try TemporaryDirectory("cli-corrupt")
+        defer { dir.remove() }
+        let store = try newStore(dir)
+        // A photo above the external-storage threshold lands in the blob area. (A bad
+        // frame in the active segment is by design a torn tail, not damage.)
+        var generator = SystemRandomNumberGenerator()
+        let photo = Data((0..<40_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let input = #"{"@entity": "Employee", "name": "Ada", "photo": {"@base64": "\#(photo.base64EncodedString())"}}"#
+        #expect(try StrataProcess.run(["import", store], input: input, in: dir.path).status == 0)
+        #expect(try StrataProcess.run(["verify", store], in: dir.path).status == 0)
+        let blobs = try FileManager.default.contentsOfDirectory(atPath: store + "/blobs").sorted()
+        guard let blob = blobs.first.map({ store + "/blobs/" + $0 }), var bytes = FileManager.default.contents(atPath: blob),
+              bytes.count > 20_000 else {
+            Issue.record("no blob written in \(store)")
+            return
+        }
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: blob))
+        let run = try StrataProcess.run(["verify", store], in: dir.path)
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("blobs/"), "\(run.stdout)")
+        #expect(run.stdout.contains("offset"), "\(run.stdout)")
+    }
+}
