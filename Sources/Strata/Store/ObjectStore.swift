@@ -38,7 +38,7 @@ public final class ObjectStore: Sendable {
     ///   (its `context` holds `storeHash` and `modelHash`); `.storeLocked` when another
     ///   process writes the store; `.corrupt` naming a damaged file and offset.
     public init(at path: String, model: ObjectModel, options: StoreOptions = StoreOptions()) throws {
-        let records: any RecordStore
+        var records: any RecordStore
         switch options.storeType {
         case .segmentLog:
             records = try LogStore.open(at: path, options: options.log, logger: options.logger)
@@ -46,6 +46,13 @@ public final class ObjectStore: Sendable {
             records = try LogStore.open(at: "/memory", options: options.log, fileSystem: InMemoryFileSystem(), logger: options.logger)
         }
         do {
+            let storedHash = records.metadata[StoreSchema.modelHashKey].map { String(decoding: $0, as: UTF8.self) }
+            if let storedHash, storedHash != model.versionHash, options.migration.isRequested {
+                guard let log = records as? LogStore else {
+                    throw StrataError(.migrationFailed, "this store type cannot be migrated", path: path)
+                }
+                records = try StoreMigrator.migrate(log, path: path, to: model, options: options)
+            }
             let schema = try Self.checkModel(model, records: records, path: path)
             self.schema = schema
             self.serials = Mutex(try Self.loadSerials(schema: schema, records: records))
@@ -57,6 +64,16 @@ public final class ObjectStore: Sendable {
         self.path = options.storeType == .inMemory ? "" : path
         self.options = options
         self.records = records
+        self.identifier = records.storeID.map { String(format: "%02x", $0) }.joined()
+    }
+
+    init(uncheckedRecords records: any RecordStore, model: ObjectModel, schema: StoreSchema, serials: [UInt16: UInt64], options: StoreOptions) {
+        self.model = model
+        self.path = ""
+        self.options = options
+        self.records = records
+        self.schema = schema
+        self.serials = Mutex(serials)
         self.identifier = records.storeID.map { String(format: "%02x", $0) }.joined()
     }
 
@@ -134,7 +151,7 @@ public final class ObjectStore: Sendable {
 
     /// Next serial per entity: past the counter record and past the highest key, so a
     /// deleted object's id is never handed out again.
-    private static func loadSerials(schema: StoreSchema, records: any RecordStore) throws -> [UInt16: UInt64] {
+    static func loadSerials(schema: StoreSchema, records: any RecordStore) throws -> [UInt16: UInt64] {
         var serials: [UInt16: UInt64] = [:]
         for (_, tag) in schema.tags {
             var next: UInt64 = 1

@@ -21,6 +21,14 @@ public struct StoreOptions: Sendable {
     /// How many sibling faults one firing loads together (Core Data's batch faulting).
     public var faultBatchSize = 64
     public var logger = Logger(label: "strata")
+    /// What to do when the store's model differs from the one it is opened with.
+    public var migration: StoreMigration = .none
+    /// Memory a migration may use for objects in flight; sets its batch size.
+    public var migrationMemoryBudget = 64 << 20
+    /// Overrides the batch size the budget implies (objects per batch).
+    public var migrationBatchSize: Int?
+    /// Called as a migration advances (objects done, total), for bars and logs.
+    public var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
 
     public init() {}
 }

@@ -56,9 +56,9 @@ struct StoreSchema: Sendable {
 
     /// Builds the schema for `model`, keeping the tags already assigned in `existing`
     /// and giving new entities the next free ones.
-    init(model: ObjectModel, existing: [String: UInt16] = [:]) throws {
+    init(model: ObjectModel, existing: [String: UInt16] = [:], firstNewTag: UInt16 = 1) throws {
         var tags = existing.filter { name, _ in model.entity(named: name) != nil }
-        var next = (existing.values.max() ?? 0) + 1
+        var next = max(firstNewTag, (existing.values.max() ?? 0) + 1)
         for entity in model.entities where tags[entity.name] == nil {
             guard next < UInt16.max else { throw StrataError(.invalidModel, "too many entities for one store (65534 at most)") }
             tags[entity.name] = next

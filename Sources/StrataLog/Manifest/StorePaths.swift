@@ -19,6 +19,8 @@ struct StorePaths: Sendable {
     var segments: String { root + "/segments" }
     var blobs: String { root + "/blobs" }
     var index: String { root + "/index" }
+    /// Where a migration writes the new store before it replaces this one (FORMAT.md §10).
+    var staging: String { root + "/staging" }
 
     func segment(_ id: UInt32) -> String { segments + "/" + Self.number(id) + ".seg" }
     func blob(_ id: UInt32) -> String { blobs + "/" + Self.number(id) + ".blob" }

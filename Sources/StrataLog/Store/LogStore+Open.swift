@@ -15,6 +15,18 @@ extension LogStore {
         fileSystem: any FileSystem = POSIXFileSystem(),
         logger: Logger = Logger(label: "strata.log")
     ) throws -> LogStore {
+        try open(at: path, options: options, fileSystem: fileSystem, logger: logger, identity: nil)
+    }
+
+    /// What a new store is created with when it must fit into another: a staging
+    /// store shares its parent's id and numbers its files after the parent's.
+    struct Identity {
+        var storeID: [UInt8]
+        var firstSegmentID: UInt32
+        var firstBlobID: UInt32
+    }
+
+    static func open(at path: String, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, identity: Identity?) throws -> LogStore {
         let paths = StorePaths(path)
         let started = ContinuousClock.now
         if !fileSystem.exists(paths.manifest) {
@@ -27,7 +39,7 @@ extension LogStore {
         let lock = options.readOnly ? nil : try fileSystem.lock(paths.lock)
         do {
             if !fileSystem.exists(paths.manifest) {
-                try create(paths: paths, fileSystem: fileSystem, logger: logger)
+                try create(paths: paths, fileSystem: fileSystem, logger: logger, identity: identity)
             }
             let store = try recover(paths: paths, options: options, fileSystem: fileSystem, logger: logger, lock: lock)
             logger.info("opened store", metadata: [
@@ -60,12 +72,16 @@ extension LogStore {
     /// Writes an empty store: directories, segment 1, blob file 1, then the manifest
     /// last, so a crash during creation leaves a directory without MANIFEST, which is
     /// created afresh next time.
-    private static func create(paths: StorePaths, fileSystem: any FileSystem, logger: Logger) throws {
+    private static func create(paths: StorePaths, fileSystem: any FileSystem, logger: Logger, identity: Identity?) throws {
         for directory in [paths.segments, paths.blobs, paths.index] {
             try fileSystem.remove(directory)
             try fileSystem.createDirectory(directory)
         }
-        var manifest = Manifest(storeID: randomStoreID())
+        var manifest = Manifest(storeID: identity?.storeID ?? randomStoreID())
+        if let identity {
+            manifest.nextSegmentID = identity.firstSegmentID
+            manifest.nextBlobID = identity.firstBlobID
+        }
         let segment = manifest.allocateSegmentID()
         let blob = manifest.allocateBlobID()
         try createFile(paths.segment(segment), magic: Format.segmentMagic, id: segment, storeID: manifest.storeID, fileSystem: fileSystem).close()
@@ -104,7 +120,14 @@ extension LogStore {
 
     private static func recover(paths: StorePaths, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, lock: (any FileLock)?) throws -> LogStore {
         let manifestWriter = ManifestWriter(fileSystem: fileSystem, paths: paths)
-        if !options.readOnly { try fileSystem.remove(paths.manifestTemp) }
+        if !options.readOnly {
+            try fileSystem.remove(paths.manifestTemp)
+            // A migration that did not reach its swap: its staging store is garbage.
+            if fileSystem.exists(paths.staging) {
+                logger.warning("removing the staging directory of an unfinished migration", metadata: ["path": "\(paths.staging)"])
+                try fileSystem.remove(paths.staging)
+            }
+        }
         var manifest = try manifestWriter.read()
         if !options.readOnly { try removeLeftovers(paths: paths, manifest: manifest, fileSystem: fileSystem, logger: logger) }
 

@@ -259,7 +259,9 @@ extension LogStore {
         let files = state.withLock { s -> [any StorageFile] in
             s.isClosed = true
             defer { s.segmentFiles = [:]; s.blobFiles = [:] }
-            return Array(s.segmentFiles.values) + Array(s.blobFiles.values)
+            // Foreign blob files belong to the store this one stages for: not ours to close.
+            let own = s.blobFiles.filter { !s.foreignBlobFiles.contains($0.key) }
+            return Array(s.segmentFiles.values) + Array(own.values)
         }
         for file in files { try? file.close() }
         lockHandle?.unlock()

@@ -45,6 +45,8 @@ public final class LogStore: Sendable {
         /// be on its way. A blob never committed pins its file until the store reopens.
         var pendingBlobs: [BlobRef: Int] = [:]
         var pendingBlobFiles: [UInt32: Int] = [:]
+        /// Blob files of the store a staging store belongs to: referenced, never owned.
+        var foreignBlobFiles: Set<UInt32> = []
         /// Set when a write or fsync failed: the store is read-only until reopened.
         var failure: StrataError?
         var isClosed = false

@@ -1,0 +1,113 @@
+import Foundation
+import StrataLog
+
+extension MigrationManager {
+    /// What `EntityMigrationPolicy.createDestinationInstances` does by default: one
+    /// destination object whose attributes come from the mapping's expressions (a
+    /// source key path carries the stored value as it is — an external binary by
+    /// reference, no bytes read), unmapped attributes take their defaults, and to-one
+    /// and list relationships are mapped through the id maps. An object of an entity
+    /// that keeps its tag keeps its key, so references to it stay valid unchanged.
+    @discardableResult
+    public func createDefaultDestinationInstance(for source: ManagedObject, mapping: EntityMapping) throws -> ManagedObject? {
+        guard let destinationName = mapping.destinationEntityName,
+              let destinationEntity = destinationModel.entity(named: destinationName) else { return nil }
+        let layout = try destinationStore.schema.layout(destinationName)
+        let keepsKey = layout.tag == StoreSchema.tag(of: source.objectID.key) && !keyTaken(source.objectID.key)
+        let key = keepsKey ? source.objectID.key : try destinationStore.allocateKey(tag: layout.tag)
+        let destination = try destinationContext.insertForMigration(destinationEntity, layout: layout, key: key)
+        for attribute in destinationEntity.storedAttributes {
+            destination.changes[attribute.name] = try attributeValue(attribute, of: source, mapping: mapping)
+        }
+        for relationship in destinationEntity.relationships {
+            guard let field = try relationshipValue(relationship, of: source, mapping: mapping) else { continue }
+            destination.changes[relationship.name] = field
+        }
+        if !keepsKey || mapping.hasCustomPolicy {
+            try associate(sourceInstance: source, withDestinationInstance: destination, for: mapping)
+        }
+        return destination
+    }
+
+    /// What `EntityMigrationPolicy.createRelationships` does by default: nothing more —
+    /// the default creation already mapped every relationship it could.
+    public func createDefaultRelationships(for destination: ManagedObject, mapping: EntityMapping) throws {}
+
+    private func keyTaken(_ key: RecordKey) -> Bool {
+        destinationContext.registry[key]?.object != nil || destinationStore.records.contains(key)
+    }
+
+    private func attributeValue(_ attribute: AttributeDescription, of source: ManagedObject, mapping: EntityMapping) throws -> FieldValue {
+        guard let propertyMapping = mapping.attributeMapping(named: attribute.name) else {
+            return attribute.defaultValue.map { $0.isNull ? .null : .value($0) } ?? .null
+        }
+        var value: Value
+        switch propertyMapping.valueExpression {
+        case .keyPath(let path) where !path.contains("."):
+            guard source.entity.attributesByName[path] != nil else {
+                throw StrataError(.migrationFailed, "mapping \(mapping.name): \(source.entity.name) has no attribute '\(path)' for \(attribute.name)", context: ["mapping": mapping.name, "keyPath": path])
+            }
+            let field = try source.field(path)
+            if case .blob = field, propertyMapping.transforms.isEmpty { return field }
+            value = try source.value(forKey: path)
+        case .keyPath(let path):
+            value = try Self.resolve(path, on: source)
+        case .constant(let constant):
+            value = constant
+        case .closure(let closure):
+            value = try closure(source)
+        case .defaultValue:
+            value = attribute.defaultValue ?? .null
+        }
+        if value.isNull, let replacement = propertyMapping.nilReplacement {
+            value = replacement
+        } else {
+            value = try propertyMapping.finalValue(from: value)
+        }
+        return value.isNull ? .null : .value(value)
+    }
+
+    private func relationshipValue(_ relationship: RelationshipDescription, of source: ManagedObject, mapping: EntityMapping) throws -> FieldValue? {
+        let layout = try destinationStore.schema.layout(relationship.destinationEntityName)
+        _ = layout
+        let isStored = !relationship.isToMany || StoreSchema.isStoredList(relationship, model: destinationModel)
+        guard isStored, let propertyMapping = mapping.relationshipMapping(named: relationship.name),
+              case .keyPath(let path) = propertyMapping.valueExpression,
+              let sourceRelationship = source.entity.relationshipsByName[path] else { return nil }
+        var sourceKeys: [RecordKey]
+        switch try source.field(path) {
+        case .reference(let key): sourceKeys = [key]
+        case .references(let keys): sourceKeys = keys
+        default:
+            sourceKeys = sourceRelationship.isToMany ? try source.objects(path).map(\.objectID.key) : []
+        }
+        let mapped = try sourceKeys.compactMap { try mapKey($0, into: relationship.destinationEntityName) }
+        if relationship.isToMany { return .references(mapped) }
+        return mapped.first.map(FieldValue.reference) ?? .null
+    }
+
+    /// The destination key of a source object referenced by a relationship: itself
+    /// when its entity keeps its tag, else through the id map of its entity's mapping,
+    /// nil when its entity was removed.
+    func mapKey(_ key: RecordKey, into destinationEntity: String) throws -> RecordKey? {
+        guard let sourceEntity = sourceStore.schema.entityName(of: key) else { return nil }
+        for candidate in mappingModel.entityMappings(forSourceEntity: sourceEntity) {
+            guard let destinationName = candidate.destinationEntityName,
+                  let destination = destinationModel.entity(named: destinationName),
+                  destination.isKind(of: destinationEntity) else { continue }
+            let tag = try destinationStore.schema.layout(destinationName).tag
+            if tag == StoreSchema.tag(of: key) && candidate.kind != .remove { return key }
+            if let mapped = try idMaps[candidate.name]?.destinations(of: key).first { return mapped }
+        }
+        return nil
+    }
+
+    /// Follows a dotted key path through to-one relationships to a value.
+    static func resolve(_ path: String, on object: ManagedObject) throws -> Value {
+        var current: ManagedObject? = object
+        let parts = path.split(separator: ".").map(String.init)
+        for part in parts.dropLast() { current = try current?.object(part) }
+        guard let last = parts.last, let current else { return .null }
+        return try current.value(forKey: last)
+    }
+}

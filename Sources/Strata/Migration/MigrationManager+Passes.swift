@@ -1,0 +1,116 @@
+import StrataLog
+
+extension MigrationManager {
+    /// Runs the three passes and every hook, in Core Data's order. Writes go to the
+    /// staging store; nothing of the old store changes.
+    func run() throws {
+        let mappings = mappingModel.entityMappings
+        for mapping in mappings { policies[mapping.name] = mapping.makePolicy() }
+
+        // Pass 1: create destination instances, entity mapping by entity mapping.
+        for mapping in mappings {
+            guard let policy = policies[mapping.name] else { continue }
+            try policy.begin(mapping, manager: self)
+            if mapping.kind != .remove && mapping.kind != .add,
+               let sourceName = mapping.sourceEntityName, let tag = sourceStore.schema.tags[sourceName] {
+                let range = StoreSchema.range(tag: tag)
+                let total = sourceStore.records.keys(in: range).count
+                var done = 0
+                var after: RecordKey?
+                while true {
+                    let keys = sourceStore.records.keys(in: range, after: after, limit: batchSize)
+                    guard let last = keys.last else { break }
+                    let sources = try sourceContext.load(keys)
+                    for source in sources {
+                        if let predicate = mapping.sourcePredicate, try !predicate.evaluate(with: source) { continue }
+                        try policy.createDestinationInstances(forSource: source, mapping: mapping, manager: self)
+                    }
+                    try endBatch()
+                    done += keys.count
+                    report(.createInstances, mapping.name, done, total)
+                    after = last
+                }
+            }
+            try policy.endInstanceCreation(mapping: mapping, manager: self)
+            try endBatch()
+        }
+
+        // Pass 2: relationships, once per destination object of mappings whose policy
+        // may set them (the default creation already mapped the rest).
+        for mapping in mappings {
+            guard let policy = policies[mapping.name] else { continue }
+            if mapping.hasCustomPolicy, let map = idMaps[mapping.name] {
+                try map.spill()
+                var pending: [RecordKey] = []
+                var done = 0
+                func flush() throws {
+                    for destination in try destinationContext.load(pending) where !destination.isDeleted {
+                        try policy.createRelationships(forDestination: destination, mapping: mapping, manager: self)
+                    }
+                    try endBatch()
+                    done += pending.count
+                    report(.createRelationships, mapping.name, done, map.count)
+                    pending.removeAll(keepingCapacity: true)
+                }
+                var seen = Set<RecordKey>()
+                try map.forEach { _, destination in
+                    guard seen.insert(destination).inserted else { return }
+                    pending.append(destination)
+                    if pending.count >= batchSize {
+                        try flush()
+                        seen.removeAll(keepingCapacity: true)
+                    }
+                }
+                try flush()
+            }
+            try policy.endRelationshipCreation(mapping: mapping, manager: self)
+            try endBatch()
+        }
+
+        // Pass 3: validate every destination object against the new model, streaming.
+        try validateDestination()
+        for mapping in mappings {
+            try policies[mapping.name]?.performCustomValidation(mapping: mapping, manager: self)
+        }
+        for mapping in mappings {
+            try policies[mapping.name]?.end(mapping: mapping, manager: self)
+        }
+        try endBatch()
+    }
+
+    /// Saves what the batch created and lets go of its objects.
+    func endBatch() throws {
+        largestBatch = max(largestBatch, sourceContext.liveObjectCount + destinationContext.changed.count)
+        try destinationContext.commitForMigration()
+        destinationContext.reset()
+        sourceContext.reset()
+    }
+
+    private func validateDestination() throws {
+        var failures: [ValidationFailure] = []
+        let validator = ObjectValidator(context: destinationContext)
+        for entity in destinationModel.entities where !entity.isAbstract {
+            guard let tag = destinationStore.schema.tags[entity.name] else { continue }
+            let range = StoreSchema.range(tag: tag)
+            let total = destinationStore.records.keys(in: range).count
+            var done = 0
+            var after: RecordKey?
+            while true {
+                let keys = destinationStore.records.keys(in: range, after: after, limit: batchSize)
+                guard let last = keys.last else { break }
+                for object in try destinationContext.load(keys) where failures.count < 100 {
+                    failures += try validator.failures(of: object)
+                }
+                largestBatch = max(largestBatch, destinationContext.liveObjectCount)
+                destinationContext.reset()
+                done += keys.count
+                report(.validate, entity.name, done, total)
+                after = last
+            }
+        }
+        if !failures.isEmpty {
+            throw StrataError(.migrationFailed, "the migrated objects do not validate against the new model; the store is unchanged: " + failures.prefix(20).map(\.description).joined(separator: "; "),
+                              context: ["objects": failures.map(\.description).joined(separator: "\n"), "count": "\(failures.count)"])
+        }
+    }
+}

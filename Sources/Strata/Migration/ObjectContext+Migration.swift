@@ -1,0 +1,86 @@
+import StrataLog
+
+extension ObjectContext {
+    /// Inserts an object under a chosen key (a migrated object keeps its old key).
+    func insertForMigration(_ entity: EntityDescription, layout: StoreSchema.EntityLayout, key: RecordKey) throws -> ManagedObject {
+        let object = ManagedObject(id: ObjectID(entityName: entity.name, key: key, storeIdentifier: store.identifier), entity: entity, layout: layout, context: self)
+        object.isNew = true
+        registry[key] = WeakObject(object: object)
+        changed[key] = object
+        return object
+    }
+
+    /// Writes every change as one transaction without validation or conflict checks:
+    /// during a migration, relationships are still being built, and the validation
+    /// pass checks every object once they are.
+    func commitForMigration() throws {
+        guard hasChanges else { return }
+        var batch = WriteBatch()
+        var tags = Set<UInt16>()
+        for object in changed.values.sorted(by: { $0.objectID.key < $1.objectID.key }) {
+            if object.isDeleted {
+                if !object.isNew { batch.delete(object.objectID.key) }
+                continue
+            }
+            let fields = try fieldsToWrite(object)
+            let (value, blobs, terms) = ObjectCodec.encode(fields, layout: object.layout)
+            batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
+            tags.insert(object.layout.tag)
+        }
+        for tag in tags {
+            batch.put(StoreSchema.counterKey(tag: tag), value: withUnsafeBytes(of: store.nextSerial(tag: tag).littleEndian) { Array($0) })
+        }
+        try store.records.commit(batch)
+        changed = [:]
+    }
+
+    /// Loads the records of `keys` into their objects in one batched read.
+    func load(_ keys: [RecordKey]) throws -> [ManagedObject] {
+        let records = try store.records.get(keys)
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(keys.count)
+        for (key, record) in zip(keys, records) {
+            guard let record else { continue }
+            let object = try object(forKey: key)
+            if object.stored == nil && !object.isNew { object.stored = try ObjectCodec.decode(record) }
+            objects.append(object)
+        }
+        return objects
+    }
+
+    /// How many objects the context holds right now (a migration's memory bound).
+    var liveObjectCount: Int { registry.values.reduce(0) { $0 + ($1.object == nil ? 0 : 1) } }
+}
+
+extension ManagedObject {
+    /// Copies a stored attribute from another object as it is stored — an external
+    /// binary by reference, without reading its bytes. For migrations that move a
+    /// value to another entity (scenario 1's photo split), across the old and new store.
+    ///
+    /// - Throws: `.unknownKeyPath`, `.typeMismatch` when the two attributes' types differ.
+    public func takeValue(forKey key: String, from source: ManagedObject, sourceKey: String? = nil) throws {
+        let from = sourceKey ?? key
+        guard let target = entity.attributesByName[key] else { throw unknownKey(key) }
+        guard let origin = source.entity.attributesByName[from] else { throw source.unknownKey(from) }
+        guard origin.type == target.type else {
+            throw StrataError(.typeMismatch, "\(source.entity.name).\(from) is \(origin.type), \(entity.name).\(key) is \(target.type)", context: ["entity": entity.name, "keyPath": key])
+        }
+        let field = try source.field(from)
+        try requireContext().willChange(self)
+        changes[key] = field
+    }
+
+    /// Whether a property holds a value, without reading an external binary's bytes.
+    public func hasValue(_ key: String) throws -> Bool {
+        if entity.relationshipsByName[key] != nil {
+            switch try field(key) {
+            case .null: return false
+            case .references(let keys): return !keys.isEmpty
+            default: return true
+            }
+        }
+        guard entity.attributesByName[key] != nil else { throw unknownKey(key) }
+        if case .null = try field(key) { return false }
+        return true
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import StrataLog
+
+/// What `ObjectStore` does when the store's model is not the one it is opened with.
+public enum StoreMigration: Sendable {
+    /// Refuse with `.incompatibleModel` naming both hashes. The default.
+    case none
+    /// Infer a lightweight migration from the store's model to the new one; refuse,
+    /// before writing anything, what cannot be inferred.
+    case inferred
+    /// Apply these mapping models in sequence (Core Data's multiple passes), each from
+    /// the store's current model to the next; the last must end at the opening model.
+    case mappings([MappingModel], models: [ObjectModel])
+}
+
+extension StoreMigration {
+    var isRequested: Bool {
+        if case .none = self { return false }
+        return true
+    }
+}
+
+extension StoreOptions {
+    /// Default batch size for a memory budget: about 8 KiB per object in flight.
+    var migrationBatch: Int {
+        migrationBatchSize ?? max(16, min(50_000, migrationMemoryBudget / 8192))
+    }
+}
+
+/// Runs migrations of a store directory: one mapping model at a time, each into a
+/// staging store that replaces the old one only when every pass has succeeded.
+enum StoreMigrator {
+    /// Migrates the store behind `log` (opened, write-locked) to `target`. Returns the
+    /// reopened engine store.
+    static func migrate(_ log: LogStore, path: String, to target: ObjectModel, options: StoreOptions) throws -> LogStore {
+        guard let sourceModel = try ObjectStore.storedModel(in: log) else {
+            throw StrataError(.migrationFailed, "the store does not record the model it was written with; it cannot be migrated", path: path)
+        }
+        let steps: [(MappingModel, ObjectModel)]
+        switch options.migration {
+        case .none:
+            throw StrataError(.incompatibleModel, "no migration asked for", path: path)
+        case .inferred:
+            steps = [(try MappingModel.inferred(from: sourceModel, to: target), target)]
+        case .mappings(let mappings, let models):
+            guard mappings.count == models.count, models.last?.versionHash == target.versionHash else {
+                throw StrataError(.migrationFailed, "mappings and models must pair up and end at the opening model", path: path)
+            }
+            steps = Array(zip(mappings, models))
+        }
+        var current = log
+        var currentModel = sourceModel
+        for (index, (mapping, destination)) in steps.enumerated() {
+            guard mapping.sourceModelHash == currentModel.versionHash else {
+                throw StrataError(.migrationFailed, "mapping \(index + 1) starts from model \(mapping.sourceModelHash), the store is at \(currentModel.versionHash)", path: path,
+                                  context: ["storeHash": currentModel.versionHash, "mappingSourceHash": mapping.sourceModelHash])
+            }
+            try runStep(current, path: path, from: currentModel, to: destination, mapping: mapping, options: options, stage: index, stageCount: steps.count)
+            current = try LogStore.open(at: path, options: options.log, logger: options.logger)
+            currentModel = destination
+        }
+        return current
+    }
+
+    /// One mapping: staging store, three passes, swap. On any error the staging store
+    /// is discarded and `log` is untouched (and still open).
+    static func runStep(_ log: LogStore, path: String, from sourceModel: ObjectModel, to destinationModel: ObjectModel, mapping: MappingModel,
+                        options: StoreOptions, stage: Int, stageCount: Int) throws {
+        let sourceTags = try ObjectStore.storedTags(in: log)
+        let sourceSchema = try StoreSchema(model: sourceModel, existing: sourceTags)
+        let sourceSerials = try ObjectStore.loadSerials(schema: sourceSchema, records: log)
+        let source = ObjectStore(records: log, model: sourceModel, schema: sourceSchema, serials: sourceSerials, options: options)
+
+        // Entities that continue an old one keep its tag, so their objects keep their keys.
+        var destinationTags: [String: UInt16] = [:]
+        for entityMapping in mapping.entityMappings where entityMapping.kind != .remove && entityMapping.kind != .add {
+            guard let from = entityMapping.sourceEntityName, let to = entityMapping.destinationEntityName,
+                  let tag = sourceSchema.tags[from], destinationTags[to] == nil, !destinationTags.values.contains(tag) else { continue }
+            destinationTags[to] = tag
+        }
+        // Tags of removed entities are retired: a new entity never reuses one, so an old
+        // key can never name an object of another entity.
+        let destinationSchema = try StoreSchema(model: destinationModel, existing: destinationTags,
+                                                firstNewTag: (sourceSchema.tags.values.max() ?? 0) + 1)
+        var serials: [UInt16: UInt64] = [:]
+        for (_, tag) in destinationSchema.tags { serials[tag] = sourceSerials[tag] ?? 1 }
+
+        let staging = try log.makeStagingStore()
+        do {
+            let destination = ObjectStore(records: staging, model: destinationModel, schema: destinationSchema, serials: serials, options: options)
+            let manager = MigrationManager(source: source, destination: destination, staging: staging, mapping: mapping,
+                                           batchSize: options.migrationBatch, progress: options.migrationProgress, stage: stage, stageCount: stageCount)
+            try manager.run()
+            options.migrationProgress?(MigrationProgress(stage: stage, stageCount: stageCount, pass: .swap, entityMapping: "", done: 0, total: 1, largestBatch: manager.largestBatch))
+            try ObjectStore.recordModel(destinationModel, schema: destinationSchema, in: staging)
+            options.logger.info("migration passes done; swapping in", metadata: ["path": "\(path)", "largestBatch": "\(manager.largestBatch)"])
+        } catch {
+            log.discardStaging(staging)
+            throw error
+        }
+        try log.adoptStaging(staging)
+    }
+}

@@ -1,0 +1,103 @@
+import Logging
+
+extension LogStore {
+    /// Creates, in `staging/` inside this store, an empty store that a migration fills
+    /// with the new version of every object (FORMAT.md §10). It shares this store's id,
+    /// numbers its files after this store's, and may reference this store's blob files,
+    /// so blobs are carried into it by reference, never copied.
+    ///
+    /// Nothing of this store changes until `adoptStaging(_:)`; a crash before then
+    /// leaves the staging directory, which the next open removes.
+    public func makeStagingStore() throws -> LogStore {
+        try checkWritable()
+        let (manifest, blobFiles) = state.withLock { ($0.manifest, $0.blobFiles) }
+        try fileSystem.remove(paths.staging)
+        var options = LogStoreOptions()
+        options.durability = .none // made durable as a whole before the swap
+        options.segmentSizeLimit = self.options.segmentSizeLimit
+        options.blockSize = self.options.blockSize
+        options.compressRecords = self.options.compressRecords
+        let staging = try LogStore.open(
+            at: paths.staging, options: options, fileSystem: fileSystem, logger: logger,
+            identity: Identity(storeID: manifest.storeID, firstSegmentID: manifest.nextSegmentID, firstBlobID: manifest.nextBlobID))
+        staging.state.withLock { s in
+            for (id, file) in blobFiles where s.blobFiles[id] == nil {
+                s.blobFiles[id] = file
+                s.foreignBlobFiles.insert(id)
+            }
+        }
+        return staging
+    }
+
+    /// Replaces this store's contents with `staging`'s, atomically at the manifest
+    /// rename: the staging files move into place (unlisted, so a crash leaves them as
+    /// leftovers), then one manifest names them, this store's blob files, and the
+    /// staging store's metadata. This store is closed afterwards; reopen it.
+    public func adoptStaging(_ staging: LogStore) throws {
+        try staging.sync()
+        let stagingManifest = staging.state.withLock { $0.manifest }
+        try staging.close()
+        let stagingPaths = StorePaths(paths.staging)
+        try writer.withLock { _ in
+            try checkWritable()
+            do {
+                for info in stagingManifest.segments {
+                    try fileSystem.rename(stagingPaths.segment(info.id), to: paths.segment(info.id))
+                    if fileSystem.exists(stagingPaths.hint(info.id)) {
+                        try fileSystem.rename(stagingPaths.hint(info.id), to: paths.hint(info.id))
+                    }
+                }
+                // A staging blob file holds only what the migration wrote anew (blobs it
+                // carried stay where they are); one with nothing in it is not kept.
+                var movedBlobs: [UInt32] = []
+                for info in stagingManifest.blobFiles {
+                    let file = try fileSystem.open(stagingPaths.blob(info.id), mode: .readOnly)
+                    let size = try file.size()
+                    try file.close()
+                    guard size > Int64(Format.blobHeaderSize) else { continue }
+                    try fileSystem.rename(stagingPaths.blob(info.id), to: paths.blob(info.id))
+                    movedBlobs.append(info.id)
+                }
+                try fileSystem.syncDirectory(paths.segments)
+                try fileSystem.syncDirectory(paths.index)
+                try fileSystem.syncDirectory(paths.blobs)
+                var manifest = state.withLock { $0.manifest }
+                manifest.segments = stagingManifest.segments
+                let stagingBlobs = movedBlobs.map { Manifest.BlobFileInfo(id: $0, state: .sealed) }
+                manifest.blobFiles = manifest.blobFiles.filter { $0.state == .sealed } + stagingBlobs + manifest.blobFiles.filter { $0.state == .active }
+                manifest.nextSegmentID = max(manifest.nextSegmentID, stagingManifest.nextSegmentID)
+                manifest.nextBlobID = max(manifest.nextBlobID, stagingManifest.nextBlobID)
+                manifest.metadata = stagingManifest.metadata
+                try ManifestWriter(fileSystem: fileSystem, paths: paths).write(manifest)
+            } catch {
+                fail(error)
+                throw error
+            }
+        }
+        logger.info("migration swapped in", metadata: ["path": "\(path)", "segments": "\(stagingManifest.segments.map(\.id))"])
+        try close()
+        // The old segments are no longer named; the next open would remove them anyway.
+        let keep = Set(stagingManifest.segments.map(\.id))
+        if let names = try? fileSystem.contentsOfDirectory(paths.segments) {
+            for name in names {
+                if let id = StorePaths.parseNumber(name, suffix: ".seg"), !keep.contains(id) { try? fileSystem.remove(paths.segment(id)); try? fileSystem.remove(paths.hint(id)) }
+            }
+        }
+        try? fileSystem.remove(paths.staging)
+    }
+
+    /// Deletes the staging store after a failed migration; this store is untouched.
+    public func discardStaging(_ staging: LogStore) {
+        try? staging.close()
+        try? fileSystem.remove(paths.staging)
+    }
+}
+
+extension LogStore {
+    /// A scratch file inside this store's directory, through the file-system seam (a
+    /// migration's id maps live in its staging store and go with it).
+    public func createScratchFile(_ name: String) throws -> any StorageFile {
+        try fileSystem.remove(paths.root + "/" + name)
+        return try fileSystem.open(paths.root + "/" + name, mode: .create)
+    }
+}
