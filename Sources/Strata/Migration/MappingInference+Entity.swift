@@ -1,0 +1,69 @@
+extension MappingInference {
+    /// The mapping of a destination entity that receives a source entity's objects,
+    /// reporting what cannot be inferred.
+    mutating func mapping(from sourceEntity: EntityDescription, to entity: EntityDescription) -> EntityMapping {
+        if entity.isAbstract && !sourceEntity.isAbstract {
+            report(entity.name, nil,
+                   "became abstract; the objects of '\(sourceEntity.name)' would have no entity to become")
+        }
+        let matches = propertySources[entity.name] ?? [:]
+        var attributes: [PropertyMapping] = []
+        for attribute in entity.storedAttributes {
+            if let mapping = attributeMapping(attribute, in: entity, from: sourceEntity, matches: matches) {
+                attributes.append(mapping)
+            }
+        }
+        var relationships: [PropertyMapping] = []
+        for relationship in entity.relationships {
+            if let mapping = relationshipMapping(relationship, in: entity, from: sourceEntity, matches: matches) {
+                relationships.append(mapping)
+            }
+        }
+        let unchanged = sourceEntity.name == entity.name
+            && source.entityVersionHashes[sourceEntity.name] == destination.entityVersionHashes[entity.name]
+            && (attributes + relationships).allSatisfy(\.isIdentity)
+        let name = "\(sourceEntity.name)To\(entity.name)"
+        return EntityMapping(
+            name: name, kind: unchanged ? .copy : .transform,
+            sourceEntityName: sourceEntity.name, destinationEntityName: entity.name,
+            attributeMappings: attributes, relationshipMappings: relationships)
+    }
+
+    private mutating func attributeMapping(
+        _ attribute: AttributeDescription, in entity: EntityDescription,
+        from sourceEntity: EntityDescription, matches: [String: String]
+    ) -> PropertyMapping? {
+        let owner = declaringEntity(of: attribute.name, in: entity)
+        guard let sourceName = matches[attribute.name] else {
+            if !attribute.isOptional && attribute.defaultValue == nil {
+                report(owner, attribute.name, "new non-optional attribute without a default value")
+            }
+            return Self.addedAttributeMapping(attribute)
+        }
+        guard let sourceAttribute = sourceEntity.attributesByName[sourceName] else {
+            report(owner, attribute.name,
+                   "was the relationship '\(sourceEntity.name).\(sourceName)', is now an attribute")
+            return nil
+        }
+        var transforms: [MappingTransform] = []
+        if sourceAttribute.type != attribute.type {
+            if MappingTransform.isLossless(from: sourceAttribute.type, to: attribute.type) {
+                transforms.append(.convert(from: sourceAttribute.type, to: attribute.type))
+            } else {
+                report(owner, attribute.name,
+                       "type change \(sourceAttribute.type.migrationDisplayName) → "
+                       + "\(attribute.type.migrationDisplayName) is not lossless")
+            }
+        }
+        if sourceAttribute.isOptional && !attribute.isOptional {
+            if let value = attribute.defaultValue {
+                // Objects that had no value get the default: that is what makes the
+                // change inferable, so the mapping says it explicitly.
+                transforms.append(.replaceNil(with: value))
+            } else {
+                report(owner, attribute.name, "optional → non-optional without a default value")
+            }
+        }
+        return PropertyMapping(name: attribute.name, value: .keyPath(sourceName), transforms: transforms)
+    }
+}

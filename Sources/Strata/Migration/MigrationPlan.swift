@@ -1,0 +1,62 @@
+/// The versions a store's model went through and how to migrate from each to the
+/// next, as SwiftData's `SchemaMigrationPlan`: a store of any listed version opens at
+/// the newest one, stage by stage.
+///
+/// ```swift
+/// let plan = MigrationPlan(models: [v1, v2, v3, v4], stages: [
+///     .lightweight(from: v1, to: v2),
+///     .lightweight(from: v2, to: v3),
+///     .custom(from: v3, to: v4, mapping: wateringSplit),
+/// ])
+/// let stages = try plan.path(fromHash: storeHash)   // a v2 store: [v2 → v3, v3 → v4]
+/// ```
+///
+/// The initializer does not throw, so that a plan can be a `static let`; ``validate()``
+/// (which ``path(fromHash:)`` calls) checks that it holds together.
+public struct MigrationPlan: Sendable {
+    /// The model versions, oldest first; the last is the one stores migrate to.
+    public let models: [ObjectModel]
+    /// One stage from each listed version to the next, in the same order.
+    public let stages: [MigrationStage]
+
+    /// Creates a plan.
+    ///
+    /// - Parameters:
+    ///   - models: Every version, oldest first.
+    ///   - stages: One stage per consecutive pair of versions, in order.
+    public init(models: [ObjectModel], stages: [MigrationStage]) {
+        self.models = models
+        self.stages = stages
+    }
+
+    /// The newest model: the one every path arrives at.
+    public var newestModel: ObjectModel? { models.last }
+
+    /// The listed model with this version hash.
+    public func model(withHash hash: String) -> ObjectModel? {
+        models.first { $0.versionHash == hash }
+    }
+
+    /// The stages that take a store written under the model with this version hash to
+    /// the newest model, in order; empty when the store is already at the newest.
+    ///
+    /// ```swift
+    /// try plan.path(fromHash: growingV2.versionHash).map(\.label)  // ["'2' → '3'", "'3' → '4'"]
+    /// ```
+    ///
+    /// - Throws: ``StrataError`` `migrationFailed` when the plan is invalid
+    ///   (``validate()``), or no listed model has this hash: the message names the hash
+    ///   and the listed versions; the context holds `storeHash` and `knownHashes`.
+    public func path(fromHash hash: String) throws -> [MigrationStage] {
+        try validate()
+        guard let index = models.firstIndex(where: { $0.versionHash == hash }) else {
+            let known = models.map { "'\($0.versionIdentifier)' (\($0.versionHash))" }
+            throw MigrationPlanProblem(
+                "the store's model version hash \(hash) is not one of the plan's models: "
+                    + known.joined(separator: ", "),
+                context: ["storeHash": hash, "knownHashes": models.map(\.versionHash).joined(separator: ",")]
+            ).planError()
+        }
+        return Array(stages[index...])
+    }
+}

@@ -1,0 +1,113 @@
+/// One step of a ``MigrationPlan``, from one model version to the next, as SwiftData's
+/// `MigrationStage`.
+///
+/// ```swift
+/// let stages: [MigrationStage] = [
+///     .lightweight(from: v1, to: v2),
+///     .custom(from: v2, to: v3, mapping: photoSplit),
+///     .custom(from: v3, to: v4, willMigrate: { old in
+///         var carry = MigrationCarry()
+///         carry["count"] = .int(Int64(try old.fetch(FetchRequest(entityName: "Plant")).count))
+///         return carry
+///     }, didMigrate: { new, carry in
+///         // … insert objects on the new model
+///     }),
+/// ]
+/// ```
+///
+/// A `.custom` stage with hooks migrates the data between them as a lightweight stage
+/// does (the inferred mapping) unless it is given a mapping too.
+public struct MigrationStage: Sendable {
+    /// Runs on a context on the source model before the data is migrated; what it
+    /// returns is handed to ``DidMigrate``.
+    public typealias WillMigrate = @Sendable (ObjectContext) throws -> MigrationCarry
+    /// Runs on a context on the destination model after the data is migrated, with what
+    /// ``WillMigrate`` returned (an empty carry when there is no `willMigrate`).
+    public typealias DidMigrate = @Sendable (ObjectContext, MigrationCarry) throws -> Void
+
+    /// Whether a stage is inferred or custom.
+    public enum Kind: String, Sendable, Hashable {
+        /// The inferred mapping, no hooks.
+        case lightweight
+        /// A mapping model, hooks, or both.
+        case custom
+    }
+
+    /// The model the stage starts from.
+    public let source: ObjectModel
+    /// The model the stage arrives at.
+    public let destination: ObjectModel
+    /// Whether the stage is lightweight or custom.
+    public let kind: Kind
+    /// The stage's own mapping model; nil means the inferred one.
+    public let mapping: MappingModel?
+    /// The hook run before the data is migrated, on the old model.
+    public let willMigrate: WillMigrate?
+    /// The hook run after the data is migrated, on the new model.
+    public let didMigrate: DidMigrate?
+
+    private init(
+        source: ObjectModel, destination: ObjectModel, kind: Kind,
+        mapping: MappingModel?, willMigrate: WillMigrate?, didMigrate: DidMigrate?
+    ) {
+        self.source = source
+        self.destination = destination
+        self.kind = kind
+        self.mapping = mapping
+        self.willMigrate = willMigrate
+        self.didMigrate = didMigrate
+    }
+
+    /// A stage whose mapping is inferred (``MappingModel/inferred(from:to:)``).
+    public static func lightweight(from source: ObjectModel, to destination: ObjectModel) -> MigrationStage {
+        MigrationStage(source: source, destination: destination, kind: .lightweight,
+                       mapping: nil, willMigrate: nil, didMigrate: nil)
+    }
+
+    /// A stage that runs a mapping model written for it.
+    public static func custom(
+        from source: ObjectModel, to destination: ObjectModel, mapping: MappingModel
+    ) -> MigrationStage {
+        MigrationStage(source: source, destination: destination, kind: .custom,
+                       mapping: mapping, willMigrate: nil, didMigrate: nil)
+    }
+
+    /// A stage with hooks around an inferred migration, as SwiftData's custom stage.
+    public static func custom(
+        from source: ObjectModel, to destination: ObjectModel,
+        willMigrate: WillMigrate?, didMigrate: DidMigrate?
+    ) -> MigrationStage {
+        MigrationStage(source: source, destination: destination, kind: .custom,
+                       mapping: nil, willMigrate: willMigrate, didMigrate: didMigrate)
+    }
+
+    /// A stage with hooks around a mapping model written for it.
+    public static func custom(
+        from source: ObjectModel, to destination: ObjectModel, mapping: MappingModel,
+        willMigrate: WillMigrate?, didMigrate: DidMigrate?
+    ) -> MigrationStage {
+        MigrationStage(source: source, destination: destination, kind: .custom,
+                       mapping: mapping, willMigrate: willMigrate, didMigrate: didMigrate)
+    }
+
+    /// The mapping model the stage runs: its own, or the inferred one.
+    ///
+    /// - Throws: ``StrataError`` `migrationFailed` when the inferred mapping cannot be
+    ///   inferred, or the stage's own mapping names other model hashes.
+    public func mappingModel() throws -> MappingModel {
+        guard let mapping else { return try MappingModel.inferred(from: source, to: destination) }
+        if let problem = mappingHashProblem(mapping) { throw problem.planError() }
+        return mapping
+    }
+
+    /// `"1" → "2"`, for messages.
+    public var label: String { "'\(source.versionIdentifier)' → '\(destination.versionIdentifier)'" }
+
+    func mappingHashProblem(_ mapping: MappingModel) -> MigrationPlanProblem? {
+        guard mapping.sourceModelHash != source.versionHash || mapping.destinationModelHash != destination.versionHash
+        else { return nil }
+        return MigrationPlanProblem(
+            "stage \(label): its mapping model goes from hash \(mapping.sourceModelHash) to "
+            + "\(mapping.destinationModelHash), not from \(source.versionHash) to \(destination.versionHash)")
+    }
+}
