@@ -2,11 +2,11 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata demo`: plays the photo-list scenario on the storage engine, as a user
-/// would watch it: employees with photos in the blob area, a name list that reads no
-/// photo bytes, a raise for half the staff, compaction, reopen and verify.
+/// `strata demo`: scenario 1 as a user would watch it. Employees with photos in the blob
+/// area; a list screen that reads names and not one photo byte; a migration that moves
+/// every photo into its own entity by reference, under a memory budget; verify; a table.
 struct DemoCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "demo", abstract: "Write, list, update, compact, reopen and verify a store of employees with photos.")
+    static let configuration = CommandConfiguration(commandName: "demo", abstract: "Play the photo-list scenario: write, list names, migrate photos to their own entity, verify.")
 
     @Option(help: "How many employees to write.")
     var employees = 5_000
@@ -17,105 +17,120 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "Directory for the store (replaced if it exists).")
     var dir = "demo-store.strata"
 
+    @Option(name: .customLong("memory-budget"), help: "Migration memory budget in MiB.")
+    var memoryBudgetMiB = 64
+
     func run() throws {
-        guard employees > 0, photoKiB >= 0 else {
-            Terminal.error("--employees must be positive and --photo-kib not negative")
+        guard employees > 0, photoKiB >= 0, memoryBudgetMiB > 0 else {
+            Terminal.error("--employees and --memory-budget must be positive, --photo-kib not negative")
             throw ExitCode(2)
         }
         let path = URL(fileURLWithPath: dir).standardizedFileURL.path
         try? FileManager.default.removeItem(atPath: path)
-        var rows: [(String, String)] = []
         let clock = ContinuousClock()
+        var rows: [(String, String)] = []
+        let v1 = try DemoModels.v1()
+        let v2 = try DemoModels.v2()
+        var options = StoreOptions()
+        options.logger = CLILogging.logger
 
-        // 1. Write employees, each photo in the blob area and its reference in the record.
-        var store = try LogStore.open(at: path, logger: CLILogging.logger)
+        // 1. A v1 store of employees with photos.
         let writeTime = try clock.measure {
+            let store = try ObjectStore(at: path, model: v1, options: options)
+            let context = store.newContext()
+            var departments: [ManagedObject] = []
+            for name in ["Sales", "Engineering", "Support", "Finance"] {
+                let department = try context.insert("Department")
+                try department.setValue(name, forKey: "name")
+                departments.append(department)
+            }
             var generator = DemoRandom(seed: 42)
-            let batchSize = 500
-            var written = 0
-            while written < employees {
-                var batch = WriteBatch()
-                for id in written..<min(employees, written + batchSize) {
-                    let photo = generator.bytes(photoKiB * 1024)
-                    let ref = try store.writeBlob(photo)
-                    batch.put(RecordKey(UInt64(id + 1)), value: DemoEmployee(id: id, salary: 50_000 + Double(id % 40) * 1_000).encoded(), blobs: [ref])
+            for i in 0..<employees {
+                let employee = try context.insert("Employee")
+                try employee.setValue("Employee \(i)", forKey: "name")
+                try employee.setValue(Double(40_000 + (i % 50) * 1_000), forKey: "salary")
+                try employee.setValue(Data(generator.bytes(photoKiB * 1024)), forKey: "photo")
+                try employee.setObject(departments[i % departments.count], forKey: "department")
+                if (i + 1) % 500 == 0 || i + 1 == employees {
+                    try context.save()
+                    context.reset()
+                    departments = try context.fetch(FetchRequest(entityName: "Department", sortKeys: [.ascending("name")]))
+                        .sorted { (try? $0.string("name")) ?? "" < (try? $1.string("name")) ?? "" }
+                    Terminal.progress("writing employees", done: i + 1, total: employees)
                 }
-                try store.commit(batch)
-                written = min(employees, written + batchSize)
-                Terminal.progress("writing employees", done: written, total: employees)
             }
+            try store.close()
         }
-        rows.append(("employees written", "\(employees) with \(photoKiB) KiB photos in \(Terminal.seconds(writeTime))"))
-        rows.append(("store size", Terminal.bytes(Terminal.directoryBytes(path))))
+        let storeBytes = Terminal.directoryBytes(path)
+        let photoBytes = Int64(employees) * Int64(photoKiB) * 1024
+        rows.append(("v1 store written", "\(employees) employees, \(photoKiB) KiB photos, \(Terminal.bytes(storeBytes)) in \(Terminal.seconds(writeTime))"))
 
-        // 2. The list screen: names only. Photos stay on disk.
-        store.resetStatistics()
-        var names = 0
-        let memoryBefore = Terminal.peakResidentBytes()
-        let listTime = try clock.measure {
-            try store.scan(batchSize: 1_000) { records in
-                for record in records where DemoEmployee.decodeName(record.value) != nil { names += 1 }
-            }
+        // 2. The list screen: names only.
+        let (listed, listStats, listTime) = try listNames(path: path, model: v1, options: options)
+        rows.append(("list screen (v1)", "\(listed) names in \(Terminal.seconds(listTime)), \(listStats.blobBytesRead) blob bytes read, \(Terminal.bytes(Int64(listStats.segmentBytesRead))) of records"))
+        rows.append(("  naive (photos in rows)", "would pull \(Terminal.bytes(photoBytes)) of photos into memory"))
+        rows.append(("  peak memory so far", Terminal.bytes(Int64(Terminal.peakResidentBytes()))))
+
+        // 3. Migrate v1 → v2: photos move to their own entity, by reference.
+        let blobBytesBefore = Terminal.directoryBytes(path + "/blobs")
+        var migrating = options
+        migrating.migration = .mappings([try DemoModels.photoSplit(v1, v2)], models: [v2])
+        migrating.migrationMemoryBudget = memoryBudgetMiB << 20
+        let largest = LargestBatch()
+        migrating.migrationProgress = { progress in
+            largest.update(progress.largestBatch)
+            if progress.pass == .createInstances { Terminal.progress("migrating to v2", done: progress.done, total: progress.total) }
         }
-        let stats = store.statistics
-        rows.append(("names listed", "\(names) in \(Terminal.seconds(listTime))"))
-        rows.append(("  segment bytes read", Terminal.bytes(Int64(stats.segmentBytesRead))))
-        rows.append(("  blob bytes read", "\(stats.blobBytesRead)"))
-        rows.append(("  peak memory (process)", "\(Terminal.bytes(Int64(Terminal.peakResidentBytes()))) (was \(Terminal.bytes(Int64(memoryBefore))) before listing)"))
-        rows.append(("  naive list with photos", "would load \(Terminal.bytes(Int64(employees) * Int64(photoKiB) * 1024))"))
-
-        // 3. A raise for half the staff: new versions of their records, same photos.
-        try clock.measure {
-            var batch = WriteBatch()
-            for id in stride(from: 0, to: employees, by: 2) {
-                guard let old = try store.get(RecordKey(UInt64(id + 1))) else { continue }
-                batch.put(old.key, value: DemoEmployee(id: id, salary: 80_000).encoded(), blobs: old.blobs)
-            }
-            try store.commit(batch)
-        }.discard()
-        let usageBefore = store.usage
-        let compactReport = try store.compact(force: true)
-        rows.append(("raise for half the staff", "record garbage \(String(format: "%.0f%%", usageBefore.recordGarbageRatio * 100)) before compaction"))
-        rows.append(("compaction", "\(compactReport.recordsRewritten) records rewritten, segments \(Terminal.bytes(compactReport.segmentBytesBefore)) → \(Terminal.bytes(compactReport.segmentBytesAfter)), \(compactReport.blobsMoved) blobs moved"))
-        try store.close()
-
-        // 4. Reopen (hint files, no full scan) and verify every checksum.
-        let openTime = try clock.measure { store = try LogStore.open(at: path, logger: CLILogging.logger) }
-        rows.append(("reopen", "\(store.count) keys in \(Terminal.seconds(openTime))"))
+        let memoryBeforeMigration = Terminal.currentResidentBytes()
+        var migrated: ObjectStore?
+        let migrateTime = try clock.measure { migrated = try ObjectStore(at: path, model: v2, options: migrating) }
+        let memoryAfterMigration = Terminal.peakResidentBytes()
+        guard let store = migrated else { throw ExitCode(1) }
+        let context = store.newContext()
+        let photos = try context.count(for: FetchRequest(entityName: "Photo"))
         let report = try store.verify()
-        rows.append(("verify", report.isSound ? "sound (\(report.recordsChecked) records, \(report.blobsChecked) blobs)" : "\(report.problems.count) problems"))
         try store.close()
+        rows.append(("migration v1 → v2", "\(photos) Photo objects created in \(Terminal.seconds(migrateTime)), \(Terminal.bytes(Terminal.directoryBytes(path + "/blobs") - blobBytesBefore)) of blob bytes copied"))
+        rows.append(("  memory", "budget \(memoryBudgetMiB) MiB, at most \(largest.value) objects in flight, process RSS \(Terminal.bytes(Int64(memoryBeforeMigration))) before, peak \(Terminal.bytes(Int64(memoryAfterMigration)))"))
+        rows.append(("verify", report.isSound ? "sound (\(report.recordsChecked) records, \(report.blobsChecked) blobs checked)" : "\(report.problems.count) problems"))
+
+        // 4. The list screen again, on v2.
+        let (listedAgain, statsAgain, timeAgain) = try listNames(path: path, model: v2, options: options)
+        rows.append(("list screen (v2)", "\(listedAgain) names in \(Terminal.seconds(timeAgain)), \(statsAgain.blobBytesRead) blob bytes read"))
 
         print("")
-        print("Strata demo — photo list on the segment log")
-        for (name, value) in rows { print("  \(name.padding(toLength: 28, withPad: " ", startingAt: 0)) \(value)") }
+        print("Strata demo — employees and their photos (scenario 1)")
+        for (name, value) in rows { print("  \(name.padding(toLength: 26, withPad: " ", startingAt: 0)) \(value)") }
         print("")
-        print("The store is at \(path). Try:")
+        print("The store is at \(path) (model v2). Try:")
         print("  swift run strata stats \(path)")
         print("  swift run strata verify \(path)")
+        print("  swift run strata export \(path) --entity Employee | head")
         if !report.isSound { throw ExitCode(1) }
+    }
+
+    /// Opens the store and reads every employee's name, as a list screen would.
+    private func listNames(path: String, model: ObjectModel, options: StoreOptions) throws -> (Int, LogStatistics, Duration) {
+        let store = try ObjectStore(at: path, model: model, options: options)
+        defer { try? store.close() }
+        store.resetStatistics()
+        let context = store.newContext()
+        var count = 0
+        let time = try ContinuousClock().measure {
+            for employee in try context.fetch(FetchRequest(entityName: "Employee")) where try employee.string("name") != nil {
+                count += 1
+            }
+        }
+        return (count, store.statistics, time)
     }
 }
 
-/// A demo employee's record value: id, salary and name in a small binary layout.
-struct DemoEmployee {
-    var id: Int
-    var salary: Double
-
-    var name: String { "Employee \(id)" }
-
-    func encoded() -> [UInt8] {
-        var bytes: [UInt8] = []
-        withUnsafeBytes(of: UInt64(id).littleEndian) { bytes.append(contentsOf: $0) }
-        withUnsafeBytes(of: salary.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: Array(name.utf8))
-        return bytes
-    }
-
-    static func decodeName(_ bytes: [UInt8]) -> String? {
-        guard bytes.count >= 16 else { return nil }
-        return String(decoding: bytes[16...], as: UTF8.self)
-    }
+/// The largest batch a migration reported, across its progress callbacks.
+final class LargestBatch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = 0
+    func update(_ value: Int) { lock.withLock { stored = max(stored, value) } }
+    var value: Int { lock.withLock { stored } }
 }
 
 /// Incompressible photo bytes, quickly (xorshift).
@@ -136,8 +151,4 @@ struct DemoRandom {
         }
         return result
     }
-}
-
-extension Duration {
-    func discard() {}
 }

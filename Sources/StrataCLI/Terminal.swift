@@ -27,6 +27,15 @@ enum Terminal {
         return 0
     }
 
+    /// Current resident memory of this process (VmRSS), in bytes.
+    static func currentResidentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return (line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) * 1024
+        }
+        return 0
+    }
+
     static func bytes(_ count: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(count)
