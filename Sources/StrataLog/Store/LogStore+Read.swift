@@ -134,8 +134,17 @@ extension LogStore {
         return record
     }
 
-    /// One `pread` of a whole frame, checksum verified, payload decompressed.
+    /// One `pread` of a whole frame, checksum verified, payload decompressed — or the
+    /// block from the cache when it was read recently.
     func readFrame(at location: RecordLocation, in file: any StorageFile) throws -> [UInt8] {
+        let key = BlockCache.Key(segment: location.segment, offset: location.frameOffset)
+        if let cached = blockCache.get(key) { return cached }
+        let raw = try readFrameFromDisk(at: location, in: file)
+        blockCache.put(key, raw)
+        return raw
+    }
+
+    private func readFrameFromDisk(at location: RecordLocation, in file: any StorageFile) throws -> [UInt8] {
         let bytes = try file.readExactly(Int(location.frameLength), at: Int64(location.frameOffset))
         counters.segmentBytesRead.add(bytes.count)
         guard let header = FrameCodec.parseHeader(bytes), header.length + Format.frameHeaderSize == bytes.count else {

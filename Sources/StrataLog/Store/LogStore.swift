@@ -23,6 +23,7 @@ public final class LogStore: Sendable {
     let fileSystem: any FileSystem
     let logger: Logger
     let counters = StatisticsCounters()
+    let blockCache: BlockCache
     let lockHandle: (any FileLock)?
     /// Short-held: index, open files, manifest, sequence. Never held during I/O on
     /// the write path, so reads proceed while a commit fsyncs.
@@ -73,6 +74,7 @@ public final class LogStore: Sendable {
         self.fileSystem = fileSystem
         self.logger = logger
         self.lockHandle = lock
+        self.blockCache = BlockCache(budget: options.blockCacheBytes)
         self.state = Mutex(state)
         self.writer = Mutex(writer)
     }

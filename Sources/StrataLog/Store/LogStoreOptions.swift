@@ -24,6 +24,8 @@ public struct LogStoreOptions: Sendable {
     public var blobFileSizeLimit = 256 << 20
     /// Records are packed into blocks of about this many raw bytes before compression.
     public var blockSize = 16 << 10
+    /// Bytes of decompressed record blocks kept in memory for reads (0 turns it off).
+    public var blockCacheBytes = 16 << 20
     /// LZ4-compress record blocks when it saves an eighth or more.
     public var compressRecords = true
     /// LZ4-compress blobs when it saves an eighth or more (incompressible ones stay as they are).
