@@ -28,7 +28,10 @@ extension ObjectContext {
         }
         for member in closure.values {
             for relationship in member.entity.relationships where relationship.deleteRule == .deny {
-                let blocking = try destinationKeys(of: member, relationship).filter { closure[$0] == nil }
+                // Destinations this context already deleted do not block.
+                let blocking = try destinationKeys(of: member, relationship).filter { key in
+                    closure[key] == nil && !(registry[key]?.object?.isDeleted ?? false)
+                }
                 if !blocking.isEmpty {
                     let names = blocking.compactMap { store.objectID(for: $0)?.description }
                     throw StrataError(.deleteDenied, "\(member.entity.name).\(relationship.name) denies deleting \(member.objectID) while it has \(names.joined(separator: ", "))",

@@ -9,24 +9,29 @@ extension ObjectContext {
     /// since this context read them are a conflict, resolved by `mergePolicy`), then
     /// one commit. Blobs of new external binaries are written first.
     ///
+    /// ```swift
+    /// do { try context.save() } catch StrataError.validationFailed { context.rollback() }
+    /// ```
+    ///
     /// - Throws: `.validationFailed` (context `objects` lists each failure),
     ///   `.conflict` listing the objects, `.io` / `.readOnly` from storage.
     public func save() throws {
         guard hasChanges else { return }
-        let objects = changed.values.sorted { $0.objectID.key < $1.objectID.key }
-        let writes = objects.filter { !$0.isDeleted }
-        let deletes = objects.filter { $0.isDeleted && !$0.isNew }
+        // Checking (uniqueness, versions) and committing must be one step: two contexts
+        // checking at once and then both committing would lose an update unseen.
+        let gate = SaveGate.lock(for: store)
+        gate.lock()
+        defer { gate.unlock() }
+        try saveLocked()
+    }
 
-        let validator = ObjectValidator(context: self)
-        var failures: [ValidationFailure] = []
-        for object in writes { failures += try validator.failures(of: object) }
-        failures += try uniquenessFailures(writes)
-        if !failures.isEmpty {
-            throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved: " + failures.map(\.description).joined(separator: "; "),
-                              context: ["objects": failures.map(\.description).joined(separator: "\n"), "count": "\(failures.count)"])
-        }
-
+    private func saveLocked() throws {
+        var (writes, deletes) = pendingWrites()
+        try validateForSave(writes: writes, deletes: deletes)
         try resolveConflicts(writes + deletes)
+        // A merge policy may have dropped objects (store wins) or revived them.
+        (writes, deletes) = pendingWrites()
+        guard !writes.isEmpty || !deletes.isEmpty else { return }
 
         var batch = WriteBatch()
         var counters: [UInt16: UInt64] = [:]
@@ -46,7 +51,7 @@ extension ObjectContext {
 
         var change = ChangeSet(sequence: sequence)
         for (object, fields) in encoded {
-            (object.isNew ? { change.inserted.insert(object.objectID) } : { change.updated.insert(object.objectID) })()
+            if object.isNew { change.inserted.insert(object.objectID) } else { change.updated.insert(object.objectID) }
             object.stored = StoredObject(key: object.objectID.key, sequence: sequence, fields: fields)
             object.changes = [:]
             object.isNew = false
@@ -57,12 +62,59 @@ extension ObjectContext {
             object.stored = nil
         }
         changed = [:]
+        // Published under the gate, so observers see transactions in commit order.
         store.publish(change)
+    }
+
+    /// The objects a save writes and deletes, in key order.
+    private func pendingWrites() -> (writes: [ManagedObject], deletes: [ManagedObject]) {
+        let objects = changed.values.sorted { $0.objectID.key < $1.objectID.key }
+        return (objects.filter { !$0.isDeleted }, objects.filter { $0.isDeleted && !$0.isNew })
+    }
+
+    /// Validates what the save writes, and the objects it does not write whose derived
+    /// to-many relationships it changes (a subject losing its last question).
+    private func validateForSave(writes: [ManagedObject], deletes: [ManagedObject]) throws {
+        let validator = ObjectValidator(context: self)
+        var failures: [ValidationFailure] = []
+        for object in writes { failures += try validator.failures(of: object) }
+        for object in try affectedObjects(writes: writes, deletes: deletes) { failures += try validator.failures(of: object) }
+        failures += try uniquenessFailures(writes)
+        guard !failures.isEmpty else { return }
+        throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved: " + failures.map(\.description).joined(separator: "; "),
+                          context: ["objects": failures.map(\.description).joined(separator: "\n"), "count": "\(failures.count)"])
+    }
+
+    /// Objects outside the save whose to-many is derived from a to-one that the save
+    /// changes: the old and new destinations of changed to-ones, and the destinations
+    /// of deleted objects. Core Data validates them because it marks them updated;
+    /// Strata does not rewrite them (the list is derived), but must still check counts.
+    private func affectedObjects(writes: [ManagedObject], deletes: [ManagedObject]) throws -> [ManagedObject] {
+        var keys = Set<RecordKey>()
+        for object in writes + deletes {
+            for relationship in object.entity.relationships where !relationship.isToMany {
+                guard let inverse = inverse(of: relationship), inverse.isToMany,
+                      !StoreSchema.isStoredList(inverse, model: store.model) else { continue }
+                if let stored = object.stored, let number = object.layout.fieldNumbers[relationship.name],
+                   number < stored.fields.count, case .reference(let old) = stored.fields[number] {
+                    keys.insert(old)
+                }
+                if !object.isDeleted, case .reference(let new)? = object.changes[relationship.name] { keys.insert(new) }
+            }
+        }
+        return try keys.sorted().compactMap { key in
+            guard changed[key] == nil, store.records.contains(key) else { return nil }
+            let object = try object(forKey: key)
+            return object.isDeleted ? nil : object
+        }
     }
 
     /// The object's record as it will be written: stored fields with changes applied,
     /// new external binaries at or above the threshold moved to the blob area.
     func fieldsToWrite(_ object: ManagedObject) throws -> [FieldValue] {
+        // A refreshed object keeps its changes but not its record: load it, or the
+        // fields it did not change would be written as null.
+        try object.fire()
         var fields = object.stored?.fields ?? []
         let layout = object.layout
         if fields.count < layout.fields.count { fields += Array(repeating: .null, count: layout.fields.count - fields.count) }
@@ -99,52 +151,5 @@ extension ObjectContext {
             }
         }
         return failures
-    }
-
-    /// Optimistic locking: an object whose stored version is not the one this context
-    /// read is a conflict, settled by `mergePolicy`.
-    private func resolveConflicts(_ objects: [ManagedObject]) throws {
-        var conflicts: [ManagedObject] = []
-        for object in objects where !object.isNew {
-            guard let read = object.stored?.sequence else { continue }
-            if store.records.sequence(of: object.objectID.key) != read { conflicts.append(object) }
-        }
-        guard !conflicts.isEmpty else { return }
-        switch mergePolicy {
-        case .error:
-            let names = conflicts.map(\.objectID.description)
-            throw StrataError(.conflict, "\(conflicts.count) object(s) changed in the store since this context read them: \(names.joined(separator: ", "))",
-                              context: ["objects": names.joined(separator: ",")])
-        case .contextWins:
-            for object in conflicts { try reloadBase(object) }
-        case .storeWins:
-            for object in conflicts {
-                object.changes = [:]
-                object.isDeleted = false
-                changed[object.objectID.key] = nil
-                try reloadBase(object)
-            }
-        case .propertyLevelContextTrump:
-            for object in conflicts { try reloadBase(object) }
-        case .propertyLevelStoreTrump:
-            for object in conflicts {
-                let original = object.stored
-                try reloadBase(object)
-                guard let original, let current = object.stored else { continue }
-                for (number, field) in object.layout.fields.enumerated() where number < original.fields.count && number < current.fields.count {
-                    if original.fields[number] != current.fields[number] { object.changes[field.name] = nil }
-                }
-            }
-        }
-    }
-
-    /// Replaces an object's base record with the store's newest, keeping its changes.
-    private func reloadBase(_ object: ManagedObject) throws {
-        guard let record = try store.records.get(object.objectID.key) else {
-            object.stored = nil
-            if !object.isDeleted { object.isNew = true } // deleted in the store: writing re-creates it
-            return
-        }
-        object.stored = try ObjectCodec.decode(record)
     }
 }

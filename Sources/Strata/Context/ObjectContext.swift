@@ -153,17 +153,18 @@ public final class ObjectContext {
         changed = [:]
     }
 
-    /// Turns an object back into a fault and frees its values. With `mergeChanges`,
-    /// its unsaved changes stay and are applied over the store's newest values when
-    /// it next loads; without, they are discarded.
+    /// Turns an object back into a fault and frees its values (external binaries
+    /// included). With `mergeChanges`, its unsaved changes and transient values stay
+    /// and apply over the store's newest values when it next loads, as in Core Data;
+    /// without, they are discarded.
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
-        guard !object.isNew else { return }
+        guard !object.isNew, object.context === self else { return }
         object.stored = nil
         object.blobCache = [:]
-        object.transientValues = [:]
         rowCache[object.objectID.key] = nil
         if !mergeChanges {
             object.changes = [:]
+            object.transientValues = [:]
             object.isDeleted = false
             changed[object.objectID.key] = nil
         }

@@ -1,0 +1,56 @@
+import StrataLog
+
+extension ObjectContext {
+    /// Optimistic locking: an object whose stored version is not the one this context
+    /// read is a conflict, settled by `mergePolicy` as Core Data's policies settle it.
+    func resolveConflicts(_ objects: [ManagedObject]) throws {
+        var conflicts: [ManagedObject] = []
+        for object in objects where !object.isNew {
+            guard let read = object.stored?.sequence else { continue }
+            if store.records.sequence(of: object.objectID.key) != read { conflicts.append(object) }
+        }
+        guard !conflicts.isEmpty else { return }
+        switch mergePolicy {
+        case .error:
+            let names = conflicts.map(\.objectID.description)
+            throw StrataError(.conflict, "\(conflicts.count) object(s) changed in the store since this context read them: \(names.joined(separator: ", "))",
+                              context: ["objects": names.joined(separator: ",")])
+        case .contextWins:
+            // Core Data's overwrite policy: the object as this context has it — the
+            // values it read plus its changes — replaces the store's version whole.
+            // Its base stays the version it read; only the store's sequence is taken.
+            for object in conflicts where store.records.sequence(of: object.objectID.key) == nil {
+                try reloadBase(object) // deleted in the store: writing re-creates it
+            }
+        case .storeWins:
+            // Core Data's rollback policy: this context's changes to these objects go.
+            for object in conflicts {
+                object.changes = [:]
+                object.isDeleted = false
+                changed[object.objectID.key] = nil
+                object.stored = try store.records.get(object.objectID.key).map(ObjectCodec.decode)
+            }
+        case .propertyLevelContextTrump:
+            for object in conflicts { try reloadBase(object) }
+        case .propertyLevelStoreTrump:
+            for object in conflicts {
+                let original = object.stored
+                try reloadBase(object)
+                guard let original, let current = object.stored else { continue }
+                for (number, field) in object.layout.fields.enumerated() where number < original.fields.count && number < current.fields.count {
+                    if original.fields[number] != current.fields[number] { object.changes[field.name] = nil }
+                }
+            }
+        }
+    }
+
+    /// Replaces an object's base record with the store's newest, keeping its changes.
+    private func reloadBase(_ object: ManagedObject) throws {
+        guard let record = try store.records.get(object.objectID.key) else {
+            object.stored = nil
+            if !object.isDeleted { object.isNew = true } // deleted in the store: writing re-creates it
+            return
+        }
+        object.stored = try ObjectCodec.decode(record)
+    }
+}
