@@ -3,7 +3,7 @@ import StrataLog
 extension MigrationManager {
     /// Runs the three passes and every hook, in Core Data's order. Writes go to the
     /// staging store; nothing of the old store changes.
-    func run() throws {
+    func run(beforeValidation: (ObjectContext) throws -> Void = { _ in }) throws {
         let mappings = mappingModel.entityMappings
         for mapping in mappings { policies[mapping.name] = mapping.makePolicy() }
 
@@ -66,6 +66,10 @@ extension MigrationManager {
             try policy.endRelationshipCreation(mapping: mapping, manager: self)
             try endBatch()
         }
+
+        // A stage's didMigrate hook sees the new store with every object migrated.
+        let hookContext = destinationStore.newContext()
+        try beforeValidation(hookContext)
 
         // Pass 3: validate every destination object against the new model, streaming.
         try validateDestination()

@@ -11,6 +11,11 @@ public enum StoreMigration: Sendable {
     /// Apply these mapping models in sequence (Core Data's multiple passes), each from
     /// the store's current model to the next; the last must end at the opening model.
     case mappings([MappingModel], models: [ObjectModel])
+    /// A staged plan, as SwiftData's `SchemaMigrationPlan`: a store of any listed
+    /// version is taken to the newest, stage by stage, in one open. Each stage swaps in
+    /// whole; an error stops the migration with the store at the last completed stage's
+    /// version (for a one-stage plan: as it was).
+    case plan(MigrationPlan)
 }
 
 extension StoreMigration {
@@ -36,26 +41,37 @@ enum StoreMigrator {
         guard let sourceModel = try ObjectStore.storedModel(in: log) else {
             throw StrataError(.migrationFailed, "the store does not record the model it was written with; it cannot be migrated", path: path)
         }
-        let steps: [(MappingModel, ObjectModel)]
+        var steps: [Step] = []
         switch options.migration {
         case .none:
             throw StrataError(.incompatibleModel, "no migration asked for", path: path)
         case .inferred:
-            steps = [(try MappingModel.inferred(from: sourceModel, to: target), target)]
+            steps = [Step(mapping: try MappingModel.inferred(from: sourceModel, to: target), destination: target)]
         case .mappings(let mappings, let models):
             guard mappings.count == models.count, models.last?.versionHash == target.versionHash else {
                 throw StrataError(.migrationFailed, "mappings and models must pair up and end at the opening model", path: path)
             }
-            steps = Array(zip(mappings, models))
+            steps = zip(mappings, models).map { Step(mapping: $0, destination: $1) }
+        case .plan(let plan):
+            guard plan.newestModel?.versionHash == target.versionHash else {
+                throw StrataError(.migrationFailed, "the plan's newest model is not the model the store is opened with", path: path,
+                                  context: ["planHash": plan.newestModel?.versionHash ?? "none", "modelHash": target.versionHash])
+            }
+            for stage in try plan.path(fromHash: sourceModel.versionHash) {
+                steps.append(Step(mapping: try stage.mappingModel(), destination: stage.destination,
+                                  willMigrate: stage.willMigrate, didMigrate: stage.didMigrate))
+            }
         }
         var current = log
         var currentModel = sourceModel
-        for (index, (mapping, destination)) in steps.enumerated() {
+        for (index, step) in steps.enumerated() {
+            let (mapping, destination) = (step.mapping, step.destination)
             guard mapping.sourceModelHash == currentModel.versionHash else {
                 throw StrataError(.migrationFailed, "mapping \(index + 1) starts from model \(mapping.sourceModelHash), the store is at \(currentModel.versionHash)", path: path,
                                   context: ["storeHash": currentModel.versionHash, "mappingSourceHash": mapping.sourceModelHash])
             }
-            try runStep(current, path: path, from: currentModel, to: destination, mapping: mapping, options: options, stage: index, stageCount: steps.count)
+            try runStep(current, path: path, from: currentModel, to: destination, mapping: mapping, options: options, stage: index, stageCount: steps.count,
+                        willMigrate: step.willMigrate, didMigrate: step.didMigrate)
             current = try LogStore.open(at: path, options: options.log, logger: options.logger)
             currentModel = destination
         }
@@ -64,8 +80,16 @@ enum StoreMigrator {
 
     /// One mapping: staging store, three passes, swap. On any error the staging store
     /// is discarded and `log` is untouched (and still open).
+    struct Step {
+        var mapping: MappingModel
+        var destination: ObjectModel
+        var willMigrate: MigrationStage.WillMigrate? = nil
+        var didMigrate: MigrationStage.DidMigrate? = nil
+    }
+
     static func runStep(_ log: LogStore, path: String, from sourceModel: ObjectModel, to destinationModel: ObjectModel, mapping: MappingModel,
-                        options: StoreOptions, stage: Int, stageCount: Int) throws {
+                        options: StoreOptions, stage: Int, stageCount: Int,
+                        willMigrate: MigrationStage.WillMigrate? = nil, didMigrate: MigrationStage.DidMigrate? = nil) throws {
         let sourceTags = try ObjectStore.storedTags(in: log)
         let sourceSchema = try StoreSchema(model: sourceModel, existing: sourceTags)
         let sourceSerials = try ObjectStore.loadSerials(schema: sourceSchema, records: log)
@@ -90,7 +114,14 @@ enum StoreMigrator {
             let destination = ObjectStore(records: staging, model: destinationModel, schema: destinationSchema, serials: serials, options: options)
             let manager = MigrationManager(source: source, destination: destination, staging: staging, mapping: mapping,
                                            batchSize: options.migrationBatch, progress: options.migrationProgress, stage: stage, stageCount: stageCount)
-            try manager.run()
+            // SwiftData's order: willMigrate on the old model, the mapping's passes, then
+            // didMigrate on the new model; what one hands the other is explicit.
+            let carry = try willMigrate?(source.newContext()) ?? .empty
+            try manager.run(beforeValidation: { context in
+                guard let didMigrate else { return }
+                try didMigrate(context, carry)
+                try context.save()
+            })
             options.migrationProgress?(MigrationProgress(stage: stage, stageCount: stageCount, pass: .swap, entityMapping: "", done: 0, total: 1, largestBatch: manager.largestBatch))
             try ObjectStore.recordModel(destinationModel, schema: destinationSchema, in: staging)
             options.logger.info("migration passes done; swapping in", metadata: ["path": "\(path)", "largestBatch": "\(manager.largestBatch)"])

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import StrataTestSupport
+@testable import Strata
+
+/// Scenario 5: a staged plan with one custom stage merges four note entities into a
+/// family of v2 notes. willMigrate reads the old notes and hands them to didMigrate
+/// explicitly; an error in either hook stops the migration, is never swallowed, and
+/// leaves the store at v1 byte for byte.
+@Suite struct TastingNotesPlanTests {
+    struct OldNote: Sendable {
+        var kind: String
+        var title: String
+        var rating: Int
+        var tastedAt: Date
+        var user: String
+        var details: [String: String]
+    }
+
+    struct Ingredient: Codable, Equatable, Sendable {
+        var name: String
+        var amount: String
+    }
+
+    /// Old entity → new entity and the required detail attributes both share.
+    static let kinds: [String: (String, [String])] = [
+        "WineNote": ("WineTastingNote", ["winery", "grape"]), "CoffeeNote": ("CoffeeTastingNote", ["roaster"]),
+        "WhiskeyNote": ("WhiskeyTastingNote", ["distillery"]), "CocktailNote": ("CocktailTastingNote", ["baseSpirit"]),
+    ]
+
+    static func models() throws -> (ObjectModel, ObjectModel) {
+        (try ObjectModel(contentsOf: FixturePaths.model("TastingNotes-v1.json")), try ObjectModel(contentsOf: FixturePaths.model("TastingNotes-v2.json")))
+    }
+
+    static func makeV1(at path: String, v1: ObjectModel) throws {
+        let store = try ObjectStore(at: path, model: v1)
+        let context = store.newContext()
+        let user = try context.insert("User")
+        try user.setValue("Mara", forKey: "name")
+        for (old, (_, details)) in kinds.sorted(by: { $0.key < $1.key }) {
+            for i in 0..<3 {
+                let note = try context.insert(old)
+                try note.setValue("\(old) \(i)", forKey: "title")
+                try note.setValue(i + 1, forKey: "rating")
+                try note.setValue(Date(timeIntervalSince1970: Double(1_700_000_000 + i)), forKey: "tastedAt")
+                for detail in details { try note.setValue("\(detail) \(i)", forKey: detail) }
+                try note.setObject(user, forKey: "user")
+            }
+        }
+        try context.save()
+        try store.close()
+    }
+
+    static func plan(_ v1: ObjectModel, _ v2: ObjectModel, failIn hook: String? = nil) -> MigrationPlan {
+        MigrationPlan(models: [v1, v2], stages: [
+            .custom(from: v1, to: v2, willMigrate: { old in
+                if hook == "will" { throw StrataError(.migrationFailed, "willMigrate refused") }
+                var notes: [OldNote] = []
+                for (entity, (_, details)) in kinds {
+                    for note in try old.fetch(FetchRequest(entityName: entity)) {
+                        notes.append(OldNote(kind: entity, title: try note.string("title") ?? "", rating: try note.int("rating") ?? 0,
+                                             tastedAt: try note.date("tastedAt") ?? Date(), user: try note.object("user")?.string("name") ?? "",
+                                             details: Dictionary(uniqueKeysWithValues: try details.map { ($0, try note.string($0) ?? "") })))
+                    }
+                }
+                var carry = MigrationCarry()
+                carry.set(notes, for: "notes")
+                return carry
+            }, didMigrate: { new, carry in
+                if hook == "did" { throw StrataError(.migrationFailed, "didMigrate refused") }
+                let notes: [OldNote] = carry.value(for: "notes") ?? []
+                let users = try new.fetch(FetchRequest(entityName: "User"))
+                for old in notes {
+                    guard let (entity, _) = kinds[old.kind] else { continue }
+                    let note = try new.insert(entity)
+                    try note.setValue(old.title, forKey: "title")
+                    try note.setValue(old.rating, forKey: "rating")
+                    try note.setValue(old.tastedAt, forKey: "tastedAt")
+                    for (key, value) in old.details { try note.setValue(value, forKey: key) }
+                    try note.setComposite(old.details.values.sorted().map { Ingredient(name: $0, amount: "1") }, forKey: "ingredients")
+                    if let user = try users.first(where: { try $0.string("name") == old.user }) { try note.setObject(user, forKey: "user") }
+                }
+            }),
+        ])
+    }
+
+    @Test func thePlanMergesTheNoteKinds() throws {
+        let dir = try TemporaryDirectory("tasting")
+        defer { dir.remove() }
+        let (v1, v2) = try Self.models()
+        try Self.makeV1(at: dir.path, v1: v1)
+        var options = StoreOptions()
+        options.migration = .plan(Self.plan(v1, v2))
+        let store = try ObjectStore(at: dir.path, model: v2, options: options)
+        defer { try? store.close() }
+        let context = store.newContext()
+        #expect(try context.count(for: FetchRequest(entityName: "TastingNote")) == 12)
+        for (_, (entity, details)) in Self.kinds {
+            let notes = try context.fetch(FetchRequest(entityName: entity, sortKeys: [.ascending("title")]))
+            #expect(notes.count == 3)
+            let first = try #require(notes.first)
+            for detail in details { #expect(try first.string(detail) == "\(detail) 0") }
+            #expect(try first.composite("ingredients", as: [Ingredient].self)?.first?.amount == "1")
+        }
+        let user = try #require(try context.fetch(FetchRequest(entityName: "User")).first)
+        #expect(try user.count("notes") == 12)
+    }
+
+    @Test(arguments: ["will", "did"])
+    func anErrorInAHookLeavesTheStoreAtV1ByteForByte(hook: String) throws {
+        let dir = try TemporaryDirectory("tasting-fail")
+        defer { dir.remove() }
+        let (v1, v2) = try Self.models()
+        try Self.makeV1(at: dir.path, v1: v1)
+        let before = try DirectorySnapshot(dir.path)
+        var options = StoreOptions()
+        options.migration = .plan(Self.plan(v1, v2, failIn: hook))
+        let error = #expect(throws: StrataError.self) { _ = try ObjectStore(at: dir.path, model: v2, options: options) }
+        #expect(error?.message.contains("\(hook)Migrate refused") == true, "the hook's error reaches the caller")
+        #expect(try DirectorySnapshot(dir.path) == before)
+        let store = try ObjectStore(at: dir.path, model: v1)
+        #expect(try store.newContext().count(for: FetchRequest(entityName: "WineNote")) == 3)
+        try store.close()
+    }
+}
