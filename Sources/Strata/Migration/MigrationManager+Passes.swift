@@ -13,22 +13,13 @@ extension MigrationManager {
             try policy.begin(mapping, manager: self)
             if mapping.kind != .remove && mapping.kind != .add,
                let sourceName = mapping.sourceEntityName, let tag = sourceStore.schema.tags[sourceName] {
-                let range = StoreSchema.range(tag: tag)
-                let total = sourceStore.records.keys(in: range).count
-                var done = 0
-                var after: RecordKey?
-                while true {
-                    let keys = sourceStore.records.keys(in: range, after: after, limit: batchSize)
-                    guard let last = keys.last else { break }
-                    let sources = try sourceContext.load(keys)
-                    for source in sources {
+                try forEachBatch(of: StoreSchema.range(tag: tag), in: sourceStore.records) { keys, done, total in
+                    for source in try sourceContext.load(keys) {
                         if let predicate = mapping.sourcePredicate, try !predicate.evaluate(with: source) { continue }
                         try policy.createDestinationInstances(forSource: source, mapping: mapping, manager: self)
                     }
                     try endBatch()
-                    done += keys.count
                     report(.createInstances, mapping.name, done, total)
-                    after = last
                 }
             }
             try policy.endInstanceCreation(mapping: mapping, manager: self)
@@ -95,26 +86,32 @@ extension MigrationManager {
         let validator = ObjectValidator(context: destinationContext)
         for entity in destinationModel.entities where !entity.isAbstract {
             guard let tag = destinationStore.schema.tags[entity.name] else { continue }
-            let range = StoreSchema.range(tag: tag)
-            let total = destinationStore.records.keys(in: range).count
-            var done = 0
-            var after: RecordKey?
-            while true {
-                let keys = destinationStore.records.keys(in: range, after: after, limit: batchSize)
-                guard let last = keys.last else { break }
+            try forEachBatch(of: StoreSchema.range(tag: tag), in: destinationStore.records) { keys, done, total in
                 for object in try destinationContext.load(keys) where failures.count < 100 {
                     failures += try validator.failures(of: object)
                 }
                 largestBatch = max(largestBatch, destinationContext.liveObjectCount)
                 destinationContext.reset()
-                done += keys.count
                 report(.validate, entity.name, done, total)
-                after = last
             }
         }
         if !failures.isEmpty {
             throw StrataError(.migrationFailed, "the migrated objects do not validate against the new model; the store is unchanged: " + failures.prefix(20).map(\.description).joined(separator: "; "),
                               context: ["objects": failures.map(\.description).joined(separator: "\n"), "count": "\(failures.count)"])
+        }
+    }
+
+    /// Pages through a key range `batchSize` keys at a time, with the running count.
+    private func forEachBatch(of range: Range<RecordKey>, in records: any RecordStore, _ body: ([RecordKey], _ done: Int, _ total: Int) throws -> Void) throws {
+        let total = records.keys(in: range).count
+        var done = 0
+        var after: RecordKey?
+        while true {
+            let keys = records.keys(in: range, after: after, limit: batchSize)
+            guard let last = keys.last else { return }
+            done += keys.count
+            try body(keys, done, total)
+            after = last
         }
     }
 }

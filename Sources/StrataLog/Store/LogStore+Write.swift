@@ -139,19 +139,20 @@ extension LogStore {
 
     func syncSegment(_ w: inout WriterState) throws {
         guard w.segmentDirty, let file = w.segmentFile else { return }
-        do {
-            try file.sync()
-        } catch {
-            fail(error)
-            throw error
-        }
-        counters.syncs.add(1)
+        try syncOrFail(file)
         w.segmentDirty = false
         w.lastSync = .now
     }
 
     func syncBlobs(_ w: inout WriterState) throws {
         guard w.blobDirty, let file = w.blobFile else { return }
+        try syncOrFail(file)
+        w.blobDirty = false
+    }
+
+    /// An fsync that, when it fails, makes the store read-only (DESIGN.md: a retried
+    /// fsync can falsely succeed after the kernel dropped the dirty pages).
+    private func syncOrFail(_ file: any StorageFile) throws {
         do {
             try file.sync()
         } catch {
@@ -159,7 +160,6 @@ extension LogStore {
             throw error
         }
         counters.syncs.add(1)
-        w.blobDirty = false
     }
 
     /// Makes every commit so far durable (for `.periodic` and `.none` durability).
