@@ -32,6 +32,10 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
     var isNew = false
     public internal(set) var isDeleted = false
+    /// Partial faulting (`FetchRequest.propertiesToFetch`, Fetch/): the field numbers
+    /// `stored` really holds; the others are placeholders and reading one loads the
+    /// whole record. Nil when `stored` is complete.
+    var loadedFieldNumbers: Set<Int>?
 
     init(id: ObjectID, entity: EntityDescription, layout: StoreSchema.EntityLayout, context: ObjectContext) {
         self.objectID = id
@@ -68,6 +72,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
     /// Loads the record if this is a fault.
     func fire() throws {
+        if loadedFieldNumbers != nil { return try requireContext().completePartialObject(self) }
         guard stored == nil, !isNew else { return }
         try requireContext().fireFault(self)
     }
@@ -87,6 +92,9 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
         if let change = changes[key] { return change }
         let number = try fieldNumber(key)
         if isNew { return .null }
+        if let loaded = loadedFieldNumbers, loaded.contains(number), let stored, number < stored.fields.count {
+            return stored.fields[number]
+        }
         try fire()
         guard let stored, number < stored.fields.count else { return .null }
         return stored.fields[number]

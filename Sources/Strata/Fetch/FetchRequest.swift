@@ -8,6 +8,9 @@
 /// let employees = try context.fetch(request)   // faults; reading `name` reads no photo bytes
 /// ```
 public struct FetchRequest: Sendable {
+    /// What a request is for. `fetch(_:)`, `fetchObjectIDs(_:)` and `count(for:)`
+    /// each give their own kind whatever this says; it is kept for code that passes a
+    /// request around and for symmetry with Core Data's `resultType`.
     public enum ResultType: Sendable {
         case objects
         case objectIDs
@@ -18,16 +21,27 @@ public struct FetchRequest: Sendable {
     public var predicate: Predicate?
     /// Sort keys, most significant first; ties keep key (insertion) order, so sorting is stable.
     public var sortKeys: [SortKey] = []
+    /// At most this many results (after the offset); nil for no limit. Unlike Core
+    /// Data, where 0 means no limit, 0 here means none: nil already says "no limit".
     public var fetchLimit: Int?
+    /// How many results to skip first (negative counts as 0).
     public var fetchOffset = 0
     /// How many sibling faults fire together when one is read (0: the store's default).
     public var fetchBatchSize = 0
     /// Whether instances of sub-entities are included (default yes, as Core Data).
     public var includesSubentities = true
-    /// Whether this context's unsaved inserts, updates and deletes count (default yes).
+    /// Whether this context's unsaved inserts, updates and deletes count (default yes):
+    /// unsaved inserts can match, unsaved deletes cannot, and unsaved updates are
+    /// judged by their new values. With `false` the predicate and sort keys see the
+    /// store only (an unsaved delete can still match, an update is judged by its
+    /// stored values); the objects returned are still this context's.
     public var includesPendingChanges = true
-    /// Partial faulting: load only these properties into the returned objects (the
-    /// others load when first read). Nil loads whole records lazily as faults.
+    /// Partial faulting: the returned objects have these properties (attributes or
+    /// to-one relationships) loaded — they are not faults — and hold nothing else of
+    /// their records; reading any other stored property loads the whole record (with
+    /// a batch of its partially loaded siblings). Objects already loaded or changed in
+    /// the context stay as they are. Nil returns faults that load whole records when
+    /// first read. External binaries are never read by the fetch either way.
     public var propertiesToFetch: [String]?
     public var resultType: ResultType = .objects
 

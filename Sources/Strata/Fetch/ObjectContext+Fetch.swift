@@ -5,134 +5,167 @@ extension ObjectContext {
     /// a property is (or, for predicate and sort evaluation, read once and kept for
     /// them). External binaries are never read by a fetch.
     ///
-    /// - Throws: `.unknownKeyPath` naming the entity and key path for a predicate or
-    ///   sort key that does not fit the entity.
+    /// ```swift
+    /// var request = FetchRequest(entityName: "Employee", predicate: try Predicate(format: "salary > 50000"))
+    /// request.sortKeys = [.descending("salary"), .ascending("name")]
+    /// let employees = try context.fetch(request)
+    /// ```
+    ///
+    /// - Throws: `.unknownKeyPath` naming the entity and key path for a predicate, sort
+    ///   key or property to fetch that does not fit the entity; `.invalidArgument` for a
+    ///   predicate with `$variables` not yet substituted.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
-        try execute(request).map { try object(forKey: $0) }
+        let result = try execute(request, keepObjects: true)
+        if let names = request.propertiesToFetch { try loadPartially(result.objects, properties: names, loadedByFetch: result.loadedByFetch) }
+        return result.objects
     }
 
-    /// The ids a request matches, without handing out objects.
+    /// The ids a request matches, without handing out objects. Without a predicate or
+    /// sort keys this reads no record.
     public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
-        try execute(request).compactMap(store.objectID(for:))
+        try execute(request, keepObjects: false).keys.compactMap(store.objectID(for:))
     }
 
-    /// How many objects a request matches. Without a predicate this reads no record.
+    /// How many objects a request matches (its offset and limit applied). Without a
+    /// predicate this reads no record.
     public func count(for request: FetchRequest) throws -> Int {
         var unlimited = request
         unlimited.fetchLimit = nil
         unlimited.fetchOffset = 0
         unlimited.sortKeys = []
-        let matched = try execute(unlimited).count
-        return max(0, min(request.fetchLimit ?? .max, matched - request.fetchOffset))
+        let matched = try execute(unlimited, keepObjects: false).keys.count
+        let afterOffset = max(0, matched - max(0, request.fetchOffset))
+        guard let limit = request.fetchLimit, limit >= 0 else { return afterOffset }
+        return min(limit, afterOffset)
     }
 
-    func execute(_ request: FetchRequest) throws -> [RecordKey] {
+    /// What `execute` found: the matching keys in result order and, when asked, their
+    /// objects (kept alive so the records read to evaluate the predicate are not lost).
+    struct FetchResult {
+        var keys: [RecordKey]
+        var objects: [ManagedObject]
+        /// Keys whose records this fetch read whole to judge them (they were faults).
+        var loadedByFetch: Set<RecordKey> = []
+    }
+
+    /// Plans and runs a request: candidate keys (from the index or the entity's key
+    /// ranges), corrected by unsaved changes, filtered by the predicate in batches,
+    /// sorted stably, windowed by offset and limit.
+    func execute(_ request: FetchRequest, keepObjects: Bool) throws -> FetchResult {
         guard let entity = store.model.entity(named: request.entityName) else {
             throw StrataError(.unknownKeyPath, "the model has no entity '\(request.entityName)'", context: ["entity": request.entityName])
         }
-        try request.predicate?.validate(against: entity, in: store.model)
-        for key in request.sortKeys { try validateSortKey(key.keyPath, entity: entity) }
+        try validate(request, entity: entity)
         let layout = try schema.layout(entity.name)
         let tags = request.includesSubentities ? layout.kindTags : [layout.tag]
         let tagSet = Set(tags)
 
         var candidates = try candidateKeys(request, entity: entity, tags: tags)
-        if request.includesPendingChanges {
+        if request.includesPendingChanges && !changed.isEmpty {
+            // Unsaved inserts join, unsaved deletes leave; unsaved updates join too, as
+            // an index lookup on stored values may not list an object whose new value
+            // now matches (the predicate then judges every one with its new values).
             var set = Set(candidates)
             for object in changed.values where tagSet.contains(object.layout.tag) {
-                if object.isDeleted { set.remove(object.objectID.key) } else if object.isNew { set.insert(object.objectID.key) }
+                if object.isDeleted { set.remove(object.objectID.key) } else { set.insert(object.objectID.key) }
             }
             candidates = set.sorted()
         }
 
-        var matched: [RecordKey]
+        let offset = max(0, request.fetchOffset)
+        let limit = request.fetchLimit.flatMap { $0 >= 0 ? $0 : nil }
+        var matched: [ManagedObject] = []
+        var matchedKeys: [RecordKey] = []
+        var loadedByFetch: Set<RecordKey> = []
         if request.predicate == nil && request.sortKeys.isEmpty {
-            matched = candidates
+            matchedKeys = window(candidates, offset: offset, limit: limit)
+            if keepObjects { matched = try matchedKeys.map { try object(forKey: $0) } }
         } else {
-            matched = []
-            let batchSize = 512
-            var sortable: [ManagedObject] = []
+            // Without sort keys the first offset + limit matches are the answer: stop there.
+            let enough = request.sortKeys.isEmpty ? limit.map { offset + $0 } : nil
+            var sortable: [FetchSubject] = []
             var start = 0
-            while start < candidates.count {
-                let slice = Array(candidates[start..<min(candidates.count, start + batchSize)])
-                try preload(slice)
-                for key in slice {
-                    let object = try object(forKey: key)
-                    if !request.includesPendingChanges && object.hasChanges { continue }
-                    if let predicate = request.predicate, try !predicate.evaluate(with: object) { continue }
-                    if request.sortKeys.isEmpty { matched.append(key) } else { sortable.append(object) }
+            scan: while start < candidates.count {
+                let slice = Array(candidates[start..<min(candidates.count, start + Self.fetchScanBatch)])
+                start += Self.fetchScanBatch
+                for case let object? in try preload(slice, loaded: &loadedByFetch) {
+                    let key = object.objectID.key
+                    let subject = try fetchSubject(object, storeOnly: !request.includesPendingChanges)
+                    if let predicate = request.predicate, try !predicate.evaluate(with: subject) { continue }
+                    if request.sortKeys.isEmpty {
+                        matchedKeys.append(key)
+                        if keepObjects { matched.append(object) }
+                        if let enough, matchedKeys.count >= enough { break scan }
+                    } else {
+                        sortable.append(subject)
+                    }
                 }
-                start += batchSize
             }
             if !request.sortKeys.isEmpty {
-                matched = try SortKey.sorted(sortable, by: request.sortKeys).map(\.objectID.key)
+                let sorted = try SortKey.sorted(sortable, by: request.sortKeys)
+                let windowed = Array(sorted.dropFirst(offset).prefix(limit ?? .max))
+                matchedKeys = windowed.map(\.object.objectID.key)
+                if keepObjects { matched = windowed.map(\.object) }
+            } else {
+                matchedKeys = window(matchedKeys, offset: offset, limit: limit)
+                if keepObjects { matched = Array(matched.dropFirst(offset).prefix(limit ?? .max)) }
             }
         }
-        if request.fetchOffset > 0 { matched = Array(matched.dropFirst(request.fetchOffset)) }
-        if let limit = request.fetchLimit, limit >= 0, matched.count > limit { matched = Array(matched.prefix(limit)) }
 
-        if request.resultType == .objects {
-            let group = FaultGroup(keys: matched)
-            for key in matched {
-                let object = try object(forKey: key)
-                if object.isFault { object.faultGroup = group }
-            }
+        if keepObjects {
+            // Batch faulting: the first read of any fault loads a batch of its neighbours.
+            let group = FaultGroup(keys: matchedKeys)
+            for object in matched where object.isFault { object.faultGroup = group }
         }
-        return matched
+        return FetchResult(keys: matchedKeys, objects: matched, loadedByFetch: loadedByFetch)
     }
 
-    /// All keys of the entity's ranges, or fewer when an indexed attribute or a to-one
-    /// reference in the predicate narrows them (equality, IN and ranges).
-    private func candidateKeys(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> [RecordKey] {
-        let layout = try schema.layout(entity.name)
+    /// How many candidates are read and judged together (one block read each).
+    static let fetchScanBatch = 512
+
+    private func window(_ keys: [RecordKey], offset: Int, limit: Int?) -> [RecordKey] {
+        Array(keys.dropFirst(offset).prefix(limit ?? .max))
+    }
+
+    /// Checks everything a request names against the entity before reading anything.
+    private func validate(_ request: FetchRequest, entity: EntityDescription) throws {
         if let predicate = request.predicate {
-            for condition in predicate.indexableConditions() {
-                guard let number = layout.fieldNumbers[condition.key], let index = layout.fields[number].termIndex,
-                      let keys = indexedKeys(condition, index: index) else { continue }
-                let tagSet = Set(tags)
-                return keys.filter { tagSet.contains(StoreSchema.tag(of: $0)) }.sorted()
+            try predicate.validate(against: entity, in: store.model)
+            let unbound = predicate.variableNames
+            if !unbound.isEmpty {
+                throw StrataError(.invalidArgument,
+                                  "the predicate of a fetch of \(entity.name) has unsubstituted variables: \(unbound.map { "$" + $0 }.joined(separator: ", ")); call withSubstitutionVariables(_:) first",
+                                  context: ["entity": entity.name, "variable": unbound[0]])
             }
         }
-        var keys: [RecordKey] = []
-        for tag in tags.sorted() { keys += store.records.keys(in: StoreSchema.range(tag: tag)) }
-        return keys
+        for key in request.sortKeys {
+            // A sort key is a key path like a predicate's: the same checks, the same errors.
+            try Predicate(format: "%K == nil", key.keyPath).validate(against: entity, in: store.model)
+        }
+        for name in request.propertiesToFetch ?? [] where entity.property(named: name) == nil {
+            throw StrataError(.unknownKeyPath, "\(entity.name) has no property '\(name)' to fetch", context: ["entity": entity.name, "keyPath": name])
+        }
     }
 
-    private func indexedKeys(_ condition: IndexableCondition, index: UInt32) -> [RecordKey]? {
-        switch condition.kind {
-        case .equalTo(let value):
-            guard let term = ObjectCodec.orderedBytes(value) else { return nil }
-            return store.records.keys(for: IndexTerm(index: index, value: term))
-        case .oneOf(let values):
-            var keys: [RecordKey] = []
-            for value in values {
-                guard let term = ObjectCodec.orderedBytes(value) else { return nil }
-                keys += store.records.keys(for: IndexTerm(index: index, value: term))
+    /// The objects of `keys`, with the records of faults (and of partially loaded
+    /// objects) among them read together, one read per block. The objects are
+    /// returned so they stay alive while judged (the registry holds them weakly); nil
+    /// marks a key the store no longer has (deleted since the candidates were listed).
+    private func preload(_ keys: [RecordKey], loaded: inout Set<RecordKey>) throws -> [ManagedObject?] {
+        let objects = try keys.map { try object(forKey: $0) }
+        let missing = objects.filter { $0.isFault || $0.loadedFieldNumbers != nil }
+        guard !missing.isEmpty else { return objects }
+        var gone: Set<RecordKey> = []
+        let records = try store.records.get(missing.map(\.objectID.key))
+        for (object, record) in zip(missing, records) {
+            guard let record else {
+                if object.isFault { gone.insert(object.objectID.key) }
+                continue
             }
-            return keys
-        case .range(let lower, let upper):
-            let low = lower.map { ObjectCodec.orderedBytes($0.value) } ?? nil
-            let high = upper.map { ObjectCodec.orderedBytes($0.value) } ?? nil
-            if (lower != nil && low == nil) || (upper != nil && high == nil) { return nil }
-            return store.records.keys(index: index, from: low, through: high,
-                                      lowerInclusive: lower?.isInclusive ?? true, upperInclusive: upper?.isInclusive ?? true)
+            object.stored = try ObjectCodec.decode(record)
+            object.loadedFieldNumbers = nil
+            loaded.insert(object.objectID.key)
         }
-    }
-
-    /// Reads the records of faults among `keys` together, one read per block.
-    private func preload(_ keys: [RecordKey]) throws {
-        let missing = keys.filter { key in registry[key]?.object.map { $0.isFault } ?? true }
-        guard !missing.isEmpty else { return }
-        let records = try store.records.get(missing)
-        for (key, record) in zip(missing, records) {
-            guard let record else { continue }
-            let object = try object(forKey: key)
-            if object.stored == nil { object.stored = try ObjectCodec.decode(record) }
-        }
-    }
-
-    private func validateSortKey(_ keyPath: String, entity: EntityDescription) throws {
-        // A sort key is a key path like a predicate's: the same checks, the same errors.
-        try Predicate(format: "%K == nil", keyPath).validate(against: entity, in: store.model)
+        return gone.isEmpty ? objects : objects.map { gone.contains($0.objectID.key) ? nil : $0 }
     }
 }

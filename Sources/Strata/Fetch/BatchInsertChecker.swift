@@ -1,0 +1,127 @@
+import Foundation
+import StrataLog
+
+/// Checks batch-insert input against the model and builds each object's fields:
+/// what a context's insert, setters and save validation do for one object, here for a
+/// dictionary at position `index` of a batch. Every error names entity, key and index.
+struct BatchInsertChecker {
+    let store: ObjectStore
+    let entity: EntityDescription
+    let layout: StoreSchema.EntityLayout
+    /// Unique terms seen so far in this batch, by index number.
+    private var seenUnique: [UInt32: [[UInt8]: Int]] = [:]
+
+    init(store: ObjectStore, entity: EntityDescription, layout: StoreSchema.EntityLayout) {
+        self.store = store
+        self.entity = entity
+        self.layout = layout
+    }
+
+    /// The object's fields in layout order: given values, else defaults, else null.
+    mutating func fields(_ values: [String: Value], index: Int) throws -> [FieldValue] {
+        for key in values.keys.sorted() where entity.attributesByName[key] == nil {
+            if entity.relationshipsByName[key] != nil {
+                throw error(.invalidArgument, key, index, "\(entity.name).\(key) is a relationship: give it in `relationships`")
+            }
+            throw error(.unknownKeyPath, key, index, "\(entity.name) has no attribute '\(key)'")
+        }
+        var fields = [FieldValue](repeating: .null, count: layout.fields.count)
+        for attribute in entity.attributes {
+            let given = values[attribute.name]
+            if attribute.isTransient {
+                // Transient values are never written: accepting one would lose it silently.
+                if let given, !given.isNull { throw error(.invalidArgument, attribute.name, index, "\(entity.name).\(attribute.name) is transient and is never written") }
+                continue
+            }
+            let value = given ?? attribute.defaultValue ?? .null
+            guard value.conforms(to: attribute.type) else {
+                throw error(.typeMismatch, attribute.name, index, "\(entity.name).\(attribute.name) is \(attribute.type), not \(value.caseName)")
+            }
+            if value.isNull {
+                if !attribute.isOptional { throw error(.validationFailed, attribute.name, index, "\(entity.name).\(attribute.name) is required") }
+                continue
+            }
+            if let broken = Self.brokenRule(attribute, value) {
+                throw error(.validationFailed, attribute.name, index, "\(entity.name).\(attribute.name): \(broken)")
+            }
+            guard let number = layout.fieldNumbers[attribute.name] else { continue }
+            fields[number] = .value(value)
+            if attribute.isUnique { try checkUnique(attribute.name, number: number, value: value, index: index) }
+        }
+        return fields
+    }
+
+    /// Sets the to-one references of one object, after checking each destination.
+    func apply(_ relationships: [String: ObjectID], to fields: inout [FieldValue], index: Int) throws {
+        for (name, id) in relationships.sorted(by: { $0.key < $1.key }) {
+            guard let relationship = entity.relationshipsByName[name] else {
+                throw error(.unknownKeyPath, name, index, "\(entity.name) has no relationship '\(name)'")
+            }
+            guard !relationship.isToMany else {
+                throw error(.invalidArgument, name, index, "\(entity.name).\(name) is to-many: batch insert sets to-one relationships only (set the to-one side)")
+            }
+            if let inverseName = relationship.inverseName,
+               let inverse = store.model.entity(named: relationship.destinationEntityName)?.relationshipsByName[inverseName],
+               !inverse.isToMany || StoreSchema.isStoredList(inverse, model: store.model) {
+                throw error(.invalidArgument, name, index, "\(entity.name).\(name) has the inverse \(relationship.destinationEntityName).\(inverseName), which batch insert cannot keep (it is \(inverse.isToMany ? "a stored list" : "to-one")); set it through a context")
+            }
+            guard id.storeIdentifier == store.identifier else {
+                throw error(.invalidArgument, name, index, "\(id.uriRepresentation) belongs to another store")
+            }
+            guard let destination = store.model.entity(named: id.entityName), destination.isKind(of: relationship.destinationEntityName) else {
+                throw error(.typeMismatch, name, index, "\(entity.name).\(name) takes \(relationship.destinationEntityName), not \(id.entityName)")
+            }
+            guard store.records.contains(id.key) else {
+                throw error(.invalidArgument, name, index, "\(id) is not in the store (batch insert links to saved objects only)")
+            }
+            guard let number = layout.fieldNumbers[name] else { continue }
+            fields[number] = .reference(id.key)
+        }
+    }
+
+    /// A required (non-optional) to-one must be set. To-many counts are not checked:
+    /// a new object's derived to-many is empty until others point at it.
+    func checkRequiredRelationships(_ fields: [FieldValue], index: Int) throws {
+        for relationship in entity.relationships where !relationship.isToMany && !relationship.isOptional {
+            guard let number = layout.fieldNumbers[relationship.name] else { continue }
+            if case .reference = fields[number] { continue }
+            throw error(.validationFailed, relationship.name, index, "\(entity.name).\(relationship.name) is required")
+        }
+    }
+
+    private mutating func checkUnique(_ name: String, number: Int, value: Value, index: Int) throws {
+        guard let termIndex = layout.fields[number].termIndex, let term = ObjectCodec.termValue(.value(value)) else { return }
+        if let earlier = seenUnique[termIndex]?[term] {
+            throw error(.validationFailed, name, index, "\(entity.name).\(name) must be unique; object \(earlier) of the batch has the same value")
+        }
+        if let other = store.records.keys(for: IndexTerm(index: termIndex, value: term)).first.flatMap(store.objectID(for:)) {
+            throw error(.validationFailed, name, index, "\(entity.name).\(name) must be unique; \(other) has the same value")
+        }
+        seenUnique[termIndex, default: [:]][term] = index
+    }
+
+    /// The first validation rule `value` breaks (min/max, length, pattern), if any.
+    static func brokenRule(_ attribute: AttributeDescription, _ value: Value) -> String? {
+        if let minimum = attribute.minimumValue, SortKey.totalOrder(value, minimum) == .orderedAscending { return "\(value) is below the minimum \(minimum)" }
+        if let maximum = attribute.maximumValue, SortKey.totalOrder(value, maximum) == .orderedDescending { return "\(value) is above the maximum \(maximum)" }
+        let length: Int? = switch value {
+        case .string(let s): s.count
+        case .binary(let d): d.count
+        default: nil
+        }
+        if let length {
+            if let minimum = attribute.minimumLength, length < minimum { return "length \(length) is below \(minimum)" }
+            if let maximum = attribute.maximumLength, length > maximum { return "length \(length) is above \(maximum)" }
+        }
+        if let pattern = attribute.pattern, case .string(let text) = value {
+            let matches = (try? NSRegularExpression(pattern: "^(?:" + pattern + ")$"))
+                .map { $0.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil } ?? false
+            if !matches { return "'\(text)' does not match \(pattern)" }
+        }
+        return nil
+    }
+
+    private func error(_ code: StrataError.Code, _ key: String, _ index: Int, _ message: String) -> StrataError {
+        StrataError(code, "batch insert, object \(index): \(message)", context: ["entity": entity.name, "keyPath": key, "index": "\(index)"])
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import StrataLog
+
+extension ObjectStore {
+    /// Inserts many objects of one entity from value dictionaries in one transaction,
+    /// without managed objects or a context (Core Data's `NSBatchInsertRequest`).
+    ///
+    /// Each dictionary maps attribute names to values. Values are checked against the
+    /// model (type, required, min/max, length, pattern, unique — within the batch and
+    /// against the store); defaults fill missing attributes; external-storage binaries
+    /// at or above ``StoreOptions/externalStorageThreshold`` go to the blob area.
+    ///
+    /// To-one relationships are given in `relationships`, one dictionary per object
+    /// (same order; empty for none), relationship name to destination id. Only to-one
+    /// relationships whose inverse is a derived to-many (or that have no inverse) are
+    /// accepted: their inverse is read from this side, so nothing else is rewritten.
+    /// A to-one with a to-one or ordered inverse would need the other object's record
+    /// rewritten (and an old partner unlinked); set those through a context.
+    ///
+    /// Contexts that hold objects of the store learn of the insert from
+    /// ``changes()``, as from any save.
+    ///
+    /// ```swift
+    /// let ids = try store.batchInsert(entityName: "Employee", objects: [
+    ///     ["name": .string("Ada"), "salary": .double(90_000)],
+    ///     ["name": .string("Grace")],                         // salary: its default
+    /// ], relationships: [["department": sales.objectID], [:]])
+    /// ```
+    ///
+    /// - Returns: the new objects' ids, in the order of `objects`.
+    /// - Throws: nothing is written when any object fails. `.unknownKeyPath` for an
+    ///   unknown entity or key, `.typeMismatch` for a value of the wrong type or a
+    ///   destination of the wrong entity, `.validationFailed` for a missing required
+    ///   value, a broken rule or a duplicate of a unique attribute, `.invalidArgument`
+    ///   for an abstract entity, a relationship that cannot be set here, or a
+    ///   destination that is not in the store. The error's `context` holds `entity`,
+    ///   `keyPath` and `index` (the position in `objects`).
+    @discardableResult
+    public func batchInsert(entityName: String, objects: [[String: Value]], relationships: [[String: ObjectID]] = []) throws -> [ObjectID] {
+        guard let entity = model.entity(named: entityName) else {
+            throw StrataError(.unknownKeyPath, "the model has no entity '\(entityName)'", context: ["entity": entityName])
+        }
+        guard !entity.isAbstract else {
+            throw StrataError(.invalidArgument, "\(entityName) is abstract: batch-insert one of its sub-entities", context: ["entity": entityName])
+        }
+        guard relationships.isEmpty || relationships.count == objects.count else {
+            throw StrataError(.invalidArgument, "batch insert of \(entityName): \(relationships.count) relationship dictionaries for \(objects.count) objects",
+                              context: ["entity": entityName])
+        }
+        guard !objects.isEmpty else { return [] }
+        // Unique checks read the store: they and the commit must not be overtaken by
+        // a context's save (the same gate `save()` takes).
+        let gate = SaveGate.lock(for: self)
+        gate.lock()
+        defer { gate.unlock() }
+        let layout = try schema.layout(entityName)
+        var checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
+
+        var rows: [[FieldValue]] = []
+        rows.reserveCapacity(objects.count)
+        for (index, values) in objects.enumerated() {
+            var fields = try checker.fields(values, index: index)
+            if !relationships.isEmpty { try checker.apply(relationships[index], to: &fields, index: index) }
+            try checker.checkRequiredRelationships(fields, index: index)
+            rows.append(fields)
+        }
+
+        // Everything is valid: allocate ids, move large binaries out, write once.
+        var batch = WriteBatch()
+        var ids: [ObjectID] = []
+        ids.reserveCapacity(rows.count)
+        for fields in rows {
+            let key = try allocateKey(tag: layout.tag)
+            let (value, blobs, terms) = ObjectCodec.encode(try externalized(fields, layout: layout), layout: layout)
+            batch.put(key, value: value, blobs: blobs, terms: terms)
+            ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier))
+        }
+        let next = nextSerial(tag: layout.tag)
+        batch.put(StoreSchema.counterKey(tag: layout.tag), value: withUnsafeBytes(of: next.littleEndian) { Array($0) })
+        let sequence = try records.commit(batch)
+        publish(ChangeSet(sequence: sequence, inserted: Set(ids)))
+        return ids
+    }
+
+    /// The fields with external-storage binaries at or above the threshold written to
+    /// the blob area (the record keeps a reference), as a context's save does.
+    private func externalized(_ fields: [FieldValue], layout: StoreSchema.EntityLayout) throws -> [FieldValue] {
+        var fields = fields
+        for (number, field) in layout.fields.enumerated() {
+            guard case .attribute(_, external: true) = field.kind, case .value(.binary(let data)) = fields[number],
+                  data.count >= options.externalStorageThreshold else { continue }
+            let ref = try records.writeBlob([UInt8](data))
+            fields[number] = .blob(ref, rawLength: UInt64(data.count))
+        }
+        return fields
+    }
+}

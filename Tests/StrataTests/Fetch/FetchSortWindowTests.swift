@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import StrataTestSupport
+@testable import Strata
+
+@Suite("Fetch: sorting, offset, limit, counts and ids")
+struct FetchSortWindowTests {
+    static func names(_ store: ObjectStore, _ configure: (inout FetchRequest) throws -> Void) throws -> [String] {
+        var request = FetchRequest(entityName: "Employee")
+        try configure(&request)
+        return try FetchFixtures.firstNames(store.newContext().fetch(request))
+    }
+
+    @Test("multi-key sorts, ascending and descending", arguments: FetchFixtures.Kind.allCases)
+    func multiKey(kind: FetchFixtures.Kind) throws {
+        try FetchFixtures.withStore(kind) { store in
+            try FetchFixtures.populate(store)
+            #expect(try Self.names(store) { $0.sortKeys = [.ascending("age"), .descending("salary")] } == ["Cid", "Dana", "Ann", "Bob", "Eve"])
+            #expect(try Self.names(store) { $0.sortKeys = [.descending("age"), .ascending("name")] } == ["Eve", "Bob", "Ann", "Dana", "Cid"])
+            #expect(try Self.names(store) { $0.sortKeys = [.ascending("city", options: [.caseInsensitive, .diacriticInsensitive]), .descending("name")] }
+                    == ["Eve", "Bob", "Dana", "Cid", "Ann"])
+            #expect(try Self.names(store) { $0.sortKeys = [.ascending("department.name"), .ascending("age")] }.last == "Dana")
+        }
+    }
+
+    @Test("equal keys keep key (insertion) order: the sort is stable", arguments: FetchFixtures.Kind.allCases)
+    func stable(kind: FetchFixtures.Kind) throws {
+        try FetchFixtures.withStore(kind) { store in
+            let context = store.newContext()
+            // Inserted in an order that is not name order; three share each salary.
+            let names = (0..<30).map { "n\(($0 * 7) % 30)" }
+            for (i, name) in names.enumerated() {
+                let e = try context.insert("Employee")
+                try e.setValue(name, forKey: "name")
+                try e.setValue(i % 20, forKey: "age")
+                try e.setValue(Double(i % 3), forKey: "salary")
+            }
+            try context.save()
+            var request = FetchRequest(entityName: "Employee")
+            request.sortKeys = [.ascending("salary")]
+            let sorted = try store.newContext().fetch(request).map { try $0.string("name") ?? "" }
+            let expected = (0..<3).flatMap { s in names.enumerated().filter { $0.offset % 3 == s }.map(\.element) }
+            #expect(sorted == expected)
+            request.sortKeys = [.descending("salary")]
+            let descending = try store.newContext().fetch(request).map { try $0.string("name") ?? "" }
+            #expect(descending == (0..<3).reversed().flatMap { s in names.enumerated().filter { $0.offset % 3 == s }.map(\.element) })
+        }
+    }
+
+    @Test("offset and limit window the sorted result; count(for:) and ids agree", arguments: FetchFixtures.Kind.allCases)
+    func window(kind: FetchFixtures.Kind) throws {
+        try FetchFixtures.withStore(kind) { store in
+            try FetchFixtures.populate(store)
+            let context = store.newContext()
+            var request = FetchRequest(entityName: "Employee")
+            request.sortKeys = [.descending("salary")]
+            request.fetchOffset = 1
+            request.fetchLimit = 2
+            #expect(try FetchFixtures.firstNames(context.fetch(request)) == ["Cid", "Dana"])
+            #expect(try context.count(for: request) == 2)
+            #expect(try context.fetchObjectIDs(request) == context.fetch(request).map(\.objectID))
+
+            request.sortKeys = []
+            #expect(try FetchFixtures.firstNames(context.fetch(request)) == ["Bob", "Cid"])
+            request.predicate = try Strata.Predicate(format: "salary > 1000")
+            #expect(try FetchFixtures.firstNames(context.fetch(request)) == ["Cid", "Dana"])
+            #expect(try context.count(for: request) == 2)
+            request.fetchOffset = 10
+            #expect(try context.fetch(request).isEmpty)
+            #expect(try context.count(for: request) == 0)
+            request.fetchOffset = 0
+            request.fetchLimit = 0
+            #expect(try context.fetch(request).isEmpty) // a limit of 0 is zero results; nil is no limit
+            request.fetchLimit = nil
+            #expect(try context.count(for: request) == 4)
+        }
+    }
+
+    @Test("count(for:) and fetchObjectIDs without a predicate read no record", arguments: FetchFixtures.Kind.allCases)
+    func countReadsNothing(kind: FetchFixtures.Kind) throws {
+        try FetchFixtures.withStore(kind) { store in
+            try FetchFixtures.populate(store)
+            let context = store.newContext()
+            store.resetStatistics()
+            #expect(try context.count(for: FetchRequest(entityName: "Employee")) == 5)
+            let ids = try context.fetchObjectIDs(FetchRequest(entityName: "Employee"))
+            #expect(ids.count == 5)
+            #expect(ids.map(\.entityName) == ["Employee", "Employee", "Employee", "Employee", "Manager"])
+            #expect(store.statistics.recordsDecoded == 0)
+            // ids are sendable and come back as the same objects
+            #expect(try context.object(with: ids[0]).string("name") == "Ann Lee")
+        }
+    }
+
+    @Test("a fetch returns faults that fire in batches", arguments: FetchFixtures.Kind.allCases)
+    func faults(kind: FetchFixtures.Kind) throws {
+        try FetchFixtures.withStore(kind) { store in
+            try FetchFixtures.populate(store)
+            let context = store.newContext()
+            store.resetStatistics()
+            let employees = try context.fetch(FetchRequest(entityName: "Employee"))
+            #expect(employees.allSatisfy { $0.isFault })
+            #expect(store.statistics.recordsDecoded == 0)
+            _ = try employees[0].string("name")
+            #expect(employees.allSatisfy { !$0.isFault }) // one batch fired them all
+        }
+    }
+
+    @Test("includesSubentities", arguments: FetchFixtures.Kind.allCases)
+    func subentities(kind: FetchFixtures.Kind) throws {
+        try FetchFixtures.withStore(kind) { store in
+            try FetchFixtures.populate(store)
+            let context = store.newContext()
+            var request = FetchRequest(entityName: "Employee", predicate: try Strata.Predicate(format: "salary > 2000"))
+            #expect(try FetchFixtures.firstNames(context.fetch(request)) == ["Cid", "Dana", "Eve"])
+            request.includesSubentities = false
+            #expect(try FetchFixtures.firstNames(context.fetch(request)) == ["Cid", "Dana"])
+            #expect(try context.count(for: request) == 2)
+            request.predicate = nil
+            #expect(try context.count(for: request) == 4)
+            #expect(try FetchFixtures.firstNames(context.fetch(FetchRequest(entityName: "Manager"))) == ["Eve"])
+            // A sub-entity's own attribute in a predicate on the sub-entity
+            let managers = FetchRequest(entityName: "Manager", predicate: try Strata.Predicate(format: "reports == 0 AND age > 50"))
+            #expect(try context.count(for: managers) == 1)
+        }
+    }
+}
