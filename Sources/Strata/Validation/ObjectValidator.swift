@@ -60,23 +60,19 @@ struct ObjectValidator {
         return failures
     }
 
-    /// The stored value without reading external blobs: validation of a blob's length
-    /// uses its recorded raw length.
+    /// The stored value without reading external blobs: a stored blob was valid when
+    /// written, and only its presence matters here (an empty placeholder stands for it)
+    /// unless a length rule asks for its bytes.
     private func storedValue(_ object: ManagedObject, _ attribute: AttributeDescription) throws -> Value {
         switch try object.field(attribute.name) {
         case .null: return .null
         case .value(let value): return value
-        case .blob(_, let rawLength):
+        case .blob:
             if attribute.minimumLength != nil || attribute.maximumLength != nil {
                 return try object.value(forKey: attribute.name)
             }
-            return .binary(Data(count: 0)).placeholder(length: rawLength)
+            return .binary(Data())
         case .reference, .references: return .null
         }
     }
-}
-
-private extension Value {
-    /// Stands for a blob that validation need not read (only its presence matters).
-    func placeholder(length: UInt64) -> Value { self }
 }

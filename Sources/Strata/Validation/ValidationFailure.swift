@@ -4,7 +4,7 @@ public struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
     /// The property, or nil for a rule about the whole object.
     public var property: String?
     /// The rule: "required", "type", "minimum", "maximum", "minimumLength",
-    /// "maximumLength", "pattern", "minimumCount", "maximumCount", "unique", "dangling".
+    /// "maximumLength", "pattern", "minimumCount", "maximumCount", "unique".
     public var rule: String
     public var message: String
 
