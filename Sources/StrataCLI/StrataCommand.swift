@@ -8,7 +8,7 @@ struct StrataCommand: ParsableCommand {
         abstract: "Create, import into, export, inspect and verify Strata stores.",
         subcommands: [
             CreateCommand.self, ImportCommand.self, ExportCommand.self,
-            StatsCommand.self, VerifyCommand.self, CompactCommand.self, DemoCommand.self,
+            MigrateCommand.self, StatsCommand.self, VerifyCommand.self, CompactCommand.self, DemoCommand.self,
         ]
     )
 }

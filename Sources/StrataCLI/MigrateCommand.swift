@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata migrate STORE --to MODEL.json [--memory-budget 64MiB]`: an inferred
+/// (lightweight) migration to a new model, with a progress bar. Custom mappings need
+/// Swift code (an `EntityMigrationPolicy`); this command runs what can be inferred and
+/// refuses, before writing anything, what cannot.
+struct MigrateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Migrate a store to a new model file by inferred (lightweight) migration."
+    )
+
+    @Argument(help: "The store directory.")
+    var store: String
+
+    @Option(name: .long, help: "The JSON model file to migrate to (docs/MODEL.md).")
+    var to: String
+
+    @Option(name: .customLong("memory-budget"), help: "Memory for objects in flight, e.g. 64MiB, 512KiB, 1GiB.")
+    var memoryBudget = "64MiB"
+
+    func run() throws {
+        try reportingFailures {
+            guard let budget = Self.parseBytes(memoryBudget), budget > 0 else {
+                throw CommandFailure.usage("--memory-budget '\(memoryBudget)' is not a size such as 64MiB")
+            }
+            let target = try StoreAccess.loadModelFile(to)
+            let before = try StoreAccess.requireModel(at: store)
+            if before.versionHash == target.versionHash {
+                print("store \(store) is already at this model (hash \(target.versionHash)); nothing to do")
+                return
+            }
+            var options = StoreOptions()
+            options.logger = CLILogging.logger
+            options.migration = .inferred
+            options.migrationMemoryBudget = budget
+            options.migrationProgress = { progress in
+                Terminal.progress("\(progress.pass.rawValue) \(progress.entityMapping)", done: progress.done, total: progress.total)
+            }
+            let started = ContinuousClock.now
+            let migrated = try ObjectStore(at: store, model: target, options: options)
+            let elapsed = ContinuousClock.now - started
+            let report = try migrated.verify()
+            try migrated.close()
+            print("migrated \(store) from model hash \(before.versionHash) to \(target.versionHash) in \(Terminal.seconds(elapsed)); verify: \(report.isSound ? "sound" : "\(report.problems.count) problems")")
+            if !report.isSound { throw CommandFailure("the migrated store does not verify: \(report)") }
+        }
+    }
+
+    /// "64MiB", "512KiB", "1GiB", "1000000" → bytes.
+    static func parseBytes(_ text: String) -> Int? {
+        let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1_000), ("B", 1)]
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
+            return Int(trimmed.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)).map { $0 * factor }
+        }
+        return Int(trimmed)
+    }
+}
