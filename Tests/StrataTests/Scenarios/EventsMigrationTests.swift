@@ -53,7 +53,8 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
         options.migrationBatchSize = 6
         let store = try ObjectStore(at: dir.path, model: v2, options: options)
         defer { try? store.close() }
-        let events = try store.newContext().fetch(FetchRequest(entityName: "Event", sortKeys: [.ascending("timeStamp")]))
+        let context = store.newContext() // objects hold their context weakly: keep it
+        let events = try context.fetch(FetchRequest(entityName: "Event", sortKeys: [.ascending("timeStamp")]))
         #expect(events.count == Self.dates.count)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
@@ -99,7 +100,8 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
         options.migrationBatchSize = 4
         let store = try ObjectStore(at: dir.path, model: v2, options: options)
         defer { try? store.close() }
-        let tasks = try store.newContext().fetch(FetchRequest(entityName: "Task", sortKeys: [.ascending("title")]))
+        let context = store.newContext()
+        let tasks = try context.fetch(FetchRequest(entityName: "Task", sortKeys: [.ascending("title")]))
         #expect(tasks.count == 25)
         for task in tasks {
             #expect(try task.double("latitude") ?? 0 == 0)
