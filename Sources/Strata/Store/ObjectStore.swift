@@ -28,8 +28,8 @@ public final class ObjectStore: Sendable {
     let schema: StoreSchema
     /// The store's UUID as hex: the host part of object URIs.
     public let identifier: String
-    let serials: Mutex<[UInt16: UInt64]>
-    let observers = Mutex<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
+    let serials: Locked<[UInt16: UInt64]>
+    let observers = Locked<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
     var logger: Logger { options.logger }
 
     /// Creates or opens the store at `path` for `model`.
@@ -55,7 +55,7 @@ public final class ObjectStore: Sendable {
             }
             let schema = try Self.checkModel(model, records: records, path: path)
             self.schema = schema
-            self.serials = Mutex(try Self.loadSerials(schema: schema, records: records))
+            self.serials = Locked(try Self.loadSerials(schema: schema, records: records))
         } catch {
             try? records.close()
             throw error
@@ -73,7 +73,7 @@ public final class ObjectStore: Sendable {
         self.options = options
         self.records = records
         self.schema = schema
-        self.serials = Mutex(serials)
+        self.serials = Locked(serials)
         self.identifier = records.storeID.map { String(format: "%02x", $0) }.joined()
     }
 

@@ -32,7 +32,7 @@ import SystemPackage
 public final class FaultInjectingFileSystem: FileSystem {
     /// The file system that operations reach when no fault fires.
     public let base: any FileSystem
-    let state = Mutex(FaultInjectionState())
+    let state = Locked(FaultInjectionState())
 
     /// Wraps `base`; no fault is injected until `inject(_:)`.
     public init(wrapping base: any FileSystem) {

@@ -41,7 +41,7 @@ import Synchronization
 /// - ``durableBytes(of:)``
 /// - ``setBytes(_:of:)``
 public final class InMemoryFileSystem: FileSystem {
-    let state = Mutex(InMemoryFileSystemState())
+    let state = Locked(InMemoryFileSystemState())
 
     /// An empty file system: only the root directory `/`, which is durable.
     public init() {}

@@ -18,7 +18,7 @@ final class BlockCache: Sendable {
         var bytes = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let budget: Int
 
     init(budget: Int) { self.budget = budget }

@@ -27,11 +27,11 @@ public final class LogStore: Sendable {
     let lockHandle: (any FileLock)?
     /// Short-held: index, open files, manifest, sequence. Never held during I/O on
     /// the write path, so reads proceed while a commit fsyncs.
-    let state: Mutex<State>
+    let state: Locked<State>
     /// Held for a whole commit, roll or manifest swap: one writer at a time.
-    let writer: Mutex<WriterState>
+    let writer: Locked<WriterState>
     /// One compaction at a time.
-    let compactionGate = Mutex(false)
+    let compactionGate = Locked(false)
 
     struct State: Sendable {
         var index = KeyIndex()
@@ -75,8 +75,8 @@ public final class LogStore: Sendable {
         self.logger = logger
         self.lockHandle = lock
         self.blockCache = BlockCache(budget: options.blockCacheBytes)
-        self.state = Mutex(state)
-        self.writer = Mutex(writer)
+        self.state = Locked(state)
+        self.writer = Locked(writer)
     }
 
     deinit {
