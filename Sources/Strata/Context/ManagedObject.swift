@@ -106,9 +106,12 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 final class FaultGroup {
     let keys: [RecordKey]
     var positions: [RecordKey: Int]
+    /// How many fire together; 0 means the store's `faultBatchSize`.
+    let batchSize: Int
 
-    init(keys: [RecordKey]) {
+    init(keys: [RecordKey], batchSize: Int = 0) {
         self.keys = keys
+        self.batchSize = batchSize
         var positions: [RecordKey: Int] = [:]
         positions.reserveCapacity(keys.count)
         for (i, key) in keys.enumerated() { positions[key] = i }

@@ -108,7 +108,7 @@ public final class ObjectContext {
         }
         var keys = [key]
         if let group = object.faultGroup {
-            keys = group.batch(around: key, size: store.options.faultBatchSize).filter { k in
+            keys = group.batch(around: key, size: group.batchSize > 0 ? group.batchSize : store.options.faultBatchSize).filter { k in
                 k == key || (registry[k]?.object.map { $0.stored == nil && !$0.isNew } ?? false)
             }
         }

@@ -114,7 +114,7 @@ extension ObjectContext {
 
         if keepObjects {
             // Batch faulting: the first read of any fault loads a batch of its neighbours.
-            let group = FaultGroup(keys: matchedKeys)
+            let group = FaultGroup(keys: matchedKeys, batchSize: request.fetchBatchSize)
             for object in matched where object.isFault { object.faultGroup = group }
         }
         return FetchResult(keys: matchedKeys, objects: matched, loadedByFetch: loadedByFetch)
