@@ -65,10 +65,12 @@ extension ManagedObject {
         try typed(key) { if case .double(let d) = $0 { d } else { nil } }
     }
 
+    /// A Bool attribute (nil when unset).
     public func bool(_ key: String) throws -> Bool? {
         try typed(key) { if case .bool(let b) = $0 { b } else { nil } }
     }
 
+    /// A Date attribute (nil when unset).
     public func date(_ key: String) throws -> Date? {
         try typed(key) { if case .date(let d) = $0 { d } else { nil } }
     }
@@ -78,14 +80,17 @@ extension ManagedObject {
         try typed(key) { if case .binary(let d) = $0 { d } else { nil } }
     }
 
+    /// A Decimal attribute (nil when unset).
     public func decimal(_ key: String) throws -> Decimal? {
         try typed(key) { if case .decimal(let d) = $0 { d } else { nil } }
     }
 
+    /// A UUID attribute (nil when unset).
     public func uuid(_ key: String) throws -> UUID? {
         try typed(key) { if case .uuid(let u) = $0 { u } else { nil } }
     }
 
+    /// A URL attribute (nil when unset).
     public func url(_ key: String) throws -> URL? {
         try typed(key) { if case .url(let u) = $0 { u } else { nil } }
     }
@@ -124,7 +129,10 @@ extension ManagedObject {
     public func setValue(_ value: Int?, forKey key: String) throws { try setValue(value.map { .int(Int64($0)) } ?? .null, forKey: key) }
     /// Sets a Double or Float attribute.
     public func setValue(_ value: Double?, forKey key: String) throws { try setValue(value.map(Value.double) ?? .null, forKey: key) }
+    /// Sets a Bool attribute.
     public func setValue(_ value: Bool?, forKey key: String) throws { try setValue(value.map(Value.bool) ?? .null, forKey: key) }
+    /// Sets a Date attribute.
     public func setValue(_ value: Date?, forKey key: String) throws { try setValue(value.map(Value.date) ?? .null, forKey: key) }
+    /// Sets a Binary attribute (an external one goes to the blob area at save when large enough).
     public func setValue(_ value: Data?, forKey key: String) throws { try setValue(value.map(Value.binary) ?? .null, forKey: key) }
 }

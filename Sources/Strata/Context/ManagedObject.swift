@@ -13,7 +13,9 @@ import StrataLog
 ///
 /// A `ManagedObject` belongs to one context and, like it, to one task or thread.
 public final class ManagedObject: Hashable, CustomStringConvertible {
+    /// The object's stable, `Sendable` identity.
     public let objectID: ObjectID
+    /// The object's entity (a concrete one).
     public let entity: EntityDescription
     let layout: StoreSchema.EntityLayout
     /// The context that owns the object; nil once the context is gone.

@@ -15,6 +15,7 @@ import StrataLog
 /// try context.save()
 /// ```
 public final class ObjectContext {
+    /// The store this context reads from and saves to.
     public let store: ObjectStore
     /// What a save does when objects changed in the store since this context read them.
     public var mergePolicy: MergePolicy = .error
@@ -38,8 +39,11 @@ public final class ObjectContext {
 
     /// Whether any object has unsaved changes.
     public var hasChanges: Bool { changed.values.contains { $0.hasChanges } }
+    /// Objects inserted and not yet saved.
     public var insertedObjects: Set<ManagedObject> { Set(changed.values.filter(\.isInserted)) }
+    /// Objects with unsaved changes to stored properties.
     public var updatedObjects: Set<ManagedObject> { Set(changed.values.filter(\.isUpdated)) }
+    /// Objects deleted and not yet saved.
     public var deletedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.isDeleted && !$0.isNew }) }
     /// Objects this context holds right now.
     public var registeredObjects: [ManagedObject] { registry.values.compactMap(\.object) }

@@ -12,12 +12,17 @@ public struct FetchRequest: Sendable {
     /// each give their own kind whatever this says; it is kept for code that passes a
     /// request around and for symmetry with Core Data's `resultType`.
     public enum ResultType: Sendable {
+        /// Managed objects (faults).
         case objects
+        /// Object ids only.
         case objectIDs
+        /// The number of matches only.
         case count
     }
 
+    /// The entity to fetch (and, unless `includesSubentities` is false, its sub-entities).
     public var entityName: String
+    /// Which objects match; nil matches all. Checked against the entity: a misspelt key path throws `.unknownKeyPath`.
     public var predicate: Predicate?
     /// Sort keys, most significant first; ties keep key (insertion) order, so sorting is stable.
     public var sortKeys: [SortKey] = []
@@ -43,8 +48,10 @@ public struct FetchRequest: Sendable {
     /// the context stay as they are. Nil returns faults that load whole records when
     /// first read. External binaries are never read by the fetch either way.
     public var propertiesToFetch: [String]?
+    /// What the fetch hands back.
     public var resultType: ResultType = .objects
 
+    /// A request for an entity, optionally filtered and sorted.
     public init(entityName: String, predicate: Predicate? = nil, sortKeys: [SortKey] = []) {
         self.entityName = entityName
         self.predicate = predicate

@@ -26,8 +26,11 @@ import StrataLog
 /// Memory follows the batch size, not the store: the manager keeps at most one batch of
 /// source and destination objects alive and the id map on disk.
 public final class MigrationManager {
+    /// The model the store is migrated from.
     public let sourceModel: ObjectModel
+    /// The model the store is migrated to.
     public let destinationModel: ObjectModel
+    /// The mapping being applied.
     public let mappingModel: MappingModel
     /// Reads the old store. Objects come and go batch by batch.
     public let sourceContext: ObjectContext

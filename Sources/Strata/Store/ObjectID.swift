@@ -20,6 +20,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
     /// The store's identifier (its UUID, as hex), so URIs of two stores never collide.
     public let storeIdentifier: String
 
+    /// Creates an id; a store hands them out (`ManagedObject.objectID`, `objectID(forURI:)`).
     public init(entityName: String, key: RecordKey, storeIdentifier: String) {
         self.entityName = entityName
         self.key = key
@@ -32,8 +33,10 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
     /// A URI that names this object: `strata://STORE/ENTITY/SERIAL`.
     public var uriRepresentation: String { "strata://\(storeIdentifier)/\(entityName)/\(serial)" }
 
+    /// `Entity/serial`, for logs.
     public var description: String { "\(entityName)/\(serial)" }
 
+    /// Orders ids by key: an entity's objects in insertion order.
     public static func < (a: ObjectID, b: ObjectID) -> Bool { a.key < b.key }
 
     static let serialBits: UInt64 = 48

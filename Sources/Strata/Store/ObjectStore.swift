@@ -19,9 +19,11 @@ import Synchronization
 /// Opening a store with a model whose version hash differs from the one the store was
 /// created with throws `StrataError.incompatibleModel`, naming both hashes.
 public final class ObjectStore: Sendable {
+    /// The model the store is open with.
     public let model: ObjectModel
     /// The store's directory (empty for an in-memory store).
     public let path: String
+    /// The options the store was opened with.
     public let options: StoreOptions
     /// The storage behind the store (its type's seam).
     public let records: any RecordStore
@@ -91,6 +93,7 @@ public final class ObjectStore: Sendable {
     /// records decoded, segment bytes, blob bytes.
     public var statistics: LogStatistics { records.statistics }
 
+    /// Sets every statistics counter back to zero, to measure one operation.
     public func resetStatistics() { records.resetStatistics() }
 
     /// Every committed change, as it is committed, by any context of this store.

@@ -7,26 +7,47 @@ import StrataLog
 /// type can stand behind the same protocol: nothing in the object layer reaches
 /// around it into files.
 public protocol RecordStore: AnyObject, Sendable {
+    /// The caller's metadata (model hash, schema tags, the model itself).
     var metadata: [String: [UInt8]] { get }
+    /// Replaces the metadata durably.
     func setMetadata(_ metadata: [String: [UInt8]]) throws
+    /// The store's 16-byte id, fixed at creation.
     var storeID: [UInt8] { get }
+    /// The last committed transaction's sequence number.
     var lastSequence: UInt64 { get }
+    /// The newest version of a key, nil when absent or deleted.
     func get(_ key: RecordKey) throws -> Record?
+    /// The newest versions of several keys, in order, reading each block once.
     func get(_ keys: [RecordKey]) throws -> [Record?]
+    /// The sequence of a key's current version (optimistic locking), without disk access.
     func sequence(of key: RecordKey) -> UInt64?
+    /// Whether a key has a live version.
     func contains(_ key: RecordKey) -> Bool
+    /// Live keys of a range, ascending.
     func keys(in range: Range<RecordKey>?) -> [RecordKey]
+    /// A page of live keys after `after`, ascending.
     func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) -> [RecordKey]
+    /// Live keys whose current version carries a term.
     func keys(for term: IndexTerm) -> [RecordKey]
+    /// Live keys whose term under `index` lies within the bounds (bytewise).
     func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) -> [RecordKey]
+    /// Appends a blob and returns its reference.
     func writeBlob(_ bytes: [UInt8]) throws -> BlobRef
+    /// Reads a blob by reference, checksums verified.
     func readBlob(_ ref: BlobRef) throws -> [UInt8]
+    /// Commits a transaction whole; returns its sequence.
     @discardableResult func commit(_ batch: WriteBatch) throws -> UInt64
+    /// What has been read and written since open or reset.
     var statistics: LogStatistics { get }
+    /// Zeroes the statistics.
     func resetStatistics()
+    /// Checks every frame, hint and referenced blob.
     func verify() throws -> VerifyReport
+    /// Disk use and garbage.
     var usage: StoreUsage { get }
+    /// Rewrites garbage away (and collects blob garbage).
     @discardableResult func compact(force: Bool) throws -> CompactionReport
+    /// Flushes and releases the store.
     func close() throws
 }
 

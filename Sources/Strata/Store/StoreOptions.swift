@@ -12,6 +12,7 @@ public struct StoreOptions: Sendable {
         case inMemory
     }
 
+    /// Where the records live: the segment log (default) or memory.
     public var storeType: StoreType = .segmentLog
     /// The storage engine's options: durability, segment sizes, compression…
     public var log = LogStoreOptions()
@@ -20,6 +21,7 @@ public struct StoreOptions: Sendable {
     public var externalStorageThreshold = 8 << 10
     /// How many sibling faults one firing loads together (Core Data's batch faulting).
     public var faultBatchSize = 64
+    /// Where open, recovery, compaction and migration log what they did (info) and anomalies (warning).
     public var logger = Logger(label: "strata")
     /// What to do when the store's model differs from the one it is opened with.
     public var migration: StoreMigration = .none
@@ -30,5 +32,6 @@ public struct StoreOptions: Sendable {
     /// Called as a migration advances (objects done, total), for bars and logs.
     public var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
 
+    /// Default options: segment log, durable commits, no migration.
     public init() {}
 }
