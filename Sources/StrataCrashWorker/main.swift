@@ -1,10 +1,14 @@
-// Usage: StrataCrashWorker (write | compact) STORE SEED
-// The child process of the real-crash tests (Tests/StrataLogTests/Crash); see CrashWorker.
+// Usage: StrataCrashWorker (write | compact | migrate) STORE SEED
+// The child process of the real-crash tests (Tests/StrataLogTests/Crash, and
+// Tests/StrataTests/Crash for migrate); see CrashWorker and MigrationWorker.
 let arguments = CommandLine.arguments
-guard arguments.count == 4, let mode = CrashWorker.Mode(rawValue: arguments[1]), let seed = UInt64(arguments[3]) else {
-    CrashWorker.die("usage: StrataCrashWorker (write | compact) STORE SEED")
-}
+let usage = "usage: StrataCrashWorker (write | compact | migrate) STORE SEED"
+guard arguments.count == 4, let seed = UInt64(arguments[3]) else { CrashWorker.die(usage) }
 do {
+    if arguments[1] == "migrate" {
+        try MigrationWorker(path: arguments[2], seed: seed).run()
+    }
+    guard let mode = CrashWorker.Mode(rawValue: arguments[1]) else { CrashWorker.die(usage) }
     try CrashWorker(mode: mode, path: arguments[2], seed: seed).run()
 } catch {
     CrashWorker.die("\(error)")

@@ -1,0 +1,35 @@
+import Foundation
+import Strata
+
+/// `migrate STORE SEED`: opens the v1 store the test built with the v2 model and the
+/// photo-split mapping, so the migration runs inside `ObjectStore(...)`, and prints
+/// where it is. The test kills it with SIGKILL at a random moment of that open.
+struct MigrationWorker {
+    var path: String
+    /// The seed the test built the store from; the worker only names it in errors.
+    var seed: UInt64
+
+    func run() throws -> Never {
+        // Opening a missing store would create an empty v2 one and "migrate" nothing.
+        guard FileManager.default.fileExists(atPath: path + "/MANIFEST") else {
+            throw WorkerFailure("no store at \(path): the test builds the v1 store before starting the worker")
+        }
+        var options = try MigrationWorkload.migrationOptions()
+        // One line as the swap begins: kills right after it land in the swap itself,
+        // the window a random delay hits least often.
+        options.migrationProgress = { progress in
+            if progress.pass == .swap { CrashWorker.emit("SWAPPING") }
+        }
+        let model = try MigrationWorkload.v2()
+        CrashWorker.emit("MIGRATING")
+        let store: ObjectStore
+        do {
+            store = try ObjectStore(at: path, model: model, options: options)
+        } catch {
+            throw WorkerFailure("migrating the store of seed \(seed) at \(path): \(error)")
+        }
+        CrashWorker.emit("MIGRATED")
+        try store.close()
+        exit(0)
+    }
+}

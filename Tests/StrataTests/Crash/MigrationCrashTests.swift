@@ -1,0 +1,182 @@
+import Foundation
+import Testing
+import StrataTestSupport
+@testable import Strata
+@testable import StrataCrashWorker
+
+/// Scenario 6 (issue 4): "a SIGKILL of a child process at random moments of a migration
+/// (many rounds) leaves a store that opens either fully at the old version or fully at
+/// the new one, never between". Serialized: kill timing means more without a rival run.
+@Suite(.serialized) struct MigrationCrashTests {
+    static let rounds = 30
+    static let seeds: [UInt64] = [1_001, 1_002]
+
+    /// Where a run prints its lines, from its launch: the kill schedule's yardstick.
+    struct Timeline {
+        var migrating: Duration
+        var swapping: Duration
+        var migrated: Duration
+        var exited: Duration
+    }
+
+    /// How a round picks its kill moment.
+    enum Kill: CustomStringConvertible {
+        /// This long after launch.
+        case after(Duration)
+        /// This long after the worker printed the line.
+        case afterLine(String, Duration)
+
+        var description: String {
+            switch self {
+            case .after(let delay): "\(delay.milliseconds) ms after launch"
+            case .afterLine(let line, let delay): "\(delay.microseconds) µs after \(line)"
+            }
+        }
+    }
+
+    @Test func killedMigrationLeavesTheStoreFullyAtTheOldOrTheNewVersion() throws {
+        let directory = try TemporaryDirectory("migration-crash")
+        defer { directory.remove() }
+        let began = ContinuousClock.now
+        // Twice, keeping the slower: the first run also pays for cold caches, and a
+        // schedule cut to a lucky fast run would never reach past the swap.
+        let runs = try [measureUninterruptedRun(in: directory), measureUninterruptedRun(in: directory)]
+        let timeline = runs[0].migrated > runs[1].migrated ? runs[0] : runs[1]
+        var random = CrashRandom(seed: 0x5CE6)
+        let schedule = Self.schedule(timeline, random: &random)
+        // Each round starts from a fresh v1 store: a copy of one built once per seed,
+        // holding what building it again would, at a fraction of the time.
+        var templates: [String] = []
+        for seed in Self.seeds {
+            templates.append(directory.appending("v1-\(seed)"))
+            try MigrationWorkload.createV1Store(at: directory.appending("v1-\(seed)"), seed: seed)
+        }
+        var outcomes: [MigrationCrashOracle.Version: Int] = [:]
+        var resumed = 0
+        var log: [String] = []
+        for (round, kill) in schedule.enumerated() {
+            let seed = Self.seeds[round % Self.seeds.count]
+            let path = directory.appending("round-\(round)")
+            let context = "round \(round + 1)/\(schedule.count), seed \(seed), killed \(kill), store \(path)"
+            try FileManager.default.copyItem(atPath: templates[round % templates.count], toPath: path)
+            let outcome = try run(path, seed: seed, kill: kill)
+            guard outcome.diedOfSIGKILL || (outcome.exitedCleanly && outcome.lines.contains("MIGRATED")) else {
+                Issue.record("\(context): the worker ended by \(outcome.termination), printed \(outcome.lines): \(outcome.stderr)")
+                return
+            }
+            // The crashed store as the kill left it, before any open cleans it up: the
+            // migration is resumed on this copy, so it starts from the raw crash state.
+            let crashed = path + "-crashed"
+            try FileManager.default.copyItem(atPath: path, toPath: crashed)
+            let (version, problems) = MigrationCrashOracle.check(path, seed: seed)
+            #expect(problems == [], "\(context): opened at \(version?.rawValue ?? "no version") but \(problems)")
+            guard let version else { return }
+            outcomes[version, default: 0] += 1
+            log.append("\(version.rawValue) (\(kill))")
+            // What the worker printed bounds the outcome: no swap begun means v1, a
+            // returned open means v2.
+            if !outcome.lines.contains("SWAPPING") { #expect(version == .v1, "\(context): v2 before the swap began") }
+            if outcome.lines.contains("MIGRATED") { #expect(version == .v2, "\(context): v1 after the migration returned") }
+            // A store left at v1 must still migrate, in this process, to the same v2: after
+            // every kill inside the swap (leftovers of a half-done swap), and every third
+            // other one (migrating costs a round's worth of time).
+            if version == .v1, outcome.lines.contains("SWAPPING") || outcomes[.v1, default: 0] % 3 == 1 {
+                let store = try ObjectStore(at: crashed, model: MigrationWorkload.v2(), options: MigrationWorkload.migrationOptions(logger: .quiet))
+                try store.close()
+                #expect(try MigrationCrashOracle.checkV2(crashed, seed: seed) == [], "\(context): migrating after the crash")
+                resumed += 1
+            }
+            try FileManager.default.removeItem(atPath: path)
+            try FileManager.default.removeItem(atPath: crashed)
+        }
+        let v1 = outcomes[.v1, default: 0], v2 = outcomes[.v2, default: 0]
+        print("migration crash: \(schedule.count) rounds, \(v1) at v1 (\(resumed) of them migrated afterwards), \(v2) at v2; full run \(timeline.migrated.milliseconds) ms (MIGRATING at \(timeline.migrating.milliseconds) ms, SWAPPING at \(timeline.swapping.milliseconds) ms); \((ContinuousClock.now - began).milliseconds) ms in all\n  " + log.joined(separator: "\n  "))
+        // Both outcomes, or the kills never straddled the swap and proved half of nothing.
+        #expect(v1 >= 1 && v2 >= 1, "rounds ended \(v1) at v1 and \(v2) at v2: the kills must land both before and after the swap")
+    }
+
+    /// The oracle is no rubber stamp: it accepts the seed's stores at both versions and
+    /// refuses another seed's, so a pass above means the stores were checked.
+    @Test func oracleTellsTheSeedsStoreFromAnothersAtBothVersions() throws {
+        let directory = try TemporaryDirectory("migration-crash-oracle")
+        defer { directory.remove() }
+        let path = directory.appending("store")
+        try MigrationWorkload.createV1Store(at: path, seed: 1)
+        #expect(try MigrationCrashOracle.checkV1(path, seed: 1) == [])
+        #expect(try MigrationCrashOracle.checkV1(path, seed: 2) != [])
+        #expect(MigrationCrashOracle.check(path, seed: 1).version == .v1)
+        let store = try ObjectStore(at: path, model: MigrationWorkload.v2(), options: MigrationWorkload.migrationOptions(logger: .quiet))
+        try store.close()
+        let (version, problems) = MigrationCrashOracle.check(path, seed: 1)
+        #expect(version == .v2)
+        #expect(problems == [])
+        #expect(try MigrationCrashOracle.checkV2(path, seed: 2) != [])
+    }
+
+    /// A run to completion: checks the worker migrates at all, and times its lines.
+    func measureUninterruptedRun(in directory: TemporaryDirectory) throws -> Timeline {
+        let path = directory.appending("uninterrupted")
+        let seed: UInt64 = 999
+        try MigrationWorkload.createV1Store(at: path, seed: seed)
+        let worker = try MigrationCrashProcess(store: path, seed: seed)
+        var seen: [String: Duration] = [:]
+        while seen["MIGRATED"] == nil, !worker.stdout.finished {
+            for line in worker.stdout.lines where seen[line] == nil { seen[line] = .now - worker.started }
+            usleep(200)
+        }
+        let outcome = worker.waitAndCollect()
+        let exited = ContinuousClock.now - worker.started
+        guard outcome.exitedCleanly, outcome.lines == ["MIGRATING", "SWAPPING", "MIGRATED"],
+              let migrating = seen["MIGRATING"], let swapping = seen["SWAPPING"], let migrated = seen["MIGRATED"] else {
+            throw WorkerFailure("uninterrupted migration ended by \(outcome.termination), printed \(outcome.lines): \(outcome.stderr)")
+        }
+        let problems = try MigrationCrashOracle.checkV2(path, seed: seed)
+        guard problems == [] else { throw WorkerFailure("uninterrupted migration: \(problems)") }
+        try FileManager.default.removeItem(atPath: path)
+        return Timeline(migrating: migrating, swapping: swapping, migrated: migrated, exited: exited)
+    }
+
+    /// One kill in five right after `MIGRATING` (the migration's first instants), one in
+    /// five inside the swap (the few milliseconds a uniform delay rarely hits), the rest
+    /// spread evenly over the whole run, from launch to a little past `MIGRATED`.
+    static func schedule(_ timeline: Timeline, random: inout CrashRandom) -> [Kill] {
+        let spread = (0..<rounds).filter { $0 % 5 > 1 }.count
+        // Past the measured times (a fifth, half for the short swap): a loaded machine
+        // runs slower than the measurement, and the last kills must reach past the swap.
+        let whole = Int(timeline.migrated.microseconds * 12 / 10)
+        let swap = max(1, Int((timeline.migrated - timeline.swapping).microseconds * 15 / 10))
+        var kills: [Kill] = []
+        var slot = 0
+        for round in 0..<rounds {
+            switch round % 5 {
+            case 0: kills.append(.afterLine("MIGRATING", .microseconds(random.int(in: 0...2_000))))
+            case 1: kills.append(.afterLine("SWAPPING", .microseconds(random.int(in: 0...swap))))
+            default:
+                // Stratified: slot k of `spread` draws within its own k-th of the run.
+                let low = whole * slot / spread, high = whole * (slot + 1) / spread
+                kills.append(.after(.microseconds(random.int(in: low...max(low, high - 1)))))
+                slot += 1
+            }
+        }
+        return kills
+    }
+
+    /// Starts the worker on `path` and kills it at `kill`'s moment.
+    func run(_ path: String, seed: UInt64, kill: Kill) throws -> MigrationCrashProcess.Outcome {
+        let worker = try MigrationCrashProcess(store: path, seed: seed)
+        switch kill {
+        case .after(let delay):
+            let deadline = worker.started + delay
+            if deadline > .now { usleep(UInt32((deadline - .now).microseconds)) }
+        case .afterLine(let line, let delay):
+            // A worker that ends without the line is judged by its outcome anyway.
+            if worker.stdout.wait(for: line, timeout: .seconds(30)) { usleep(UInt32(delay.microseconds)) }
+        }
+        return worker.killAndCollect()
+    }
+}
+
+extension Duration {
+    fileprivate var microseconds: Int64 { components.seconds * 1_000_000 + components.attoseconds / 1_000_000_000_000 }
+    fileprivate var milliseconds: Int64 { microseconds / 1_000 }
+}
