@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 
 /// One run of the built `strata` executable, as a user runs it: arguments, optional
 /// standard input, and what it printed and returned.
@@ -48,29 +49,7 @@ enum StrataProcess {
     /// The `strata` executable sits in the build products directory beside the test
     /// executable (as the crash tests find their worker); `STRATA_CLI` overrides.
     static func executableURL() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["STRATA_CLI"] {
-            return URL(fileURLWithPath: path)
-        }
-        var directories: [URL] = []
-        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            directories.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
-        }
-        if let first = CommandLine.arguments.first {
-            directories.append(URL(fileURLWithPath: first).resolvingSymlinksInPath().deletingLastPathComponent())
-        }
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            directories.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        directories.append(Bundle.main.bundleURL)
-        for directory in directories {
-            // Linux: .build/debug/StrataPackageTests.xctest is a file beside `strata`;
-            // macOS: the .xctest bundle's Contents/MacOS is three levels in.
-            for candidate in [directory, directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()] {
-                let url = candidate.appendingPathComponent("strata")
-                if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-            }
-        }
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "strata (searched \(directories.map(\.path)))"])
+        try BuiltProduct.url(named: "strata", overrideVariable: "STRATA_CLI")
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 @testable import StrataCrashWorker
 
 /// One run of the `StrataCrashWorker` executable, built beside the test bundle.
@@ -62,25 +63,6 @@ final class WorkerProcess {
     /// (Linux: `.build/debug/StrataPackageTests.xctest` next to `StrataCrashWorker`;
     /// macOS: the `.xctest` bundle next to it). `STRATA_CRASH_WORKER` overrides.
     static func executableURL() throws -> URL {
-        let fileManager = FileManager.default
-        if let path = ProcessInfo.processInfo.environment["STRATA_CRASH_WORKER"] {
-            return URL(fileURLWithPath: path)
-        }
-        var directories: [URL] = []
-        if let exe = try? fileManager.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            directories.append(URL(fileURLWithPath: exe).deletingLastPathComponent())
-        }
-        if let first = CommandLine.arguments.first {
-            directories.append(URL(fileURLWithPath: first).resolvingSymlinksInPath().deletingLastPathComponent())
-        }
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            directories.append(bundle.bundleURL.deletingLastPathComponent())
-        }
-        directories.append(Bundle.main.bundleURL)
-        for directory in directories {
-            let candidate = directory.appendingPathComponent("StrataCrashWorker")
-            if fileManager.isExecutableFile(atPath: candidate.path) { return candidate }
-        }
-        throw WorkerFailure("StrataCrashWorker not found beside the tests in \(directories.map(\.path)); build with --build-tests or set STRATA_CRASH_WORKER")
+        try BuiltProduct.url(named: "StrataCrashWorker", overrideVariable: "STRATA_CRASH_WORKER")
     }
 }
