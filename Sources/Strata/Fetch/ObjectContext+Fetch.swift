@@ -128,7 +128,7 @@ extension ObjectContext {
     }
 
     /// Checks everything a request names against the entity before reading anything.
-    private func validate(_ request: FetchRequest, entity: EntityDescription) throws {
+    func validate(_ request: FetchRequest, entity: EntityDescription) throws {
         if let predicate = request.predicate {
             try predicate.validate(against: entity, in: store.model)
             let unbound = predicate.variableNames
@@ -151,7 +151,7 @@ extension ObjectContext {
     /// objects) among them read together, one read per block. The objects are
     /// returned so they stay alive while judged (the registry holds them weakly); nil
     /// marks a key the store no longer has (deleted since the candidates were listed).
-    private func preload(_ keys: [RecordKey], loaded: inout Set<RecordKey>) throws -> [ManagedObject?] {
+    func preload(_ keys: [RecordKey], loaded: inout Set<RecordKey>) throws -> [ManagedObject?] {
         let objects = try keys.map { try object(forKey: $0) }
         let missing = objects.filter { $0.isFault || $0.loadedFieldNumbers != nil }
         guard !missing.isEmpty else { return objects }

@@ -24,6 +24,20 @@ public struct MigrationStage: Sendable {
     /// Runs on a context on the destination model after the data is migrated, with what
     /// ``WillMigrate`` returned (an empty carry when there is no `willMigrate`).
     public typealias DidMigrate = @Sendable (ObjectContext, MigrationCarry) throws -> Void
+    /// A ``DidMigrate`` that also gets a context on the old store (read it, don't save
+    /// it): it can stream the old objects in batches with
+    /// ``ObjectContext/enumerateObjects(_:batchSize:_:)`` and save the new context after
+    /// each batch, instead of carrying every old object over from `willMigrate`.
+    ///
+    /// ```swift
+    /// .custom(from: v1, to: v2, willMigrate: nil, didMigrate: { new, old, _ in
+    ///     try old.enumerateObjects(FetchRequest(entityName: "WineNote"), batchSize: 500) { notes in
+    ///         for note in notes { /* insert a WineTastingNote in `new` */ }
+    ///         try new.save()
+    ///     }
+    /// })
+    /// ```
+    public typealias DidMigrateReading = @Sendable (_ new: ObjectContext, _ old: ObjectContext, _ carry: MigrationCarry) throws -> Void
 
     /// Whether a stage is inferred or custom.
     public enum Kind: String, Sendable, Hashable {
@@ -43,12 +57,16 @@ public struct MigrationStage: Sendable {
     public let mapping: MappingModel?
     /// The hook run before the data is migrated, on the old model.
     public let willMigrate: WillMigrate?
-    /// The hook run after the data is migrated, on the new model.
+    /// The hook run after the data is migrated, on the new model (nil for a stage made
+    /// with a ``DidMigrateReading`` hook).
     public let didMigrate: DidMigrate?
+    /// The hook that runs after the data is migrated, whichever form it was given in.
+    let didMigrateHook: DidMigrateReading?
 
     private init(
         source: ObjectModel, destination: ObjectModel, kind: Kind,
-        mapping: MappingModel?, willMigrate: WillMigrate?, didMigrate: DidMigrate?
+        mapping: MappingModel?, willMigrate: WillMigrate?, didMigrate: DidMigrate?,
+        reading: DidMigrateReading? = nil
     ) {
         self.source = source
         self.destination = destination
@@ -56,6 +74,13 @@ public struct MigrationStage: Sendable {
         self.mapping = mapping
         self.willMigrate = willMigrate
         self.didMigrate = didMigrate
+        if let reading {
+            self.didMigrateHook = reading
+        } else if let didMigrate {
+            self.didMigrateHook = { @Sendable new, _, carry in try didMigrate(new, carry) }
+        } else {
+            self.didMigrateHook = nil
+        }
     }
 
     /// A stage whose mapping is inferred (``MappingModel/inferred(from:to:)``).
@@ -88,6 +113,28 @@ public struct MigrationStage: Sendable {
     ) -> MigrationStage {
         MigrationStage(source: source, destination: destination, kind: .custom,
                        mapping: mapping, willMigrate: willMigrate, didMigrate: didMigrate)
+    }
+
+    /// A stage with hooks around an inferred migration whose `didMigrate` also reads
+    /// the old store, to stream old objects in batches (``DidMigrateReading``).
+    @_disfavoredOverload
+    public static func custom(
+        from source: ObjectModel, to destination: ObjectModel,
+        willMigrate: WillMigrate?, didMigrate: @escaping DidMigrateReading
+    ) -> MigrationStage {
+        MigrationStage(source: source, destination: destination, kind: .custom,
+                       mapping: nil, willMigrate: willMigrate, didMigrate: nil, reading: didMigrate)
+    }
+
+    /// A stage with hooks around a mapping model written for it, whose `didMigrate`
+    /// also reads the old store (``DidMigrateReading``).
+    @_disfavoredOverload
+    public static func custom(
+        from source: ObjectModel, to destination: ObjectModel, mapping: MappingModel,
+        willMigrate: WillMigrate?, didMigrate: @escaping DidMigrateReading
+    ) -> MigrationStage {
+        MigrationStage(source: source, destination: destination, kind: .custom,
+                       mapping: mapping, willMigrate: willMigrate, didMigrate: nil, reading: didMigrate)
     }
 
     /// The mapping model the stage runs: its own, or the inferred one.

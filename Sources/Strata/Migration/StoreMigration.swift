@@ -12,9 +12,9 @@ public enum StoreMigration: Sendable {
     /// the store's current model to the next; the last must end at the opening model.
     case mappings([MappingModel], models: [ObjectModel])
     /// A staged plan, as SwiftData's `SchemaMigrationPlan`: a store of any listed
-    /// version is taken to the newest, stage by stage, in one open. Each stage swaps in
-    /// whole; an error stops the migration with the store at the last completed stage's
-    /// version (for a one-stage plan: as it was).
+    /// version is taken to the newest, stage by stage, in one open. The stages run into
+    /// staging stores and only the last is swapped in: an error in any stage, or a
+    /// crash, leaves the store at the version it had.
     case plan(MigrationPlan)
 }
 
@@ -59,37 +59,55 @@ enum StoreMigrator {
             }
             for stage in try plan.path(fromHash: sourceModel.versionHash) {
                 steps.append(Step(mapping: try stage.mappingModel(), destination: stage.destination,
-                                  willMigrate: stage.willMigrate, didMigrate: stage.didMigrate))
+                                  willMigrate: stage.willMigrate, didMigrate: stage.didMigrateHook))
             }
         }
-        var current = log
+        // Each stage reads the previous stage's staging store and writes a staging store
+        // of its own inside it; only the last is swapped in, so an error or a crash in
+        // any stage leaves the store at its old version (FORMAT.md §10).
+        var stagings: [LogStore] = []
+        func closeStagings() { for staging in stagings.reversed() { try? staging.close() } }
         var currentModel = sourceModel
-        for (index, step) in steps.enumerated() {
-            let (mapping, destination) = (step.mapping, step.destination)
-            guard mapping.sourceModelHash == currentModel.versionHash else {
-                throw StrataError(.migrationFailed, "mapping \(index + 1) starts from model \(mapping.sourceModelHash), the store is at \(currentModel.versionHash)", path: path,
-                                  context: ["storeHash": currentModel.versionHash, "mappingSourceHash": mapping.sourceModelHash])
+        var largestBatch = 0
+        do {
+            for (index, step) in steps.enumerated() {
+                let (mapping, destination) = (step.mapping, step.destination)
+                guard mapping.sourceModelHash == currentModel.versionHash else {
+                    throw StrataError(.migrationFailed, "mapping \(index + 1) starts from model \(mapping.sourceModelHash), the store is at \(currentModel.versionHash)", path: path,
+                                      context: ["storeHash": currentModel.versionHash, "mappingSourceHash": mapping.sourceModelHash])
+                }
+                let source = stagings.last ?? log
+                let staging = try source.makeStagingStore()
+                stagings.append(staging)
+                largestBatch = max(largestBatch, try runStep(source, into: staging, path: path, from: currentModel, to: destination, mapping: mapping, options: options,
+                            stage: index, stageCount: steps.count, willMigrate: step.willMigrate, didMigrate: step.didMigrate))
+                currentModel = destination
             }
-            try runStep(current, path: path, from: currentModel, to: destination, mapping: mapping, options: options, stage: index, stageCount: steps.count,
-                        willMigrate: step.willMigrate, didMigrate: step.didMigrate)
-            current = try LogStore.open(at: path, options: options.log, logger: options.logger)
-            currentModel = destination
+            guard let last = stagings.last else { return log }
+            options.migrationProgress?(MigrationProgress(stage: steps.count - 1, stageCount: steps.count, pass: .swap, entityMapping: "", done: 0, total: 1, largestBatch: largestBatch))
+            try log.adoptStaging(last)
+        } catch {
+            closeStagings()
+            log.discardStaging()
+            throw error
         }
-        return current
+        closeStagings()
+        return try LogStore.open(at: path, options: options.log, logger: options.logger)
     }
 
-    /// One mapping: staging store, three passes, swap. On any error the staging store
-    /// is discarded and `log` is untouched (and still open).
+    /// One mapping of a migration.
     struct Step {
         var mapping: MappingModel
         var destination: ObjectModel
         var willMigrate: MigrationStage.WillMigrate? = nil
-        var didMigrate: MigrationStage.DidMigrate? = nil
+        var didMigrate: MigrationStage.DidMigrateReading? = nil
     }
 
-    static func runStep(_ log: LogStore, path: String, from sourceModel: ObjectModel, to destinationModel: ObjectModel, mapping: MappingModel,
-                        options: StoreOptions, stage: Int, stageCount: Int,
-                        willMigrate: MigrationStage.WillMigrate? = nil, didMigrate: MigrationStage.DidMigrate? = nil) throws {
+    /// One mapping: three passes from `log` into `staging`. The caller swaps or
+    /// discards the staging store; nothing of `log` changes here.
+    static func runStep(_ log: LogStore, into staging: LogStore, path: String, from sourceModel: ObjectModel, to destinationModel: ObjectModel,
+                        mapping: MappingModel, options: StoreOptions, stage: Int, stageCount: Int,
+                        willMigrate: MigrationStage.WillMigrate? = nil, didMigrate: MigrationStage.DidMigrateReading? = nil) throws -> Int {
         let sourceTags = try ObjectStore.storedTags(in: log)
         let sourceSchema = try StoreSchema(model: sourceModel, existing: sourceTags)
         let sourceSerials = try ObjectStore.loadSerials(schema: sourceSchema, records: log)
@@ -109,26 +127,20 @@ enum StoreMigrator {
         var serials: [UInt16: UInt64] = [:]
         for (_, tag) in destinationSchema.tags { serials[tag] = sourceSerials[tag] ?? 1 }
 
-        let staging = try log.makeStagingStore()
-        do {
-            let destination = ObjectStore(records: staging, model: destinationModel, schema: destinationSchema, serials: serials, options: options)
-            let manager = MigrationManager(source: source, destination: destination, staging: staging, mapping: mapping,
-                                           batchSize: options.migrationBatch, progress: options.migrationProgress, stage: stage, stageCount: stageCount)
-            // SwiftData's order: willMigrate on the old model, the mapping's passes, then
-            // didMigrate on the new model; what one hands the other is explicit.
-            let carry = try willMigrate?(source.newContext()) ?? .empty
-            try manager.run(beforeValidation: { context in
-                guard let didMigrate else { return }
-                try didMigrate(context, carry)
-                try context.save()
-            })
-            options.migrationProgress?(MigrationProgress(stage: stage, stageCount: stageCount, pass: .swap, entityMapping: "", done: 0, total: 1, largestBatch: manager.largestBatch))
-            try ObjectStore.recordModel(destinationModel, schema: destinationSchema, in: staging)
-            options.logger.info("migration passes done; swapping in", metadata: ["path": "\(path)", "largestBatch": "\(manager.largestBatch)"])
-        } catch {
-            log.discardStaging(staging)
-            throw error
-        }
-        try log.adoptStaging(staging)
+        let destination = ObjectStore(records: staging, model: destinationModel, schema: destinationSchema, serials: serials, options: options)
+        let manager = MigrationManager(source: source, destination: destination, staging: staging, mapping: mapping,
+                                       batchSize: options.migrationBatch, progress: options.migrationProgress, stage: stage, stageCount: stageCount)
+        // SwiftData's order: willMigrate on the old model, the mapping's passes, then
+        // didMigrate on the new model; what one hands the other is explicit. didMigrate
+        // may also read the old store, to stream its objects in batches.
+        let carry = try willMigrate?(source.newContext()) ?? .empty
+        try manager.run(beforeValidation: { context in
+            guard let didMigrate else { return }
+            try didMigrate(context, source.newContext(), carry)
+            try context.save()
+        })
+        try ObjectStore.recordModel(destinationModel, schema: destinationSchema, in: staging)
+        options.logger.info("migration stage done", metadata: ["path": "\(path)", "stage": "\(stage + 1)/\(stageCount)", "largestBatch": "\(manager.largestBatch)"])
+        return manager.largestBatch
     }
 }

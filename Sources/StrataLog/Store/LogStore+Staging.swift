@@ -6,11 +6,16 @@ extension LogStore {
     /// numbers its files after this store's, and may reference this store's blob files,
     /// so blobs are carried into it by reference, never copied.
     ///
+    /// A staging store may make a staging store of its own: a staged plan runs stage
+    /// after stage this way, each reading the previous one, and only the last is
+    /// swapped into the real store, so that an error in any stage leaves the store as
+    /// it was (not at an intermediate version).
+    ///
     /// Nothing of this store changes until `adoptStaging(_:)`; a crash before then
     /// leaves the staging directory, which the next open removes.
     public func makeStagingStore() throws -> LogStore {
         try checkWritable()
-        let (manifest, blobFiles) = state.withLock { ($0.manifest, $0.blobFiles) }
+        let (manifest, blobFiles, isStaging, carried) = state.withLock { ($0.manifest, $0.blobFiles, $0.isStaging, $0.carriedBlobPaths) }
         try fileSystem.remove(paths.staging)
         var options = LogStoreOptions()
         options.durability = .none // made durable as a whole before the swap
@@ -20,7 +25,15 @@ extension LogStore {
         let staging = try LogStore.open(
             at: paths.staging, options: options, fileSystem: fileSystem, logger: logger,
             identity: Identity(storeID: manifest.storeID, firstSegmentID: manifest.nextSegmentID, firstBlobID: manifest.nextBlobID))
+        // A staging store's own blob files are not its owner's yet: the next stage
+        // carries them by path, to be moved in at the swap.
+        var carry = carried
+        if isStaging {
+            for info in manifest.blobFiles { carry[info.id] = paths.blob(info.id) }
+        }
         staging.state.withLock { s in
+            s.isStaging = true
+            s.carriedBlobPaths = carry
             for (id, file) in blobFiles where s.blobFiles[id] == nil {
                 s.blobFiles[id] = file
                 s.foreignBlobFiles.insert(id)
@@ -35,9 +48,9 @@ extension LogStore {
     /// staging store's metadata. This store is closed afterwards; reopen it.
     public func adoptStaging(_ staging: LogStore) throws {
         try staging.sync()
-        let stagingManifest = staging.state.withLock { $0.manifest }
+        let (stagingManifest, carriedBlobs) = staging.state.withLock { ($0.manifest, $0.carriedBlobPaths) }
         try staging.close()
-        let stagingPaths = StorePaths(paths.staging)
+        let stagingPaths = StorePaths(staging.path)
         try writer.withLock { _ in
             try checkWritable()
             do {
@@ -49,14 +62,19 @@ extension LogStore {
                 }
                 // A staging blob file holds only what the migration wrote anew (blobs it
                 // carried stay where they are); one with nothing in it is not kept.
+                // So does one an earlier stage of a chained migration wrote.
                 var movedBlobs: [UInt32] = []
-                for info in stagingManifest.blobFiles {
-                    let file = try fileSystem.open(stagingPaths.blob(info.id), mode: .readOnly)
+                let own = stagingManifest.blobFiles.map { ($0.id, stagingPaths.blob($0.id)) }
+                let carried = carriedBlobs.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+                for (id, origin) in carried + own {
+                    let file = try fileSystem.open(origin, mode: .readOnly)
                     let size = try file.size()
+                    // `staging.sync()` made its own files durable, not an earlier stage's.
+                    if carriedBlobs[id] != nil && size > Int64(Format.blobHeaderSize) { try file.sync() }
                     try file.close()
                     guard size > Int64(Format.blobHeaderSize) else { continue }
-                    try fileSystem.rename(stagingPaths.blob(info.id), to: paths.blob(info.id))
-                    movedBlobs.append(info.id)
+                    try fileSystem.rename(origin, to: paths.blob(id))
+                    movedBlobs.append(id)
                 }
                 try fileSystem.syncDirectory(paths.segments)
                 try fileSystem.syncDirectory(paths.index)
@@ -86,9 +104,9 @@ extension LogStore {
         try? fileSystem.remove(paths.staging)
     }
 
-    /// Deletes the staging store after a failed migration; this store is untouched.
-    public func discardStaging(_ staging: LogStore) {
-        try? staging.close()
+    /// Deletes the staging store (and any staging store inside it) after a failed
+    /// migration; close them first. This store is untouched.
+    public func discardStaging() {
         try? fileSystem.remove(paths.staging)
     }
 }

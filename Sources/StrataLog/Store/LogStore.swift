@@ -48,6 +48,12 @@ public final class LogStore: Sendable {
         var pendingBlobFiles: [UInt32: Int] = [:]
         /// Blob files of the store a staging store belongs to: referenced, never owned.
         var foreignBlobFiles: Set<UInt32> = []
+        /// Set on a staging store (FORMAT.md §10).
+        var isStaging = false
+        /// Blob files that earlier staging stores of the same migration wrote, by path:
+        /// a chained migration's records may reference them, so the swap moves them
+        /// into the store together with this staging store's own.
+        var carriedBlobPaths: [UInt32: String] = [:]
         /// Set when a write or fsync failed: the store is read-only until reopened.
         var failure: StrataError?
         var isClosed = false
