@@ -18,8 +18,14 @@ extension MigrationWorkload {
         }
     }
 
-    static func v2() throws -> ObjectModel {
-        try ObjectModel(version: "2") {
+    static func v2() throws -> ObjectModel { try v2(version: "2", withBadge: false) }
+
+    /// v2 with one more Employee attribute: the plan's intermediate version, so that a
+    /// kill can land in either of two stages (and between them).
+    static func v2Draft() throws -> ObjectModel { try v2(version: "2-draft", withBadge: true) }
+
+    private static func v2(version: String, withBadge: Bool) throws -> ObjectModel {
+        try ObjectModel(version: version) {
             Entity("Department") {
                 Attribute("name", .string)
                 Relationship("employees", to: "Employee", inverse: "department", toMany: true, deleteRule: .cascade)
@@ -27,6 +33,7 @@ extension MigrationWorkload {
             Entity("Employee") {
                 Attribute("name", .string)
                 Attribute("salary", .double, default: .double(0))
+                if withBadge { Attribute("badge", .string, default: .string("new")) }
                 Relationship("department", to: "Department", inverse: "employees", deleteRule: .nullify)
                 Relationship("profile", to: "Photo", inverse: "employee", deleteRule: .cascade)
             }
@@ -35,6 +42,16 @@ extension MigrationWorkload {
                 Relationship("employee", to: "Employee", inverse: "profile", deleteRule: .nullify)
             }
         }
+    }
+
+    /// v1 → 2-draft (the photo split) → v2 (the draft's attribute removed, inferred):
+    /// a two-stage plan, whose stages run one staging store inside the other.
+    static func plan() throws -> MigrationPlan {
+        let (v1, draft, v2) = (try v1(), try v2Draft(), try v2())
+        return MigrationPlan(models: [v1, draft, v2], stages: [
+            .custom(from: v1, to: draft, mapping: try photoSplit(v1, draft)),
+            .lightweight(from: draft, to: v2),
+        ])
     }
 
     /// v1 → v2: inferred, with the Employee mapping given the photo-splitting policy.

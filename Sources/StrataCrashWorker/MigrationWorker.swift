@@ -2,7 +2,7 @@ import Foundation
 import Strata
 
 /// `migrate STORE SEED`: opens the v1 store the test built with the v2 model and the
-/// photo-split mapping, so the migration runs inside `ObjectStore(...)`, and prints
+/// two-stage plan that splits the photos, so the migration runs inside `ObjectStore(...)`, and prints
 /// where it is. The test kills it with SIGKILL at a random moment of that open.
 struct MigrationWorker {
     var path: String

@@ -3,7 +3,7 @@ import Logging
 import Strata
 
 /// The migration crash test's data and models (Tests/StrataTests/Crash): scenario 1's
-/// Employees v1 → v2 photo split. The test builds the v1 store from the seed in its own
+/// Employees v1 → v2 photo split, as the first of a two-stage plan. The test builds the v1 store from the seed in its own
 /// process, the worker migrates it, and the test recomputes from the seed alone what
 /// either version of the store must hold after a kill.
 enum MigrationWorkload {
@@ -48,10 +48,11 @@ enum MigrationWorkload {
         return options
     }
 
-    /// `options()` plus the photo-split migration to v2 in batches of `batchSize`.
+    /// `options()` plus the migration to v2 — the photo split, then an inferred stage —
+    /// in batches of `batchSize`.
     static func migrationOptions(logger: Logger = CrashWorker.logger()) throws -> StoreOptions {
         var options = options(logger: logger)
-        options.migration = .mappings([try photoSplit(v1(), v2())], models: [try v2()])
+        options.migration = .plan(try plan())
         options.migrationBatchSize = batchSize
         return options
     }
