@@ -1,0 +1,77 @@
+#!/bin/sh
+# Writes Fixtures/stores/format-<N>/, N being the on-disk format version the current
+# `strata` writes, from the JSON Lines files in Fixtures/stores/data/ (README.md here).
+#
+#   Fixtures/stores/regenerate.sh            refuses to touch an existing format-<N>/
+#   Fixtures/stores/regenerate.sh --replace  rewrites it (only while format N is unreleased)
+#
+# Folders of other format versions are never touched: they are what users' stores of
+# those versions look like, and they must keep opening (docs/FORMAT.md §1.2).
+#
+# STRATA_SCRATCH overrides the build directory (default .build-fixtures, so that the
+# build does not contend for the lock of a .build another build is using).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+scratch=${STRATA_SCRATCH:-$root/.build-fixtures}
+
+replace=no
+case "${1:-}" in
+    "") ;;
+    --replace) replace=yes ;;
+    *) echo "usage: $0 [--replace]" >&2; exit 2 ;;
+esac
+
+swift build --package-path "$root" --scratch-path "$scratch" --product strata
+strata="$(swift build --package-path "$root" --scratch-path "$scratch" --show-bin-path)/strata"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/strata-fixtures.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# name  model file  lines per transaction (several transactions, so the log holds
+# more than one commit frame)
+fixtures="employees-v1:Employees-v1.json:5
+events-v1:Events-v1.json:6
+tasting-notes-v1:TastingNotes-v1.json:4"
+
+version=""
+for fixture in $fixtures; do
+    name=${fixture%%:*}
+    rest=${fixture#*:}
+    model=${rest%%:*}
+    batch=${rest#*:}
+    store="$work/$name.strata"
+    "$strata" create "$store" --model "$root/Fixtures/models/$model"
+    "$strata" import "$store" --file "$here/data/$name.jsonl" --batch "$batch"
+    "$strata" verify "$store"
+    written=$("$strata" stats "$store" --json | sed -n 's/^ *"formatVersion" *: *\([0-9][0-9]*\).*/\1/p')
+    if [ -z "$written" ] || { [ -n "$version" ] && [ "$written" != "$version" ]; }; then
+        echo "cannot tell the format version of $store (got '$written', expected '$version')" >&2
+        exit 1
+    fi
+    version=$written
+    # Git keeps no empty directory, and an open for writing refuses a store without
+    # index/ (FORMAT.md §4.4), so an empty index/ gets a placeholder. Names that are
+    # not NNNNNN.hint are left alone by open.
+    if [ -z "$(ls -A "$store/index")" ]; then
+        : > "$store/index/.gitkeep"
+    fi
+    cp "$here/data/$name.jsonl" "$work/$name.jsonl"
+done
+
+target="$here/format-$version"
+if [ -e "$target" ]; then
+    if [ "$replace" != yes ]; then
+        echo "$target exists: fixtures of a format version are kept as they are." >&2
+        echo "Pass --replace only if format $version has not been released." >&2
+        exit 1
+    fi
+    rm -rf "$target"
+fi
+mkdir -p "$target"
+for fixture in $fixtures; do
+    name=${fixture%%:*}
+    mv "$work/$name.strata" "$work/$name.jsonl" "$target/"
+done
+echo "wrote $target"

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import StrataTestSupport
+import Strata
+
+/// Scenario 1 on the committed stores: every format's `employees-v1` still opens with
+/// the v1 model holding exactly its data file, and migrates to v2 by the photo-split
+/// policy of `EmployeesPhotoSplitMigrationTests`, carrying every photo by reference.
+@Suite struct EmployeesFixtureTests {
+    static let keys = ["Department": "name", "Employee": "name"]
+
+    static func fixture(_ folder: String) -> FixtureStore {
+        FixtureStore(folder: folder, name: "employees-v1")
+    }
+
+    @Test(arguments: FixtureStore.formatFolders)
+    func opensAtV1WithEveryEmployeeAndPhoto(folder: String) throws {
+        let fixture = Self.fixture(folder)
+        let lines = try fixture.lines()
+        let employees = lines.filter { $0.entity == "Employee" }
+        let withPhoto = try employees.filter { try $0.data("photo") != nil }
+        let v1 = try ObjectModel(contentsOf: FixturePaths.model("Employees-v1.json"))
+        try fixture.withCopy { path in
+            let store = try ObjectStore(at: path, model: v1)
+            defer { try? store.close() }
+            let context = store.newContext()
+
+            store.resetStatistics()
+            let listed = try context.fetch(FetchRequest(entityName: "Employee", sortKeys: [.ascending("name")]))
+            #expect(try listed.map { try $0.string("name") ?? "" }.sorted() == employees.compactMap { $0.string("name") }.sorted())
+            #expect(store.statistics.blobBytesRead == 0, "the list screen reads no photo")
+
+            store.resetStatistics()
+            for employee in listed { _ = try employee.data("photo") }
+            let fromBlobArea = store.statistics.blobsRead
+            #expect(fromBlobArea > 0 && fromBlobArea < withPhoto.count,
+                    "some photos live in the blob area and some inline (\(fromBlobArea) of \(withPhoto.count) from blobs)")
+
+            try FixtureContents(lines: lines, keys: Self.keys).expectMatches(store.newContext(), model: v1)
+            #expect(try store.verify().isSound)
+        }
+    }
+
+    @Test(arguments: FixtureStore.formatFolders)
+    func migratesToV2MovingEveryPhotoByReference(folder: String) throws {
+        let fixture = Self.fixture(folder)
+        let lines = try fixture.lines()
+        let employees = lines.filter { $0.entity == "Employee" }
+        // Department name by @ref, as the employees' lines link them.
+        var departments: [String: String] = [:]
+        for line in lines where line.entity == "Department" {
+            if let ref = line.ref, let name = line.string("name") { departments[ref] = name }
+        }
+        let v1 = try ObjectModel(contentsOf: FixturePaths.model("Employees-v1.json"))
+        let v2 = try ObjectModel(contentsOf: FixturePaths.model("Employees-v2.json"))
+        let salary = try #require(v1.entity(named: "Employee")?.attributesByName["salary"])
+        try fixture.withCopy { path in
+            let blobBytesBefore = try EmployeesPhotoSplitMigrationTests.blobBytesOnDisk(path)
+            var options = StoreOptions()
+            options.migration = .mappings([try EmployeesPhotoSplitMigrationTests.photoSplitMapping(v1, v2)], models: [v2])
+            options.migrationBatchSize = 5
+            do {
+                let store = try ObjectStore(at: path, model: v2, options: options)
+                defer { try? store.close() }
+                #expect(try EmployeesPhotoSplitMigrationTests.blobBytesOnDisk(path) == blobBytesBefore, "the migration wrote no blob bytes")
+                #expect(try store.verify().isSound)
+            }
+
+            // Reopened without a migration: the swap is durable and the store is at v2.
+            let store = try ObjectStore(at: path, model: v2)
+            defer { try? store.close() }
+            let context = store.newContext()
+            store.resetStatistics()
+            let all = try context.fetch(FetchRequest(entityName: "Employee"))
+            let byName = try Dictionary(all.map { (try $0.string("name") ?? "", $0) }, uniquingKeysWith: { first, _ in first })
+            #expect(store.statistics.blobBytesRead == 0, "the list screen reads no photo")
+            #expect(all.count == employees.count)
+
+            var photos = 0
+            for line in employees {
+                let name = try #require(line.string("name"))
+                let employee = try #require(byName[name], "line \(line.number): \(name) is gone")
+                #expect(try employee.value(forKey: "salary") == line.value(of: salary), "line \(line.number): \(name)'s salary")
+                #expect(try employee.object("department")?.string("name") == line.targets("department").first.flatMap { departments[$0] },
+                        "line \(line.number): \(name)'s department")
+                if let photo = try line.data("photo") {
+                    photos += 1
+                    let profile = try #require(try employee.object("profile"), "line \(line.number): \(name) has no profile")
+                    #expect(try profile.data("photo") == photo, "line \(line.number): \(name)'s photo bytes")
+                    #expect(try profile.object("employee") == employee)
+                } else {
+                    #expect(try employee.object("profile") == nil, "line \(line.number): \(name) had no photo")
+                }
+            }
+            #expect(try context.count(for: FetchRequest(entityName: "Photo")) == photos)
+            let departmentObjects = try context.fetch(FetchRequest(entityName: "Department"))
+            #expect(departmentObjects.count == departments.count)
+            for department in departmentObjects {
+                let name = try department.string("name")
+                let members = employees.filter { line in line.targets("department").contains { departments[$0] == name } }
+                #expect(try department.count("employees") == members.count, "\(name ?? "?")'s employees")
+            }
+            #expect(try store.verify().isSound)
+        }
+    }
+}
