@@ -24,6 +24,7 @@ let package = Package(
         .target(
             name: "BenchSupport",
             dependencies: [
+                .product(name: "Strata", package: "Strata"),
                 .product(name: "StrataLog", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -35,14 +36,37 @@ let package = Package(
             name: "BenchSummary",
             dependencies: ["BenchSupport"]
         ),
-        // package-benchmark targets: `swift package benchmark`.
+        // What both package-benchmark targets share: the three metric sets, thresholds,
+        // and registering a workload so that only its measured part is timed.
+        .target(
+            name: "BenchmarkHarness",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "Benchmark", package: "benchmark"),
+            ]
+        ),
+        // package-benchmark targets: `swift package benchmark`. Each benchmark runs in
+        // a process of its own. The engine (StrataLog) against SQLite…
         .executableTarget(
             name: "EngineBenchmarks",
             dependencies: [
                 "BenchSupport",
+                "BenchmarkHarness",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/EngineBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // …and the object layer (Strata: contexts, fetch requests, migration,
+        // compaction) against SQLite.
+        .executableTarget(
+            name: "ObjectBenchmarks",
+            dependencies: [
+                "BenchSupport",
+                "BenchmarkHarness",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/ObjectBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],

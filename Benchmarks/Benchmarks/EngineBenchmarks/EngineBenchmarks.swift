@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkHarness
 import BenchSupport
 import Foundation
 
@@ -32,16 +33,9 @@ let benchmarks: @Sendable () -> Void = {
         }
         // (3) 100,000 random lookups by id, reading name and salary.
         for engine in durable {
-            let holder = OpenStoreHolder()
-            Benchmark("Fetch \(BenchScale.label(ids.count)) by id of \(nLabel) · \(engine.side.rawValue) (\(set.rawValue))",
-                      configuration: set.configuration(heavy: bigN)) { benchmark in
-                guard let store = holder.store else { return benchmark.error("store not open") }
-                run(Workloads.fetch(store, ids: ids), benchmark)
-            } setup: {
-                holder.store = try Workloads.openForFetch(engine, employees)
-            } teardown: {
-                try holder.store?.close()
-                holder.store = nil
+            measuredOnOpenStore("Fetch \(BenchScale.label(ids.count)) by id of \(nLabel) · \(engine.side.rawValue)", set, heavy: bigN,
+                                open: { try Workloads.openForFetch(engine, employees) }) { store in
+                Workloads.fetch(store, ids: ids)
             }
         }
         // (4) Open a store of N employees and count them.
@@ -51,28 +45,5 @@ let benchmarks: @Sendable () -> Void = {
                 try Workloads.open(engine, employees, scan: scan)
             }
         }
-    }
-}
-
-/// Registers a benchmark whose every iteration is prepared by `prepare` (not measured).
-func measured(_ name: String, _ set: MetricSet, heavy: Bool, _ prepare: @escaping @Sendable () throws -> WorkloadIteration) {
-    Benchmark("\(name) (\(set.rawValue))", configuration: set.configuration(heavy: heavy)) { benchmark in
-        do {
-            run(try prepare(), benchmark)
-        } catch {
-            benchmark.error("\(name): \(error)")
-        }
-    }
-}
-
-/// Times `iteration.run` alone; the set-up before and the clean-up after stay outside.
-func run(_ iteration: WorkloadIteration, _ benchmark: Benchmark) {
-    do {
-        benchmark.startMeasurement()
-        blackHole(try iteration.run())
-        benchmark.stopMeasurement()
-        try iteration.finish()
-    } catch {
-        benchmark.error("\(benchmark.name): \(error)")
     }
 }

@@ -1,38 +1,57 @@
 import BenchSupport
+import Foundation
 
 /// One side's result for one workload: the median time over the repetitions, the
-/// value the measured part returned (a count or checksum), and peak resident memory.
-struct Sample {
+/// value the measured part returned (a count or checksum), peak resident memory, and
+/// the figures the workload noted (blob bytes read, disk…).
+struct Sample: Codable {
     var seconds: Double
     var result: Int
     /// Peak resident set during the measured part, and how much it rose above the
-    /// resident set at its start (bytes); nil where the system cannot tell.
+    /// resident set at its start (bytes); nil where the system cannot tell. For a run in
+    /// a child process (`isolated`), the peak is the whole child's, from its start.
     var peakResident: Int?
     var residentRise: Int?
+    var notes: [String: Int] = [:]
+    var isolated = false
 
     /// Runs `prepare` and the iteration it returns `repetitions` times, keeping the
-    /// median time and the largest peak.
+    /// median time, the largest peak and the last run's notes.
     static func measure(repetitions: Int, _ prepare: () throws -> WorkloadIteration) throws -> Sample {
-        var times: [Double] = []
-        var result = 0
+        var samples: [Sample] = []
+        for _ in 0..<max(1, repetitions) {
+            samples.append(try once(prepare(), resetPeak: true))
+        }
+        return combine(samples)
+    }
+
+    /// One run of a prepared iteration. With `resetPeak`, the peak is reset first and
+    /// is the measured part's; without, it is the process's since it started.
+    static func once(_ iteration: WorkloadIteration, resetPeak: Bool) throws -> Sample {
+        let canReset = resetPeak ? ResidentMemory.reset() : true
+        let before = ResidentMemory.current
+        let clock = ContinuousClock()
+        let started = clock.now
+        let result = try iteration.run()
+        let elapsed = clock.now - started
         var peak: Int?
         var rise: Int?
-        for _ in 0..<max(1, repetitions) {
-            let iteration = try prepare()
-            let canReset = ResidentMemory.reset()
-            let before = ResidentMemory.current
-            let clock = ContinuousClock()
-            let started = clock.now
-            result = try iteration.run()
-            let elapsed = clock.now - started
-            if canReset, let p = ResidentMemory.peak {
-                peak = max(peak ?? 0, p)
-                if let before { rise = max(rise ?? 0, p - before) }
-            }
-            try iteration.finish()
-            times.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+        if canReset, let p = ResidentMemory.peak {
+            peak = p
+            if let before { rise = max(0, p - before) }
         }
-        times.sort()
-        return Sample(seconds: times[times.count / 2], result: result, peakResident: peak, residentRise: rise)
+        try iteration.finish()
+        return Sample(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
+                      result: result, peakResident: peak, residentRise: rise, notes: iteration.notes.all)
+    }
+
+    /// The median time, the largest peak and rise, the last run's result and notes.
+    static func combine(_ samples: [Sample]) -> Sample {
+        guard var last = samples.last else { return Sample(seconds: .nan, result: 0) }
+        let times = samples.map(\.seconds).sorted()
+        last.seconds = times[times.count / 2]
+        last.peakResident = samples.compactMap(\.peakResident).max()
+        last.residentRise = samples.compactMap(\.residentRise).max()
+        return last
     }
 }

@@ -5,6 +5,8 @@ struct SummaryRow {
         case throughput(operations: Int, unit: String)
         /// Milliseconds (lower is better).
         case milliseconds
+        /// Seconds (lower is better), for runs of seconds.
+        case seconds
     }
 
     var workload: String
@@ -16,6 +18,7 @@ struct SummaryRow {
         switch figure {
         case let .throughput(operations, _): Double(operations) / sample.seconds
         case .milliseconds: sample.seconds * 1000
+        case .seconds: sample.seconds
         }
     }
 
@@ -23,6 +26,7 @@ struct SummaryRow {
         switch figure {
         case let .throughput(_, unit): "\(unit)/s"
         case .milliseconds: "ms"
+        case .seconds: "s"
         }
     }
 

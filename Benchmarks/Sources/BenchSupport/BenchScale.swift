@@ -7,8 +7,40 @@ public enum BenchScale {
 
     /// Employees in the insert, fetch and open workloads.
     public static var employees: Int {
-        if let text = ProcessInfo.processInfo.environment["STRATA_BENCH_EMPLOYEES"], let n = Int(text), n > 0 { return n }
+        if let n = environmentCount("STRATA_BENCH_EMPLOYEES") { return n }
         return isFull ? 1_000_000 : 10_000
+    }
+
+    /// Employees of the photo list (scenario 1, 64 KiB photos): the issue's 20,000
+    /// under `STRATA_BENCH_FULL`, 5,000 by default (1.25 GiB, resp. 320 MiB of photos per
+    /// side); `STRATA_BENCH_PHOTO_EMPLOYEES` overrides.
+    public static var photoEmployees: Int {
+        if let n = environmentCount("STRATA_BENCH_PHOTO_EMPLOYEES") { return n }
+        return isFull ? 20_000 : 5_000
+    }
+
+    /// Employees of the photo-split migration with 1 KiB photos inline (variant a): 10k,
+    /// and 100k and 1M under `STRATA_BENCH_FULL` (`STRATA_BENCH_MIGRATION_EMPLOYEES`
+    /// overrides, comma-separated).
+    public static var inlineMigrationEmployees: [Int] {
+        if let text = ProcessInfo.processInfo.environment["STRATA_BENCH_MIGRATION_EMPLOYEES"] {
+            let counts = text.split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+            if !counts.isEmpty { return counts }
+        }
+        return isFull ? [10_000, 100_000, 1_000_000] : [10_000]
+    }
+
+    /// Employees of the photo-split migration with 64 KiB photos in the blob area
+    /// (variant b): the issue's 10,000 (640 MiB of photos per side); 2,000 by default in
+    /// package-benchmark to keep `make bench` short (`STRATA_BENCH_BLOB_MIGRATION_EMPLOYEES`).
+    public static func blobMigrationEmployees(packageBenchmark: Bool) -> Int {
+        if let n = environmentCount("STRATA_BENCH_BLOB_MIGRATION_EMPLOYEES") { return n }
+        return packageBenchmark && !isFull ? 2_000 : 10_000
+    }
+
+    static func environmentCount(_ name: String) -> Int? {
+        guard let text = ProcessInfo.processInfo.environment[name], let n = Int(text), n > 0 else { return nil }
+        return n
     }
 
     /// Single-object durable transactions (fixed by the issue).

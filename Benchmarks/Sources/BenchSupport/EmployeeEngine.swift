@@ -1,5 +1,6 @@
-/// One engine, in one configuration, under the workloads: Strata's engine (`StrataLog`)
-/// today, Strata's object layer beside it later, and the peer, SQLite through GRDB.
+/// One engine, in one configuration, under the workloads: Strata's engine (`StrataLog`),
+/// Strata's object layer (`Strata`: contexts and fetch requests), and the peer, SQLite
+/// through GRDB.
 /// Both runners (package-benchmark and BenchSummary) drive engines only through this
 /// protocol, so adding a variant is adding a conforming type.
 public protocol EmployeeEngine: Sendable {
@@ -11,6 +12,9 @@ public protocol EmployeeEngine: Sendable {
     func create(in directory: String) throws -> any EmployeeStore
     /// Opens the store an earlier `create` left in `directory`.
     func open(in directory: String) throws -> any EmployeeStore
+    /// The configuration that builds this engine's read fixtures (its fastest; the bytes
+    /// on disk are the same). Its `name` keys `FixtureCache`.
+    var fixtureBuilder: any EmployeeEngine { get }
 }
 
 public enum EngineSide: String, Sendable {
@@ -29,6 +33,11 @@ public protocol EmployeeStore: AnyObject {
     func fetchNameAndSalary(ids: [Int64]) throws -> Int
     /// The number of employees (SQLite: `SELECT COUNT(*)`, Strata: the index's count).
     func count() throws -> Int
+    /// Set-up before lookups, outside the measurement (the object layer lists its ids).
+    func prepareForFetch() throws
+    /// Runs `EmployeeQuery`s one after another and reads name and salary of every
+    /// result; returns a checksum of what it read. Throws for an engine without queries.
+    func run(_ queries: [EmployeeQuery]) throws -> Int
     /// Makes the store's on-disk state the one a later `open` should see (Strata:
     /// seals the active segment so hint files exist).
     func prepareForReopen() throws
@@ -41,4 +50,18 @@ extension Employee {
     public static func fetchChecksum(name: String, salary: Int64) -> Int {
         name.utf8.count &+ Int(truncatingIfNeeded: salary)
     }
+}
+
+extension EmployeeStore {
+    public func prepareForFetch() throws {}
+
+    public func run(_ queries: [EmployeeQuery]) throws -> Int {
+        throw BenchError("this engine has no queries")
+    }
+}
+
+/// A failure of the benchmark's own set-up or checks.
+public struct BenchError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

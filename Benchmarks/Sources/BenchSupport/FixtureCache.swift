@@ -1,25 +1,36 @@
 import Foundation
 import Synchronization
 
-/// Stores of N employees built once per process and engine side, for the workloads
-/// that read (fetch, open). Built with the side's fastest configuration (the bytes on
-/// disk are the same), then sealed (Strata: hint files) or checkpointed (SQLite).
+/// Stores of N employees built once per process and store format (engine, object layer,
+/// SQLite), for the workloads that read (fetch, query, open) or start from a full store
+/// (lightweight migration, compaction: they copy it first). Built with the engine's
+/// `fixtureBuilder`, then sealed (Strata: hint files) or checkpointed (SQLite).
 public final class FixtureCache: Sendable {
     public static let shared = FixtureCache()
 
     private let directories = Mutex<[String: ScratchDirectory]>([:])
 
-    /// The directory holding a store of `count` employees written by `engine`'s side.
+    /// The directory holding a store of `count` employees written by `engine`'s format.
     public func directory(for engine: any EmployeeEngine, employees: [Employee]) throws -> String {
-        let key = "\(engine.side.rawValue)-\(employees.count)"
+        let builder = engine.fixtureBuilder
+        return try directory(key: "\(builder.name)-\(employees.count)") { path in
+            let store = try builder.create(in: path)
+            try store.insertInOneTransaction(employees)
+            try store.prepareForReopen()
+            try store.close()
+        }
+    }
+
+    /// The directory `build` filled for `key`, built on first use (the photo stores).
+    public func directory(key: String, build: (String) throws -> Void) throws -> String {
         if let existing = directories.withLock({ $0[key] }) { return existing.path }
-        let scratch = try ScratchDirectory("fixture-\(key)")
-        let builder: any EmployeeEngine = engine.side == .strata
-            ? StrataLogEngine(durability: .none) : GRDBEngine(synchronous: .normal)
-        let store = try builder.create(in: scratch.path)
-        try store.insertInOneTransaction(employees)
-        try store.prepareForReopen()
-        try store.close()
+        let scratch = try ScratchDirectory("fixture-\(key.replacingOccurrences(of: " ", with: "-"))")
+        do {
+            try build(scratch.path)
+        } catch {
+            scratch.remove()
+            throw error
+        }
         directories.withLock { $0[key] = scratch }
         return scratch.path
     }

@@ -20,6 +20,7 @@ public struct GRDBEngine: EmployeeEngine {
     }
 
     public var side: EngineSide { .sqlite }
+    public var fixtureBuilder: any EmployeeEngine { GRDBEngine(synchronous: .normal) }
     public var name: String { "SQLite WAL \(synchronous.rawValue)" }
 
     public static func databasePath(in directory: String) -> String {

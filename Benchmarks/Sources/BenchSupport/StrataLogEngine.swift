@@ -15,6 +15,7 @@ public struct StrataLogEngine: EmployeeEngine {
     }
 
     public var side: EngineSide { .strata }
+    public var fixtureBuilder: any EmployeeEngine { StrataLogEngine(durability: .none) }
 
     public var name: String {
         switch durability {

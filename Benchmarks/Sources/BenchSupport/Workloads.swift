@@ -22,11 +22,19 @@ public enum Workloads {
     /// (3) Random lookups by id in an open store of all employees, reading name and
     /// salary. The store stays open across iterations: open it with `openForFetch`.
     public static func openForFetch(_ engine: any EmployeeEngine, _ employees: [Employee]) throws -> any EmployeeStore {
-        try engine.open(in: FixtureCache.shared.directory(for: engine, employees: employees))
+        let store = try engine.open(in: FixtureCache.shared.directory(for: engine, employees: employees))
+        try store.prepareForFetch()
+        return store
     }
 
     public static func fetch(_ store: any EmployeeStore, ids: [Int64]) -> WorkloadIteration {
         WorkloadIteration(run: { try store.fetchNameAndSalary(ids: ids) }, finish: {})
+    }
+
+    /// (3b) Queries (`EmployeeQuery`) one after another in an open store of all
+    /// employees (open it with `openForFetch`), reading name and salary of each result.
+    public static func query(_ store: any EmployeeStore, _ queries: [EmployeeQuery]) -> WorkloadIteration {
+        WorkloadIteration(run: { try store.run(queries) }, finish: {})
     }
 
     /// (4) Open a store of all employees and count them. Strata with its hint files,

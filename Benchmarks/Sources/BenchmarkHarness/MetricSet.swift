@@ -2,12 +2,12 @@ import Benchmark
 
 /// The three kinds of benchmark every workload is registered as. They are kept apart
 /// because sampling peak memory adds harness mallocs to every iteration (TOOLCHAIN.md).
-enum MetricSet: String, CaseIterable {
+public enum MetricSet: String, CaseIterable, Sendable {
     case time
     case memory
     case mallocs
 
-    var metrics: [BenchmarkMetric] {
+    public var metrics: [BenchmarkMetric] {
         switch self {
         case .time: [.wallClock, .throughput]
         case .memory: [.peakMemoryResident, .peakMemoryResidentDelta]
@@ -17,7 +17,7 @@ enum MetricSet: String, CaseIterable {
 
     /// Explicit, loose thresholds: a shared 2-core machine is noisy, and an unset metric
     /// would default to 5%. Malloc counts are nearly deterministic.
-    var thresholds: [BenchmarkMetric: BenchmarkThresholds] {
+    public var thresholds: [BenchmarkMetric: BenchmarkThresholds] {
         switch self {
         case .time:
             [.wallClock: BenchmarkThresholds(relative: [.p50: 50.0]),
@@ -30,9 +30,9 @@ enum MetricSet: String, CaseIterable {
         }
     }
 
-    /// `heavy` workloads (seconds per iteration: 10,000 fsyncs, a million objects) run
-    /// once, without warm-up.
-    func configuration(heavy: Bool) -> Benchmark.Configuration {
+    /// `heavy` workloads (seconds per iteration: 10,000 fsyncs, a million objects, a
+    /// migration) run once, without warm-up.
+    public func configuration(heavy: Bool) -> Benchmark.Configuration {
         Benchmark.Configuration(
             metrics: metrics,
             warmupIterations: heavy ? 0 : 1,

@@ -1,0 +1,64 @@
+import BenchSupport
+import Foundation
+
+/// The options of one BenchSummary run and the rows it measured.
+final class Summary {
+    /// What to run (`--sections`): all by default.
+    enum Section: String, CaseIterable {
+        case engine, objects, photos, migration, maintenance
+    }
+
+    var n = BenchScale.employees
+    var repetitions = 3
+    var skipSingles = false
+    var sections = Set(Section.allCases)
+    var photoEmployees = 20_000
+    var inlineMigrationEmployees = BenchScale.inlineMigrationEmployees
+    var blobMigrationEmployees = BenchScale.blobMigrationEmployees(packageBenchmark: false)
+
+    /// Strata beside SQLite.
+    var rows: [SummaryRow] = []
+    /// One side only, for orientation (SQLite `fetchAll` with photos).
+    var orientation: [(workload: String, side: EngineSide, sample: Sample)] = []
+    /// Lines of figures besides time and memory (blob bytes read, disk, cp ratios).
+    var findings: [String] = []
+
+    lazy var employees = EmployeeData.employees(count: n)
+    var nLabel: String { BenchScale.label(n) }
+
+    func progress(_ text: String) {
+        FileHandle.standardError.write(Data("· \(text)\n".utf8))
+    }
+
+    /// Measures both sides of one workload, Strata first, and keeps the row.
+    @discardableResult
+    func compare(_ workload: String, _ figure: SummaryRow.Figure, repetitions: Int,
+                 strata: () throws -> WorkloadIteration, sqlite: () throws -> WorkloadIteration) throws -> SummaryRow {
+        progress(workload)
+        let s = try Sample.measure(repetitions: repetitions, strata)
+        let q = try Sample.measure(repetitions: repetitions, sqlite)
+        let row = SummaryRow(workload: workload, figure: figure, strata: s, sqlite: q)
+        rows.append(row)
+        return row
+    }
+
+    /// Keeps a row of two samples measured elsewhere (child processes, a shared side).
+    @discardableResult
+    func add(_ workload: String, _ figure: SummaryRow.Figure, strata: Sample, sqlite: Sample) -> SummaryRow {
+        let row = SummaryRow(workload: workload, figure: figure, strata: strata, sqlite: sqlite)
+        rows.append(row)
+        return row
+    }
+
+    /// Throws unless both sides returned the same value (a count or checksum).
+    func check(_ row: SummaryRow, expected: Int? = nil) throws {
+        guard row.strata.result == row.sqlite.result, expected.map({ $0 == row.strata.result }) ?? true else {
+            throw BenchError("\(row.workload): Strata returned \(row.strata.result), SQLite \(row.sqlite.result)\(expected.map { ", expected \($0)" } ?? "")")
+        }
+    }
+}
+
+extension Sample {
+    /// A noted figure in MiB, "–" when absent.
+    func mebibytes(_ note: String) -> String { Format.mebibytes(notes[note]) }
+}

@@ -1,0 +1,80 @@
+import Strata
+
+/// The object models of the object-layer workloads.
+public enum BenchModels {
+    /// The employees of the insert, fetch, query, open, lightweight-migration and
+    /// compaction workloads: the same five values as SQLite's `employee` row. The
+    /// department reference is an indexed integer attribute, as SQLite's
+    /// `departmentId` column with its index (the query workload filters on it).
+    public static func employees() throws -> ObjectModel {
+        try ObjectModel(version: "1") {
+            Entity("Employee") {
+                Attribute("name", .string)
+                Attribute("email", .string)
+                Attribute("salary", .int64, default: .int(0))
+                Attribute("departmentID", .int64, default: .int(0), indexed: true)
+            }
+        }
+    }
+
+    /// `employees()` plus one attribute with a default: the lightweight migration.
+    public static func employeesWithBonus() throws -> ObjectModel {
+        try ObjectModel(version: "2") {
+            Entity("Employee") {
+                Attribute("name", .string)
+                Attribute("email", .string)
+                Attribute("salary", .int64, default: .int(0))
+                Attribute("departmentID", .int64, default: .int(0), indexed: true)
+                Attribute("bonus", .int64, default: .int(0))
+            }
+        }
+    }
+
+    /// Scenario 1, v1: departments and employees with a photo (external storage).
+    public static func photosV1() throws -> ObjectModel {
+        try ObjectModel(version: "1") {
+            Entity("Department") {
+                Attribute("name", .string)
+                Relationship("employees", to: "Employee", inverse: "department", toMany: true, deleteRule: .cascade)
+            }
+            Entity("Employee") {
+                Attribute("name", .string)
+                Attribute("salary", .double, default: .double(0))
+                Attribute("photo", .binary, optional: true, externalStorage: true)
+                Relationship("department", to: "Department", inverse: "employees", deleteRule: .nullify)
+            }
+        }
+    }
+
+    /// Scenario 1, v2: the photo moved into its own entity, reached through `profile`.
+    public static func photosV2() throws -> ObjectModel {
+        try ObjectModel(version: "2") {
+            Entity("Department") {
+                Attribute("name", .string)
+                Relationship("employees", to: "Employee", inverse: "department", toMany: true, deleteRule: .cascade)
+            }
+            Entity("Employee") {
+                Attribute("name", .string)
+                Attribute("salary", .double, default: .double(0))
+                Relationship("department", to: "Department", inverse: "employees", deleteRule: .nullify)
+                Relationship("profile", to: "Photo", inverse: "employee", deleteRule: .cascade)
+            }
+            Entity("Photo") {
+                Attribute("photo", .binary, optional: true, externalStorage: true)
+                Relationship("employee", to: "Employee", inverse: "profile", deleteRule: .nullify)
+            }
+        }
+    }
+
+    /// v1 → v2: the inferred mapping, with the Employee mapping made custom and given
+    /// `PhotoSplitPolicy`.
+    public static func photoSplit(_ v1: ObjectModel, _ v2: ObjectModel) throws -> MappingModel {
+        var mapping = try MappingModel.inferred(from: v1, to: v2)
+        guard let index = mapping.entityMappings.firstIndex(where: { $0.destinationEntityName == "Employee" }) else {
+            throw BenchError("the inferred mapping has no Employee mapping")
+        }
+        mapping.entityMappings[index].kind = .custom
+        mapping.entityMappings[index].policyFactory = { PhotoSplitPolicy() }
+        return mapping
+    }
+}
