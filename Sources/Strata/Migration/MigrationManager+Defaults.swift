@@ -68,18 +68,23 @@ extension MigrationManager {
     }
 
     private func relationshipValue(_ relationship: RelationshipDescription, of source: ManagedObject, mapping: EntityMapping) throws -> FieldValue? {
-        let layout = try destinationStore.schema.layout(relationship.destinationEntityName)
-        _ = layout
+        _ = try destinationStore.schema.layout(relationship.destinationEntityName)
         let isStored = !relationship.isToMany || StoreSchema.isStoredList(relationship, model: destinationModel)
         guard isStored, let propertyMapping = mapping.relationshipMapping(named: relationship.name),
               case .keyPath(let path) = propertyMapping.valueExpression,
               let sourceRelationship = source.entity.relationshipsByName[path] else { return nil }
         var sourceKeys: [RecordKey]
-        switch try source.field(path) {
-        case .reference(let key): sourceKeys = [key]
-        case .references(let keys): sourceKeys = keys
-        default:
-            sourceKeys = sourceRelationship.isToMany ? try source.objects(path).map(\.objectID.key) : []
+        // A to-many whose inverse is to-one is derived, not stored: it has no field to
+        // read, so its members come from the inverse side (one-to-many → many-to-many).
+        if sourceRelationship.isToMany && !StoreSchema.isStoredList(sourceRelationship, model: sourceModel) {
+            sourceKeys = try source.objects(path).map(\.objectID.key)
+        } else {
+            switch try source.field(path) {
+            case .reference(let key): sourceKeys = [key]
+            case .references(let keys): sourceKeys = keys
+            default:
+                sourceKeys = sourceRelationship.isToMany ? try source.objects(path).map(\.objectID.key) : []
+            }
         }
         let mapped = try sourceKeys.compactMap { try mapKey($0, into: relationship.destinationEntityName) }
         if relationship.isToMany { return .references(mapped) }
