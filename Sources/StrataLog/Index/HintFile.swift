@@ -94,12 +94,24 @@ struct HintFile {
 
     /// Builds a hint from a segment scan: the newest version of each key in the segment.
     static func from(scan: SegmentScanner.Result, segmentID: UInt32, storeID: [UInt8]) -> HintFile {
-        var newest: [RecordKey: Int] = [:]
-        var entries: [Entry] = []
-        for scanned in scan.records {
+        var builder = HintBuilder()
+        builder.add(scan.records)
+        return builder.hint(of: scan, segmentID: segmentID, storeID: storeID)
+    }
+}
+
+/// Gathers a segment's hint entries while the scanner streams its transactions, so
+/// that sealing or rescanning a segment of tens of MiB never holds its record values —
+/// only the newest version's location, blob references and terms per key.
+struct HintBuilder {
+    private var newest: [RecordKey: Int] = [:]
+    private var entries: [HintFile.Entry] = []
+
+    mutating func add(_ records: [SegmentScanner.ScannedRecord]) {
+        for scanned in records {
             let r = scanned.record
-            let entry = Entry(key: r.key, sequence: r.sequence, isTombstone: r.isTombstone,
-                              location: scanned.location, blobs: r.blobs, terms: r.terms)
+            let entry = HintFile.Entry(key: r.key, sequence: r.sequence, isTombstone: r.isTombstone,
+                                       location: scanned.location, blobs: r.blobs, terms: r.terms)
             if let at = newest[r.key] {
                 if entries[at].sequence <= r.sequence { entries[at] = entry }
             } else {
@@ -107,8 +119,11 @@ struct HintFile {
                 entries.append(entry)
             }
         }
-        return HintFile(segmentID: segmentID, storeID: storeID,
-                        minSequence: scan.minSequence == .max ? 0 : scan.minSequence,
-                        maxSequence: scan.maxSequence, recordBytes: UInt64(scan.recordBytes), entries: entries)
+    }
+
+    func hint(of scan: SegmentScanner.Result, segmentID: UInt32, storeID: [UInt8]) -> HintFile {
+        HintFile(segmentID: segmentID, storeID: storeID,
+                 minSequence: scan.minSequence == .max ? 0 : scan.minSequence,
+                 maxSequence: scan.maxSequence, recordBytes: UInt64(scan.recordBytes), entries: entries)
     }
 }

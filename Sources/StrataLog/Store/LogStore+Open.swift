@@ -146,16 +146,20 @@ extension LogStore {
                 }
                 state.recordBytesBySegment[info.id] = Int64(hint.recordBytes)
             } else {
-                let scan = try SegmentScanner(file: file, segmentID: info.id, statistics: nil).scan()
+                var builder = HintBuilder()
+                let scan = try SegmentScanner(file: file, segmentID: info.id, statistics: nil).scan(collect: false) { transaction in
+                    builder.add(transaction)
+                    apply(transaction, to: &state)
+                }
+                state.recordBytesBySegment[info.id, default: 0] += scan.recordBytes
                 if let damage = scan.damage {
                     throw StrataError(.corrupt, "sealed segment is damaged: \(damage.reason)", path: file.path, offset: damage.offset)
                 }
                 guard scan.sealed else {
                     throw StrataError(.corrupt, "sealed segment does not end with a seal frame: it lost its tail", path: file.path, offset: scan.validEnd)
                 }
-                apply(scan, to: &state)
                 if !options.readOnly {
-                    try? writeHint(HintFile.from(scan: scan, segmentID: info.id, storeID: manifest.storeID), paths: paths, fileSystem: fileSystem)
+                    try? writeHint(builder.hint(of: scan, segmentID: info.id, storeID: manifest.storeID), paths: paths, fileSystem: fileSystem)
                 }
             }
         }
@@ -166,8 +170,12 @@ extension LogStore {
         }
         let activeFile = try openActiveSegment(activeInfo.id, paths: paths, manifest: manifest, fileSystem: fileSystem, options: options, logger: logger)
         state.segmentFiles[activeInfo.id] = activeFile
-        let scan = try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil).scan()
-        apply(scan, to: &state)
+        // Streamed transaction by transaction: the active segment may hold tens of MiB
+        // of records, and only the index entries are kept.
+        let scan = try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil).scan(collect: false) { transaction in
+            apply(transaction, to: &state)
+        }
+        state.recordBytesBySegment[activeInfo.id, default: 0] += scan.recordBytes
         if let damage = scan.damage {
             let size = try activeFile.size()
             let intactAfter = try SegmentScanner.intactCommits(in: activeFile, after: damage.offset)
@@ -233,14 +241,11 @@ extension LogStore {
         return store
     }
 
-    private static func apply(_ scan: SegmentScanner.Result, to state: inout State) {
-        for scanned in scan.records {
+    private static func apply(_ records: [SegmentScanner.ScannedRecord], to state: inout State) {
+        for scanned in records {
             let r = scanned.record
             state.index.apply(key: r.key, sequence: r.sequence, isTombstone: r.isTombstone, location: scanned.location, blobs: r.blobs, terms: r.terms)
             state.lastSequence = max(state.lastSequence, r.sequence)
-        }
-        if let id = scan.records.first?.location.segment {
-            state.recordBytesBySegment[id, default: 0] += scan.recordBytes
         }
     }
 

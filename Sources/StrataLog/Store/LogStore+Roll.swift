@@ -30,8 +30,9 @@ extension LogStore {
             try syncSegment(&w)
         }
         var manifest = state.withLock { $0.manifest }
-        let scan = try SegmentScanner(file: file, segmentID: oldID, statistics: nil).scan()
-        try Self.writeHint(HintFile.from(scan: scan, segmentID: oldID, storeID: manifest.storeID), paths: paths, fileSystem: fileSystem)
+        var builder = HintBuilder()
+        let scan = try SegmentScanner(file: file, segmentID: oldID, statistics: nil).scan(collect: false) { builder.add($0) }
+        try Self.writeHint(builder.hint(of: scan, segmentID: oldID, storeID: manifest.storeID), paths: paths, fileSystem: fileSystem)
 
         let newID = manifest.allocateSegmentID()
         let newFile = try Self.createFile(paths.segment(newID), magic: Format.segmentMagic, id: newID, storeID: manifest.storeID, fileSystem: fileSystem)

@@ -19,8 +19,11 @@ extension LogStore {
             }
             report.segmentsChecked += 1
             let scan: SegmentScanner.Result
+            var builder = HintBuilder()
             do {
-                scan = try SegmentScanner(file: file, segmentID: info.id, statistics: nil).scan(collect: info.state == .sealed)
+                scan = try SegmentScanner(file: file, segmentID: info.id, statistics: nil).scan(collect: false) { transaction in
+                    if info.state == .sealed { builder.add(transaction) }
+                }
             } catch {
                 report.problems.append((error as? StrataError) ?? StrataError(.io, "\(error)", path: file.path))
                 continue
@@ -36,7 +39,7 @@ extension LogStore {
                 report.problems.append(StrataError(.corrupt, "sealed segment does not end with a seal frame: it lost its tail", path: file.path, offset: scan.validEnd))
             }
             if info.state == .sealed {
-                verifyHint(info.id, scan: scan, manifest: manifest, report: &report)
+                verifyHint(info.id, expected: builder.hint(of: scan, segmentID: info.id, storeID: manifest.storeID), report: &report)
             }
         }
         for key in keys() {
@@ -59,7 +62,7 @@ extension LogStore {
         return report
     }
 
-    private func verifyHint(_ id: UInt32, scan: SegmentScanner.Result, manifest: Manifest, report: inout VerifyReport) {
+    private func verifyHint(_ id: UInt32, expected: HintFile, report: inout VerifyReport) {
         let path = paths.hint(id)
         guard fileSystem.exists(path) else {
             report.warnings.append("no hint file for sealed segment \(id) (\(path)); open scans the segment")
@@ -70,7 +73,6 @@ extension LogStore {
             defer { try? file.close() }
             let hint = try HintFile.decode(try file.readExactly(Int(try file.size()), at: 0), path: path)
             report.hintFilesChecked += 1
-            let expected = HintFile.from(scan: scan, segmentID: id, storeID: manifest.storeID)
             if hint.entries != expected.entries {
                 report.problems.append(StrataError(.corrupt, "hint file disagrees with its segment; open would trust it (delete it to have open rebuild it)", path: path))
             }
