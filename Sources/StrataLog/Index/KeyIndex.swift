@@ -15,7 +15,7 @@ struct KeyIndex {
     /// Blob references of the current version, for keys that have any.
     private(set) var blobs: [RecordKey: [BlobRef]] = [:]
     /// Index terms of the current version, for keys that have any.
-    private(set) var termsByKey: [RecordKey: [IndexTerm]] = [:]
+    private(set) var termsByKey: [RecordKey: KeyTerms] = [:]
     private(set) var termIndex = TermIndex()
     /// Bytes of current versions per segment / per blob file, for garbage ratios.
     private(set) var liveBytesBySegment: [UInt32: Int64] = [:]
@@ -46,9 +46,9 @@ struct KeyIndex {
             blobs[key] = newBlobs
             for blob in newBlobs { liveBytesByBlobFile[blob.file, default: 0] += Int64(blob.length) + Int64(Format.blobEntryHeaderSize) }
         }
-        if !terms.isEmpty {
-            termsByKey[key] = terms
-            for term in terms { termIndex.insert(term, key: key) }
+        if let stored = KeyTerms(terms) {
+            termsByKey[key] = stored
+            stored.forEach { index, value in termIndex.insert(index: index, value: value, key: key) }
         }
         return true
     }
@@ -85,7 +85,7 @@ struct KeyIndex {
             for blob in old { liveBytesByBlobFile[blob.file, default: 0] -= Int64(blob.length) + Int64(Format.blobEntryHeaderSize) }
         }
         if let old = termsByKey.removeValue(forKey: key) {
-            for term in old { termIndex.remove(term, key: key) }
+            old.forEach { index, value in termIndex.remove(index: index, value: value, key: key) }
         }
     }
 
@@ -109,7 +109,7 @@ struct KeyIndex {
     }
 
     /// Keys whose current version carries exactly this term.
-    func keys(for term: IndexTerm) -> Set<RecordKey> { termIndex.keys(for: term) }
+    func keys(for term: IndexTerm) -> [RecordKey] { termIndex.keys(for: term) }
 
     /// Keys whose term under `index` lies in `lower…upper` (bytewise), either bound optional.
     mutating func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) -> [RecordKey] {

@@ -1,54 +1,72 @@
 /// The secondary index: for each index number, term value → keys. Equality is a
 /// hash lookup; ranges sort the distinct values of one index lazily, once per change.
+/// Values and key sets are kept compact (`TermBytes`, `TermKeys`): this index holds
+/// an entry for nearly every object of a store, and it lives in memory.
 struct TermIndex {
     private struct PerIndex {
-        var keysByValue: [[UInt8]: Set<RecordKey>] = [:]
-        var sortedValues: [[UInt8]]? = nil
+        var keysByValue: [TermBytes: TermKeys] = [:]
+        var sortedValues: [TermBytes]? = nil
     }
 
     private var indexes: [UInt32: PerIndex] = [:]
 
-    mutating func insert(_ term: IndexTerm, key: RecordKey) {
-        let inserted = indexes[term.index, default: PerIndex()].keysByValue[term.value, default: []].insert(key).inserted
-        if inserted, indexes[term.index]?.keysByValue[term.value]?.count == 1 { indexes[term.index]?.sortedValues = nil }
-    }
-
-    mutating func remove(_ term: IndexTerm, key: RecordKey) {
-        guard var keys = indexes[term.index]?.keysByValue[term.value] else { return }
-        keys.remove(key)
-        if keys.isEmpty {
-            indexes[term.index]?.keysByValue[term.value] = nil
-            indexes[term.index]?.sortedValues = nil
+    mutating func insert(index: UInt32, value: TermBytes, key: RecordKey) {
+        let current = indexes[index]?.keysByValue[value]
+        if let current {
+            guard let updated = current.inserting(key) else { return }
+            indexes[index, default: PerIndex()].keysByValue[value] = updated
         } else {
-            indexes[term.index]?.keysByValue[term.value] = keys
+            indexes[index, default: PerIndex()].keysByValue[value] = .one(key)
+            indexes[index]?.sortedValues = nil
         }
     }
 
-    func keys(for term: IndexTerm) -> Set<RecordKey> {
-        indexes[term.index]?.keysByValue[term.value] ?? []
+    mutating func remove(index: UInt32, value: TermBytes, key: RecordKey) {
+        guard let keys = indexes[index]?.keysByValue[value] else { return }
+        if let remaining = keys.removing(key) {
+            indexes[index]?.keysByValue[value] = remaining
+        } else {
+            indexes[index]?.keysByValue[value] = nil
+            indexes[index]?.sortedValues = nil
+        }
+    }
+
+    /// Keys carrying exactly this term, in no particular order.
+    func keys(for term: IndexTerm) -> [RecordKey] {
+        var result: [RecordKey] = []
+        indexes[term.index]?.keysByValue[TermBytes(term.value)]?.appending(to: &result)
+        return result
     }
 
     mutating func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) -> [RecordKey] {
         guard var per = indexes[index] else { return [] }
-        let values: [[UInt8]]
+        let values: [TermBytes]
         if let cached = per.sortedValues {
             values = cached
         } else {
-            values = per.keysByValue.keys.sorted { $0.lexicographicallyPrecedes($1) }
+            values = per.keysByValue.keys.sorted()
             per.sortedValues = values
             indexes[index] = per
         }
-        var result: [RecordKey] = []
-        for value in values {
-            if let lower {
-                if value.lexicographicallyPrecedes(lower) { continue }
-                if !lowerInclusive && value == lower { continue }
+        let lower = lower.map(TermBytes.init), upper = upper.map(TermBytes.init)
+        var start = 0
+        if let lower {
+            // Binary search for the first value at or above the lower bound.
+            var low = 0, high = values.count
+            while low < high {
+                let mid = (low + high) / 2
+                if values[mid] < lower { low = mid + 1 } else { high = mid }
             }
+            start = low
+        }
+        var result: [RecordKey] = []
+        for value in values[start...] {
+            if let lower, !lowerInclusive, value == lower { continue }
             if let upper {
-                if upper.lexicographicallyPrecedes(value) { break }
+                if upper < value { break }
                 if !upperInclusive && value == upper { break }
             }
-            if let keys = per.keysByValue[value] { result.append(contentsOf: keys) }
+            per.keysByValue[value]?.appending(to: &result)
         }
         return result.sorted()
     }

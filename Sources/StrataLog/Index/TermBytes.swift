@@ -1,0 +1,119 @@
+/// An index term's value as the in-memory index keeps it: up to 16 bytes inline, with
+/// no heap allocation, longer values in an array. References (8 bytes, big-endian)
+/// and most indexed numbers fit inline, and they are most of the terms of a large
+/// store: a `[UInt8]` per term cost an allocation of about 40 bytes for each object.
+///
+/// Values of 16 bytes or fewer are always inline, so synthesized equality and
+/// hashing compare contents. Order is bytewise, as `IndexTerm` values compare.
+enum TermBytes: Hashable, Comparable, Sendable {
+    /// The bytes packed big-endian into two words, zero-padded, and their count.
+    case inline(UInt64, UInt64, UInt8)
+    case heap([UInt8])
+
+    static let inlineCapacity = 16
+
+    init<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+        guard bytes.count <= Self.inlineCapacity else {
+            self = .heap(Array(bytes))
+            return
+        }
+        var head: UInt64 = 0, tail: UInt64 = 0
+        for (i, byte) in bytes.enumerated() {
+            if i < 8 { head |= UInt64(byte) << (56 - 8 * UInt64(i)) } else { tail |= UInt64(byte) << (56 - 8 * UInt64(i - 8)) }
+        }
+        self = .inline(head, tail, UInt8(bytes.count))
+    }
+
+    var bytes: [UInt8] {
+        switch self {
+        case .heap(let bytes): return bytes
+        case .inline(let head, let tail, let count):
+            return (0..<Int(count)).map { i in
+                i < 8 ? UInt8(truncatingIfNeeded: head >> (56 - 8 * UInt64(i))) : UInt8(truncatingIfNeeded: tail >> (56 - 8 * UInt64(i - 8)))
+            }
+        }
+    }
+
+    static func < (a: TermBytes, b: TermBytes) -> Bool {
+        if case .inline(let ah, let at, let ac) = a, case .inline(let bh, let bt, let bc) = b {
+            // Zero padding makes a proper prefix compare equal on the words; the
+            // shorter one then comes first, as in a bytewise comparison.
+            if ah != bh { return ah < bh }
+            if at != bt { return at < bt }
+            return ac < bc
+        }
+        return a.bytes.lexicographicallyPrecedes(b.bytes)
+    }
+}
+
+/// The keys that carry one term value. Most values belong to one key (a to-one
+/// reference to an object nothing else references, a unique attribute): those need
+/// no set of their own.
+enum TermKeys: Sendable {
+    case one(RecordKey)
+    case many(Set<RecordKey>)
+
+    var count: Int {
+        switch self {
+        case .one: return 1
+        case .many(let keys): return keys.count
+        }
+    }
+
+    func appending(to result: inout [RecordKey]) {
+        switch self {
+        case .one(let key): result.append(key)
+        case .many(let keys): result.append(contentsOf: keys)
+        }
+    }
+
+    /// Adds a key; returns nil when it was already there.
+    func inserting(_ key: RecordKey) -> TermKeys? {
+        switch self {
+        case .one(let existing):
+            return existing == key ? nil : .many([existing, key])
+        case .many(var keys):
+            return keys.insert(key).inserted ? .many(keys) : nil
+        }
+    }
+
+    /// Removes a key; nil when none is left.
+    func removing(_ key: RecordKey) -> TermKeys? {
+        switch self {
+        case .one(let existing):
+            return existing == key ? nil : self
+        case .many(var keys):
+            keys.remove(key)
+            if keys.count == 1, let last = keys.first { return .one(last) }
+            return keys.isEmpty ? nil : .many(keys)
+        }
+    }
+}
+
+/// A key's current terms, kept so that a newer version or a delete can take them out
+/// of the term index. One term (the usual case: one to-one reference) needs no array,
+/// and several share one allocation.
+enum KeyTerms: Sendable {
+    struct Term: Sendable {
+        var index: UInt32
+        var value: TermBytes
+    }
+
+    case one(Term)
+    case many([Term])
+
+    init?(_ terms: [IndexTerm]) {
+        switch terms.count {
+        case 0: return nil
+        case 1: self = .one(Term(index: terms[0].index, value: TermBytes(terms[0].value)))
+        default: self = .many(terms.map { Term(index: $0.index, value: TermBytes($0.value)) })
+        }
+    }
+
+    func forEach(_ body: (UInt32, TermBytes) -> Void) {
+        switch self {
+        case .one(let term): body(term.index, term.value)
+        case .many(let terms): for term in terms { body(term.index, term.value) }
+        }
+    }
+}
