@@ -129,6 +129,13 @@ extension LogStore {
             }
         }
         var manifest = try manifestWriter.read()
+        if !options.readOnly && !fileSystem.isDirectory(paths.index) {
+            // Hint files only speed up open, and an empty index/ does not survive every
+            // copy (git keeps no empty directory): recreate it and scan instead.
+            logger.info("index directory missing; recreating it, segments will be scanned", metadata: ["path": "\(paths.index)"])
+            try fileSystem.createDirectory(paths.index)
+            try fileSystem.syncDirectory(paths.root)
+        }
         if !options.readOnly { try removeLeftovers(paths: paths, manifest: manifest, fileSystem: fileSystem, logger: logger) }
 
         var state = State(manifest: manifest)

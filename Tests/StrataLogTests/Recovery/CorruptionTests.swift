@@ -105,6 +105,26 @@ import StrataTestSupport
         try store.close()
     }
 
+    /// Git keeps no empty directory, and a copy may drop the hints: a store without
+    /// its index/ directory opens by scanning, read-only too, and gets its hints back.
+    @Test func missingIndexDirectoryIsRecreated() throws {
+        let dir = try TemporaryDirectory("missing-index")
+        defer { dir.remove() }
+        let expected = try Self.makeStore(at: dir.path)
+        try POSIXFileSystem().remove(dir.path + "/index")
+        var readOnly = LogStoreOptions()
+        readOnly.readOnly = true
+        let reader = try LogStore.open(at: dir.path, options: readOnly, logger: .quiet)
+        for (key, value) in expected { #expect(try reader.get(RecordKey(key))?.value == value) }
+        try reader.close()
+        #expect(!POSIXFileSystem().exists(dir.path + "/index"))
+        let store = try LogStore.open(at: dir.path, logger: .quiet)
+        for (key, value) in expected { #expect(try store.get(RecordKey(key))?.value == value) }
+        #expect(try store.verify().isSound)
+        try store.close()
+        #expect(POSIXFileSystem().exists(dir.path + "/index/000001.hint"))
+    }
+
     @Test func damagedBlobIsAnErrorNamingBlobFileAndOffset() throws {
         let dir = try TemporaryDirectory("corrupt-blob")
         defer { dir.remove() }
