@@ -258,7 +258,9 @@ extension LogStore {
         }
         let files = state.withLock { s -> [any StorageFile] in
             s.isClosed = true
-            defer { s.segmentFiles = [:]; s.blobFiles = [:] }
+            // The index is most of a store's memory: a closed store that something still
+            // references (a context, a CLI variable) must not keep it.
+            defer { s.segmentFiles = [:]; s.blobFiles = [:]; s.index = KeyIndex() }
             // Foreign blob files belong to the store this one stages for: not ours to close.
             let own = s.blobFiles.filter { !s.foreignBlobFiles.contains($0.key) }
             return Array(s.segmentFiles.values) + Array(own.values)
