@@ -79,6 +79,13 @@ public enum StrataPhotos {
         let v2 = try BenchModels.photosV2()
         var migrating = options()
         migrating.migration = .mappings([try BenchModels.photoSplit(v1, v2)], models: [v2])
+        if ProcessInfo.processInfo.environment["STRATA_BENCH_TRACE_MIGRATION"] == "1" {
+            // Diagnostics: the resident set at every progress report, on stderr.
+            migrating.migrationProgress = { progress in
+                let line = "\(progress) rss \(Double(ResidentMemory.current ?? 0) / 1_048_576) MiB peak \(Double(ResidentMemory.peak ?? 0) / 1_048_576) MiB\n"
+                FileHandle.standardError.write(Data(line.utf8))
+            }
+        }
         return WorkloadIteration(
             run: {
                 notes["diskBefore"] = sampler.start()
