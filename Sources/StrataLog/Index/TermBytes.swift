@@ -67,25 +67,35 @@ enum TermKeys: Sendable {
         }
     }
 
-    /// Adds a key; returns nil when it was already there.
-    func inserting(_ key: RecordKey) -> TermKeys? {
+    /// Adds a key in place. The set is taken out of `self` before it changes, so it
+    /// stays uniquely referenced and grows without a copy: copying it on every insert
+    /// made loading a store quadratic in the objects that share a value.
+    mutating func insert(_ key: RecordKey) {
         switch self {
         case .one(let existing):
-            return existing == key ? nil : .many([existing, key])
+            if existing != key { self = .many([existing, key]) }
         case .many(var keys):
-            return keys.insert(key).inserted ? .many(keys) : nil
+            self = .one(key)
+            keys.insert(key)
+            self = .many(keys)
         }
     }
 
-    /// Removes a key; nil when none is left.
-    func removing(_ key: RecordKey) -> TermKeys? {
+    /// Removes a key in place; returns false when none is left, so the caller drops
+    /// the value.
+    mutating func remove(_ key: RecordKey) -> Bool {
         switch self {
         case .one(let existing):
-            return existing == key ? nil : self
+            return existing != key
         case .many(var keys):
+            self = .one(key)
             keys.remove(key)
-            if keys.count == 1, let last = keys.first { return .one(last) }
-            return keys.isEmpty ? nil : .many(keys)
+            if keys.count == 1, let last = keys.first {
+                self = .one(last)
+            } else {
+                self = .many(keys)
+            }
+            return !keys.isEmpty
         }
     }
 }

@@ -11,24 +11,17 @@ struct TermIndex {
     private var indexes: [UInt32: PerIndex] = [:]
 
     mutating func insert(index: UInt32, value: TermBytes, key: RecordKey) {
-        let current = indexes[index]?.keysByValue[value]
-        if let current {
-            guard let updated = current.inserting(key) else { return }
-            indexes[index, default: PerIndex()].keysByValue[value] = updated
-        } else {
-            indexes[index, default: PerIndex()].keysByValue[value] = .one(key)
-            indexes[index]?.sortedValues = nil
-        }
+        // Mutated through the subscripts' in-place accessors, never read out and
+        // written back, so a shared value's key set is not copied.
+        if indexes[index]?.keysByValue[value]?.insert(key) != nil { return }
+        indexes[index, default: PerIndex()].keysByValue[value] = .one(key)
+        indexes[index]?.sortedValues = nil
     }
 
     mutating func remove(index: UInt32, value: TermBytes, key: RecordKey) {
-        guard let keys = indexes[index]?.keysByValue[value] else { return }
-        if let remaining = keys.removing(key) {
-            indexes[index]?.keysByValue[value] = remaining
-        } else {
-            indexes[index]?.keysByValue[value] = nil
-            indexes[index]?.sortedValues = nil
-        }
+        guard let keysLeft = indexes[index]?.keysByValue[value]?.remove(key), !keysLeft else { return }
+        indexes[index]?.keysByValue[value] = nil
+        indexes[index]?.sortedValues = nil
     }
 
     /// Keys carrying exactly this term, in no particular order.
