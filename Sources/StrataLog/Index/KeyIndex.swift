@@ -29,6 +29,16 @@ struct KeyIndex {
 
     func blobRefs(_ key: RecordKey) -> [BlobRef] { blobs[key] ?? [] }
 
+    /// Makes room for `keys` more keys, `withTerms` of them carrying index terms, before
+    /// a hint file is applied: the tables then grow once to their final size instead of
+    /// doubling step by step, each step rehashing everything and briefly holding the
+    /// old table beside the new one.
+    mutating func reserve(keys: Int, withTerms: Int) {
+        entries.reserveCapacity(entries.count + keys)
+        termsByKey.reserveCapacity(termsByKey.count + withTerms)
+        sortedKeys.reserve(keys)
+    }
+
     /// Applies a version when it is newer than what the index holds; returns whether it did.
     @discardableResult
     mutating func apply(key: RecordKey, sequence: UInt64, isTombstone: Bool, location: RecordLocation, blobs newBlobs: [BlobRef], terms: [IndexTerm]) -> Bool {
@@ -134,6 +144,8 @@ struct SortedKeys {
     }
 
     mutating func markRemoved() { removed += 1 }
+
+    mutating func reserve(_ more: Int) { keys.reserveCapacity(keys.count + more) }
 
     mutating func normalize(dropping isGone: (RecordKey) -> Bool) {
         if removed > 0 {

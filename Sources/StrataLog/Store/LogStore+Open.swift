@@ -147,6 +147,7 @@ extension LogStore {
             let file = try openChecked(paths.segment(info.id), magic: Format.segmentMagic, id: info.id, manifest: manifest, fileSystem: fileSystem, readOnly: true)
             state.segmentFiles[info.id] = file
             if let hint = loadHint(info.id, paths: paths, manifest: manifest, fileSystem: fileSystem, logger: logger) {
+                state.index.reserve(keys: hint.entries.count, withTerms: hint.entries.lazy.filter { !$0.terms.isEmpty }.count)
                 for e in hint.entries {
                     state.index.apply(key: e.key, sequence: e.sequence, isTombstone: e.isTombstone, location: e.location, blobs: e.blobs, terms: e.terms)
                     state.lastSequence = max(state.lastSequence, e.sequence)
