@@ -3,11 +3,17 @@ import StrataLog
 /// Which destination objects each source object became, for one entity mapping:
 /// (source key, destination key) pairs appended in the order sources are processed
 /// (ascending key), spilled to a file in the staging directory so the map never
-/// holds more than a batch in memory. Lookups binary-search the file.
+/// holds more than a batch in memory. Lookups find their block of the file through
+/// fences (the first source of every block of `blockEntries` pairs: a sparse index
+/// 1/256 of the map's size, as in a sorted table) and read that one block; the last
+/// block read is kept, since lookups mostly come in ascending order.
 final class IDMap {
     private let file: (any StorageFile)?
     private var pending: [(UInt64, UInt64)] = []
     private var written: Int64 = 0
+    static let blockEntries = 256
+    private var fences: [UInt64] = []
+    private var cachedBlock: (index: Int, bytes: [UInt8])?
     /// The largest source key spilled so far: sources arrive in ascending order.
     private var lastSpilledSource: UInt64 = 0
     private var unsorted = false
@@ -35,12 +41,16 @@ final class IDMap {
         }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(pending.count * Self.entrySize)
+        var entryIndex = Int(written / Int64(Self.entrySize))
         for (s, d) in pending {
+            if entryIndex % Self.blockEntries == 0 { fences.append(s) }
+            entryIndex += 1
             withUnsafeBytes(of: s.littleEndian) { bytes.append(contentsOf: $0) }
             withUnsafeBytes(of: d.littleEndian) { bytes.append(contentsOf: $0) }
         }
         try file.write(bytes, at: written)
         written += Int64(bytes.count)
+        cachedBlock = nil
         lastSpilledSource = pending.last?.0 ?? lastSpilledSource
         pending.removeAll(keepingCapacity: true)
     }
@@ -48,23 +58,52 @@ final class IDMap {
     /// Destination keys associated with `source`, in association order.
     func destinations(of source: RecordKey) throws -> [RecordKey] {
         var result: [RecordKey] = []
-        if let file, written > 0 {
-            let entries = written / Int64(Self.entrySize)
-            var low: Int64 = 0, high = entries
+        let key = source.rawValue
+        // Every spilled source is at most `lastSpilledSource`: the object being
+        // migrated right now is only in the pending batch.
+        if let file, written > 0, key <= lastSpilledSource {
+            let entries = Int(written / Int64(Self.entrySize))
+            // The first block that can hold `key`: the one before the first fence not
+            // below it (a key's pairs may straddle a block boundary).
+            var low = 0, high = fences.count
             while low < high {
                 let mid = (low + high) / 2
-                if try entry(mid, file).0 < source.rawValue { low = mid + 1 } else { high = mid }
+                if fences[mid] < key { low = mid + 1 } else { high = mid }
             }
-            var i = low
-            while i < entries {
-                let (s, d) = try entry(i, file)
-                guard s == source.rawValue else { break }
-                result.append(RecordKey(d))
-                i += 1
+            var block = max(low - 1, 0)
+            scan: while block * Self.blockEntries < entries {
+                let bytes = try self.block(block, entries: entries, file: file)
+                for j in 0..<(bytes.count / Self.entrySize) {
+                    let (s, d) = Self.decode(bytes, at: j * Self.entrySize)
+                    if s > key { break scan }
+                    if s == key { result.append(RecordKey(d)) }
+                }
+                block += 1
             }
         }
-        for (s, d) in pending where s == source.rawValue { result.append(RecordKey(d)) }
+        if unsorted {
+            for (s, d) in pending where s == key { result.append(RecordKey(d)) }
+        } else {
+            var low = 0, high = pending.count
+            while low < high {
+                let mid = (low + high) / 2
+                if pending[mid].0 < key { low = mid + 1 } else { high = mid }
+            }
+            while low < pending.count, pending[low].0 == key {
+                result.append(RecordKey(pending[low].1))
+                low += 1
+            }
+        }
         return result
+    }
+
+    private func block(_ index: Int, entries: Int, file: any StorageFile) throws -> [UInt8] {
+        if let cachedBlock, cachedBlock.index == index { return cachedBlock.bytes }
+        let first = index * Self.blockEntries
+        let count = min(Self.blockEntries, entries - first)
+        let bytes = try file.readExactly(count * Self.entrySize, at: Int64(first) * Int64(Self.entrySize))
+        cachedBlock = (index, bytes)
+        return bytes
     }
 
     /// Source keys associated with `destination` (a scan: reverse lookups are rare).
@@ -91,10 +130,6 @@ final class IDMap {
             }
         }
         for (s, d) in pending { try body(RecordKey(s), RecordKey(d)) }
-    }
-
-    private func entry(_ index: Int64, _ file: any StorageFile) throws -> (UInt64, UInt64) {
-        Self.decode(try file.readExactly(Self.entrySize, at: index * Int64(Self.entrySize)), at: 0)
     }
 
     private static func decode(_ bytes: [UInt8], at offset: Int) -> (UInt64, UInt64) {
