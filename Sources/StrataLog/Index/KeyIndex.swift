@@ -4,18 +4,24 @@
 /// Tombstones stay in the index as entries so that compaction knows a delete is
 /// still the current state of a key and drops it only when no older version can
 /// resurface.
+///
+/// A key's index terms are not kept beside its entry: when a newer version replaces
+/// one that had terms, the caller reads them back from the replaced record (it is
+/// on disk, usually in the page cache). Keeping them cost about a third of this
+/// index's memory, for every object of the store, to speed up only overwrites.
 struct KeyIndex {
     struct Entry: Sendable, Equatable {
         var sequence: UInt64
         var location: RecordLocation
         var isTombstone: Bool
+        /// Whether the record carries index terms, which must leave the term index
+        /// when a newer version replaces it.
+        var hasTerms = false
     }
 
     private(set) var entries: [RecordKey: Entry] = [:]
     /// Blob references of the current version, for keys that have any.
     private(set) var blobs: [RecordKey: [BlobRef]] = [:]
-    /// Index terms of the current version, for keys that have any.
-    private(set) var termsByKey: [RecordKey: KeyTerms] = [:]
     private(set) var termIndex = TermIndex()
     /// Bytes of current versions per segment / per blob file, for garbage ratios.
     private(set) var liveBytesBySegment: [UInt32: Int64] = [:]
@@ -29,37 +35,42 @@ struct KeyIndex {
 
     func blobRefs(_ key: RecordKey) -> [BlobRef] { blobs[key] ?? [] }
 
-    /// Makes room for `keys` more keys, `withTerms` of them carrying index terms, before
-    /// a hint file is applied: the tables then grow once to their final size instead of
-    /// doubling step by step, each step rehashing everything and briefly holding the
-    /// old table beside the new one.
-    mutating func reserve(keys: Int, withTerms: Int) {
+    /// Makes room for `keys` more keys before a hint file is applied: the table then
+    /// grows once to its final size instead of doubling step by step, each step
+    /// rehashing everything and briefly holding the old table beside the new one.
+    mutating func reserve(keys: Int) {
         entries.reserveCapacity(entries.count + keys)
-        termsByKey.reserveCapacity(termsByKey.count + withTerms)
         sortedKeys.reserve(keys)
     }
 
     /// Applies a version when it is newer than what the index holds; returns whether it did.
+    ///
+    /// - Parameter previousTerms: the index terms of the version being replaced, asked
+    ///   for only when it has some; nil when they cannot be read (a damaged record),
+    ///   and the key then leaves every term it is filed under, a slow but exact path.
     @discardableResult
-    mutating func apply(key: RecordKey, sequence: UInt64, isTombstone: Bool, location: RecordLocation, blobs newBlobs: [BlobRef], terms: [IndexTerm]) -> Bool {
+    mutating func apply(key: RecordKey, sequence: UInt64, isTombstone: Bool, location: RecordLocation, blobs newBlobs: [BlobRef], terms: [IndexTerm],
+                        previousTerms: (Entry) -> [IndexTerm]?) -> Bool {
         if let old = entries[key] {
             guard old.sequence <= sequence else { return false }
             if old.sequence == sequence && old.location == location { return false }
-            removeAccounting(key: key, entry: old)
+            if old.hasTerms, let oldTerms = previousTerms(old) {
+                removeAccounting(key: key, entry: old, terms: oldTerms)
+            } else {
+                if old.hasTerms { termIndex.removeEverywhere(key) }
+                removeAccounting(key: key, entry: old, terms: [])
+            }
         } else {
             sortedKeys.insert(key)
         }
-        entries[key] = Entry(sequence: sequence, location: location, isTombstone: isTombstone)
+        entries[key] = Entry(sequence: sequence, location: location, isTombstone: isTombstone, hasTerms: !terms.isEmpty)
         liveBytesBySegment[location.segment, default: 0] += Int64(location.recordLength)
         if !isTombstone { liveCount += 1 }
         if !newBlobs.isEmpty {
             blobs[key] = newBlobs
             for blob in newBlobs { liveBytesByBlobFile[blob.file, default: 0] += Int64(blob.length) + Int64(Format.blobEntryHeaderSize) }
         }
-        if let stored = KeyTerms(terms) {
-            termsByKey[key] = stored
-            stored.forEach { index, value in termIndex.insert(index: index, value: value, key: key) }
-        }
+        for term in terms { termIndex.insert(index: term.index, value: TermBytes(term.value), key: key) }
         return true
     }
 
@@ -83,20 +94,18 @@ struct KeyIndex {
     /// Forgets a tombstone that compaction dropped, if it is still the current state.
     mutating func forgetTombstone(key: RecordKey, sequence: UInt64) {
         guard let entry = entries[key], entry.isTombstone, entry.sequence == sequence else { return }
-        removeAccounting(key: key, entry: entry)
+        removeAccounting(key: key, entry: entry, terms: [])
         entries[key] = nil
         sortedKeys.markRemoved()
     }
 
-    private mutating func removeAccounting(key: RecordKey, entry: Entry) {
+    private mutating func removeAccounting(key: RecordKey, entry: Entry, terms: [IndexTerm]) {
         liveBytesBySegment[entry.location.segment, default: 0] -= Int64(entry.location.recordLength)
         if !entry.isTombstone { liveCount -= 1 }
         if let old = blobs.removeValue(forKey: key) {
             for blob in old { liveBytesByBlobFile[blob.file, default: 0] -= Int64(blob.length) + Int64(Format.blobEntryHeaderSize) }
         }
-        if let old = termsByKey.removeValue(forKey: key) {
-            old.forEach { index, value in termIndex.remove(index: index, value: value, key: key) }
-        }
+        for term in terms { termIndex.remove(index: term.index, value: TermBytes(term.value), key: key) }
     }
 
     /// Live keys in `range`, ascending.

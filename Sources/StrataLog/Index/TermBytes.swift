@@ -60,6 +60,13 @@ enum TermKeys: Sendable {
         }
     }
 
+    func contains(_ key: RecordKey) -> Bool {
+        switch self {
+        case .one(let existing): return existing == key
+        case .many(let keys): return keys.contains(key)
+        }
+    }
+
     func appending(to result: inout [RecordKey]) {
         switch self {
         case .one(let key): result.append(key)
@@ -96,34 +103,6 @@ enum TermKeys: Sendable {
                 self = .many(keys)
             }
             return !keys.isEmpty
-        }
-    }
-}
-
-/// A key's current terms, kept so that a newer version or a delete can take them out
-/// of the term index. One term (the usual case: one to-one reference) needs no array,
-/// and several share one allocation.
-enum KeyTerms: Sendable {
-    struct Term: Sendable {
-        var index: UInt32
-        var value: TermBytes
-    }
-
-    case one(Term)
-    case many([Term])
-
-    init?(_ terms: [IndexTerm]) {
-        switch terms.count {
-        case 0: return nil
-        case 1: self = .one(Term(index: terms[0].index, value: TermBytes(terms[0].value)))
-        default: self = .many(terms.map { Term(index: $0.index, value: TermBytes($0.value)) })
-        }
-    }
-
-    func forEach(_ body: (UInt32, TermBytes) -> Void) {
-        switch self {
-        case .one(let term): body(term.index, term.value)
-        case .many(let terms): for term in terms { body(term.index, term.value) }
         }
     }
 }

@@ -24,6 +24,16 @@ struct TermIndex {
         indexes[index]?.sortedValues = nil
     }
 
+    /// Takes `key` out of every value of every index: for a replaced version whose
+    /// terms cannot be read back. Visits the whole index.
+    mutating func removeEverywhere(_ key: RecordKey) {
+        for (index, per) in indexes {
+            for (value, keys) in per.keysByValue where keys.contains(key) {
+                remove(index: index, value: value, key: key)
+            }
+        }
+    }
+
     /// Keys carrying exactly this term, in no particular order.
     func keys(for term: IndexTerm) -> [RecordKey] {
         var result: [RecordKey] = []

@@ -139,6 +139,7 @@ extension LogStore {
         if !options.readOnly { try removeLeftovers(paths: paths, manifest: manifest, fileSystem: fileSystem, logger: logger) }
 
         var state = State(manifest: manifest)
+        let replacedTerms = ReplacedTerms()
         // Sequences never go back, even when compaction dropped the records that
         // carried the newest ones: the manifest keeps an upper bound per segment.
         state.lastSequence = manifest.segments.map(\.maxSequence).max() ?? 0
@@ -147,9 +148,11 @@ extension LogStore {
             let file = try openChecked(paths.segment(info.id), magic: Format.segmentMagic, id: info.id, manifest: manifest, fileSystem: fileSystem, readOnly: true)
             state.segmentFiles[info.id] = file
             if let hint = loadHint(info.id, paths: paths, manifest: manifest, fileSystem: fileSystem, logger: logger) {
-                state.index.reserve(keys: hint.entries.count, withTerms: hint.entries.lazy.filter { !$0.terms.isEmpty }.count)
+                state.index.reserve(keys: hint.entries.count)
+                let files = state.segmentFiles
                 for e in hint.entries {
-                    state.index.apply(key: e.key, sequence: e.sequence, isTombstone: e.isTombstone, location: e.location, blobs: e.blobs, terms: e.terms)
+                    state.index.apply(key: e.key, sequence: e.sequence, isTombstone: e.isTombstone, location: e.location, blobs: e.blobs, terms: e.terms,
+                                      previousTerms: { replacedTerms.terms(of: e.key, entry: $0, files: files) })
                     state.lastSequence = max(state.lastSequence, e.sequence)
                 }
                 state.recordBytesBySegment[info.id] = Int64(hint.recordBytes)
@@ -157,7 +160,7 @@ extension LogStore {
                 var builder = HintBuilder()
                 let scan = try SegmentScanner(file: file, segmentID: info.id, statistics: nil).scan(collect: false) { transaction in
                     builder.add(transaction)
-                    apply(transaction, to: &state)
+                    apply(transaction, to: &state, replacedTerms: replacedTerms)
                 }
                 state.recordBytesBySegment[info.id, default: 0] += scan.recordBytes
                 if let damage = scan.damage {
@@ -181,7 +184,7 @@ extension LogStore {
         // Streamed transaction by transaction: the active segment may hold tens of MiB
         // of records, and only the index entries are kept.
         let scan = try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil).scan(collect: false) { transaction in
-            apply(transaction, to: &state)
+            apply(transaction, to: &state, replacedTerms: replacedTerms)
         }
         state.recordBytesBySegment[activeInfo.id, default: 0] += scan.recordBytes
         if let damage = scan.damage {
@@ -249,10 +252,12 @@ extension LogStore {
         return store
     }
 
-    private static func apply(_ records: [SegmentScanner.ScannedRecord], to state: inout State) {
+    private static func apply(_ records: [SegmentScanner.ScannedRecord], to state: inout State, replacedTerms: ReplacedTerms) {
+        let files = state.segmentFiles
         for scanned in records {
             let r = scanned.record
-            state.index.apply(key: r.key, sequence: r.sequence, isTombstone: r.isTombstone, location: scanned.location, blobs: r.blobs, terms: r.terms)
+            state.index.apply(key: r.key, sequence: r.sequence, isTombstone: r.isTombstone, location: scanned.location, blobs: r.blobs, terms: r.terms,
+                              previousTerms: { replacedTerms.terms(of: r.key, entry: $0, files: files) })
             state.lastSequence = max(state.lastSequence, r.sequence)
         }
     }

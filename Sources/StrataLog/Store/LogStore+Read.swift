@@ -127,9 +127,7 @@ extension LogStore {
     /// Reads and decodes the record at `location`.
     func readRecord(at location: RecordLocation, in file: any StorageFile) throws -> Record {
         let raw = try readFrame(at: location, in: file)
-        var reader = ByteReader(raw, from: Int(location.recordOffset), to: Int(location.recordOffset + location.recordLength),
-                                path: file.path, baseOffset: Int64(location.frameOffset))
-        let record = try RecordCodec.decode(&reader)
+        let record = try Self.decodeRecord(at: location, in: raw, path: file.path)
         counters.recordsDecoded.add(1)
         return record
     }
@@ -145,8 +143,16 @@ extension LogStore {
     }
 
     private func readFrameFromDisk(at location: RecordLocation, in file: any StorageFile) throws -> [UInt8] {
+        let (raw, stored) = try Self.readFrame(at: location, in: file)
+        counters.segmentBytesRead.add(stored)
+        counters.framesDecoded.add(1)
+        return raw
+    }
+
+    /// One `pread` of the frame at `location`, checksum verified, payload
+    /// decompressed; also the bytes read. Static, for open, before a store exists.
+    static func readFrame(at location: RecordLocation, in file: any StorageFile) throws -> (raw: [UInt8], storedBytes: Int) {
         let bytes = try file.readExactly(Int(location.frameLength), at: Int64(location.frameOffset))
-        counters.segmentBytesRead.add(bytes.count)
         guard let header = FrameCodec.parseHeader(bytes), header.length + Format.frameHeaderSize == bytes.count else {
             throw StrataError(.corrupt, "frame header does not match the index", path: file.path, offset: Int64(location.frameOffset))
         }
@@ -154,7 +160,13 @@ extension LogStore {
         guard FrameCodec.checksum(header: bytes, payload: stored) == header.checksum else {
             throw StrataError(.corrupt, "frame checksum mismatch", path: file.path, offset: Int64(location.frameOffset))
         }
-        counters.framesDecoded.add(1)
-        return try FrameCodec.rawPayload(flags: header.flags, stored: stored, path: file.path, offset: Int64(location.frameOffset))
+        return (try FrameCodec.rawPayload(flags: header.flags, stored: stored, path: file.path, offset: Int64(location.frameOffset)), bytes.count)
+    }
+
+    /// Decodes the record at `location` out of its frame's raw payload.
+    static func decodeRecord(at location: RecordLocation, in raw: [UInt8], path: String) throws -> Record {
+        var reader = ByteReader(raw, from: Int(location.recordOffset), to: Int(location.recordOffset + location.recordLength),
+                                path: path, baseOffset: Int64(location.frameOffset))
+        return try RecordCodec.decode(&reader)
     }
 }

@@ -38,6 +38,8 @@ extension LogStore {
                 }
             }
             let (bytes, pending) = try encodeTransaction(records, sequence: sequence, segmentID: w.segmentID, startingAt: w.segmentEnd)
+            // Read before anything is written; the writer lock keeps the versions put.
+            var replacedTerms = termsOfVersions(replacedBy: records)
             // Whatever the durability mode, blob bytes reach the disk before a commit
             // that references them can: otherwise a power loss could keep the commit
             // and lose its blob, and what survives would not be a prefix.
@@ -46,7 +48,12 @@ extension LogStore {
             state.withLock { s in
                 for p in pending {
                     for blob in p.record.blobs { s.releasePendingBlob(blob) }
-                    s.index.apply(key: p.record.key, sequence: sequence, isTombstone: p.record.isTombstone, location: p.location, blobs: p.record.blobs, terms: p.record.terms)
+                    let key = p.record.key
+                    if s.index.apply(key: key, sequence: sequence, isTombstone: p.record.isTombstone, location: p.location, blobs: p.record.blobs, terms: p.record.terms,
+                                     previousTerms: { _ in replacedTerms[key] }) {
+                        // A key twice in one transaction: its second version replaces the first.
+                        replacedTerms[key] = p.record.terms
+                    }
                     s.recordBytesBySegment[w.segmentID, default: 0] += Int64(p.location.recordLength)
                 }
                 s.lastSequence = sequence
@@ -59,6 +66,24 @@ extension LogStore {
             }
             return sequence
         }
+    }
+
+    /// The index terms of the current versions that `records` replace, for keys whose
+    /// current version has any (the key index keeps none in memory). A version that
+    /// cannot be read is left out: the index then takes its slow, exact path.
+    private func termsOfVersions(replacedBy records: [Record]) -> [RecordKey: [IndexTerm]] {
+        let toRead = state.withLock { s -> [(RecordKey, KeyIndex.Entry, any StorageFile)] in
+            records.compactMap { r in
+                guard let entry = s.index.entry(r.key), entry.hasTerms, let file = s.segmentFiles[entry.location.segment] else { return nil }
+                return (r.key, entry, file)
+            }
+        }
+        var terms: [RecordKey: [IndexTerm]] = [:]
+        for (key, entry, file) in toRead where terms[key] == nil {
+            guard let record = try? readRecord(at: entry.location, in: file), record.key == key, record.sequence == entry.sequence else { continue }
+            terms[key] = record.terms
+        }
+        return terms
     }
 
     /// Encodes records into block frames of about `options.blockSize` raw bytes each,
