@@ -120,8 +120,12 @@ import StrataTestSupport
         try MigrationWorkload.createV1Store(at: path, seed: seed)
         let worker = try MigrationCrashProcess(store: path, seed: seed)
         var seen: [String: Duration] = [:]
-        while seen["MIGRATED"] == nil, !worker.stdout.finished {
+        while true {
+            // `finished` read before the lines: a worker that finished between the two
+            // reads would otherwise leave its last lines unseen (a fast migration did).
+            let finished = worker.stdout.finished
             for line in worker.stdout.lines where seen[line] == nil { seen[line] = .now - worker.started }
+            if seen["MIGRATED"] != nil || finished { break }
             usleep(200)
         }
         let outcome = worker.waitAndCollect()
