@@ -3,7 +3,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build demo test test-tsan bench bench-full clean
+.PHONY: deps build demo test test-tsan bench bench-full bench-check bench-thresholds clean
 
 deps:
 	@if ! { pkg-config --exists liblz4 2>/dev/null || [ -f /usr/include/lz4.h ]; }; then \
@@ -32,6 +32,14 @@ bench: deps
 
 bench-full: deps
 	cd Benchmarks && STRATA_BENCH_FULL=1 $(SWIFT) package --allow-writing-to-package-directory benchmark
+
+# Fails when a benchmark's p50 leaves the tolerance around the committed thresholds
+# (Benchmarks/Thresholds/); bench-thresholds records new ones after an intended change.
+bench-check: deps
+	cd Benchmarks && $(SWIFT) package benchmark thresholds check
+
+bench-thresholds: deps
+	Benchmarks/update-thresholds.sh
 
 clean:
 	rm -rf .build .build-* Benchmarks/.build
