@@ -72,9 +72,7 @@ final class CompactionOutput {
         FrameCodec.append(type: .seal, payload: seal.bytes, compress: false, to: &frame)
         try segment.file.write(frame, at: segment.end)
         try segment.file.sync()
-        var builder = HintBuilder()
-        let scan = try SegmentScanner(file: segment.file, segmentID: segment.id, statistics: nil).scan(collect: false) { builder.add($0) }
-        try LogStore.writeHint(builder.hint(of: scan, segmentID: segment.id, storeID: store.storeID), paths: store.paths, fileSystem: store.fileSystem)
+        try LogStore.writeHint(try HintFile.scanning(segment.file, segmentID: segment.id, storeID: store.storeID), paths: store.paths, fileSystem: store.fileSystem)
         finished.append(Written(id: segment.id, file: segment.file, minSequence: segment.min == .max ? 0 : segment.min, maxSequence: segment.max, recordBytes: segment.bytes))
     }
 

@@ -92,10 +92,11 @@ struct HintFile {
         return hint
     }
 
-    /// Builds a hint from a segment scan: the newest version of each key in the segment.
-    static func from(scan: SegmentScanner.Result, segmentID: UInt32, storeID: [UInt8]) -> HintFile {
+    /// Scans a sealed segment, transaction by transaction, into its hint: the newest
+    /// version of each key in the segment.
+    static func scanning(_ file: any StorageFile, segmentID: UInt32, storeID: [UInt8]) throws -> HintFile {
         var builder = HintBuilder()
-        builder.add(scan.records)
+        let scan = try SegmentScanner(file: file, segmentID: segmentID, statistics: nil).scan(collect: false) { builder.add($0) }
         return builder.hint(of: scan, segmentID: segmentID, storeID: storeID)
     }
 }

@@ -30,17 +30,16 @@ extension LogStore {
             try syncSegment(&w)
         }
         var manifest = state.withLock { $0.manifest }
-        var builder = HintBuilder()
-        let scan = try SegmentScanner(file: file, segmentID: oldID, statistics: nil).scan(collect: false) { builder.add($0) }
-        try Self.writeHint(builder.hint(of: scan, segmentID: oldID, storeID: manifest.storeID), paths: paths, fileSystem: fileSystem)
+        let hint = try HintFile.scanning(file, segmentID: oldID, storeID: manifest.storeID)
+        try Self.writeHint(hint, paths: paths, fileSystem: fileSystem)
 
         let newID = manifest.allocateSegmentID()
         let newFile = try Self.createFile(paths.segment(newID), magic: Format.segmentMagic, id: newID, storeID: manifest.storeID, fileSystem: fileSystem)
         try fileSystem.syncDirectory(paths.segments)
         if let i = manifest.segments.firstIndex(where: { $0.id == oldID }) {
             manifest.segments[i].state = .sealed
-            manifest.segments[i].minSequence = scan.minSequence == .max ? 0 : scan.minSequence
-            manifest.segments[i].maxSequence = max(manifest.segments[i].maxSequence, scan.maxSequence)
+            manifest.segments[i].minSequence = hint.minSequence
+            manifest.segments[i].maxSequence = max(manifest.segments[i].maxSequence, hint.maxSequence)
         }
         manifest.segments.append(.init(id: newID, state: .active, minSequence: 0, maxSequence: 0))
         try writeManifest(manifest)
