@@ -52,6 +52,12 @@ let package = Package(
             name: "StrataCrashWorker",
             dependencies: ["StrataLog", "Strata"]
         ),
+        // Writes the committed fixture stores the `strata` command cannot make at fixture
+        // size (Fixtures/stores/regenerate.sh).
+        .executableTarget(
+            name: "StrataFixtureWriter",
+            dependencies: ["Strata"]
+        ),
         .target(
             name: "StrataTestSupport",
             dependencies: ["StrataLog", .product(name: "Logging", package: "swift-log")],
@@ -63,7 +69,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataLog", "StrataTestSupport", "StrataCrashWorker"]
+            dependencies: ["Strata", "StrataLog", "StrataTestSupport", "StrataCrashWorker", "StrataFixtureWriter"]
         ),
         .testTarget(
             name: "StrataCLITests",

@@ -4,6 +4,9 @@
 #
 #   Fixtures/stores/regenerate.sh            refuses to touch an existing format-<N>/
 #   Fixtures/stores/regenerate.sh --replace  rewrites it (only while format N is unreleased)
+#   Fixtures/stores/regenerate.sh --add-missing
+#                                            adds the stores format-<N>/ lacks (a fixture
+#                                            new in this release), leaving the others
 #
 # Folders of other format versions are never touched: they are what users' stores of
 # those versions look like, and they must keep opening (docs/FORMAT.md §1.2).
@@ -20,11 +23,15 @@ replace=no
 case "${1:-}" in
     "") ;;
     --replace) replace=yes ;;
-    *) echo "usage: $0 [--replace]" >&2; exit 2 ;;
+    --add-missing) replace=missing ;;
+    *) echo "usage: $0 [--replace | --add-missing]" >&2; exit 2 ;;
 esac
 
 swift build --package-path "$root" --scratch-path "$scratch" --product strata
-strata="$(swift build --package-path "$root" --scratch-path "$scratch" --show-bin-path)/strata"
+swift build --package-path "$root" --scratch-path "$scratch" --product StrataFixtureWriter
+bin="$(swift build --package-path "$root" --scratch-path "$scratch" --show-bin-path)"
+strata="$bin/strata"
+writer="$bin/StrataFixtureWriter"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/strata-fixtures.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -36,6 +43,14 @@ events-v1:Events-v1.json:6
 tasting-notes-v1:TastingNotes-v1.json:4"
 
 version=""
+check_version() {
+    written=$("$strata" stats "$1" --json | sed -n 's/^ *"formatVersion" *: *\([0-9][0-9]*\).*/\1/p')
+    if [ -z "$written" ] || { [ -n "$version" ] && [ "$written" != "$version" ]; }; then
+        echo "cannot tell the format version of $1 (got '$written', expected '$version')" >&2
+        exit 1
+    fi
+    version=$written
+}
 for fixture in $fixtures; do
     name=${fixture%%:*}
     rest=${fixture#*:}
@@ -45,12 +60,7 @@ for fixture in $fixtures; do
     "$strata" create "$store" --model "$root/Fixtures/models/$model"
     "$strata" import "$store" --file "$here/data/$name.jsonl" --batch "$batch"
     "$strata" verify "$store"
-    written=$("$strata" stats "$store" --json | sed -n 's/^ *"formatVersion" *: *\([0-9][0-9]*\).*/\1/p')
-    if [ -z "$written" ] || { [ -n "$version" ] && [ "$written" != "$version" ]; }; then
-        echo "cannot tell the format version of $store (got '$written', expected '$version')" >&2
-        exit 1
-    fi
-    version=$written
+    check_version "$store"
     # Git keeps no empty directory, and an open for writing refuses a store without
     # index/ (FORMAT.md §4.4), so an empty index/ gets a placeholder. Names that are
     # not NNNNNN.hint are left alone by open.
@@ -60,7 +70,26 @@ for fixture in $fixtures; do
     cp "$here/data/$name.jsonl" "$work/$name.jsonl"
 done
 
+# Scenario 1 after a life of use (sealed segments, hints, compaction output,
+# tombstones, several blob files), which import cannot make at this size: written by
+# StrataFixtureWriter, which also writes the data file the store must match.
+"$writer" lifecycle "$work/employees-lifecycle-v1.strata" "$root/Fixtures/models/Employees-v1.json" "$work/employees-lifecycle-v1.jsonl"
+"$strata" verify "$work/employees-lifecycle-v1.strata"
+check_version "$work/employees-lifecycle-v1.strata"
+names="$(for fixture in $fixtures; do echo "${fixture%%:*}"; done) employees-lifecycle-v1"
+
 target="$here/format-$version"
+if [ -e "$target" ] && [ "$replace" = missing ]; then
+    added=""
+    for name in $names; do
+        if [ ! -e "$target/$name.strata" ]; then
+            mv "$work/$name.strata" "$work/$name.jsonl" "$target/"
+            added="$added $name"
+        fi
+    done
+    echo "added to $target:${added:- nothing, every store is there}"
+    exit 0
+fi
 if [ -e "$target" ]; then
     if [ "$replace" != yes ]; then
         echo "$target exists: fixtures of a format version are kept as they are." >&2
@@ -70,8 +99,7 @@ if [ -e "$target" ]; then
     rm -rf "$target"
 fi
 mkdir -p "$target"
-for fixture in $fixtures; do
-    name=${fixture%%:*}
+for name in $names; do
     mv "$work/$name.strata" "$work/$name.jsonl" "$target/"
 done
 echo "wrote $target"

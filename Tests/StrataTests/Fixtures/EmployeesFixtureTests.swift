@@ -3,19 +3,17 @@ import Testing
 import StrataTestSupport
 import Strata
 
-/// Scenario 1 on the committed stores: every format's `employees-v1` still opens with
+/// Scenario 1 on the committed stores: every format's `employees-v1` (imported) and
+/// `employees-lifecycle-v1` (after overwrites, deletes and a compaction) still opens with
 /// the v1 model holding exactly its data file, and migrates to v2 by the photo-split
 /// policy of `EmployeesPhotoSplitMigrationTests`, carrying every photo by reference.
 @Suite struct EmployeesFixtureTests {
     static let keys = ["Department": "name", "Employee": "name"]
+    static let stores = ["employees-v1", "employees-lifecycle-v1"]
 
-    static func fixture(_ folder: String) -> FixtureStore {
-        FixtureStore(folder: folder, name: "employees-v1")
-    }
-
-    @Test(arguments: FixtureStore.formatFolders)
-    func opensAtV1WithEveryEmployeeAndPhoto(folder: String) throws {
-        let fixture = Self.fixture(folder)
+    @Test(arguments: FixtureStore.formatFolders, Self.stores)
+    func opensAtV1WithEveryEmployeeAndPhoto(folder: String, name: String) throws {
+        let fixture = FixtureStore(folder: folder, name: name)
         let lines = try fixture.lines()
         let employees = lines.filter { $0.entity == "Employee" }
         let withPhoto = try employees.filter { try $0.data("photo") != nil }
@@ -41,9 +39,9 @@ import Strata
         }
     }
 
-    @Test(arguments: FixtureStore.formatFolders)
-    func migratesToV2MovingEveryPhotoByReference(folder: String) throws {
-        let fixture = Self.fixture(folder)
+    @Test(arguments: FixtureStore.formatFolders, Self.stores)
+    func migratesToV2MovingEveryPhotoByReference(folder: String, name: String) throws {
+        let fixture = FixtureStore(folder: folder, name: name)
         let lines = try fixture.lines()
         let employees = lines.filter { $0.entity == "Employee" }
         // Department name by @ref, as the employees' lines link them.

@@ -8,6 +8,7 @@ struct FixtureStore: CustomStringConvertible {
     /// The stores every format folder holds, with the model file each was created with.
     static let models: [String: String] = [
         "employees-v1": "Employees-v1.json",
+        "employees-lifecycle-v1": "Employees-v1.json",
         "events-v1": "Events-v1.json",
         "tasting-notes-v1": "TastingNotes-v1.json",
     ]
