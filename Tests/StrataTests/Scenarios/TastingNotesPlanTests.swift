@@ -15,6 +15,10 @@ import StrataTestSupport
         var tastedAt: Date
         var user: String
         var details: [String: String]
+        /// Every attribute the v2 note has too, optional ones included (notes, photo,
+        /// vintage…): a merge that dropped them would lose what users wrote.
+        var shared: [String: Value]
+        var recipe: Value?
     }
 
     struct Ingredient: Codable, Equatable, Sendable {
@@ -60,7 +64,8 @@ import StrataTestSupport
                     for note in try old.fetch(FetchRequest(entityName: entity)) {
                         notes.append(OldNote(kind: entity, title: try note.string("title") ?? "", rating: try note.int("rating") ?? 0,
                                              tastedAt: try note.date("tastedAt") ?? Date(), user: try note.object("user")?.string("name") ?? "",
-                                             details: Dictionary(uniqueKeysWithValues: try details.map { ($0, try note.string($0) ?? "") })))
+                                             details: Dictionary(uniqueKeysWithValues: try details.map { ($0, try note.string($0) ?? "") }),
+                                             shared: try sharedValues(of: note, for: v2), recipe: try recipe(of: note)))
                     }
                 }
                 var carry = MigrationCarry()
@@ -76,8 +81,8 @@ import StrataTestSupport
                     try note.setValue(old.title, forKey: "title")
                     try note.setValue(old.rating, forKey: "rating")
                     try note.setValue(old.tastedAt, forKey: "tastedAt")
-                    for (key, value) in old.details { try note.setValue(value, forKey: key) }
-                    try note.setComposite(old.details.values.sorted().map { Ingredient(name: $0, amount: "1") }, forKey: "ingredients")
+                    for (key, value) in old.shared { try note.setValue(value, forKey: key) }
+                    try note.setComposite(ingredients(details: Array(old.details.values), recipe: old.recipe), forKey: "ingredients")
                     if let user = try users.first(where: { try $0.string("name") == old.user }) { try note.setObject(user, forKey: "user") }
                 }
             }),
@@ -98,9 +103,9 @@ import StrataTestSupport
                             try note.setValue(try oldNote.string("title"), forKey: "title")
                             try note.setValue(try oldNote.int("rating"), forKey: "rating")
                             try note.setValue(try oldNote.date("tastedAt"), forKey: "tastedAt")
+                            for (key, value) in try sharedValues(of: oldNote, for: v2) { try note.setValue(value, forKey: key) }
                             let values = try details.map { try oldNote.string($0) ?? "" }
-                            for (key, value) in zip(details, values) { try note.setValue(value, forKey: key) }
-                            try note.setComposite(values.sorted().map { Ingredient(name: $0, amount: "1") }, forKey: "ingredients")
+                            try note.setComposite(ingredients(details: values, recipe: try recipe(of: oldNote)), forKey: "ingredients")
                             let userName = try oldNote.object("user")?.string("name")
                             if let user = try users.first(where: { try $0.string("name") == userName }) { try note.setObject(user, forKey: "user") }
                         }
@@ -109,6 +114,34 @@ import StrataTestSupport
                 }
             }),
         ])
+    }
+
+    /// The old note's attributes that its v2 entity has by the same name, with their values.
+    static func sharedValues(of note: ManagedObject, for v2: ObjectModel) throws -> [String: Value] {
+        guard let (newName, _) = kinds[note.entity.name], let newEntity = v2.entity(named: newName) else { return [:] }
+        var values: [String: Value] = [:]
+        for attribute in note.entity.storedAttributes where newEntity.attributesByName[attribute.name] != nil {
+            values[attribute.name] = try note.value(forKey: attribute.name)
+        }
+        return values
+    }
+
+    /// A cocktail's recipe, which v2 keeps as its ingredients; nil for other notes.
+    static func recipe(of note: ManagedObject) throws -> Value? {
+        note.entity.attributesByName["recipe"] == nil ? nil : try note.value(forKey: "recipe")
+    }
+
+    /// A cocktail's recipe ("30 ml gin, 15 ml lime") as ingredients with their amounts;
+    /// any other note's required details, each an ingredient of amount "1".
+    static func ingredients(details: [String], recipe: Value?) -> [Ingredient] {
+        guard case .string(let text)? = recipe else {
+            return details.sorted().map { Ingredient(name: $0, amount: "1") }
+        }
+        return text.split(separator: ",").map { part in
+            let words = part.split(separator: " ")
+            let amount = words.prefix { $0.first?.isNumber == true || ["ml", "cl", "oz", "dash", "dashes", "tsp", "barspoon"].contains($0) }
+            return Ingredient(name: words.dropFirst(amount.count).joined(separator: " "), amount: amount.joined(separator: " "))
+        }
     }
 
     final class LargestCount: @unchecked Sendable {
