@@ -23,10 +23,13 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
         ),
+        // CRC-32C on the CPU's instruction (SSE 4.2 / ARMv8 CRC), chosen at run time.
+        .target(name: "CStrataCRC"),
         .target(
             name: "StrataLog",
             dependencies: [
                 "CLZ4",
+                "CStrataCRC",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

@@ -297,7 +297,7 @@ import StrataTestSupport
         let context = store.newContext()
         try Self.subject(context, name: "Ada", age: 25)
         try Self.subject(context, name: "Grace", age: 26)
-        try Self.interviewer(context, name: "Boss", age: 25)
+        _ = try Self.interviewer(context, name: "Boss", age: 25)
         try context.save()
 
         let fresh = store.newContext()
