@@ -35,8 +35,15 @@ public final class FixtureCache: Sendable {
         return scratch.path
     }
 
-    /// Deletes every fixture (at exit).
+    /// Deletes every fixture (at exit), unless `STRATA_BENCH_KEEP_FIXTURES=1`: then it
+    /// says where they are, to profile one part alone (`BenchSummary --child TASK DIR`).
     public func removeAll() {
+        if ProcessInfo.processInfo.environment["STRATA_BENCH_KEEP_FIXTURES"] == "1" {
+            for (key, scratch) in directories.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+                FileHandle.standardError.write(Data("kept fixture \(key): \(scratch.path)\n".utf8))
+            }
+            return
+        }
         let all = directories.withLock { d -> [ScratchDirectory] in defer { d = [:] }; return Array(d.values) }
         for scratch in all { scratch.remove() }
     }

@@ -16,8 +16,9 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's stable, `Sendable` identity.
     public let objectID: ObjectID
     /// The object's entity (a concrete one).
-    public let entity: EntityDescription
-    let layout: StoreSchema.EntityLayout
+    public var entity: EntityDescription { shape.entity }
+    var layout: StoreSchema.EntityLayout { shape.layout }
+    let shape: StoreSchema.EntityShape
     /// The context that owns the object; nil once the context is gone.
     public private(set) weak var context: ObjectContext?
 
@@ -39,10 +40,9 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     /// whole record. Nil when `stored` is complete.
     var loadedFieldNumbers: Set<Int>?
 
-    init(id: ObjectID, entity: EntityDescription, layout: StoreSchema.EntityLayout, context: ObjectContext) {
+    init(id: ObjectID, shape: StoreSchema.EntityShape, context: ObjectContext) {
         self.objectID = id
-        self.entity = entity
-        self.layout = layout
+        self.shape = shape
         self.context = context
     }
 

@@ -61,9 +61,9 @@ public final class ObjectContext {
         guard !entity.isAbstract else {
             throw StrataError(.invalidArgument, "\(entityName) is abstract: insert one of its sub-entities (\(entity.allSubentityNames.joined(separator: ", ")))", context: ["entity": entityName])
         }
-        let layout = try schema.layout(entityName)
-        let key = try store.allocateKey(tag: layout.tag)
-        let object = ManagedObject(id: ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier), entity: entity, layout: layout, context: self)
+        let shape = try schema.shape(entityName)
+        let key = try store.allocateKey(tag: shape.layout.tag)
+        let object = ManagedObject(id: ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
         object.isNew = true
         for attribute in entity.storedAttributes {
             if let value = attribute.defaultValue, !value.isNull { object.changes[attribute.name] = .value(value) }
@@ -94,11 +94,10 @@ public final class ObjectContext {
 
     func object(forKey key: RecordKey) throws -> ManagedObject {
         if let existing = registry[key]?.object { return existing }
-        guard let entityName = schema.entityName(of: key), let entity = store.model.entity(named: entityName) else {
+        guard let entityName = schema.entityName(of: key), let shape = schema.shapes[entityName] else {
             throw StrataError(.objectNotFound, "no entity of this model has key \(key)", context: ["key": "\(key.rawValue)"])
         }
-        let layout = try schema.layout(entityName)
-        let object = ManagedObject(id: ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier), entity: entity, layout: layout, context: self)
+        let object = ManagedObject(id: ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
         registry[key] = WeakObject(object: object)
         return object
     }

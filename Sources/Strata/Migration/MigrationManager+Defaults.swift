@@ -11,11 +11,11 @@ extension MigrationManager {
     @discardableResult
     public func createDefaultDestinationInstance(for source: ManagedObject, mapping: EntityMapping) throws -> ManagedObject? {
         guard let destinationName = mapping.destinationEntityName,
-              let destinationEntity = destinationModel.entity(named: destinationName) else { return nil }
-        let layout = try destinationStore.schema.layout(destinationName)
-        let keepsKey = layout.tag == StoreSchema.tag(of: source.objectID.key) && !keyTaken(source.objectID.key)
-        let key = keepsKey ? source.objectID.key : try destinationStore.allocateKey(tag: layout.tag)
-        let destination = try destinationContext.insertForMigration(destinationEntity, layout: layout, key: key)
+              let shape = destinationStore.schema.shapes[destinationName] else { return nil }
+        let destinationEntity = shape.entity
+        let keepsKey = shape.layout.tag == StoreSchema.tag(of: source.objectID.key) && !keyTaken(source.objectID.key)
+        let key = keepsKey ? source.objectID.key : try destinationStore.allocateKey(tag: shape.layout.tag)
+        let destination = try destinationContext.insertForMigration(shape, key: key)
         for attribute in destinationEntity.storedAttributes {
             destination.changes[attribute.name] = try attributeValue(attribute, of: source, mapping: mapping)
         }

@@ -2,8 +2,8 @@ import StrataLog
 
 extension ObjectContext {
     /// Inserts an object under a chosen key (a migrated object keeps its old key).
-    func insertForMigration(_ entity: EntityDescription, layout: StoreSchema.EntityLayout, key: RecordKey) throws -> ManagedObject {
-        let object = ManagedObject(id: ObjectID(entityName: entity.name, key: key, storeIdentifier: store.identifier), entity: entity, layout: layout, context: self)
+    func insertForMigration(_ shape: StoreSchema.EntityShape, key: RecordKey) throws -> ManagedObject {
+        let object = ManagedObject(id: ObjectID(entityName: shape.entity.name, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
         object.isNew = true
         registry[key] = WeakObject(object: object)
         changed[key] = object

@@ -33,8 +33,22 @@ struct StoreSchema: Sendable {
         var kindTags: [UInt16]
     }
 
+    /// An entity's description and layout in one shared object: every ManagedObject
+    /// points at its entity's shape instead of holding both structs (about 150 bytes
+    /// and a dozen references to retain per object).
+    final class EntityShape: Sendable {
+        let entity: EntityDescription
+        let layout: EntityLayout
+
+        init(entity: EntityDescription, layout: EntityLayout) {
+            self.entity = entity
+            self.layout = layout
+        }
+    }
+
     let tags: [String: UInt16]
     let layouts: [String: EntityLayout]
+    let shapes: [String: EntityShape]
     let entityByTag: [UInt16: String]
 
     /// Metadata key under which the tags are stored.
@@ -95,6 +109,11 @@ struct StoreSchema: Sendable {
         }
         self.tags = tags
         self.layouts = layouts
+        var shapes: [String: EntityShape] = [:]
+        for (name, layout) in layouts {
+            if let entity = model.entity(named: name) { shapes[name] = EntityShape(entity: entity, layout: layout) }
+        }
+        self.shapes = shapes
         self.entityByTag = Dictionary(uniqueKeysWithValues: tags.map { ($1, $0) })
     }
 
@@ -131,6 +150,13 @@ struct StoreSchema: Sendable {
             throw StrataError(.unknownKeyPath, "the model has no entity '\(entity)'", context: ["entity": entity])
         }
         return layout
+    }
+
+    func shape(_ entity: String) throws -> EntityShape {
+        guard let shape = shapes[entity] else {
+            throw StrataError(.unknownKeyPath, "the model has no entity '\(entity)'", context: ["entity": entity])
+        }
+        return shape
     }
 
     func entityName(of key: RecordKey) -> String? { entityByTag[Self.tag(of: key)] }
