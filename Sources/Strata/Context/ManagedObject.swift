@@ -24,8 +24,8 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
     /// The record as last read from the store; nil while a fault (or never saved).
     var stored: StoredObject?
-    /// Values set in this context and not yet saved, by property name.
-    var changes: [String: FieldValue] = [:]
+    /// Values set in this context and not yet saved.
+    var changes: FieldChanges
     /// External binaries read so far (by field number), freed by refresh.
     var blobCache: [Int: Data] = [:]
     /// Transient attributes: never written.
@@ -43,6 +43,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     init(id: ObjectID, shape: StoreSchema.EntityShape, context: ObjectContext) {
         self.objectID = id
         self.shape = shape
+        self.changes = FieldChanges(shape: shape)
         self.context = context
     }
 
@@ -56,7 +57,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     public var hasChanges: Bool { isNew || isDeleted || !changes.isEmpty }
 
     /// The names of stored properties changed and not yet saved.
-    public var changedKeys: Set<String> { Set(changes.keys) }
+    public var changedKeys: Set<String> { changes.names }
 
     public static func == (a: ManagedObject, b: ManagedObject) -> Bool { a === b }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }

@@ -25,7 +25,7 @@ extension ObjectContext {
         case .storeWins:
             // Core Data's rollback policy: this context's changes to these objects go.
             for object in conflicts {
-                object.changes = [:]
+                object.changes.removeAll()
                 object.isDeleted = false
                 changed[object.objectID.key] = nil
                 object.stored = try store.records.get(object.objectID.key).map(ObjectCodec.decode)

@@ -53,7 +53,7 @@ extension ObjectContext {
         for (object, fields) in encoded {
             if object.isNew { change.inserted.insert(object.objectID) } else { change.updated.insert(object.objectID) }
             object.stored = StoredObject(key: object.objectID.key, sequence: sequence, fields: fields)
-            object.changes = [:]
+            object.changes.removeAll()
             object.isNew = false
         }
         for object in deletes {
@@ -119,7 +119,7 @@ extension ObjectContext {
         let layout = object.layout
         if fields.count < layout.fields.count { fields += Array(repeating: .null, count: layout.fields.count - fields.count) }
         for (number, field) in layout.fields.enumerated() {
-            guard let change = object.changes[field.name] else { continue }
+            guard let change = object.changes[number] else { continue }
             if case .attribute(_, external: true) = field.kind, case .value(.binary(let data)) = change,
                data.count >= store.options.externalStorageThreshold {
                 let ref = try store.records.writeBlob([UInt8](data))

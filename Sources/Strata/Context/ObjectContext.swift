@@ -143,7 +143,7 @@ public final class ObjectContext {
     /// back, updated ones show their stored values again.
     public func rollback() {
         for object in changed.values {
-            object.changes = [:]
+            object.changes.removeAll()
             object.transientValues = [:]
             object.blobCache = [:]
             if object.isNew {
@@ -166,7 +166,7 @@ public final class ObjectContext {
         object.blobCache = [:]
         rowCache[object.objectID.key] = nil
         if !mergeChanges {
-            object.changes = [:]
+            object.changes.removeAll()
             object.transientValues = [:]
             object.isDeleted = false
             changed[object.objectID.key] = nil

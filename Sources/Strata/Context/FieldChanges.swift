@@ -1,0 +1,58 @@
+/// A managed object's unsaved stored values, by field number in its entity's layout.
+///
+/// An array the size of the layout, made on the first change, instead of a dictionary
+/// keyed by property name: an inserted Employee's four values cost one small array,
+/// not a hash table of strings (about 300 bytes less per object, and no string hashing
+/// on every `setValue`). Names go through the layout's field numbers; a name that is
+/// not a stored field (none of the callers gives one) is kept aside, as before.
+struct FieldChanges {
+    private let shape: StoreSchema.EntityShape
+    private var values: [FieldValue?] = []
+    private var others: [String: FieldValue] = [:]
+    private(set) var count = 0
+
+    init(shape: StoreSchema.EntityShape) {
+        self.shape = shape
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// The change to field `number`, nil when it has none.
+    subscript(number: Int) -> FieldValue? {
+        number < values.count ? values[number] : nil
+    }
+
+    /// The change to the stored property `name`, nil when it has none.
+    subscript(name: String) -> FieldValue? {
+        get {
+            if let number = shape.layout.fieldNumbers[name] { return self[number] }
+            return others[name]
+        }
+        set {
+            guard let number = shape.layout.fieldNumbers[name] else {
+                if (others[name] == nil) != (newValue == nil) { count += newValue == nil ? -1 : 1 }
+                others[name] = newValue
+                return
+            }
+            if number >= values.count {
+                guard newValue != nil else { return }
+                values += Array(repeating: nil, count: max(shape.layout.fields.count, number + 1) - values.count)
+            }
+            if (values[number] == nil) != (newValue == nil) { count += newValue == nil ? -1 : 1 }
+            values[number] = newValue
+        }
+    }
+
+    /// The names of the changed properties.
+    var names: Set<String> {
+        var names = Set(others.keys)
+        for (number, value) in values.enumerated() where value != nil { names.insert(shape.layout.fields[number].name) }
+        return names
+    }
+
+    mutating func removeAll() {
+        values = []
+        others = [:]
+        count = 0
+    }
+}
