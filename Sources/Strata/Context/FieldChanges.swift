@@ -19,7 +19,15 @@ struct FieldChanges {
 
     /// The change to field `number`, nil when it has none.
     subscript(number: Int) -> FieldValue? {
-        number < values.count ? values[number] : nil
+        get { number < values.count ? values[number] : nil }
+        set {
+            if number >= values.count {
+                guard newValue != nil else { return }
+                values += Array(repeating: nil, count: max(shape.layout.fields.count, number + 1) - values.count)
+            }
+            if (values[number] == nil) != (newValue == nil) { count += newValue == nil ? -1 : 1 }
+            values[number] = newValue
+        }
     }
 
     /// The change to the stored property `name`, nil when it has none.
@@ -34,12 +42,7 @@ struct FieldChanges {
                 others[name] = newValue
                 return
             }
-            if number >= values.count {
-                guard newValue != nil else { return }
-                values += Array(repeating: nil, count: max(shape.layout.fields.count, number + 1) - values.count)
-            }
-            if (values[number] == nil) != (newValue == nil) { count += newValue == nil ? -1 : 1 }
-            values[number] = newValue
+            self[number] = newValue
         }
     }
 

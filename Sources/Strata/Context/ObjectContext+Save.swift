@@ -92,7 +92,7 @@ extension ObjectContext {
     private func affectedObjects(writes: [ManagedObject], deletes: [ManagedObject]) throws -> [ManagedObject] {
         var keys = Set<RecordKey>()
         for object in writes + deletes {
-            for relationship in object.entity.relationships where !relationship.isToMany {
+            for relationship in object.shape.toOneRelationships {
                 guard let inverse = inverse(of: relationship), inverse.isToMany,
                       !StoreSchema.isStoredList(inverse, model: store.model) else { continue }
                 if let stored = object.stored, let number = object.layout.fieldNumbers[relationship.name],
@@ -136,7 +136,7 @@ extension ObjectContext {
         var failures: [ValidationFailure] = []
         var seen: [UInt32: [[UInt8]: ObjectID]] = [:]
         for object in objects {
-            for attribute in object.entity.storedAttributes where attribute.isUnique {
+            for attribute in object.shape.uniqueAttributes {
                 guard let number = object.layout.fieldNumbers[attribute.name],
                       let index = object.layout.fields[number].termIndex,
                       let term = ObjectCodec.termValue(try object.field(attribute.name)) else { continue }

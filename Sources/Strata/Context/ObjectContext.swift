@@ -65,9 +65,7 @@ public final class ObjectContext {
         let key = try store.allocateKey(tag: shape.layout.tag)
         let object = ManagedObject(id: ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
         object.isNew = true
-        for attribute in entity.storedAttributes {
-            if let value = attribute.defaultValue, !value.isNull { object.changes[attribute.name] = .value(value) }
-        }
+        for (number, value) in shape.insertDefaults { object.changes[number] = value }
         registry[key] = WeakObject(object: object)
         changed[key] = object
         return object

@@ -36,13 +36,29 @@ struct StoreSchema: Sendable {
     /// An entity's description and layout in one shared object: every ManagedObject
     /// points at its entity's shape instead of holding both structs (about 150 bytes
     /// and a dozen references to retain per object).
+    /// It also keeps the property lists every insert and save walks, which
+    /// `EntityDescription` computes (and allocates) on each call.
     final class EntityShape: Sendable {
         let entity: EntityDescription
         let layout: EntityLayout
+        let storedAttributes: [AttributeDescription]
+        let uniqueAttributes: [AttributeDescription]
+        let relationships: [RelationshipDescription]
+        let toOneRelationships: [RelationshipDescription]
+        /// What `insert` sets before the caller does: each stored attribute's default.
+        let insertDefaults: [(number: Int, value: FieldValue)]
 
         init(entity: EntityDescription, layout: EntityLayout) {
             self.entity = entity
             self.layout = layout
+            storedAttributes = entity.storedAttributes
+            uniqueAttributes = storedAttributes.filter(\.isUnique)
+            relationships = entity.relationships
+            toOneRelationships = relationships.filter { !$0.isToMany }
+            insertDefaults = storedAttributes.compactMap { attribute in
+                guard let value = attribute.defaultValue, !value.isNull, let number = layout.fieldNumbers[attribute.name] else { return nil }
+                return (number, .value(value))
+            }
         }
     }
 

@@ -12,7 +12,7 @@ struct ObjectValidator {
         func fail(_ property: String?, _ rule: String, _ message: String) {
             failures.append(ValidationFailure(object: id, property: property, rule: rule, message: message))
         }
-        for attribute in object.entity.storedAttributes {
+        for attribute in object.shape.storedAttributes {
             let value = try storedValue(object, attribute)
             if value.isNull {
                 if !attribute.isOptional { fail(attribute.name, "required", "\(object.entity.name).\(attribute.name) is required") }
@@ -43,7 +43,7 @@ struct ObjectValidator {
                 if !matches { fail(attribute.name, "pattern", "'\(text)' does not match \(pattern)") }
             }
         }
-        for relationship in object.entity.relationships {
+        for relationship in object.shape.relationships {
             if relationship.isToMany {
                 let count = try object.count(relationship.name)
                 let minimum = relationship.minimumCount ?? (relationship.isOptional ? 0 : 1)
