@@ -21,16 +21,16 @@ final class CompactionOutput {
     func append(_ records: [Record], sequence: UInt64) throws -> [RecordLocation] {
         if current == nil { try startSegment() }
         guard var segment = current else { return [] }
-        let (bytes, pending) = try store.encodeTransaction(records, sequence: sequence, segmentID: segment.id, startingAt: segment.end)
+        let (bytes, locations) = try store.encodeTransaction(records, sequence: sequence, segmentID: segment.id, startingAt: segment.end)
         try segment.file.write(bytes, at: segment.end)
         segment.end += Int64(bytes.count)
         segment.min = min(segment.min, sequence)
         segment.max = max(segment.max, sequence)
-        segment.bytes += pending.reduce(0) { $0 + Int64($1.location.recordLength) }
+        segment.bytes += locations.reduce(0) { $0 + Int64($1.recordLength) }
         current = segment
         store.counters.segmentBytesWritten.add(bytes.count)
         if segment.end >= Int64(store.options.segmentSizeLimit) { try sealCurrent() }
-        return pending.map(\.location)
+        return locations
     }
 
     /// Copies a blob's stored bytes (already compressed or not) into this compaction's

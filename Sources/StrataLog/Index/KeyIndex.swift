@@ -154,7 +154,12 @@ struct SortedKeys {
 
     mutating func markRemoved() { removed += 1 }
 
-    mutating func reserve(_ more: Int) { keys.reserveCapacity(keys.count + more) }
+    /// Geometric, as appending is: `reserveCapacity` alone allocates exactly what it is
+    /// asked, and a reserve per commit would then copy the array every time.
+    mutating func reserve(_ more: Int) {
+        let needed = keys.count + more
+        if needed > keys.capacity { keys.reserveCapacity(max(needed, keys.capacity * 2)) }
+    }
 
     mutating func normalize(dropping isGone: (RecordKey) -> Bool) {
         if removed > 0 {

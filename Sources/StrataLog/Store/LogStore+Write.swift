@@ -1,10 +1,4 @@
 extension LogStore {
-    /// A record about to be applied to the index once its transaction is durable.
-    struct PendingEntry {
-        var record: Record
-        var location: RecordLocation
-    }
-
     /// Commits a transaction: its records, then a commit frame, in one append. It is
     /// visible to readers once this returns, whole; with `.everyCommit` durability it
     /// also survives power loss.
@@ -37,25 +31,32 @@ extension LogStore {
                     return Record(key: key, sequence: sequence, isTombstone: true)
                 }
             }
-            let (bytes, pending) = try encodeTransaction(records, sequence: sequence, segmentID: w.segmentID, startingAt: w.segmentEnd)
+            let (bytes, locations) = try encodeTransaction(records, sequence: sequence, segmentID: w.segmentID, startingAt: w.segmentEnd)
             // Read before anything is written; the writer lock keeps the versions put.
-            var replacedTerms = termsOfVersions(replacedBy: records)
+            let replacedTerms = termsOfVersions(replacedBy: records)
             // Whatever the durability mode, blob bytes reach the disk before a commit
             // that references them can: otherwise a power loss could keep the commit
             // and lose its blob, and what survives would not be a prefix.
             if w.blobDirty && records.contains(where: { !$0.blobs.isEmpty }) { try syncBlobs(&w) }
             try append(bytes, to: &w)
             state.withLock { s in
-                for p in pending {
-                    for blob in p.record.blobs { s.releasePendingBlob(blob) }
-                    let key = p.record.key
-                    if s.index.apply(key: key, sequence: sequence, isTombstone: p.record.isTombstone, location: p.location, blobs: p.record.blobs, terms: p.record.terms,
-                                     previousTerms: { _ in replacedTerms[key] }) {
-                        // A key twice in one transaction: its second version replaces the first.
-                        replacedTerms[key] = p.record.terms
-                    }
-                    s.recordBytesBySegment[w.segmentID, default: 0] += Int64(p.location.recordLength)
+                // One growth of the tables for a big transaction, not a doubling (and a
+                // rehash of everything) every time it outgrows them.
+                if records.count >= 256 { s.index.reserve(keys: records.count) }
+                var recordBytes: Int64 = 0
+                for i in records.indices {
+                    let key = records[i].key, location = locations[i]
+                    for blob in records[i].blobs { s.releasePendingBlob(blob) }
+                    s.index.apply(key: key, sequence: sequence, isTombstone: records[i].isTombstone, location: location, blobs: records[i].blobs, terms: records[i].terms,
+                                  previousTerms: { old in
+                                      // A key twice in one transaction: the version its second
+                                      // one replaces is the first, whose terms are right here.
+                                      if old.sequence == sequence, let j = Self.position(of: old.location, in: locations) { return records[j].terms }
+                                      return replacedTerms[key]
+                                  })
+                    recordBytes += Int64(location.recordLength)
                 }
+                s.recordBytesBySegment[w.segmentID, default: 0] += recordBytes
                 s.lastSequence = sequence
             }
             w.segmentMinSequence = min(w.segmentMinSequence, sequence)
@@ -86,12 +87,25 @@ extension LogStore {
         return terms
     }
 
+    /// Where `location` is among a transaction's record locations, which ascend by
+    /// frame, then by offset in the frame.
+    static func position(of location: RecordLocation, in locations: [RecordLocation]) -> Int? {
+        var low = 0, high = locations.count
+        while low < high {
+            let mid = (low + high) / 2
+            let candidate = locations[mid]
+            if (candidate.frameOffset, candidate.recordOffset) < (location.frameOffset, location.recordOffset) { low = mid + 1 } else { high = mid }
+        }
+        return low < locations.count && locations[low] == location ? low : nil
+    }
+
     /// Encodes records into block frames of about `options.blockSize` raw bytes each,
-    /// then the commit frame (FORMAT.md §3.2–§3.4), computing every record's location.
-    func encodeTransaction(_ records: [Record], sequence: UInt64, segmentID: UInt32, startingAt start: Int64) throws -> ([UInt8], [PendingEntry]) {
+    /// then the commit frame (FORMAT.md §3.2–§3.4); returns the bytes and every
+    /// record's location, in the records' order.
+    func encodeTransaction(_ records: [Record], sequence: UInt64, segmentID: UInt32, startingAt start: Int64) throws -> ([UInt8], [RecordLocation]) {
         var out: [UInt8] = []
-        var pending: [PendingEntry] = []
-        pending.reserveCapacity(records.count)
+        var locations: [RecordLocation] = []
+        locations.reserveCapacity(records.count)
         var frames = 0
         var index = 0
         // A block must fit a frame whatever the option says, compressed or not.
@@ -99,7 +113,7 @@ extension LogStore {
         while index < records.count {
             var block = ByteWriter(capacity: min(blockSize, 1 << 20) + 256)
             block.u32(0)
-            var inBlock: [(Record, Int, Int)] = []
+            var inBlock: [(offset: Int, length: Int)] = []
             while index < records.count {
                 let record = records[index]
                 let size = RecordCodec.encodedSize(value: record.value.count, blobs: record.blobs.count, terms: record.terms)
@@ -110,7 +124,7 @@ extension LogStore {
                 if !inBlock.isEmpty && block.count + size > blockSize { break }
                 let offset = block.count
                 RecordCodec.encode(record, into: &block)
-                inBlock.append((record, offset, block.count - offset))
+                inBlock.append((offset, block.count - offset))
                 index += 1
             }
             block.patch(u32: UInt32(inBlock.count), at: 0)
@@ -121,10 +135,9 @@ extension LogStore {
             guard frameOffset + Int64(frameLength) < Int64(UInt32.max) else {
                 throw StrataError(.invalidArgument, "transaction too large for one segment", path: path)
             }
-            for (record, offset, length) in inBlock {
-                pending.append(PendingEntry(record: record, location: RecordLocation(
-                    segment: segmentID, frameOffset: UInt32(frameOffset), frameLength: UInt32(frameLength),
-                    recordOffset: UInt32(offset), recordLength: UInt32(length))))
+            for (offset, length) in inBlock {
+                locations.append(RecordLocation(segment: segmentID, frameOffset: UInt32(frameOffset), frameLength: UInt32(frameLength),
+                                                recordOffset: UInt32(offset), recordLength: UInt32(length)))
             }
             frames += 1
         }
@@ -133,7 +146,7 @@ extension LogStore {
         commit.u32(UInt32(records.count))
         commit.u32(UInt32(frames))
         FrameCodec.append(type: .commit, payload: commit.bytes, compress: false, to: &out)
-        return (out, pending)
+        return (out, locations)
     }
 
     /// Appends to the active segment and makes it as durable as the options ask.
