@@ -51,9 +51,14 @@ struct KeyIndex {
     @discardableResult
     mutating func apply(key: RecordKey, sequence: UInt64, isTombstone: Bool, location: RecordLocation, blobs newBlobs: [BlobRef], terms: [IndexTerm],
                         previousTerms: (Entry) -> [IndexTerm]?) -> Bool {
-        if let old = entries[key] {
-            guard old.sequence <= sequence else { return false }
-            if old.sequence == sequence && old.location == location { return false }
+        // One hash of the key, not a lookup and then an insert: the new entry goes in
+        // first, and in the rare case the old one was newer it is put back.
+        let entry = Entry(sequence: sequence, location: location, isTombstone: isTombstone, hasTerms: !terms.isEmpty)
+        if let old = entries.updateValue(entry, forKey: key) {
+            guard old.sequence <= sequence, !(old.sequence == sequence && old.location == location) else {
+                entries[key] = old
+                return false
+            }
             if old.hasTerms, let oldTerms = previousTerms(old) {
                 removeAccounting(key: key, entry: old, terms: oldTerms)
             } else {
@@ -63,7 +68,6 @@ struct KeyIndex {
         } else {
             sortedKeys.insert(key)
         }
-        entries[key] = Entry(sequence: sequence, location: location, isTombstone: isTombstone, hasTerms: !terms.isEmpty)
         liveBytesBySegment[location.segment, default: 0] += Int64(location.recordLength)
         if !isTombstone { liveCount += 1 }
         if !newBlobs.isEmpty {
