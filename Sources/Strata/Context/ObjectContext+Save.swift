@@ -41,29 +41,34 @@ extension ObjectContext {
             let (value, blobs, terms) = ObjectCodec.encode(fields, layout: object.layout)
             batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
             encoded.append((object, fields))
-            if object.isNew { counters[object.layout.tag] = store.nextSerial(tag: object.layout.tag) }
+            if object.isNew, counters[object.layout.tag] == nil { counters[object.layout.tag] = 0 }
         }
         for object in deletes { batch.delete(object.objectID.key) }
-        for (tag, next) in counters {
+        // Read after every key this save writes was allocated, so each is below it.
+        for tag in counters.keys.sorted() {
+            let next = store.nextSerial(tag: tag)
             batch.put(StoreSchema.counterKey(tag: tag), value: withUnsafeBytes(of: next.littleEndian) { Array($0) })
         }
         let sequence = try store.records.commit(batch)
 
         var change = ChangeSet(sequence: sequence)
+        let observed = store.hasObservers
         for (object, fields) in encoded {
-            if object.isNew { change.inserted.insert(object.objectID) } else { change.updated.insert(object.objectID) }
+            if observed {
+                if object.isNew { change.inserted.insert(object.objectID) } else { change.updated.insert(object.objectID) }
+            }
             object.stored = StoredObject(key: object.objectID.key, sequence: sequence, fields: fields)
             object.changes.removeAll()
             object.isNew = false
         }
         for object in deletes {
-            change.deleted.insert(object.objectID)
+            if observed { change.deleted.insert(object.objectID) }
             registry[object.objectID.key] = nil
             object.stored = nil
         }
         changed = [:]
         // Published under the gate, so observers see transactions in commit order.
-        store.publish(change)
+        if observed { store.publish(change) }
     }
 
     /// The objects a save writes and deletes, in key order.

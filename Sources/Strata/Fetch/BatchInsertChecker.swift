@@ -10,23 +10,38 @@ struct BatchInsertChecker {
     let layout: StoreSchema.EntityLayout
     /// Unique terms seen so far in this batch, by index number.
     private var seenUnique: [UInt32: [[UInt8]: Int]] = [:]
+    /// Every attribute with its field number (nil for a transient), worked out once for
+    /// the batch rather than per object.
+    private let attributeSlots: [(attribute: AttributeDescription, number: Int?)]
+    private let requiredToOnes: [(name: String, number: Int)]
+    /// Per relationship whose model checks passed: its field number and the
+    /// destinations already checked in the store (a batch links many objects to a few).
+    private var checked: [String: (number: Int, destinations: Set<RecordKey>)] = [:]
 
     init(store: ObjectStore, entity: EntityDescription, layout: StoreSchema.EntityLayout) {
         self.store = store
         self.entity = entity
         self.layout = layout
+        attributeSlots = entity.attributes.map { ($0, $0.isTransient ? nil : layout.fieldNumbers[$0.name]) }
+        requiredToOnes = entity.relationships.compactMap { relationship in
+            guard !relationship.isToMany, !relationship.isOptional, let number = layout.fieldNumbers[relationship.name] else { return nil }
+            return (relationship.name, number)
+        }
     }
 
     /// The object's fields in layout order: given values, else defaults, else null.
     mutating func fields(_ values: [String: Value], index: Int) throws -> [FieldValue] {
-        for key in values.keys.sorted() where entity.attributesByName[key] == nil {
-            if entity.relationshipsByName[key] != nil {
-                throw error(.invalidArgument, key, index, "\(entity.name).\(key) is a relationship: give it in `relationships`")
+        // Sorted only to name the same key every time when several are wrong.
+        if values.keys.contains(where: { entity.attributesByName[$0] == nil }) {
+            for key in values.keys.sorted() where entity.attributesByName[key] == nil {
+                if entity.relationshipsByName[key] != nil {
+                    throw error(.invalidArgument, key, index, "\(entity.name).\(key) is a relationship: give it in `relationships`")
+                }
+                throw error(.unknownKeyPath, key, index, "\(entity.name) has no attribute '\(key)'")
             }
-            throw error(.unknownKeyPath, key, index, "\(entity.name) has no attribute '\(key)'")
         }
         var fields = [FieldValue](repeating: .null, count: layout.fields.count)
-        for attribute in entity.attributes {
+        for (attribute, number) in attributeSlots {
             let given = values[attribute.name]
             if attribute.isTransient {
                 // Transient values are never written: accepting one would lose it silently.
@@ -44,7 +59,7 @@ struct BatchInsertChecker {
             if let broken = Self.brokenRule(attribute, value) {
                 throw error(.validationFailed, attribute.name, index, "\(entity.name).\(attribute.name): \(broken)")
             }
-            guard let number = layout.fieldNumbers[attribute.name] else { continue }
+            guard let number else { continue }
             fields[number] = .value(value)
             if attribute.isUnique { try checkUnique(attribute.name, number: number, value: value, index: index) }
         }
@@ -52,8 +67,15 @@ struct BatchInsertChecker {
     }
 
     /// Sets the to-one references of one object, after checking each destination.
-    func apply(_ relationships: [String: ObjectID], to fields: inout [FieldValue], index: Int) throws {
-        for (name, id) in relationships.sorted(by: { $0.key < $1.key }) {
+    mutating func apply(_ relationships: [String: ObjectID], to fields: inout [FieldValue], index: Int) throws {
+        // In name order, so that of several wrong ones the same is reported every time.
+        let ordered = relationships.count > 1 ? relationships.sorted(by: { $0.key < $1.key }) : Array(relationships)
+        for (name, id) in ordered {
+            if let known = checked[name], id.storeIdentifier == store.identifier, known.destinations.contains(id.key),
+               store.schema.entityName(of: id.key) == id.entityName {
+                fields[known.number] = .reference(id.key)
+                continue
+            }
             guard let relationship = entity.relationshipsByName[name] else {
                 throw error(.unknownKeyPath, name, index, "\(entity.name) has no relationship '\(name)'")
             }
@@ -71,21 +93,24 @@ struct BatchInsertChecker {
             guard let destination = store.model.entity(named: id.entityName), destination.isKind(of: relationship.destinationEntityName) else {
                 throw error(.typeMismatch, name, index, "\(entity.name).\(name) takes \(relationship.destinationEntityName), not \(id.entityName)")
             }
+            guard store.schema.entityName(of: id.key) == id.entityName else {
+                throw error(.typeMismatch, name, index, "\(id.uriRepresentation) names \(id.entityName), but its key is of \(store.schema.entityName(of: id.key) ?? "no entity")")
+            }
             guard store.records.contains(id.key) else {
                 throw error(.invalidArgument, name, index, "\(id) is not in the store (batch insert links to saved objects only)")
             }
             guard let number = layout.fieldNumbers[name] else { continue }
             fields[number] = .reference(id.key)
+            checked[name, default: (number, [])].destinations.insert(id.key)
         }
     }
 
     /// A required (non-optional) to-one must be set. To-many counts are not checked:
     /// a new object's derived to-many is empty until others point at it.
     func checkRequiredRelationships(_ fields: [FieldValue], index: Int) throws {
-        for relationship in entity.relationships where !relationship.isToMany && !relationship.isOptional {
-            guard let number = layout.fieldNumbers[relationship.name] else { continue }
+        for (name, number) in requiredToOnes {
             if case .reference = fields[number] { continue }
-            throw error(.validationFailed, relationship.name, index, "\(entity.name).\(relationship.name) is required")
+            throw error(.validationFailed, name, index, "\(entity.name).\(name) is required")
         }
     }
 

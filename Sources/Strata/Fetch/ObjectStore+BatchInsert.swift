@@ -69,8 +69,8 @@ extension ObjectStore {
         var batch = WriteBatch()
         var ids: [ObjectID] = []
         ids.reserveCapacity(rows.count)
-        for fields in rows {
-            let key = try allocateKey(tag: layout.tag)
+        let keys = try allocateKeys(tag: layout.tag, count: rows.count)
+        for (fields, key) in zip(rows, keys) {
             let (value, blobs, terms) = ObjectCodec.encode(try externalized(fields, layout: layout), layout: layout)
             batch.put(key, value: value, blobs: blobs, terms: terms)
             ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier))
@@ -78,7 +78,7 @@ extension ObjectStore {
         let next = nextSerial(tag: layout.tag)
         batch.put(StoreSchema.counterKey(tag: layout.tag), value: withUnsafeBytes(of: next.littleEndian) { Array($0) })
         let sequence = try records.commit(batch)
-        publish(ChangeSet(sequence: sequence, inserted: Set(ids)))
+        if hasObservers { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
         return ids
     }
 

@@ -111,6 +111,10 @@ public final class ObjectStore: Sendable {
         return stream
     }
 
+    /// Whether anyone listens to `changes()`: a save or batch insert of a million
+    /// objects then skips building a change set no one would read.
+    var hasObservers: Bool { observers.withLock { !$0.isEmpty } }
+
     func publish(_ change: ChangeSet) {
         let continuations = observers.withLock { Array($0.values) }
         for continuation in continuations { continuation.yield(change) }
@@ -178,6 +182,19 @@ public final class ObjectStore: Sendable {
         }
         guard serial < ObjectID.serialMask else { throw StrataError(.invalidArgument, "entity has used all 2^48 object ids") }
         return StoreSchema.key(tag: tag, serial: serial)
+    }
+
+    /// `count` consecutive keys of one entity, under one lock (a batch insert's).
+    func allocateKeys(tag: UInt16, count: Int) throws -> [RecordKey] {
+        let first = try serials.withLock { s -> UInt64 in
+            let next = s[tag, default: 1]
+            guard count >= 0, next + UInt64(count) <= ObjectID.serialMask else {
+                throw StrataError(.invalidArgument, "entity has used all 2^48 object ids")
+            }
+            s[tag] = next + UInt64(count)
+            return next
+        }
+        return (0..<UInt64(count)).map { StoreSchema.key(tag: tag, serial: first + $0) }
     }
 
     func nextSerial(tag: UInt16) -> UInt64 { serials.withLock { $0[tag, default: 1] } }

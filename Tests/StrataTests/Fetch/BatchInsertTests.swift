@@ -89,6 +89,21 @@ struct BatchInsertTests {
             #expect(error?.code == .typeMismatch)
             #expect(error?.context["keyPath"] == "department")
 
+            // A destination checked once is not checked again for the next objects of the
+            // batch; a bad one after it is still caught, with its own index.
+            let department = try #require(try store.newContext().fetchObjectIDs(FetchRequest(entityName: "Department")).first)
+            let forged = ObjectID(entityName: "Department", key: employee.key, storeIdentifier: employee.storeIdentifier)
+            error = failure([ok, ok, ok], [["department": department], ["department": department], ["department": forged]])
+            #expect(error?.code == .typeMismatch, "an id whose key is of another entity")
+            #expect(error?.context["index"] == "2")
+            let elsewhere = ObjectID(entityName: "Department", key: department.key, storeIdentifier: "another-store")
+            error = failure([ok, ok], [["department": department], ["department": elsewhere]])
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.context["index"] == "1")
+            let missing = ObjectID(entityName: "Department", key: RecordKey(department.key.rawValue + 1_000), storeIdentifier: department.storeIdentifier)
+            error = failure([ok, ok], [["department": department], ["department": missing]])
+            #expect(error?.message.contains("not in the store") == true)
+
             error = failure([["name": .string("D")]], [["employees": employee]], entity: "Department")
             #expect(error?.code == .invalidArgument) // to-many: set the to-one side
             #expect(error?.context["keyPath"] == "employees")
