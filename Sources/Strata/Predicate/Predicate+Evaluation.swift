@@ -118,6 +118,12 @@ extension PredicateComparison {
 }
 
 extension PredicateExpression {
+    /// A key path's components. Most are one attribute name: that one is not split,
+    /// which a query judging every object did for each of them (a tenth of its time).
+    static func components(of path: String) -> [String] {
+        path.utf8.contains(UInt8(ascii: ".")) ? path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) : [path]
+    }
+
     /// Evaluates the expression against a subject.
     func resolve(_ subject: any PredicateSubject) throws -> PredicateResolvedExpression {
         switch self {
@@ -128,9 +134,9 @@ extension PredicateExpression {
         case .variable(let name):
             throw PredicateVariables.unboundError(name)
         case .keyPath(let path):
-            return try PredicateKeyPathWalk.resolve(keyPathComponents, of: subject, path: path)
+            return try PredicateKeyPathWalk.resolve(Self.components(of: path), of: subject, path: path)
         case .count(let path):
-            let resolved = try PredicateKeyPathWalk.resolve(keyPathComponents, of: subject, path: path)
+            let resolved = try PredicateKeyPathWalk.resolve(Self.components(of: path), of: subject, path: path)
             switch resolved {
             case .many(let operands):
                 return .single(.value(.int(Int64(operands.count(where: { !$0.isNull })))))
