@@ -115,12 +115,19 @@ struct KeyIndex {
     /// Live keys in `range`, ascending.
     mutating func keys(in range: Range<RecordKey>?) -> [RecordKey] {
         sortedKeys.normalize(dropping: { entries[$0] == nil })
+        // Without a tombstone every key listed is live: no lookup per key.
+        if !hasTombstones { return Array(sortedKeys.keys(in: range)) }
         return sortedKeys.keys(in: range).filter { entries[$0].map { !$0.isTombstone } ?? false }
     }
 
+    /// Whether any entry is a tombstone (every other entry counts in `liveCount`).
+    private var hasTombstones: Bool { entries.count != liveCount }
+
     /// Live keys in `range`, ascending, at most `limit` of them starting after `after`.
     mutating func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) -> [RecordKey] {
+        guard limit > 0 else { return [] }
         sortedKeys.normalize(dropping: { entries[$0] == nil })
+        if !hasTombstones { return Array(sortedKeys.keys(in: range, after: after).prefix(limit)) }
         var result: [RecordKey] = []
         for key in sortedKeys.keys(in: range, after: after) {
             if let entry = entries[key], !entry.isTombstone {
