@@ -34,18 +34,18 @@ extension ObjectContext {
         guard !writes.isEmpty || !deletes.isEmpty else { return }
 
         var batch = WriteBatch()
-        var counters: [UInt16: UInt64] = [:]
+        var newTags = Set<UInt16>()
         var encoded: [(ManagedObject, [FieldValue])] = []
         for object in writes {
             let fields = try fieldsToWrite(object)
             let (value, blobs, terms) = ObjectCodec.encode(fields, layout: object.layout)
             batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
             encoded.append((object, fields))
-            if object.isNew, counters[object.layout.tag] == nil { counters[object.layout.tag] = 0 }
+            if object.isNew { newTags.insert(object.layout.tag) }
         }
         for object in deletes { batch.delete(object.objectID.key) }
         // Read after every key this save writes was allocated, so each is below it.
-        for tag in counters.keys.sorted() {
+        for tag in newTags.sorted() {
             let next = store.nextSerial(tag: tag)
             batch.put(StoreSchema.counterKey(tag: tag), value: withUnsafeBytes(of: next.littleEndian) { Array($0) })
         }

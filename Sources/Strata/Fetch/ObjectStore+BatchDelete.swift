@@ -48,7 +48,7 @@ extension ObjectStore {
         for key in keys { batch.delete(key) }
         let rewritten = try referenceRewrites(deleted: deleted)
         for (key, object) in rewritten.sorted(by: { $0.key < $1.key }) {
-            guard let name = schema.entityName(of: key), let layout = schema.layouts[name] else { continue }
+            guard let name = schema.entityName(of: key), let layout = schema.shapes[name]?.layout else { continue }
             let (value, blobs, terms) = ObjectCodec.encode(object.fields, layout: layout)
             batch.put(key, value: value, blobs: blobs, terms: terms)
         }
@@ -64,7 +64,7 @@ extension ObjectStore {
     private func referenceRewrites(deleted: Set<RecordKey>) throws -> [RecordKey: StoredObject] {
         var edits: [RecordKey: StoredObject] = [:]
         func edit(_ key: RecordKey, _ change: (inout [FieldValue], StoreSchema.EntityLayout) -> Void) throws {
-            guard !deleted.contains(key), let name = schema.entityName(of: key), let layout = schema.layouts[name] else { return }
+            guard !deleted.contains(key), let name = schema.entityName(of: key), let layout = schema.shapes[name]?.layout else { return }
             if edits[key] == nil {
                 guard let record = try records.get(key) else { return }
                 var object = try ObjectCodec.decode(record)
@@ -86,7 +86,7 @@ extension ObjectStore {
         for entity in model.entities {
             for relationship in entity.relationships where !relationship.isToMany
                 && deletedEntities.contains(where: { $0.isKind(of: relationship.destinationEntityName) }) {
-                guard let layout = schema.layouts[entity.name], let number = layout.fieldNumbers[relationship.name],
+                guard let layout = schema.shapes[entity.name]?.layout, let number = layout.fieldNumbers[relationship.name],
                       let index = layout.fields[number].termIndex else { continue }
                 toOneIndexes[index] = relationship.name
             }
@@ -113,7 +113,7 @@ extension ObjectStore {
         guard listInverses else { return edits }
         let deletedRecords = try records.get(deleted.sorted())
         for record in deletedRecords.compactMap({ $0 }) {
-            guard let name = schema.entityName(of: record.key), let entity = model.entity(named: name), let layout = schema.layouts[name] else { continue }
+            guard let name = schema.entityName(of: record.key), let entity = model.entity(named: name), let layout = schema.shapes[name]?.layout else { continue }
             let object = try ObjectCodec.decode(record)
             for relationship in entity.relationships {
                 guard let inverseName = relationship.inverseName,

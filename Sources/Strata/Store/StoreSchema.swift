@@ -63,7 +63,7 @@ struct StoreSchema: Sendable {
     }
 
     let tags: [String: UInt16]
-    let layouts: [String: EntityLayout]
+    /// Each entity's shape, its layout included.
     let shapes: [String: EntityShape]
     let entityByTag: [UInt16: String]
 
@@ -124,7 +124,6 @@ struct StoreSchema: Sendable {
                                                 kindTags: kindTags)
         }
         self.tags = tags
-        self.layouts = layouts
         var shapes: [String: EntityShape] = [:]
         for (name, layout) in layouts {
             if let entity = model.entity(named: name) { shapes[name] = EntityShape(entity: entity, layout: layout) }
@@ -162,7 +161,7 @@ struct StoreSchema: Sendable {
     }
 
     func layout(_ entity: String) throws -> EntityLayout {
-        guard let layout = layouts[entity] else {
+        guard let layout = shapes[entity]?.layout else {
             throw StrataError(.unknownKeyPath, "the model has no entity '\(entity)'", context: ["entity": entity])
         }
         return layout
