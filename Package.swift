@@ -53,13 +53,13 @@ let package = Package(
         // commit, and is killed with SIGKILL by the test at a random moment.
         .executableTarget(
             name: "StrataCrashWorker",
-            dependencies: ["StrataLog", "Strata"]
+            dependencies: ["StrataLog", "Strata", "StrataTestSupport"]
         ),
         // Writes the committed fixture stores the `strata` command cannot make at fixture
         // size (Fixtures/stores/regenerate.sh).
         .executableTarget(
             name: "StrataFixtureWriter",
-            dependencies: ["Strata"]
+            dependencies: ["Strata", "StrataTestSupport"]
         ),
         .target(
             name: "StrataTestSupport",

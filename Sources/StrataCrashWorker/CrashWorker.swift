@@ -1,3 +1,4 @@
+import StrataTestSupport
 import Foundation
 import Logging
 import StrataLog
@@ -80,7 +81,7 @@ struct CrashWorker {
     private func startCompacting(_ store: LogStore) {
         let seed = seed
         Thread.detachNewThread {
-            var random = CrashRandom(seed: seed, stream: .max)
+            var random = SeededRandom(seed: seed, stream: .max)
             while true {
                 do {
                     try store.compact(force: true)

@@ -1,3 +1,5 @@
+import StrataTestSupport
+
 /// The bytes of the workload's values and blobs. A value starts with a header naming
 /// the transaction and key that wrote it, so a mismatch says whose bytes are visible;
 /// the rest is filler derived from (seed, transaction, key), so content is verified too.
@@ -41,7 +43,7 @@ extension CrashWorkload {
     /// The value transaction `n` puts under `key`.
     static func value(seed: UInt64, transaction n: UInt64, key: UInt64, size: Int) -> [UInt8] {
         var out = ValueHeader(transaction: n, key: key, size: size).encoded()
-        var random = CrashRandom(seed: seed, stream: n, key &+ 1)
+        var random = SeededRandom(seed: seed, stream: n, key &+ 1)
         // Word-like filler: compresses, so record blocks take the LZ4 path.
         appendFiller(to: &out, count: size - out.count, compressible: true, random: &random)
         return out
@@ -51,14 +53,14 @@ extension CrashWorkload {
     static func blob(seed: UInt64, transaction n: UInt64, key: UInt64, index: Int, spec: BlobSpec) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(spec.size)
-        var random = CrashRandom(seed: seed, stream: n, (key << 8) | UInt64(index) | 0x8000_0000)
+        var random = SeededRandom(seed: seed, stream: n, (key << 8) | UInt64(index) | 0x8000_0000)
         appendFiller(to: &out, count: spec.size, compressible: spec.compressible, random: &random)
         return out
     }
 
     private static let words: [[UInt8]] = ["alpha ", "beta ", "gamma ", "delta ", "segment ", "blob ", "crash "].map { Array($0.utf8) }
 
-    private static func appendFiller(to out: inout [UInt8], count: Int, compressible: Bool, random: inout CrashRandom) {
+    private static func appendFiller(to out: inout [UInt8], count: Int, compressible: Bool, random: inout SeededRandom) {
         let end = out.count + max(0, count)
         while out.count < end {
             let word = random.next()

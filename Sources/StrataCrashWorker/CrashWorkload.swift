@@ -1,3 +1,4 @@
+import StrataTestSupport
 import StrataLog
 
 /// The deterministic workload of the crash tests (Tests/StrataLogTests/Crash): what
@@ -25,7 +26,7 @@ enum CrashWorkload {
     /// then the counter. Sizes vary so that a transaction often spans several record
     /// blocks (small `blockSize`), and segments and blob files roll every few commits.
     static func transaction(_ n: UInt64, seed: UInt64) -> [Operation] {
-        var random = CrashRandom(seed: seed, stream: n)
+        var random = SeededRandom(seed: seed, stream: n)
         var keys: [UInt64] = []
         let wanted = random.int(in: 2...10)
         while keys.count < wanted {

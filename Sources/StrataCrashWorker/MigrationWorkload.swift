@@ -1,3 +1,4 @@
+import StrataTestSupport
 import Foundation
 import Logging
 import Strata
@@ -23,7 +24,7 @@ enum MigrationWorkload {
     /// Employee `index` of `seed`'s store. Photos straddle `externalStorageThreshold`,
     /// so the migration carries inline photos and blob references alike.
     static func employee(_ index: Int, seed: UInt64) -> EmployeeSpec {
-        var random = CrashRandom(seed: seed, stream: UInt64(index), 0x4D49_4752)
+        var random = SeededRandom(seed: seed, stream: UInt64(index), 0x4D49_4752)
         let department = random.int(in: 0...(departmentNames.count - 1))
         let salary = Double(random.int(in: 1_000...99_000))
         let size = random.chance(50) ? random.int(in: 1...(options().externalStorageThreshold - 1)) : random.int(in: options().externalStorageThreshold...6_000)

@@ -44,10 +44,10 @@ struct LifecycleFixture {
     /// blob, around the default 8 KiB external-storage threshold.
     static func photo(_ index: Int) -> [UInt8]? {
         switch index % 4 {
-        case 0: FixtureRandom.noise(20_480 + 64 * index, seed: UInt64(index))
-        case 1: FixtureRandom.noise(2_048 + index, seed: UInt64(index))
+        case 0: FixtureBytes.noise(20_480 + 64 * index, seed: UInt64(index))
+        case 1: FixtureBytes.noise(2_048 + index, seed: UInt64(index))
         case 2: nil
-        default: index % 8 == 3 ? FixtureRandom.flat(12_288, seed: UInt64(index)) : FixtureRandom.noise(9_216, seed: UInt64(index))
+        default: index % 8 == 3 ? FixtureBytes.flat(12_288, seed: UInt64(index)) : FixtureBytes.noise(9_216, seed: UInt64(index))
         }
     }
 
@@ -94,7 +94,7 @@ struct LifecycleFixture {
             try context.save()
             // New photos over blob-area ones: their old blobs become garbage.
             for index in [0, 8, 16] {
-                let photo = FixtureRandom.noise(24_576, seed: 1_000 + UInt64(index))
+                let photo = FixtureBytes.noise(24_576, seed: 1_000 + UInt64(index))
                 try Self.employee(index, in: context).setValue(Data(photo), forKey: "photo")
                 expected.update(Self.ref(index)) { $0.photo = photo }
             }
@@ -137,7 +137,7 @@ struct LifecycleFixture {
                 let employee = try context.insert("Employee")
                 try employee.setValue(name, forKey: "name")
                 try employee.setValue(61_000.5 + Double(offset), forKey: "salary")
-                let photo = FixtureRandom.noise(offset == 0 ? 10_240 : 1_024, seed: UInt64(index))
+                let photo = FixtureBytes.noise(offset == 0 ? 10_240 : 1_024, seed: UInt64(index))
                 try employee.setValue(Data(photo), forKey: "photo")
                 try employee.setObject(research, forKey: "department")
                 expected.employees.append(.init(ref: Self.ref(index), name: name, salary: 61_000.5 + Double(offset), photo: photo, department: "Research"))
@@ -153,7 +153,7 @@ struct LifecycleFixture {
             let employee = try context.insert("Employee")
             try employee.setValue(Self.newcomers[2], forKey: "name")
             try employee.setValue(58_250.75, forKey: "salary")
-            let photo = FixtureRandom.flat(16_384, seed: UInt64(index))
+            let photo = FixtureBytes.flat(16_384, seed: UInt64(index))
             try employee.setValue(Data(photo), forKey: "photo")
             try employee.setObject(try Self.department("Support", in: context), forKey: "department")
             expected.employees.append(.init(ref: Self.ref(index), name: Self.newcomers[2], salary: 58_250.75, photo: photo, department: "Support"))

@@ -42,7 +42,7 @@ import StrataTestSupport
         // schedule cut to a lucky fast run would never reach past the swap.
         let runs = try [measureUninterruptedRun(in: directory), measureUninterruptedRun(in: directory)]
         let timeline = runs[0].migrated > runs[1].migrated ? runs[0] : runs[1]
-        var random = CrashRandom(seed: 0x5CE6)
+        var random = SeededRandom(seed: 0x5CE6)
         let schedule = Self.schedule(timeline, random: &random)
         // Each round starts from a fresh v1 store: a copy of one built once per seed,
         // holding what building it again would, at a fraction of the time.
@@ -143,7 +143,7 @@ import StrataTestSupport
     /// One kill in five right after `MIGRATING` (the migration's first instants), one in
     /// five inside the swap (the few milliseconds a uniform delay rarely hits), the rest
     /// spread evenly over the whole run, from launch to a little past `MIGRATED`.
-    static func schedule(_ timeline: Timeline, random: inout CrashRandom) -> [Kill] {
+    static func schedule(_ timeline: Timeline, random: inout SeededRandom) -> [Kill] {
         let spread = (0..<rounds).filter { $0 % 5 > 1 }.count
         // Past the measured times (a fifth, half for the short swap): a loaded machine
         // runs slower than the measurement, and the last kills must reach past the swap.

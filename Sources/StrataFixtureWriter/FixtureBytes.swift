@@ -1,20 +1,10 @@
-/// SplitMix64, so the photo bytes are the same on every machine and Swift version.
-struct FixtureRandom {
-    private var state: UInt64
+import StrataTestSupport
 
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Photo bytes of the lifecycle fixture, the same on every machine and Swift version.
+enum FixtureBytes {
     /// `count` bytes that do not compress, like a JPEG's.
     static func noise(_ count: Int, seed: UInt64) -> [UInt8] {
-        var random = FixtureRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count + 8)
         while bytes.count < count {
