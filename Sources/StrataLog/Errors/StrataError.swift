@@ -107,8 +107,27 @@ extension StrataError.Code {
     public static let deleteDenied = Self(rawValue: "deleteDenied")
     /// An object id does not exist in the store.
     public static let objectNotFound = Self(rawValue: "objectNotFound")
-    /// A migration could not be inferred, or failed; the store is as it was.
+    /// A migration failed for a reason no more specific code names; the store is as it was.
     public static let migrationFailed = Self(rawValue: "migrationFailed")
+    /// Lightweight migration cannot infer a change (context: `entity`, `property`, `reason`).
+    public static let migrationInferenceRefused = Self(rawValue: "migrationInferenceRefused")
+    /// No migration path leads from the store's model to the one given (context: the
+    /// store's version identifier and hash, the target's).
+    public static let noMigrationPath = Self(rawValue: "noMigrationPath")
+    /// Objects failed validation while a migration wrote them (context: `entity`,
+    /// `property`, `object`); the store is as it was.
+    public static let migrationValidationFailed = Self(rawValue: "migrationValidationFailed")
+    /// Two objects would share a value a uniqueness constraint forbids (context: `entity`,
+    /// `properties`, `value`, `objects`).
+    public static let uniquenessViolation = Self(rawValue: "uniquenessViolation")
+    /// A migration policy or stage hook threw (context: `stage` or `entity`, `hook`); the
+    /// error it threw is in the message; the store is as it was.
+    public static let migrationHookFailed = Self(rawValue: "migrationHookFailed")
+
+    // Resource limits
+    /// An input exceeds a limit Strata sets to stay within bounded memory and stack
+    /// (nesting depth, line length, entity count…); context names the limit.
+    public static let limitExceeded = Self(rawValue: "limitExceeded")
 }
 
 extension StrataError {
@@ -130,4 +149,10 @@ extension StrataError {
     public static let deleteDenied = Code.deleteDenied
     public static let objectNotFound = Code.objectNotFound
     public static let migrationFailed = Code.migrationFailed
+    public static let migrationInferenceRefused = Code.migrationInferenceRefused
+    public static let noMigrationPath = Code.noMigrationPath
+    public static let migrationValidationFailed = Code.migrationValidationFailed
+    public static let uniquenessViolation = Code.uniquenessViolation
+    public static let migrationHookFailed = Code.migrationHookFailed
+    public static let limitExceeded = Code.limitExceeded
 }
