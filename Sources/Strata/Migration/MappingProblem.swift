@@ -29,9 +29,11 @@ public struct MappingProblem: Sendable, Hashable, CustomStringConvertible {
         return "\(place): \(reason)"
     }
 
-    /// The `migrationFailed` error listing every problem: the message names each
-    /// `Entity.property` and its reason, the context holds them one per line under
-    /// `problems`, the entities under `entities`, and both model hashes.
+    /// The `migrationInferenceRefused` error listing every problem: the message names
+    /// each `Entity.property` and its reason; the context holds the first problem's
+    /// `entity`, `property` and `reason`, every problem one per line under `problems`,
+    /// the entities under `entities`, both model hashes (`sourceHash`,
+    /// `destinationHash`) and version identifiers (`sourceVersion`, `destinationVersion`).
     static func error(
         _ problems: [MappingProblem], source: ObjectModel, destination: ObjectModel
     ) -> StrataError {
@@ -39,13 +41,30 @@ public struct MappingProblem: Sendable, Hashable, CustomStringConvertible {
         let message = "Cannot infer a mapping from model '\(source.versionIdentifier)' to model "
             + "'\(destination.versionIdentifier)' (\(count)); nothing was written: "
             + problems.map(\.description).joined(separator: "; ")
+        return StrataError(.migrationInferenceRefused, message,
+                           context: context(of: problems, source: source, destination: destination))
+    }
+
+    /// The context an inference refusal carries, whether `.inferred` or a plan's
+    /// validation found it (the two must agree, so callers match one shape).
+    static func context(
+        of problems: [MappingProblem], source: ObjectModel, destination: ObjectModel
+    ) -> [String: String] {
         var entities: [String] = []
         for problem in problems where !entities.contains(problem.entity) { entities.append(problem.entity) }
-        return StrataError(.migrationFailed, message, context: [
+        var context = [
             "problems": problems.map(\.description).joined(separator: "\n"),
             "entities": entities.joined(separator: ","),
             "sourceHash": source.versionHash,
             "destinationHash": destination.versionHash,
-        ])
+            "sourceVersion": source.versionIdentifier,
+            "destinationVersion": destination.versionIdentifier,
+        ]
+        if let first = problems.first {
+            context["entity"] = first.entity
+            context["property"] = first.property
+            context["reason"] = first.reason
+        }
+        return context
     }
 }

@@ -17,7 +17,16 @@ extension MigrationManager {
         let key = keepsKey ? source.objectID.key : try destinationStore.allocateKey(tag: shape.layout.tag)
         let destination = try destinationContext.insertForMigration(shape, key: key)
         for attribute in destinationEntity.storedAttributes {
-            destination.changes[attribute.name] = try attributeValue(attribute, of: source, mapping: mapping)
+            do {
+                destination.changes[attribute.name] = try attributeValue(attribute, of: source, mapping: mapping)
+            } catch var error as StrataError {
+                // A conversion that does not apply to this object's value: say which.
+                error.context["entity"] = error.context["entity"] ?? destinationName
+                error.context["property"] = error.context["property"] ?? attribute.name
+                error.context["object"] = error.context["object"] ?? source.objectID.description
+                error.context["entityMapping"] = mapping.name
+                throw error
+            }
         }
         for relationship in destinationEntity.relationships {
             guard let field = try relationshipValue(relationship, of: source, mapping: mapping) else { continue }

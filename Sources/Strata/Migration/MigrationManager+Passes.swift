@@ -10,19 +10,21 @@ extension MigrationManager {
         // Pass 1: create destination instances, entity mapping by entity mapping.
         for mapping in mappings {
             guard let policy = policies[mapping.name] else { continue }
-            try policy.begin(mapping, manager: self)
+            try MigrationHookFailure.wrap(hook: "begin", mapping: mapping) { try policy.begin(mapping, manager: self) }
             if mapping.kind != .remove && mapping.kind != .add,
                let sourceName = mapping.sourceEntityName, let tag = sourceStore.schema.tags[sourceName] {
                 try forEachBatch(of: StoreSchema.range(tag: tag), in: sourceStore.records) { keys, done, total in
                     for source in try sourceContext.load(keys) {
                         if let predicate = mapping.sourcePredicate, try !predicate.evaluate(with: source) { continue }
-                        try policy.createDestinationInstances(forSource: source, mapping: mapping, manager: self)
+                        try MigrationHookFailure.wrap(hook: "createDestinationInstances", mapping: mapping, object: source) {
+                            try policy.createDestinationInstances(forSource: source, mapping: mapping, manager: self)
+                        }
                     }
                     try endBatch()
                     report(.createInstances, mapping.name, done, total)
                 }
             }
-            try policy.endInstanceCreation(mapping: mapping, manager: self)
+            try MigrationHookFailure.wrap(hook: "endInstanceCreation", mapping: mapping) { try policy.endInstanceCreation(mapping: mapping, manager: self) }
             try endBatch()
         }
 
@@ -36,7 +38,9 @@ extension MigrationManager {
                 var done = 0
                 func flush() throws {
                     for destination in try destinationContext.load(pending) where !destination.isDeleted {
-                        try policy.createRelationships(forDestination: destination, mapping: mapping, manager: self)
+                        try MigrationHookFailure.wrap(hook: "createRelationships", mapping: mapping, object: destination) {
+                            try policy.createRelationships(forDestination: destination, mapping: mapping, manager: self)
+                        }
                     }
                     try endBatch()
                     done += pending.count
@@ -54,7 +58,7 @@ extension MigrationManager {
                 }
                 try flush()
             }
-            try policy.endRelationshipCreation(mapping: mapping, manager: self)
+            try MigrationHookFailure.wrap(hook: "endRelationshipCreation", mapping: mapping) { try policy.endRelationshipCreation(mapping: mapping, manager: self) }
             try endBatch()
         }
 
@@ -65,10 +69,12 @@ extension MigrationManager {
         // Pass 3: validate every destination object against the new model, streaming.
         try validateDestination()
         for mapping in mappings {
-            try policies[mapping.name]?.performCustomValidation(mapping: mapping, manager: self)
+            try MigrationHookFailure.wrap(hook: "performCustomValidation", mapping: mapping) {
+                try policies[mapping.name]?.performCustomValidation(mapping: mapping, manager: self)
+            }
         }
         for mapping in mappings {
-            try policies[mapping.name]?.end(mapping: mapping, manager: self)
+            try MigrationHookFailure.wrap(hook: "end", mapping: mapping) { try policies[mapping.name]?.end(mapping: mapping, manager: self) }
         }
         try endBatch()
     }
@@ -95,9 +101,15 @@ extension MigrationManager {
                 report(.validate, entity.name, done, total)
             }
         }
-        if !failures.isEmpty {
-            throw StrataError(.migrationFailed, "the migrated objects do not validate against the new model; the store is unchanged: " + failures.prefix(20).map(\.description).joined(separator: "; "),
-                              context: ["objects": failures.map(\.description).joined(separator: "\n"), "count": "\(failures.count)"])
+        if let first = failures.first {
+            var context = [
+                "objects": failures.map(\.description).joined(separator: "\n"), "count": "\(failures.count)",
+                "entity": first.object.entityName, "object": first.object.description, "rule": first.rule,
+                "sourceHash": sourceModel.versionHash, "destinationHash": destinationModel.versionHash,
+            ]
+            context["property"] = first.property
+            throw StrataError(.migrationValidationFailed, "the migrated objects do not validate against the new model; the store is unchanged: " + failures.prefix(20).map(\.description).joined(separator: "; "),
+                              context: context)
         }
     }
 

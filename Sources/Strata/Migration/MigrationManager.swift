@@ -95,7 +95,7 @@ public final class MigrationManager {
     func idMap(_ name: String) throws -> IDMap {
         if let map = idMaps[name] { return map }
         guard mappingModel.entityMapping(named: name) != nil else {
-            throw StrataError(.migrationFailed, "the mapping model has no entity mapping named '\(name)'", context: ["mapping": name])
+            throw StrataError(.invalidArgument, "the mapping model has no entity mapping named '\(name)'", context: ["entityMapping": name])
         }
         let safe = name.map { $0.isLetter || $0.isNumber ? $0 : "_" }
         let file = try staging.createScratchFile("idmap-\(String(safe)).map")

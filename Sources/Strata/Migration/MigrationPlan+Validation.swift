@@ -4,8 +4,11 @@ extension MigrationPlan {
     /// model `i` to model `i + 1`, so that the stages chain and every listed version
     /// has a way on; every stage's mapping can be inferred or names the right hashes.
     ///
-    /// - Throws: ``StrataError`` `migrationFailed` listing every problem (context
-    ///   `problems`, one per line).
+    /// - Throws: ``StrataError`` listing every problem (context `problems`, one per
+    ///   line): `migrationInferenceRefused` when every problem is a lightweight stage
+    ///   that cannot be inferred (with the context ``MappingModel/inferred(from:to:)``
+    ///   gives: `entity`, `property`, `reason`, both hashes; and `stage`), else
+    ///   `migrationFailed`.
     public func validate() throws {
         let problems = validationProblems()
         guard problems.isEmpty else { throw MigrationPlanProblem.planError(problems) }
@@ -66,7 +69,7 @@ extension MigrationPlan {
             return stage.mappingHashProblem(mapping).map { [$0] } ?? []
         }
         return MappingModel.inferenceProblems(from: stage.source, to: stage.destination).map {
-            MigrationPlanProblem("stage \(stage.label): \($0.description)")
+            MigrationPlanProblem($0, in: stage)
         }
     }
 }

@@ -1,3 +1,5 @@
+import StrataLog
+
 /// The versions a store's model went through and how to migrate from each to the
 /// next, as SwiftData's `SchemaMigrationPlan`: a store of any listed version opens at
 /// the newest one, stage by stage.
@@ -44,18 +46,48 @@ public struct MigrationPlan: Sendable {
     /// try plan.path(fromHash: growingV2.versionHash).map(\.label)  // ["'2' → '3'", "'3' → '4'"]
     /// ```
     ///
-    /// - Throws: ``StrataError`` `migrationFailed` when the plan is invalid
-    ///   (``validate()``), or no listed model has this hash: the message names the hash
-    ///   and the listed versions; the context holds `storeHash` and `knownHashes`.
+    /// - Throws: ``StrataError`` as ``validate()`` when the plan is invalid;
+    ///   `noMigrationPath` when no listed model has this hash: the message names the hash
+    ///   and the listed versions; the context holds `storeHash`, `knownHashes`,
+    ///   `knownVersions` and the newest model's `modelHash` and `modelVersion`.
     public func path(fromHash hash: String) throws -> [MigrationStage] {
+        try path(fromHash: hash, storeVersion: nil)
+    }
+
+    /// The stages that take a store written under `storeModel` (the model the store
+    /// records, as ``StoreMetadata/model`` reads it) to the newest model: as
+    /// ``path(fromHash:)``, and an error names the store's version identifier too
+    /// (context `storeVersion`).
+    ///
+    /// ```swift
+    /// let recorded = try ObjectStore.metadata(at: path).model
+    /// let stages = try plan.path(from: recorded)
+    /// ```
+    ///
+    /// - Throws: As ``path(fromHash:)``.
+    public func path(from storeModel: ObjectModel) throws -> [MigrationStage] {
+        try path(fromHash: storeModel.versionHash, storeVersion: storeModel.versionIdentifier)
+    }
+
+    func path(fromHash hash: String, storeVersion: String?) throws -> [MigrationStage] {
         try validate()
         guard let index = models.firstIndex(where: { $0.versionHash == hash }) else {
             let known = models.map { "'\($0.versionIdentifier)' (\($0.versionHash))" }
-            throw MigrationPlanProblem(
-                "the store's model version hash \(hash) is not one of the plan's models: "
+            let store = storeVersion.map { "the store's model '\($0)' (version hash \(hash))" }
+                ?? "the store's model version hash \(hash)"
+            var context = [
+                "storeHash": hash,
+                "knownHashes": models.map(\.versionHash).joined(separator: ","),
+                "knownVersions": models.map(\.versionIdentifier).joined(separator: ","),
+                "modelHash": newestModel?.versionHash ?? "",
+                "modelVersion": newestModel?.versionIdentifier ?? "",
+            ]
+            context["storeVersion"] = storeVersion
+            throw StrataError(
+                .noMigrationPath,
+                "\(store) is not one of the migration plan's models, so no stage leads from it to '\(newestModel?.versionIdentifier ?? "")': "
                     + known.joined(separator: ", "),
-                context: ["storeHash": hash, "knownHashes": models.map(\.versionHash).joined(separator: ",")]
-            ).planError()
+                context: context)
         }
         return Array(stages[index...])
     }

@@ -48,16 +48,23 @@ enum StoreMigrator {
         case .inferred:
             steps = [Step(mapping: try MappingModel.inferred(from: sourceModel, to: target), destination: target)]
         case .mappings(let mappings, let models):
-            guard mappings.count == models.count, models.last?.versionHash == target.versionHash else {
-                throw StrataError(.migrationFailed, "mappings and models must pair up and end at the opening model", path: path)
+            guard mappings.count == models.count else {
+                throw StrataError(.invalidArgument, "\(mappings.count) mapping models for \(models.count) models: they must pair up", path: path)
+            }
+            guard models.last?.versionHash == target.versionHash else {
+                throw StrataError(.noMigrationPath, "the last mapping's model '\(models.last?.versionIdentifier ?? "none")' is not the model the store is opened with ('\(target.versionIdentifier)')", path: path,
+                                  context: ["storeHash": sourceModel.versionHash, "storeVersion": sourceModel.versionIdentifier,
+                                            "modelHash": target.versionHash, "modelVersion": target.versionIdentifier])
             }
             steps = zip(mappings, models).map { Step(mapping: $0, destination: $1) }
         case .plan(let plan):
             guard plan.newestModel?.versionHash == target.versionHash else {
-                throw StrataError(.migrationFailed, "the plan's newest model is not the model the store is opened with", path: path,
-                                  context: ["planHash": plan.newestModel?.versionHash ?? "none", "modelHash": target.versionHash])
+                throw StrataError(.noMigrationPath, "the plan's newest model '\(plan.newestModel?.versionIdentifier ?? "none")' is not the model the store is opened with ('\(target.versionIdentifier)')", path: path,
+                                  context: ["planHash": plan.newestModel?.versionHash ?? "none", "modelHash": target.versionHash,
+                                            "modelVersion": target.versionIdentifier,
+                                            "storeHash": sourceModel.versionHash, "storeVersion": sourceModel.versionIdentifier])
             }
-            for stage in try plan.path(fromHash: sourceModel.versionHash) {
+            for stage in try plan.path(fromHash: sourceModel.versionHash, storeVersion: sourceModel.versionIdentifier) {
                 steps.append(Step(mapping: try stage.mappingModel(), destination: stage.destination,
                                   willMigrate: stage.willMigrate, didMigrate: stage.didMigrateHook))
             }
@@ -73,8 +80,9 @@ enum StoreMigrator {
             for (index, step) in steps.enumerated() {
                 let (mapping, destination) = (step.mapping, step.destination)
                 guard mapping.sourceModelHash == currentModel.versionHash else {
-                    throw StrataError(.migrationFailed, "mapping \(index + 1) starts from model \(mapping.sourceModelHash), the store is at \(currentModel.versionHash)", path: path,
-                                      context: ["storeHash": currentModel.versionHash, "mappingSourceHash": mapping.sourceModelHash])
+                    throw StrataError(.noMigrationPath, "mapping \(index + 1) starts from model hash \(mapping.sourceModelHash), the store is at '\(currentModel.versionIdentifier)' (hash \(currentModel.versionHash))", path: path,
+                                      context: ["storeHash": currentModel.versionHash, "storeVersion": currentModel.versionIdentifier,
+                                                "mappingSourceHash": mapping.sourceModelHash])
                 }
                 let source = stagings.last ?? log
                 let staging = try source.makeStagingStore()
@@ -133,11 +141,16 @@ enum StoreMigrator {
         // SwiftData's order: willMigrate on the old model, the mapping's passes, then
         // didMigrate on the new model; what one hands the other is explicit. didMigrate
         // may also read the old store, to stream its objects in batches.
-        let carry = try willMigrate?(source.newContext()) ?? .empty
+        let label = "'\(sourceModel.versionIdentifier)' → '\(destinationModel.versionIdentifier)'"
+        let carry = try MigrationHookFailure.wrap(hook: "willMigrate", stage: label) {
+            try willMigrate?(source.newContext()) ?? .empty
+        }
         try manager.run(beforeValidation: { context in
             guard let didMigrate else { return }
-            try didMigrate(context, source.newContext(), carry)
-            try context.save()
+            try MigrationHookFailure.wrap(hook: "didMigrate", stage: label) {
+                try didMigrate(context, source.newContext(), carry)
+                try context.save()
+            }
         })
         try ObjectStore.recordModel(destinationModel, schema: destinationSchema, in: staging)
         options.logger.info("migration stage done", metadata: ["path": "\(path)", "stage": "\(stage + 1)/\(stageCount)", "largestBatch": "\(manager.largestBatch)"])

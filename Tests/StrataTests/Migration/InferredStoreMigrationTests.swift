@@ -580,7 +580,7 @@ import StrataLog
         let error = #expect(throws: StrataError.self) {
             _ = try ObjectStore(at: dir.path, model: v3, options: InferredStore.options(.plan(plan)))
         }
-        #expect(error?.code == .migrationFailed)
+        #expect(error?.code == .migrationInferenceRefused)
         #expect(error?.message.contains("Todo.notes: optional → non-optional without a default value") == true, "\(String(describing: error))")
         #expect(error?.message.contains("Todo.due: new non-optional attribute without a default value") == true, "\(String(describing: error))")
         #expect(try DirectorySnapshot(dir.path) == before)
@@ -1171,7 +1171,7 @@ import StrataLog
         let error = #expect(throws: StrataError.self) {
             _ = try ObjectStore(at: dir.path, model: v2, options: InferredStore.options(.plan(plan)))
         }
-        #expect(error?.code == .migrationFailed)
+        #expect(error?.code == .migrationInferenceRefused)
         for problem in refusal.problems {
             #expect(error?.message.contains(problem) == true, "\(String(describing: error))")
         }

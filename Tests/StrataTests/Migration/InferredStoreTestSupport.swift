@@ -55,7 +55,7 @@ enum InferredStore {
     }
 
     /// Expects opening the store at `path` with `model` and `migration` to be refused
-    /// with `migrationFailed` listing exactly `problems` (each in the message too), the
+    /// with `migrationInferenceRefused` listing exactly `problems` (each in the message too), the
     /// directory unchanged byte for byte; then the store still opens at `old` and
     /// `check` passes on it.
     @discardableResult
@@ -69,7 +69,7 @@ enum InferredStore {
         let error = #expect(throws: StrataError.self, sourceLocation: sourceLocation) {
             _ = try ObjectStore(at: path, model: model, options: options(migration))
         }
-        #expect(error?.code == .migrationFailed, "\(String(describing: error))", sourceLocation: sourceLocation)
+        #expect(error?.code == .migrationInferenceRefused, "\(String(describing: error))", sourceLocation: sourceLocation)
         let listed = error?.context["problems"]?.split(separator: "\n").map(String.init) ?? []
         #expect(listed == expected, "\(String(describing: error))", sourceLocation: sourceLocation)
         for problem in expected {

@@ -81,7 +81,7 @@ struct MigrationPlanTests {
             _ = try plan.path(fromHash: tasks.versionHash)
             Issue.record("expected an error")
         } catch let error as StrataError {
-            #expect(error.code == .migrationFailed)
+            #expect(error.code == .noMigrationPath)
             #expect(error.message.contains(tasks.versionHash))
             #expect(error.message.contains(v1.versionHash))
             #expect(error.context["storeHash"] == tasks.versionHash)

@@ -20,7 +20,7 @@ enum MigrationFixtures {
     }
 }
 
-/// Expects inference from `source` to `destination` to fail with `migrationFailed`
+/// Expects inference from `source` to `destination` to fail with `migrationInferenceRefused`
 /// whose message and `problems` context hold every expected `Entity.property: reason`.
 @discardableResult
 func expectRefusal(
@@ -32,7 +32,14 @@ func expectRefusal(
         Issue.record("expected a refusal, inferred \(mapping.entityMappings.map(\.name))", sourceLocation: sourceLocation)
         return nil
     } catch let error as StrataError {
-        #expect(error.code == .migrationFailed, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.code == .migrationInferenceRefused, "\(error)", sourceLocation: sourceLocation)
+        // The first problem is named in the context too, with both hashes.
+        if let first = expected.first {
+            let place = error.context["property"].map { "\(error.context["entity"] ?? "").\($0)" } ?? error.context["entity"] ?? ""
+            #expect(first.hasPrefix(place + ": "), "\(error.context)", sourceLocation: sourceLocation)
+        }
+        #expect(error.context["sourceHash"] == source.versionHash, sourceLocation: sourceLocation)
+        #expect(error.context["destinationHash"] == destination.versionHash, sourceLocation: sourceLocation)
         let listed = error.context["problems"]?.split(separator: "\n").map(String.init) ?? []
         #expect(listed == expected, "\(error)", sourceLocation: sourceLocation)
         for problem in expected {

@@ -119,7 +119,8 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
         var options = StoreOptions()
         options.migration = .inferred
         let error = #expect(throws: StrataError.self) { _ = try ObjectStore(at: dir.path, model: v2, options: options) }
-        #expect(error?.code == .migrationFailed)
+        #expect(error?.code == .migrationInferenceRefused)
+        #expect(error?.context["entity"] == "Task" && error?.context["property"] == "latitude", "\(String(describing: error))")
         #expect(error?.message.contains("Task.latitude") == true)
         #expect(try DirectorySnapshot(dir.path) == before)
     }
