@@ -27,8 +27,12 @@ struct ImportCommand: ParsableCommand {
     @Option(name: .long, help: "Lines per transaction.")
     var batch = 1_000
 
+    @Option(name: .long, help: "The longest line accepted, in bytes (default 64 MiB, the most one record holds); a longer line fails the import before anything is written.")
+    var maxLineBytes = LineReader.defaultMaximumLineLength
+
     func validate() throws {
         guard batch >= 1 else { throw ValidationError("--batch must be at least 1") }
+        guard maxLineBytes >= 1 else { throw ValidationError("--max-line-bytes must be at least 1") }
     }
 
     func run() throws {
@@ -41,16 +45,16 @@ struct ImportCommand: ParsableCommand {
             defer { spool?.remove() }
             let secondPass: String
             if let file {
-                try importer.scan(try LineReader(path: file), spool: nil)
+                try importer.scan(try LineReader(path: file, maximumLineLength: maxLineBytes), spool: nil)
                 secondPass = file
             } else {
                 let copy = try InputSpool()
                 spool = copy
-                try importer.scan(LineReader(descriptor: STDIN_FILENO), spool: copy)
+                try importer.scan(LineReader(descriptor: STDIN_FILENO, maximumLineLength: maxLineBytes), spool: copy)
                 try copy.finish()
                 secondPass = copy.path
             }
-            try importer.insert(try LineReader(path: secondPass))
+            try importer.insert(try LineReader(path: secondPass, maximumLineLength: maxLineBytes))
             print("imported \(importer.committedObjects) objects in \(importer.transactions) transaction(s) into \(store)")
         }
     }

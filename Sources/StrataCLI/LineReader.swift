@@ -2,27 +2,46 @@ import Foundation
 
 /// Reads a file descriptor line by line in 64 KiB chunks, so a large import never
 /// sits in memory whole. Lines come without their `\n` (and without a `\r` before it).
+///
+/// Each byte is searched for a newline once, however long its line: a line of 200 MiB
+/// costs one pass, not one pass per chunk read (which took minutes). A line longer
+/// than `maximumLineLength` is an error once that many bytes are buffered, so memory
+/// stays at that bound whatever the input holds.
 final class LineReader {
+    /// The longest line `import` accepts by default: 64 MiB, the most one record can
+    /// hold (FORMAT.md §3.2); larger values belong in external-storage blobs.
+    static let defaultMaximumLineLength = 64 << 20
+
     private let descriptor: Int32
     private let closesDescriptor: Bool
+    private let maximumLineLength: Int
     private var buffer: [UInt8] = []
     private var start = 0
+    /// Where the search for the next newline resumes: bytes from `start` up to here
+    /// are known to hold none.
+    private var searched = 0
     private var atEnd = false
+    /// Lines returned so far, to name the line an error is about.
+    private var lineNumber = 0
+    /// Bytes examined for newlines, for tests that check each is examined once.
+    private(set) var bytesSearched = 0
 
     /// Reads `path`; throws a usage failure when it cannot be opened.
-    init(path: String) throws {
+    init(path: String, maximumLineLength: Int = LineReader.defaultMaximumLineLength) throws {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else {
             throw CommandFailure.usage("cannot read \(path): \(String(cString: strerror(errno)))")
         }
         descriptor = fd
         closesDescriptor = true
+        self.maximumLineLength = maximumLineLength
     }
 
     /// Reads an already open descriptor (standard input), which it does not close.
-    init(descriptor: Int32) {
+    init(descriptor: Int32, maximumLineLength: Int = LineReader.defaultMaximumLineLength) {
         self.descriptor = descriptor
         closesDescriptor = false
+        self.maximumLineLength = maximumLineLength
     }
 
     deinit {
@@ -30,21 +49,39 @@ final class LineReader {
     }
 
     /// The next line, or nil at the end of the input.
+    ///
+    /// - Throws: a `CommandFailure` naming the line when it is longer than
+    ///   `maximumLineLength` bytes; a read failure.
     func next() throws -> ArraySlice<UInt8>? {
         while true {
-            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            let from = max(start, searched)
+            let newline = buffer[from...].firstIndex(of: UInt8(ascii: "\n"))
+            bytesSearched += (newline.map { $0 + 1 } ?? buffer.count) - from
+            if let newline {
+                try checkLength(newline - start)
                 var line = buffer[start..<newline]
                 start = newline + 1
+                searched = start
+                lineNumber += 1
                 if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
                 return line
             }
+            searched = buffer.count
+            try checkLength(buffer.count - start)
             if atEnd {
                 guard start < buffer.count else { return nil }
                 let line = buffer[start...]
                 start = buffer.count
+                lineNumber += 1
                 return line
             }
             try fill()
+        }
+    }
+
+    private func checkLength(_ length: Int) throws {
+        guard length <= maximumLineLength else {
+            throw CommandFailure("line \(lineNumber + 1) is longer than \(maximumLineLength) bytes (--max-line-bytes); nothing was imported")
         }
     }
 
@@ -52,6 +89,7 @@ final class LineReader {
         // Keep the unread tail only, so the buffer holds one chunk and a partial line.
         if start > 0 {
             buffer.removeSubrange(0..<start)
+            searched -= start
             start = 0
         }
         var chunk = [UInt8](repeating: 0, count: 64 << 10)

@@ -7,8 +7,8 @@ enum ModelValidationError {
     static func entity(_ entity: String, _ problem: String) -> StrataError {
         StrataError(
             .invalidModel,
-            "Entity '\(entity)': \(problem)",
-            context: ["entity": entity]
+            "Entity '\(ModelName.shown(entity))': \(problem)",
+            context: ["entity": ModelName.shown(entity)]
         )
     }
 
@@ -16,8 +16,8 @@ enum ModelValidationError {
     static func property(_ entity: String, _ property: String, _ problem: String) -> StrataError {
         StrataError(
             .invalidModel,
-            "Property '\(entity).\(property)': \(problem)",
-            context: ["entity": entity, "property": property]
+            "Property '\(ModelName.shown(entity)).\(ModelName.shown(property))': \(problem)",
+            context: ["entity": ModelName.shown(entity), "property": ModelName.shown(property)]
         )
     }
 

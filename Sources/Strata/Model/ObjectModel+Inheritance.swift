@@ -1,4 +1,11 @@
 extension ObjectModel {
+    /// How many entities a chain of inheritance may hold, the entity itself included.
+    /// Each entity stores its ancestors and inherits their properties, so a chain of
+    /// n costs n² in time and memory; real models stay under ten levels (Core Data's
+    /// editor shows one line per level). 100 is far above any of them and keeps a
+    /// hostile model file of 100,000 levels an error, not minutes of work.
+    public static let maximumInheritanceDepth = 100
+
     /// Checks names, duplicates, parents and inheritance cycles: everything that must
     /// hold before the inheritance tree can be walked.
     static func validateNamesAndParents(_ entities: [EntityDescription]) throws {
@@ -26,23 +33,46 @@ extension ObjectModel {
             }
         }
         let parents = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0.parentName) })
-        for entity in entities {
-            guard let parent = entity.parentName else { continue }
-            guard parents[parent] != nil else {
-                throw ModelValidationError.entity(
-                    entity.name, "the parent entity '\(parent)' is not in the model")
-            }
-            // Walk up from the entity; meeting it again, or any entity twice, is a cycle.
-            var chain = [entity.name]
-            var next: String? = parent
+        // Depth of each entity whose chain up to a root is known to be sound: each
+        // entity is walked once, up to the first one already measured, so the check is
+        // linear in the number of entities whatever the shape of the tree.
+        var depths: [String: Int] = [:]
+        depths.reserveCapacity(entities.count)
+        for entity in entities where depths[entity.name] == nil {
+            // The unmeasured part of the chain, from the entity upwards, with a set
+            // beside it: a name met twice in it is a cycle.
+            var chain: [String] = []
+            var onChain = Set<String>()
+            var next: String? = entity.name
+            var base = 0
             while let current = next {
-                if chain.contains(current) {
-                    throw ModelValidationError.entity(
-                        entity.name,
-                        "inheritance cycle: " + (chain + [current]).joined(separator: " → "))
+                if let known = depths[current] {
+                    base = known
+                    break
+                }
+                guard onChain.insert(current).inserted else {
+                    let cycle = chain[(chain.firstIndex(of: current) ?? 0)...] + [current]
+                    throw ModelValidationError.entity(current, "inheritance cycle: " + cycle.joined(separator: " → "))
                 }
                 chain.append(current)
-                next = parents[current] ?? nil
+                guard chain.count + base <= maximumInheritanceDepth else {
+                    throw StrataError(
+                        .limitExceeded,
+                        "Entity '\(entity.name)' has more than \(maximumInheritanceDepth) levels of parent entities",
+                        context: ["entity": entity.name, "limit": "inheritanceDepth", "maximum": String(maximumInheritanceDepth)])
+                }
+                guard let parent = parents[current] ?? nil else { break }
+                guard parents[parent] != nil else {
+                    throw ModelValidationError.entity(current, "the parent entity '\(parent)' is not in the model")
+                }
+                next = parent
+            }
+            for (offset, name) in chain.reversed().enumerated() { depths[name] = base + offset + 1 }
+            guard let depth = depths[entity.name], depth <= maximumInheritanceDepth else {
+                throw StrataError(
+                    .limitExceeded,
+                    "Entity '\(entity.name)' has more than \(maximumInheritanceDepth) levels of parent entities",
+                    context: ["entity": entity.name, "limit": "inheritanceDepth", "maximum": String(maximumInheritanceDepth)])
             }
         }
     }

@@ -17,7 +17,8 @@ extension Predicate {
     /// - Throws: `StrataError` `.predicateSyntax` when the format does not parse: the
     ///   message and the context keys `position` (a character offset), `expected` and
     ///   `found` say where and why. `.invalidArgument` when the arguments do not match
-    ///   the `%@`/`%K` in the format.
+    ///   the `%@`/`%K` in the format. `.limitExceeded` when it nests deeper than
+    ///   ``maximumNestingDepth`` (context `limit`: `predicateNestingDepth`, `position`).
     public init(format: String, _ arguments: any PredicateArgument...) throws {
         self = try PredicateParser.parse(format, arguments: arguments)
     }

@@ -19,9 +19,11 @@ extension Predicate {
     /// - Throws: `StrataError` `.unknownKeyPath` for a key path that does not resolve,
     ///   `.typeMismatch` for a comparison that cannot hold (an unquantified to-many key
     ///   path, a string compared with a number…), `.invalidArgument` for a `MATCHES`
-    ///   pattern that is not a regular expression. Context keys `entity` and `keyPath`
+    ///   pattern that is not a regular expression, `.limitExceeded` for a predicate
+    ///   built deeper than ``maximumNestingDepth``. Context keys `entity` and `keyPath`
     ///   name where.
     public func validate(against entity: EntityDescription, in model: ObjectModel) throws {
+        try checkNestingDepth()
         try forEachComparison { comparison in
             try PredicateValidator(entity: entity, model: model, comparison: comparison).validate()
         }

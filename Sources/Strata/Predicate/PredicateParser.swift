@@ -22,6 +22,9 @@ struct PredicateParser {
     private var index = 0
     private let arguments: [any PredicateArgument]
     private var argumentIndex = 0
+    /// Open parentheses, `NOT`s and `{` lists around the current token: each is a level
+    /// of recursion here and in validation and evaluation (``Predicate/maximumNestingDepth``).
+    private var depth = 0
 
     /// Words that end a key path or start a construct; they are keys only when escaped with `#`.
     static let reservedWords: Set<String> = [
@@ -87,6 +90,13 @@ struct PredicateParser {
         guard accept(symbol: symbol) else { throw syntaxError(expected: what) }
     }
 
+    /// Enters one level of nesting, refusing to go past ``Predicate/maximumNestingDepth``
+    /// before the recursion that would overflow the stack.
+    private mutating func descend(at position: Int) throws {
+        depth += 1
+        guard depth <= Predicate.maximumNestingDepth else { throw Predicate.nestingLimitError(position: position) }
+    }
+
     private func syntaxError(expected: String) -> StrataError {
         PredicateSyntaxError.make(at: current.position, expected: expected, found: current.description)
     }
@@ -110,14 +120,20 @@ struct PredicateParser {
     }
 
     private mutating func parseUnary() throws -> Predicate {
+        let position = current.position
         if accept(keyword: "NOT") || accept(symbol: "!") {
+            try descend(at: position)
+            defer { depth -= 1 }
             return .not(try parseUnary())
         }
         return try parsePrimary()
     }
 
     private mutating func parsePrimary() throws -> Predicate {
+        let position = current.position
         if accept(symbol: "(") {
+            try descend(at: position)
+            defer { depth -= 1 }
             let inner = try parseOr()
             try expect(symbol: ")", "')'")
             return inner
@@ -221,6 +237,8 @@ struct PredicateParser {
             }
         case .symbol("{"):
             advance()
+            try descend(at: token.position)
+            defer { depth -= 1 }
             var elements: [PredicateExpression] = []
             if accept(symbol: "}") { return .list(elements) }
             repeat {
