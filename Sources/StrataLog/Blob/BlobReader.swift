@@ -2,11 +2,18 @@
 /// verified, decompressed when the entry says so (FORMAT.md §5).
 enum BlobReader {
     static func read(_ ref: BlobRef, from file: any StorageFile) throws -> (bytes: [UInt8], storedBytes: Int) {
-        let total = Int(ref.length) + Format.blobEntryHeaderSize
-        guard ref.length <= UInt64(Int32.max) * 4 else {
-            throw StrataError(.corrupt, "blob reference announces \(ref.length) bytes", path: file.path, offset: Int64(ref.offset))
+        // Checked before any conversion: a reference comes from a record, which came
+        // from a file, and `Int(u64.max)` traps.
+        guard ref.length <= UInt64(Int32.max) * 4, ref.length <= Format.maxBlobLength, ref.offset <= Format.maxBlobOffset else {
+            throw StrataError(.corrupt, "blob reference announces \(ref.length) bytes at offset \(ref.offset)", path: file.path,
+                              offset: Int64(exactly: ref.offset))
         }
-        let bytes = try file.readExactly(total, at: Int64(ref.offset))
+        let total = Int(ref.length) + Format.blobEntryHeaderSize
+        let offset = Int64(ref.offset)
+        guard offset + Int64(total) <= (try file.size()) else {
+            throw StrataError(.corrupt, "blob reference runs past the end of its file (\(ref.length) bytes at offset \(ref.offset))", path: file.path, offset: offset)
+        }
+        let bytes = try file.readExactly(total, at: offset)
         guard let header = BlobEntryHeader.decode(bytes[0..<Format.blobEntryHeaderSize]) else {
             throw StrataError(.corrupt, "blob entry header is damaged", path: file.path, offset: Int64(ref.offset))
         }
@@ -36,6 +43,7 @@ enum BlobReader {
         while position + Int64(Format.blobEntryHeaderSize) <= size {
             let bytes = try file.readExactly(Format.blobEntryHeaderSize, at: position)
             guard let header = BlobEntryHeader.decode(bytes[...]) else { break }
+            guard header.storedLength <= UInt64(size) else { break }
             let next = position + Int64(Format.blobEntryHeaderSize) + Int64(header.storedLength)
             guard next <= size else { break }
             position = next

@@ -37,11 +37,18 @@ final class CompactionOutput {
     /// blob file, unchanged, and returns the new reference.
     func move(_ ref: BlobRef, from source: any StorageFile) throws -> BlobRef {
         if blob == nil {
-            let id = store.allocateFileID(blob: true)
+            let id = try store.allocateFileID(blob: true)
             let file = try LogStore.createFile(store.paths.blob(id), magic: Format.blobMagic, id: id, storeID: store.storeID, fileSystem: store.fileSystem)
             blob = (id, file, Int64(Format.blobHeaderSize))
         }
         guard var target = blob else { return ref }
+        // The reference's length is checked against the file before a buffer of that
+        // size is allocated: it came from a record, which came from a file.
+        guard ref.length <= Format.maxBlobLength, ref.offset <= Format.maxBlobOffset,
+              Int64(ref.offset) + Int64(Format.blobEntryHeaderSize) + Int64(ref.length) <= (try source.size()) else {
+            throw StrataError(.corrupt, "blob reference runs past the end of its file while compacting (\(ref.length) bytes at offset \(ref.offset))",
+                              path: source.path, offset: Int64(exactly: ref.offset))
+        }
         let entry = try source.readExactly(Format.blobEntryHeaderSize + Int(ref.length), at: Int64(ref.offset))
         guard BlobEntryHeader.decode(entry[0..<Format.blobEntryHeaderSize]) != nil,
               CRC32C.checksum(entry[Format.blobEntryHeaderSize...]) == ref.checksum else {
@@ -56,7 +63,7 @@ final class CompactionOutput {
     }
 
     private func startSegment() throws {
-        let id = store.allocateFileID(blob: false)
+        let id = try store.allocateFileID(blob: false)
         let file = try LogStore.createFile(store.paths.segment(id), magic: Format.segmentMagic, id: id, storeID: store.storeID, fileSystem: store.fileSystem)
         current = (id, file, Int64(Format.segmentHeaderSize), .max, 0, 0)
     }

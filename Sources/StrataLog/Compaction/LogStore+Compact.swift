@@ -23,9 +23,9 @@ extension LogStore {
         }
     }
 
-    func allocateFileID(blob: Bool) -> UInt32 {
-        writer.withLock { _ in
-            state.withLock { s in blob ? s.manifest.allocateBlobID() : s.manifest.allocateSegmentID() }
+    func allocateFileID(blob: Bool) throws -> UInt32 {
+        try writer.withLock { _ in
+            try state.withLock { s in blob ? try s.manifest.allocateBlobID() : try s.manifest.allocateSegmentID() }
         }
     }
 
@@ -187,6 +187,9 @@ extension LogStore {
                 let activeBlob = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
                 manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: activeBlob)
             }
+            // The group's files are deleted after this swap: if that does not finish,
+            // open knows them for garbage, not for segments the manifest lost.
+            manifest.retire(segments: group, blobFiles: [], isPresent: retiredFileIsPresent)
             try writeManifest(manifest)
             state.withLock { s in
                 for w in written {
@@ -232,6 +235,7 @@ extension LogStore {
             guard !removable.isEmpty else { return }
             var manifest = state.withLock { $0.manifest }
             manifest.blobFiles.removeAll { removable.contains($0.id) }
+            manifest.retire(segments: [], blobFiles: removable.sorted(), isPresent: retiredFileIsPresent)
             try writeManifest(manifest)
             state.withLock { s in for id in removable { s.blobFiles[id] = nil } }
             for id in removable {
@@ -241,6 +245,12 @@ extension LogStore {
             }
             syncAfterCleanup(paths.blobs)
         }
+    }
+
+    /// Whether a file of the retired list is still there, so that the list keeps
+    /// only the ids whose deletion did not happen.
+    func retiredFileIsPresent(_ id: UInt32, isBlob: Bool) -> Bool {
+        fileSystem.exists(isBlob ? paths.blob(id) : paths.segment(id))
     }
 
     /// The swap is already durable; if removing the old files does not become durable,

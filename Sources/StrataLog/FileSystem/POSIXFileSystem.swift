@@ -12,7 +12,10 @@ public struct POSIXFileSystem: FileSystem {
 
     public func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
         let access: FileDescriptor.AccessMode = mode == .readOnly ? .readOnly : .readWrite
-        let options: FileDescriptor.OpenOptions = mode == .create ? [.create] : []
+        // Never through a symbolic link: a store directory can come from a backup or
+        // an attacker, and a link named like a segment would otherwise let open read,
+        // truncate or create a file outside the store (FORMAT.md §4.6).
+        let options: FileDescriptor.OpenOptions = mode == .create ? [.create, .noFollow] : [.noFollow]
         do {
             let fd = try FileDescriptor.open(
                 FilePath(path), access, options: options.union(.closeOnExec),

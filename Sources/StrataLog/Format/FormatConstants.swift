@@ -22,6 +22,11 @@ public enum Format {
     static let blobHeaderSize = 48
     static let blobEntryHeaderSize = 32
     static let blobEntryMagic: UInt32 = 0x424C_4F42 // "BLOB" little-endian as written
+    /// The largest blob a reference may name (1 TiB), and the largest offset (2^62):
+    /// a reference beyond either is damage (FORMAT.md §5.3), so that offset, header and
+    /// length always add up within `Int64`.
+    static let maxBlobLength: UInt64 = 1 << 40
+    static let maxBlobOffset: UInt64 = 1 << 62
 
     // §6 Manifest
     static let manifestMagic: [UInt8] = Array("STRATMAN".utf8)

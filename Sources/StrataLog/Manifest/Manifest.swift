@@ -27,14 +27,20 @@ struct Manifest: Equatable, Sendable {
     var activeSegment: SegmentInfo? { segments.last(where: { $0.state == .active }) }
     var activeBlobFile: BlobFileInfo? { blobFiles.last(where: { $0.state == .active }) }
 
-    mutating func allocateSegmentID() -> UInt32 {
-        defer { nextSegmentID += 1 }
-        return nextSegmentID
+    /// The next segment id, never one used before. Throws `.limitExceeded` when ids
+    /// are exhausted (a damaged manifest can say so: 0xFFFFFFFF is never allocated,
+    /// it is where counting stops).
+    mutating func allocateSegmentID() throws -> UInt32 {
+        let id = nextSegmentID
+        nextSegmentID = try Checked.successor(of: id, "segment id", path: "MANIFEST")
+        return id
     }
 
-    mutating func allocateBlobID() -> UInt32 {
-        defer { nextBlobID += 1 }
-        return nextBlobID
+    /// The next blob file id; throws as ``allocateSegmentID()``.
+    mutating func allocateBlobID() throws -> UInt32 {
+        let id = nextBlobID
+        nextBlobID = try Checked.successor(of: id, "blob file id", path: "MANIFEST")
+        return id
     }
 
     func encoded() -> [UInt8] {
@@ -113,6 +119,10 @@ struct Manifest: Equatable, Sendable {
             m.metadata[key] = try r.bytes(length, "metadata value")
         }
         guard r.isAtEnd else { throw r.corrupt("\(r.remaining) unexpected bytes after the manifest's fields") }
+        // An id listed twice would open one file as two segments (or blob files).
+        guard Set(m.segments.map(\.id)).count == m.segments.count, Set(m.blobFiles.map(\.id)).count == m.blobFiles.count else {
+            throw StrataError(.corrupt, "manifest lists a segment or blob file id twice", path: path, context: ["field": "segments/blobFiles"])
+        }
         guard m.segments.filter({ $0.state == .active }).count == 1 else {
             throw StrataError(.corrupt, "manifest lists \(m.segments.filter { $0.state == .active }.count) active segments, expected 1", path: path)
         }

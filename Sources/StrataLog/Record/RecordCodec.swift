@@ -32,9 +32,15 @@ enum RecordCodec {
         writer.u32(blob.checksum)
     }
 
+    /// Decodes a blob reference, refusing an offset or length no writer produces
+    /// (FORMAT.md §5.3): every later use adds them as `Int64`.
     static func decodeBlob(_ reader: inout ByteReader) throws -> BlobRef {
-        BlobRef(file: try reader.u32("blob file"), offset: try reader.u64("blob offset"),
-                length: try reader.u64("blob length"), checksum: try reader.u32("blob checksum"))
+        let ref = BlobRef(file: try reader.u32("blob file"), offset: try reader.u64("blob offset"),
+                          length: try reader.u64("blob length"), checksum: try reader.u32("blob checksum"))
+        guard ref.offset <= Format.maxBlobOffset, ref.length <= Format.maxBlobLength else {
+            throw reader.corrupt("blob reference past any blob file (offset \(ref.offset), length \(ref.length))")
+        }
+        return ref
     }
 
     /// Decodes the record starting at the reader's position.

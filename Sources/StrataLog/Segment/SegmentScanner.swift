@@ -17,6 +17,14 @@ struct SegmentScanner {
         var validEnd: Int64
         /// Where scanning stopped early and why; nil when the file ended cleanly.
         var damage: (offset: Int64, reason: String)?
+        /// Whether the damage is a frame whose checksum holds but whose content is
+        /// wrong (an unknown type, a block that does not decompress or parse, a commit
+        /// that does not match its records). No torn write makes one: a crash leaves
+        /// short, zero-filled or checksum-failing bytes. Such damage is never a torn
+        /// tail, whatever follows it (FORMAT.md §4.2).
+        var damageIsDefinite = false
+        /// The min and max sequence the seal frame records, when the segment has one.
+        var sealRange: (min: UInt64, max: UInt64)?
         /// Whether the segment ends with a seal frame.
         var sealed = false
         var minSequence: UInt64 = .max
@@ -40,9 +48,10 @@ struct SegmentScanner {
         var pendingFrames = 0
         var reader = ChunkedReader(file: file, fileSize: fileSize, chunkSize: chunkSize)
 
-        func stop(_ reason: String, at offset: Int64) -> Result {
+        func stop(_ reason: String, at offset: Int64, definite: Bool = false) -> Result {
             var r = result
             r.damage = (offset, reason)
+            r.damageIsDefinite = definite
             return r
         }
 
@@ -67,7 +76,7 @@ struct SegmentScanner {
                 return stop("frame checksum mismatch", at: position)
             }
             guard let type = FrameType(rawValue: header.typeByte) else {
-                return stop("unknown frame type \(header.typeByte)", at: position)
+                return stop("unknown frame type \(header.typeByte)", at: position, definite: true)
             }
             statistics?.framesDecoded.add(1)
             let frameLength = Format.frameHeaderSize + header.length
@@ -80,7 +89,7 @@ struct SegmentScanner {
                 do {
                     raw = try FrameCodec.rawPayload(flags: header.flags, stored: stored, path: file.path, offset: position)
                 } catch {
-                    return stop("records block does not decompress", at: position)
+                    return stop("records block does not decompress", at: position, definite: true)
                 }
                 var records = ByteReader(raw, path: file.path, baseOffset: position)
                 do {
@@ -94,7 +103,13 @@ struct SegmentScanner {
                         pending.append(ScannedRecord(record: record, location: location))
                     }
                 } catch {
-                    return stop("records block does not parse", at: position)
+                    return stop("records block does not parse", at: position, definite: true)
+                }
+                // Every version of the format: a block ends with its last counted record.
+                // No writer leaves bytes after it, and bytes there mean a length inside
+                // a record was damaged (a value read short).
+                guard records.isAtEnd else {
+                    return stop("\(records.remaining) bytes after the last counted record of a records block", at: position, definite: true)
                 }
                 pendingFrames += 1
             case .commit:
@@ -103,7 +118,7 @@ struct SegmentScanner {
                       Int(count) == pending.count, Int(frames) == pendingFrames,
                       pending.allSatisfy({ $0.record.sequence == sequence })
                 else {
-                    return stop("commit frame does not match the records before it", at: position)
+                    return stop("commit frame does not match the records before it", at: position, definite: true)
                 }
                 for scanned in pending { result.recordBytes += Int64(scanned.location.recordLength) }
                 if !pending.isEmpty || count == 0 {
@@ -116,7 +131,9 @@ struct SegmentScanner {
                 pendingFrames = 0
                 result.validEnd = position + Int64(frameLength)
             case .seal:
-                guard pending.isEmpty else { return stop("seal frame inside a transaction", at: position) }
+                guard pending.isEmpty else { return stop("seal frame inside a transaction", at: position, definite: true) }
+                var seal = ByteReader(stored)
+                if let min = try? seal.u64(), let max = try? seal.u64() { result.sealRange = (min, max) }
                 result.sealed = true
                 result.validEnd = position + Int64(frameLength)
                 if result.validEnd < fileSize { return stop("bytes after the seal frame", at: result.validEnd) }

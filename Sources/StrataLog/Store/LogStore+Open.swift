@@ -82,8 +82,8 @@ extension LogStore {
             manifest.nextSegmentID = identity.firstSegmentID
             manifest.nextBlobID = identity.firstBlobID
         }
-        let segment = manifest.allocateSegmentID()
-        let blob = manifest.allocateBlobID()
+        let segment = try manifest.allocateSegmentID()
+        let blob = try manifest.allocateBlobID()
         try createFile(paths.segment(segment), magic: Format.segmentMagic, id: segment, storeID: manifest.storeID, fileSystem: fileSystem).close()
         try createFile(paths.blob(blob), magic: Format.blobMagic, id: blob, storeID: manifest.storeID, fileSystem: fileSystem).close()
         try fileSystem.syncDirectory(paths.segments)
@@ -147,7 +147,7 @@ extension LogStore {
         for info in manifest.segments where info.state == .sealed {
             let file = try openChecked(paths.segment(info.id), magic: Format.segmentMagic, id: info.id, manifest: manifest, fileSystem: fileSystem, readOnly: true)
             state.segmentFiles[info.id] = file
-            if let hint = loadHint(info.id, paths: paths, manifest: manifest, fileSystem: fileSystem, logger: logger) {
+            if let hint = loadHint(info, paths: paths, manifest: manifest, segmentSize: try file.size(), fileSystem: fileSystem, logger: logger) {
                 state.index.reserve(keys: hint.entries.count)
                 let files = state.segmentFiles
                 for e in hint.entries {
@@ -169,6 +169,7 @@ extension LogStore {
                 guard scan.sealed else {
                     throw StrataError(.corrupt, "sealed segment does not end with a seal frame: it lost its tail", path: file.path, offset: scan.validEnd)
                 }
+                try checkSealedScan(scan, info: info, path: file.path)
                 if !options.readOnly {
                     try? writeHint(builder.hint(of: scan, segmentID: info.id, storeID: manifest.storeID), paths: paths, fileSystem: fileSystem)
                 }
@@ -183,17 +184,33 @@ extension LogStore {
         state.segmentFiles[activeInfo.id] = activeFile
         // Streamed transaction by transaction: the active segment may hold tens of MiB
         // of records, and only the index entries are kept.
+        // Commits reach the active segment in sequence order, each above every sealed
+        // segment's: a transaction out of that order was re-sequenced, and indexing it
+        // could let a stale version win (FORMAT.md §4.4).
+        var previousSequence = manifest.segments.filter { $0.state == .sealed }.map(\.maxSequence).max() ?? 0
         let scan = try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil).scan(collect: false) { transaction in
+            if let first = transaction.first {
+                guard first.record.sequence > previousSequence else {
+                    throw StrataError(.corrupt, "transaction \(first.record.sequence) in the active segment does not follow \(previousSequence): its sequence was changed",
+                                      path: activeFile.path, offset: Int64(first.location.frameOffset))
+                }
+                previousSequence = first.record.sequence
+            }
             apply(transaction, to: &state, replacedTerms: replacedTerms)
         }
         state.recordBytesBySegment[activeInfo.id, default: 0] += scan.recordBytes
         if let damage = scan.damage {
             let size = try activeFile.size()
             let intactAfter = try SegmentScanner.intactCommits(in: activeFile, after: damage.offset)
+            // A frame whose checksum holds but whose content is wrong is no torn write,
+            // wherever it lies: cutting there would drop acknowledged transactions.
+            if scan.damageIsDefinite && !options.salvageDamagedTail {
+                throw StrataError(.corrupt, "frame with a sound checksum is damaged (\(damage.reason)) in the active segment, followed by \(intactAfter) intact transactions: this is damage, not a torn tail; open with salvageDamagedTail to cut the log here and lose what follows", path: activeFile.path, offset: damage.offset)
+            }
             if intactAfter >= 2 && !options.salvageDamagedTail {
                 throw StrataError(.corrupt, "damaged frame (\(damage.reason)) in the active segment is followed by \(intactAfter) intact transactions: this is damage in the middle of the log, not a torn tail; open with salvageDamagedTail to cut the log here and lose them", path: activeFile.path, offset: damage.offset)
             }
-            if intactAfter >= 2 {
+            if intactAfter >= 2 || scan.damageIsDefinite {
                 logger.error("salvaging: cutting the active segment at damage, dropping intact transactions after it", metadata: ["path": "\(activeFile.path)", "offset": "\(damage.offset)", "dropped": "\(intactAfter)"])
             }
             if options.readOnly {
@@ -206,6 +223,9 @@ extension LogStore {
                 try activeFile.sync()
             }
         }
+
+        try settleUnlistedFiles(paths: paths, manifest: manifest, index: state.index, fileSystem: fileSystem, logger: logger, readOnly: options.readOnly)
+        repairCounters(&manifest, paths: paths, fileSystem: fileSystem, logger: logger)
 
         // The active blob file: entries after the last whole one are cut.
         guard let activeBlob = manifest.activeBlobFile else {
@@ -290,7 +310,8 @@ extension LogStore {
         return try openChecked(path, magic: Format.segmentMagic, id: id, manifest: manifest, fileSystem: fileSystem, readOnly: options.readOnly)
     }
 
-    private static func loadHint(_ id: UInt32, paths: StorePaths, manifest: Manifest, fileSystem: any FileSystem, logger: Logger) -> HintFile? {
+    private static func loadHint(_ info: Manifest.SegmentInfo, paths: StorePaths, manifest: Manifest, segmentSize: Int64, fileSystem: any FileSystem, logger: Logger) -> HintFile? {
+        let id = info.id
         let path = paths.hint(id)
         guard fileSystem.exists(path) else {
             logger.info("no hint file; scanning segment", metadata: ["segment": "\(id)"])
@@ -302,6 +323,10 @@ extension LogStore {
             let hint = try HintFile.decode(try file.readExactly(Int(try file.size()), at: 0), path: path)
             guard hint.segmentID == id, hint.storeID == manifest.storeID else {
                 logger.warning("hint file belongs to another segment; scanning instead", metadata: ["path": "\(path)"])
+                return nil
+            }
+            if let problem = hintProblem(hint, info: info, segmentSize: segmentSize) {
+                logger.warning("hint file does not match its segment; scanning instead", metadata: ["path": "\(path)", "problem": "\(problem)"])
                 return nil
             }
             return hint
@@ -328,11 +353,10 @@ extension LogStore {
         try fileSystem.syncDirectory(paths.index)
     }
 
-    /// Files a crash left behind: segments, blob files and hints the manifest does
-    /// not list (an unfinished roll or compaction), and temporary files.
+    /// Files a crash left behind that hold no data: hints of segments the manifest does
+    /// not list and temporary files. Also checks that the store's folders exist.
     private static func removeLeftovers(paths: StorePaths, manifest: Manifest, fileSystem: any FileSystem, logger: Logger) throws {
         let segments = Set(manifest.segments.map(\.id))
-        let blobs = Set(manifest.blobFiles.map(\.id))
         func sweep(_ directory: String, keep: (String) -> Bool) throws {
             guard fileSystem.isDirectory(directory) else {
                 throw StrataError(.corrupt, "store directory is missing", path: directory)
@@ -342,8 +366,10 @@ extension LogStore {
                 try fileSystem.remove(directory + "/" + name)
             }
         }
-        try sweep(paths.segments) { name in StorePaths.parseNumber(name, suffix: ".seg").map(segments.contains) ?? true }
-        try sweep(paths.blobs) { name in StorePaths.parseNumber(name, suffix: ".blob").map(blobs.contains) ?? true }
+        // Unlisted segment and blob files are settled once the index is known
+        // (settleUnlistedFiles): one may hold data the manifest lost.
+        try sweep(paths.segments) { _ in true }
+        try sweep(paths.blobs) { _ in true }
         try sweep(paths.index) { name in
             if name.hasSuffix(".tmp") { return false }
             return StorePaths.parseNumber(name, suffix: ".hint").map(segments.contains) ?? true

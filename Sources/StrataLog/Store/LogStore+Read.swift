@@ -15,9 +15,7 @@ extension LogStore {
         }
         guard let (entry, file) = found else { return nil }
         let record = try readRecord(at: entry.location, in: file)
-        guard record.key == key, record.sequence == entry.sequence else {
-            throw StrataError(.corrupt, "record at this location is \(record.key)@\(record.sequence), the index expected \(key)@\(entry.sequence)", path: file.path, offset: Int64(entry.location.frameOffset))
-        }
+        try Self.check(record, is: key, entry, path: file.path)
         return record
     }
 
@@ -49,13 +47,9 @@ extension LogStore {
                 cached = (location.segment, location.frameOffset, try readFrame(at: location, in: file))
             }
             guard let raw = cached?.raw else { continue }
-            var reader = ByteReader(raw, from: Int(location.recordOffset), to: Int(location.recordOffset + location.recordLength),
-                                    path: file.path, baseOffset: Int64(location.frameOffset))
-            let record = try RecordCodec.decode(&reader)
+            let record = try Self.decodeRecord(at: location, in: raw, path: file.path)
             counters.recordsDecoded.add(1)
-            guard record.key == keys[position], record.sequence == entry.sequence else {
-                throw StrataError(.corrupt, "record at this location is \(record.key)@\(record.sequence), the index expected \(keys[position])@\(entry.sequence)", path: file.path, offset: Int64(location.frameOffset))
-            }
+            try Self.check(record, is: keys[position], entry, path: file.path)
             result[position] = record
         }
         return result
@@ -152,6 +146,13 @@ extension LogStore {
     /// One `pread` of the frame at `location`, checksum verified, payload
     /// decompressed; also the bytes read. Static, for open, before a store exists.
     static func readFrame(at location: RecordLocation, in file: any StorageFile) throws -> (raw: [UInt8], storedBytes: Int) {
+        // The location may come from a hint file: its length is checked against the
+        // frame limit and the file before a buffer of that size is allocated.
+        let end = Int64(location.frameOffset) + Int64(location.frameLength)
+        guard location.frameLength >= Format.frameHeaderSize, location.frameLength <= Format.frameHeaderSize + Format.maxFramePayload,
+              end <= (try file.size()) else {
+            throw StrataError(.corrupt, "the index locates a frame of \(location.frameLength) bytes that this segment cannot hold", path: file.path, offset: Int64(location.frameOffset))
+        }
         let bytes = try file.readExactly(Int(location.frameLength), at: Int64(location.frameOffset))
         guard let header = FrameCodec.parseHeader(bytes), header.length + Format.frameHeaderSize == bytes.count else {
             throw StrataError(.corrupt, "frame header does not match the index", path: file.path, offset: Int64(location.frameOffset))
@@ -163,10 +164,27 @@ extension LogStore {
         return (try FrameCodec.rawPayload(flags: header.flags, stored: stored, path: file.path, offset: Int64(location.frameOffset)), bytes.count)
     }
 
-    /// Decodes the record at `location` out of its frame's raw payload.
+    /// Decodes the record at `location` out of its frame's raw payload. The record
+    /// must fill its location exactly: a damaged length inside it (a value read short)
+    /// leaves bytes over, which is damage, not a shorter value.
     static func decodeRecord(at location: RecordLocation, in raw: [UInt8], path: String) throws -> Record {
-        var reader = ByteReader(raw, from: Int(location.recordOffset), to: Int(location.recordOffset + location.recordLength),
-                                path: path, baseOffset: Int64(location.frameOffset))
-        return try RecordCodec.decode(&reader)
+        let start = Int(location.recordOffset), end = Int(location.recordOffset) + Int(location.recordLength)
+        guard end <= raw.count else {
+            throw StrataError(.corrupt, "the index locates a record past the end of its block", path: path, offset: Int64(location.frameOffset))
+        }
+        var reader = ByteReader(raw, from: start, to: end, path: path, baseOffset: Int64(location.frameOffset))
+        let record = try RecordCodec.decode(&reader)
+        guard reader.isAtEnd else {
+            throw StrataError(.corrupt, "\(reader.remaining) bytes follow the record inside its location", path: path, offset: Int64(location.frameOffset))
+        }
+        return record
+    }
+
+    /// The record read must be the version the index holds: same key, sequence and kind.
+    static func check(_ record: Record, is key: RecordKey, _ entry: KeyIndex.Entry, path: String) throws {
+        guard record.key == key, record.sequence == entry.sequence, record.isTombstone == entry.isTombstone else {
+            throw StrataError(.corrupt, "record at this location is \(record.isTombstone ? "a tombstone" : "a put") of \(record.key)@\(record.sequence), the index expected \(entry.isTombstone ? "a tombstone" : "a put") of \(key)@\(entry.sequence)",
+                              path: path, offset: Int64(entry.location.frameOffset))
+        }
     }
 }

@@ -8,6 +8,11 @@ extension LogStore {
     func roll(_ w: inout WriterState) throws {
         do {
             try finishRoll(&w, alreadySealed: false)
+        } catch StrataError.limitExceeded {
+            // Segment ids are exhausted (a damaged manifest): nothing was written, the
+            // active segment stays active, and the store stays writable.
+            throw StrataError(.limitExceeded, "cannot start a new segment: segment ids are exhausted (nextSegmentID is \(state.withLock { $0.manifest.nextSegmentID }))",
+                              path: paths.manifest, context: ["limit": "segment id", "field": "nextSegmentID"])
         } catch {
             fail(error)
             throw error
@@ -17,6 +22,10 @@ extension LogStore {
     func finishRoll(_ w: inout WriterState, alreadySealed: Bool) throws {
         guard let file = w.segmentFile else { return }
         let oldID = w.segmentID
+        // The new id first: when ids are exhausted the roll stops before the seal,
+        // which could not be taken back.
+        var probe = state.withLock { $0.manifest }
+        _ = try probe.allocateSegmentID()
         if !alreadySealed {
             try syncBlobs(&w)
             var seal = ByteWriter(capacity: 16)
@@ -33,7 +42,7 @@ extension LogStore {
         let hint = try HintFile.scanning(file, segmentID: oldID, storeID: manifest.storeID)
         try Self.writeHint(hint, paths: paths, fileSystem: fileSystem)
 
-        let newID = manifest.allocateSegmentID()
+        let newID = try manifest.allocateSegmentID()
         let newFile = try Self.createFile(paths.segment(newID), magic: Format.segmentMagic, id: newID, storeID: manifest.storeID, fileSystem: fileSystem)
         try fileSystem.syncDirectory(paths.segments)
         if let i = manifest.segments.firstIndex(where: { $0.id == oldID }) {
@@ -57,10 +66,17 @@ extension LogStore {
 
     /// Seals the active blob file and starts a new one (FORMAT.md §5.4).
     func rollBlobFile(_ w: inout WriterState) throws {
+        var manifest = state.withLock { $0.manifest }
+        let newID: UInt32
+        do {
+            newID = try manifest.allocateBlobID()
+        } catch {
+            // Nothing was written: the active blob file stays active, the store writable.
+            throw StrataError(.limitExceeded, "cannot start a new blob file: blob file ids are exhausted (nextBlobID is \(manifest.nextBlobID))",
+                              path: paths.manifest, context: ["limit": "blob file id", "field": "nextBlobID"])
+        }
         do {
             try syncBlobs(&w)
-            var manifest = state.withLock { $0.manifest }
-            let newID = manifest.allocateBlobID()
             let newFile = try Self.createFile(paths.blob(newID), magic: Format.blobMagic, id: newID, storeID: manifest.storeID, fileSystem: fileSystem)
             try fileSystem.syncDirectory(paths.blobs)
             if let i = manifest.blobFiles.firstIndex(where: { $0.id == w.blobID }) { manifest.blobFiles[i].state = .sealed }

@@ -80,12 +80,17 @@ extension LogStore {
                 try fileSystem.syncDirectory(paths.index)
                 try fileSystem.syncDirectory(paths.blobs)
                 var manifest = state.withLock { $0.manifest }
+                let replaced = manifest.segments.map(\.id).filter { id in !stagingManifest.segments.contains { $0.id == id } }
                 manifest.segments = stagingManifest.segments
                 let stagingBlobs = movedBlobs.map { Manifest.BlobFileInfo(id: $0, state: .sealed) }
                 manifest.blobFiles = manifest.blobFiles.filter { $0.state == .sealed } + stagingBlobs + manifest.blobFiles.filter { $0.state == .active }
                 manifest.nextSegmentID = max(manifest.nextSegmentID, stagingManifest.nextSegmentID)
                 manifest.nextBlobID = max(manifest.nextBlobID, stagingManifest.nextBlobID)
                 manifest.metadata = stagingManifest.metadata
+                manifest.metadata[Manifest.retiredKey] = nil
+                // The replaced segments are deleted after the swap: open must know them
+                // for garbage if that does not finish (FORMAT.md §6.3).
+                manifest.retire(segments: replaced, blobFiles: [], isPresent: { _, _ in false })
                 try ManifestWriter(fileSystem: fileSystem, paths: paths).write(manifest)
             } catch {
                 fail(error)

@@ -6,23 +6,29 @@ extension LogStore {
     /// - Returns: the transaction's sequence number.
     /// - Throws: `.readOnly` after an earlier write failure, `.io` (the store then
     ///   refuses writes until reopened when the failure was an fsync), `.invalidArgument`
-    ///   for a record larger than a frame can hold (put large values in blobs).
+    ///   for a record larger than a frame can hold (put large values in blobs),
+    ///   `.limitExceeded` when the store's sequence numbers are exhausted (only a
+    ///   damaged store gets there: 2^64 − 1 transactions).
     @discardableResult
     public func commit(_ batch: WriteBatch) throws -> UInt64 {
         if batch.isEmpty { return lastSequence }
         return try writer.withLock { w in
             try checkWritable()
-            let (sequence, missing) = state.withLock { s -> (UInt64, BlobRef?) in
+            let (last, missing) = state.withLock { s -> (UInt64, BlobRef?) in
                 for operation in batch.operations {
-                    if case let .put(_, _, blobs, _) = operation, let bad = blobs.first(where: { s.blobFiles[$0.file] == nil }) {
+                    if case let .put(_, _, blobs, _) = operation,
+                       let bad = blobs.first(where: { s.blobFiles[$0.file] == nil || $0.offset > Format.maxBlobOffset || $0.length > Format.maxBlobLength }) {
                         return (0, bad)
                     }
                 }
-                return (s.lastSequence + 1, nil)
+                return (s.lastSequence, nil)
             }
             if let missing {
-                throw StrataError(.invalidArgument, "a record references \(missing), in a blob file this store does not have", path: paths.blob(missing.file))
+                throw StrataError(.invalidArgument, "a record references \(missing), which no blob file of this store holds", path: paths.blob(missing.file))
             }
+            // A damaged manifest or segment can carry the largest sequence there is:
+            // the store then refuses to commit, it does not wrap or trap.
+            let sequence = try Checked.successor(of: last, "sequence", path: paths.manifest)
             let records = batch.operations.map { operation -> Record in
                 switch operation {
                 case let .put(key, value, blobs, terms):
@@ -63,7 +69,13 @@ extension LogStore {
             w.segmentMaxSequence = max(w.segmentMaxSequence, sequence)
             counters.commits.add(1)
             if w.segmentEnd >= Int64(options.segmentSizeLimit) {
-                try roll(&w)
+                do {
+                    try roll(&w)
+                } catch StrataError.limitExceeded {
+                    // The transaction is committed; only the roll could not happen. The
+                    // segment grows on until a segment's 4 GiB bound refuses commits.
+                    logger.error("segment ids are exhausted; the active segment keeps growing", metadata: ["path": "\(paths.manifest)"])
+                }
             }
             return sequence
         }
@@ -244,7 +256,13 @@ extension LogStore {
                 s.pendingBlobs[ref, default: 0] += 1
                 s.pendingBlobFiles[ref.file, default: 0] += 1
             }
-            if w.blobEnd >= Int64(options.blobFileSizeLimit) { try rollBlobFile(&w) }
+            if w.blobEnd >= Int64(options.blobFileSizeLimit) {
+                do {
+                    try rollBlobFile(&w)
+                } catch StrataError.limitExceeded {
+                    logger.error("blob file ids are exhausted; the active blob file keeps growing", metadata: ["path": "\(paths.manifest)"])
+                }
+            }
             return ref
         }
     }
@@ -260,7 +278,10 @@ extension LogStore {
         try writer.withLock { _ in
             try checkWritable()
             var manifest = state.withLock { $0.manifest }
+            let retired = manifest.metadata[Manifest.retiredKey]
             manifest.metadata = metadata
+            // The engine's own entry is not the caller's to replace (FORMAT.md §6.3).
+            manifest.metadata[Manifest.retiredKey] = retired
             try writeManifest(manifest)
         }
     }

@@ -105,7 +105,7 @@ public final class LogStore: Sendable {
     public var count: Int { state.withLock { $0.index.count } }
 
     /// The caller's metadata, kept in the manifest (the object layer stores the model hash here).
-    public var metadata: [String: [UInt8]] { state.withLock { $0.manifest.metadata } }
+    public var metadata: [String: [UInt8]] { state.withLock { $0.manifest.metadata.filter { $0.key != Manifest.retiredKey } } }
 
     /// The on-disk format version of this store.
     public var formatVersion: UInt32 { state.withLock { $0.manifest.version } }

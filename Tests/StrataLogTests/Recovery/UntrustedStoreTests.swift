@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import Logging
+import StrataTestSupport
+@testable import StrataLog
+
+/// A store directory from a backup, another machine or an attacker (issue 16): files
+/// the manifest does not list are never deleted when they may hold acknowledged data,
+/// and no file of the store can make open act on a path outside it.
+@Suite struct UntrustedStoreTests {
+    /// A segment dropped from the manifest's list (CRC recomputed): before, open deleted
+    /// it as a leftover and its acknowledged keys were gone without an error.
+    @Test func aSegmentDroppedFromTheManifestIsKeptAndRefused() throws {
+        let dir = try TemporaryDirectory("untrusted-dropped")
+        defer { dir.remove() }
+        _ = try FieldEditTests.makeStore(dir.path)
+        let dropped = try #require(try FieldEditTests.sealedIDs(dir.path).last)
+        let segment = StoreSurgery.segment(dir.path, dropped)
+        try StoreSurgery.editManifest(dir.path) { $0.segments.removeAll { $0.id == dropped } }
+        let bytes = try FileBytes.read(segment)
+        for readOnly in [true, false] {
+            var options = LogStoreOptions()
+            options.readOnly = readOnly
+            let error = #expect(throws: StrataError.self) { _ = try LogStore.open(at: dir.path, options: options, logger: .quiet) }
+            #expect(error?.code == .corrupt)
+            #expect(error?.path == segment)
+            #expect(try FileBytes.read(segment) == bytes, "nothing removed or changed")
+        }
+        // Moved out of the store, as the error says, the rest opens.
+        try FileManager.default.moveItem(atPath: segment, toPath: dir.appending("set-aside.seg"))
+        let store = try LogStore.open(at: dir.path, logger: .quiet)
+        #expect(try store.verify().isSound)
+        try store.close()
+    }
+
+    @Test func aBlobFileDroppedFromTheManifestIsKeptAndRefused() throws {
+        let dir = try TemporaryDirectory("untrusted-dropped-blob")
+        defer { dir.remove() }
+        do {
+            var options = LogStoreOptions()
+            options.blobFileSizeLimit = 256
+            let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+            let ref = try store.writeBlob(LogFixtures.noise(1000, seed: 8)) // rolls: blob file 1 is sealed
+            var batch = WriteBatch()
+            batch.put(RecordKey(1), value: [1], blobs: [ref])
+            try store.commit(batch)
+            try store.close()
+        }
+        let blobFile = StorePaths(dir.path).blob(1)
+        try StoreSurgery.editManifest(dir.path) { $0.blobFiles.removeAll { $0.id == 1 } }
+        let error = #expect(throws: StrataError.self) { _ = try LogStore.open(at: dir.path, logger: .quiet) }
+        #expect(error?.code == .corrupt)
+        #expect(error?.path == blobFile)
+        #expect(FileManager.default.fileExists(atPath: blobFile))
+    }
+
+    /// What a crash leaves is still removed: files numbered after the manifest (an
+    /// unfinished roll or compaction) and files a swap retired (compaction's inputs
+    /// whose deletion did not happen).
+    @Test func crashLeftoversAreStillRemoved() throws {
+        let dir = try TemporaryDirectory("untrusted-leftovers")
+        defer { dir.remove() }
+        var expected: [UInt64: [UInt8]] = [:]
+        var retiredCopy: [(String, [UInt8])] = []
+        do {
+            let store = try LogStore.open(at: dir.path, options: FieldEditTests.options, logger: .quiet)
+            expected = try ManifestCounterTests.fill(store, transactions: 10)
+            let before = try StoreSurgery.manifest(dir.path).segments.filter { $0.state == .sealed }.map(\.id)
+            for id in before { retiredCopy.append((StoreSurgery.segment(dir.path, id), try FileBytes.read(StoreSurgery.segment(dir.path, id)))) }
+            expected.merge(try ManifestCounterTests.fill(store, from: 0, transactions: 3)) { $1 } // overwrites: garbage
+            try store.compact(force: true)
+            try store.close()
+        }
+        #expect(!(try StoreSurgery.manifest(dir.path).retiredSegments.isEmpty), "the swap names the files it retires")
+        // Put the compacted inputs back, as if the crash came between swap and delete.
+        for (path, bytes) in retiredCopy where !FileManager.default.fileExists(atPath: path) { try FileBytes.write(bytes, to: path) }
+        // And a segment numbered after the manifest, as an unfinished roll leaves it.
+        let next = try StoreSurgery.manifest(dir.path).nextSegmentID
+        let orphan = StorePaths(dir.path).segment(next)
+        try FileBytes.write(try FileBytes.read(retiredCopy[0].0), to: orphan)
+        let store = try LogStore.open(at: dir.path, logger: .quiet)
+        try ManifestCounterTests.expectAll(store, expected)
+        try store.close()
+        for (path, _) in retiredCopy where !(try StoreSurgery.manifest(dir.path).segments.contains { StoreSurgery.segment(dir.path, $0.id) == path }) {
+            #expect(!FileManager.default.fileExists(atPath: path), "\(path)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: orphan))
+    }
+
+    /// A symbolic link planted as the active segment: open must not follow it (it
+    /// would read and truncate a file outside the store).
+    @Test func aSymbolicLinkInTheStoreIsNotFollowed() throws {
+        let dir = try TemporaryDirectory("untrusted-symlink")
+        defer { dir.remove() }
+        let store = dir.appending("s.strata")
+        do {
+            let s = try LogStore.open(at: store, logger: .quiet)
+            var batch = WriteBatch()
+            batch.put(RecordKey(1), value: [1])
+            try s.commit(batch)
+            try s.close()
+        }
+        let active = StoreSurgery.segment(store, try FieldEditTests.activeID(store))
+        let outside = dir.appending("outside.seg")
+        // A copy of the segment with a torn tail: open would truncate it, if it followed the link.
+        let victim = try FileBytes.read(active) + [1, 2, 3]
+        try FileBytes.write(victim, to: outside)
+        try FileManager.default.removeItem(atPath: active)
+        try FileManager.default.createSymbolicLink(atPath: active, withDestinationPath: outside)
+        #expect(throws: StrataError.self) { _ = try LogStore.open(at: store, logger: .quiet) }
+        #expect(try FileBytes.read(outside) == victim, "the file outside the store is untouched")
+    }
+
+    /// Every committed format-1 store opens with the new checks on the scanning path
+    /// (hints removed), and the engine still reads every key — the stricter records
+    /// block and sequence checks refuse nothing a Strata writer wrote.
+    @Test func everyCommittedStoreOpensWhenScanned() throws {
+        let root = FixturePaths.store("")
+        let formats = try FileManager.default.contentsOfDirectory(atPath: root).filter { $0.hasPrefix("format-") }
+        #expect(!formats.isEmpty)
+        for format in formats {
+            for name in try FileManager.default.contentsOfDirectory(atPath: root + "/" + format) where name.hasSuffix(".strata") {
+                let dir = try TemporaryDirectory("fixture-scan")
+                defer { dir.remove() }
+                let copy = dir.appending(name)
+                try FileBytes.copyDirectory(root + "/" + format + "/" + name, to: copy)
+                let hinted = try LogStore.open(at: copy, logger: .quiet)
+                let keys = hinted.keys()
+                let records = try hinted.get(keys)
+                try hinted.close()
+                try StoreSurgery.removeHints(copy)
+                let scanned = try LogStore.open(at: copy, logger: .quiet)
+                #expect(scanned.keys() == keys, "\(format)/\(name)")
+                #expect(try scanned.get(keys) == records, "\(format)/\(name)")
+                #expect(try scanned.verify().isSound, "\(format)/\(name)")
+                try scanned.close()
+            }
+        }
+    }
+}
