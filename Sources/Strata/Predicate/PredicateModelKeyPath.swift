@@ -26,6 +26,7 @@ struct PredicateModelKeyPath {
     ///   relationship whose destination the model does not hold.
     static func resolve(_ path: String, from entity: EntityDescription, in model: ObjectModel) throws -> PredicateModelKeyPath {
         let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let shown = quoted(path)
         var current = entity
         var toMany: String?
         for (position, key) in components.enumerated() {
@@ -34,8 +35,8 @@ struct PredicateModelKeyPath {
                 guard isLast else {
                     throw StrataError(
                         .unknownKeyPath,
-                        "\(current.name).\(key) is an attribute: the key path '\(path)' cannot continue past it",
-                        context: ["entity": current.name, "keyPath": path]
+                        "\(current.name).\(key) is an attribute: the key path '\(shown)' cannot continue past it",
+                        context: ["entity": current.name, "keyPath": shown]
                     )
                 }
                 return PredicateModelKeyPath(
@@ -45,8 +46,8 @@ struct PredicateModelKeyPath {
             guard let relationship = current.relationshipsByName[key] else {
                 throw StrataError(
                     .unknownKeyPath,
-                    "\(current.name) has no property '\(key)' (in key path '\(path)')",
-                    context: ["entity": current.name, "keyPath": path]
+                    "\(current.name) has no property '\(key)' (in key path '\(shown)')",
+                    context: ["entity": current.name, "keyPath": shown]
                 )
             }
             if relationship.isToMany, toMany == nil { toMany = "\(current.name).\(key)" }
@@ -58,13 +59,19 @@ struct PredicateModelKeyPath {
             guard let destination = model.entity(named: relationship.destinationEntityName) else {
                 throw StrataError(
                     .unknownKeyPath,
-                    "\(current.name).\(key) leads to '\(relationship.destinationEntityName)', which the model does not have (in key path '\(path)')",
-                    context: ["entity": current.name, "keyPath": path]
+                    "\(current.name).\(key) leads to '\(relationship.destinationEntityName)', which the model does not have (in key path '\(shown)')",
+                    context: ["entity": current.name, "keyPath": shown]
                 )
             }
             current = destination
         }
         // Only an empty path gets here (split always yields one component).
         throw StrataError(.unknownKeyPath, "An empty key path names no property of \(entity.name)", context: ["entity": entity.name, "keyPath": path])
+    }
+
+    /// `path` as errors quote it: whole up to 200 characters, else its first 200 and
+    /// an ellipsis, so a key path of 100,000 components makes a short message.
+    static func quoted(_ path: String) -> String {
+        path.utf8.count <= 200 ? path : String(path.prefix(200)) + "…"
     }
 }

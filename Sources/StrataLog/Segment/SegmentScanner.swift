@@ -149,29 +149,41 @@ struct SegmentScanner {
 extension SegmentScanner {
     /// How many intact commit frames lie after `offset`: zero or one means a torn tail
     /// (one: pages of the last append reached the disk out of order); more means the
-    /// damage is in the middle of the log. Reads the rest of the file: a rare path.
-    static func intactCommits(in file: any StorageFile, after offset: Int64) throws -> Int {
+    /// damage is in the middle of the log. Reads the rest of the file a window at a
+    /// time (a hostile file can be gigabytes past its damage): a rare path.
+    static func intactCommits(in file: any StorageFile, after offset: Int64, chunkSize: Int = 1 << 20) throws -> Int {
         let size = try file.size()
-        let start = offset + 1
-        guard start < size else { return 0 }
-        let rest = try file.readExactly(Int(size - start), at: start)
         let commitPayload = 16
+        let frameSize = Format.frameHeaderSize + commitPayload
         var count = 0
+        // `window` starts at file offset `base`; candidates start at `base + i`.
+        var base = offset + 1
+        guard base < size else { return 0 }
+        var window = try file.readExactly(Int(min(Int64(max(chunkSize, frameSize)), size - base)), at: base)
         var i = 0
-        while i + Format.frameHeaderSize + commitPayload <= rest.count {
+        while true {
+            if i + frameSize > window.count {
+                // Keep the unexamined tail (shorter than a frame) and read on.
+                let next = base + Int64(window.count)
+                guard next < size else { return count }
+                let tail = Array(window[min(i, window.count)...])
+                base += Int64(min(i, window.count))
+                window = tail + (try file.readExactly(Int(min(Int64(max(chunkSize, frameSize)), size - next)), at: next))
+                i = 0
+                continue
+            }
             // Cheap filter first: length 16, type commit.
-            if rest[i] == UInt8(commitPayload) && rest[i + 1] == 0 && rest[i + 2] == 0 && rest[i + 3] == 0 && rest[i + 8] == FrameType.commit.rawValue {
-                let header = Array(rest[i..<i + Format.frameHeaderSize])
-                let payload = Array(rest[i + Format.frameHeaderSize..<i + Format.frameHeaderSize + commitPayload])
+            if window[i] == UInt8(commitPayload) && window[i + 1] == 0 && window[i + 2] == 0 && window[i + 3] == 0 && window[i + 8] == FrameType.commit.rawValue {
+                let header = Array(window[i..<i + Format.frameHeaderSize])
+                let payload = Array(window[i + Format.frameHeaderSize..<i + frameSize])
                 if let parsed = FrameCodec.parseHeader(header), FrameCodec.checksum(header: header, payload: payload) == parsed.checksum {
                     count += 1
-                    i += Format.frameHeaderSize + commitPayload
+                    i += frameSize
                     continue
                 }
             }
             i += 1
         }
-        return count
     }
 }
 

@@ -320,7 +320,14 @@ extension LogStore {
         do {
             let file = try fileSystem.open(path, mode: .readOnly)
             defer { try? file.close() }
-            let hint = try HintFile.decode(try file.readExactly(Int(try file.size()), at: 0), path: path)
+            // A hint describes at most every record of its segment, each in fewer bytes
+            // than twice its own: a larger file is not read into memory at all.
+            let hintSize = try file.size()
+            guard hintSize <= 2 * segmentSize + 4096 else {
+                logger.warning("hint file larger than its segment could need; scanning instead", metadata: ["path": "\(path)", "size": "\(hintSize)"])
+                return nil
+            }
+            let hint = try HintFile.decode(try file.readExactly(Int(hintSize), at: 0), path: path)
             guard hint.segmentID == id, hint.storeID == manifest.storeID else {
                 logger.warning("hint file belongs to another segment; scanning instead", metadata: ["path": "\(path)"])
                 return nil

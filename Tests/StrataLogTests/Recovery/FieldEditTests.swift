@@ -285,4 +285,24 @@ import StrataTestSupport
         }
         Self.expectCorruptOpen(dir.path, file: segment)
     }
+
+    /// Counting intact commits after damage reads the rest of the segment a window at
+    /// a time (a hostile file may hold gigabytes after it): a commit frame across a
+    /// window's edge still counts, once.
+    @Test func intactCommitsAreCountedAcrossWindows() throws {
+        let dir = try TemporaryDirectory("edit-intact-windows")
+        defer { dir.remove() }
+        do {
+            var options = Self.options
+            options.segmentSizeLimit = 1 << 20
+            let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+            try ManifestCounterTests.fill(store, transactions: 50, keysPer: 2)
+            try store.close()
+        }
+        let file = try POSIXFileSystem().open(StoreSurgery.segment(dir.path, try Self.activeID(dir.path)), mode: .readOnly)
+        defer { try? file.close() }
+        for chunk in [1, 7, 27, 28, 29, 100, 1 << 20] {
+            #expect(try SegmentScanner.intactCommits(in: file, after: Int64(Format.segmentHeaderSize) - 1, chunkSize: chunk) == 50, "window \(chunk)")
+        }
+    }
 }

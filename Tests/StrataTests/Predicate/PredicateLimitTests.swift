@@ -72,3 +72,25 @@ struct PredicateLimitTests {
         Self.expectLimit({ try inList.validate(against: entity, in: model) }, position: nil)
     }
 }
+
+/// Long inputs that are not nested: handled in memory proportional to them, with a
+/// clear error where they do not resolve.
+@Suite("Predicate long inputs")
+struct PredicateLongInputTests {
+    @Test func aTenMebibyteStringLiteralParsesAndEvaluates() throws {
+        let long = String(repeating: "x", count: 10 << 20)
+        let predicate = try Predicate(format: "name == '\(long)'")
+        #expect(predicate == (.key("name") == long))
+        #expect(try predicate.evaluate(with: PredicateFixtures.ann) == false)
+    }
+
+    @Test func aHundredThousandComponentKeyPathIsAClearError() throws {
+        let path = Array(repeating: "department", count: 100_000).joined(separator: ".")
+        let predicate = try Predicate(format: "\(path) == 1")
+        let (entity, model) = try PredicateFixtures.entity("Employee")
+        let error = #expect(throws: StrataError.self) { try predicate.validate(against: entity, in: model) }
+        #expect(error?.code == .unknownKeyPath, "\(String(describing: error))")
+        #expect(error?.context["entity"] == "Department")
+        #expect((error?.message.count ?? .max) < 1_000, "the message names the component, not the whole path")
+    }
+}
