@@ -30,6 +30,8 @@ struct CreateCommand: ParsableCommand {
             }
             try refuseNonStoreDirectory()
             var options = StoreOptions()
+            // The tool moves transformable bytes as they are; it never decodes them.
+            options.requiresValueTransformers = false
             options.logger = CLILogging.logger
             let created = try ObjectStore(at: store, model: model, options: options)
             try created.close()

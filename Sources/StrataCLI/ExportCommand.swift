@@ -58,7 +58,7 @@ struct ExportCommand: ParsableCommand {
                             JSONLines.idKey: .string(id.uriRepresentation),
                         ]
                         for attribute in attributes {
-                            fields[attribute.name] = values.json(try object.value(forKey: attribute.name))
+                            fields[attribute.name] = values.json(try object.value(forKey: attribute.name), of: attribute)
                         }
                         for relationship in relationships {
                             fields[relationship.name] = relationship.isToMany

@@ -15,6 +15,7 @@ import Strata
 /// | binary | `{"@base64": "…"}` |
 /// | uuid, url | a string |
 /// | composite | the JSON of the composite itself |
+/// | transformable | `{"@base64": "…"}`, the transformer's bytes exactly; with the built-in `JSON` transformer, the JSON itself |
 ///
 /// `null` clears an attribute.
 struct JSONLines {
@@ -95,6 +96,19 @@ struct JSONLines {
         case (.url, .string(let text)):
             guard let url = URL(string: text) else { throw mismatch(" that is not a URL") }
             return .url(url)
+        case (.transformable, .object(let fields)) where fields.count == 1 && fields[Self.base64Key] != nil:
+            guard case .string(let text)? = fields[Self.base64Key], let data = Data(base64Encoded: text) else {
+                throw LineProblem("\(entity).\(attribute.name): the @base64 text is not base64")
+            }
+            return .binary(data)
+        case (.transformable, _) where attribute.valueTransformerName == JSONValueTransformer.name:
+            do {
+                return .binary(try coder.encode(json))
+            } catch {
+                throw LineProblem("\(entity).\(attribute.name): the JSON value cannot be encoded: \(error)")
+            }
+        case (.transformable, _):
+            throw mismatch(" (values of transformer '\(attribute.valueTransformerName ?? "-")' are written {\"@base64\": \"…\"})")
         case (.composite, _):
             do {
                 return .composite(try coder.encode(json))
@@ -129,6 +143,19 @@ struct JSONLines {
             // as a string rather than dropped.
             return (try? coder.decode(data)) ?? .string(String(decoding: data, as: UTF8.self))
         }
+    }
+
+    /// The JSON form of an attribute's stored value: as ``json(_:)``, except that a
+    /// transformable attribute of the built-in JSON transformer shows its JSON (when
+    /// its bytes parse), and any other transformable one its bytes as base64.
+    func json(_ value: Value, of attribute: AttributeDescription) -> JSONValue {
+        if attribute.type == .transformable, attribute.valueTransformerName == JSONValueTransformer.name,
+           case .binary(let data) = value, let parsed = try? coder.decode(data) {
+            // An object of one "@base64" key would read back as bytes: keep it as bytes.
+            if case .object(let fields) = parsed, fields.count == 1, fields[Self.base64Key] != nil { return json(value) }
+            return parsed
+        }
+        return json(value)
     }
 
     // MARK: Helpers

@@ -2,10 +2,16 @@ import ArgumentParser
 import Foundation
 import Strata
 
-/// `strata migrate STORE --to MODEL.json [--memory-budget 64MiB]`: an inferred
-/// (lightweight) migration to a new model, with a progress bar. Custom mappings need
-/// Swift code (an `EntityMigrationPolicy`); this command runs what can be inferred and
-/// refuses, before writing anything, what cannot.
+/// `strata migrate STORE --to MODEL.json [--dry-run] [--allow-data-loss] [--memory-budget 64MiB]`:
+/// an inferred (lightweight) migration to a new model, with a progress bar. Custom
+/// mappings need Swift code (an `EntityMigrationPolicy`); this command runs what can be
+/// inferred and refuses, before writing anything, what cannot.
+///
+/// It never loses data quietly: before migrating it computes the plan
+/// (`ObjectStore.previewMigration`), and when the plan discards stored values (a
+/// removed attribute, relationship or entity that holds some) it refuses, naming each
+/// `Entity.property` with the count and bytes, unless `--allow-data-loss` is given.
+/// `--dry-run` prints the plan and changes nothing.
 struct MigrateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
@@ -21,6 +27,12 @@ struct MigrateCommand: ParsableCommand {
     @Option(name: .customLong("memory-budget"), help: "Memory for objects in flight, e.g. 64MiB, 512KiB, 1GiB.")
     var memoryBudget = "64MiB"
 
+    @Flag(name: .customLong("dry-run"), help: "Print the plan (added, renamed, removed, with the stored values each removal discards) and change nothing.")
+    var dryRun = false
+
+    @Flag(name: .customLong("allow-data-loss"), help: "Migrate even when the plan discards stored values.")
+    var allowDataLoss = false
+
     func run() throws {
         try reportingFailures {
             guard let budget = Self.parseBytes(memoryBudget), budget > 0 else {
@@ -32,7 +44,31 @@ struct MigrateCommand: ParsableCommand {
                 print("store \(store) is already at this model (hash \(target.versionHash)); nothing to do")
                 return
             }
+            var previewOptions = StoreOptions()
+            previewOptions.logger = CLILogging.logger
+            let preview = try ObjectStore.previewMigration(at: store, to: target, options: previewOptions)
+            if dryRun {
+                print("migration plan (inferred), nothing written: " + preview.summary)
+                if preview.discardsData {
+                    print("discards stored values (needs --allow-data-loss): \(preview.dataLossSummary)")
+                } else {
+                    print("discards no stored value")
+                }
+                return
+            }
+            if preview.discardsData && !allowDataLoss {
+                throw CommandFailure("""
+                    refusing to migrate \(store): the inferred migration discards stored values: \(preview.dataLossSummary). \
+                    The store is unchanged. See the whole plan with --dry-run; a custom mapping (Swift code) can keep \
+                    the values; --allow-data-loss migrates anyway.
+                    """)
+            }
+            if preview.discardsData {
+                Terminal.error("warning: discarding stored values as allowed: \(preview.dataLossSummary)")
+            }
             var options = StoreOptions()
+            // The tool moves transformable bytes as they are; it never decodes them.
+            options.requiresValueTransformers = false
             options.logger = CLILogging.logger
             options.migration = .inferred
             options.migrationMemoryBudget = budget

@@ -44,6 +44,8 @@ struct StatsCommand: ParsableCommand {
             var entities: [(String, Int)] = []
             if let model {
                 var options = StoreOptions()
+                // The tool moves transformable bytes as they are; it never decodes them.
+                options.requiresValueTransformers = false
                 options.log.readOnly = true
                 options.log.createIfMissing = false
                 options.logger = CLILogging.logger

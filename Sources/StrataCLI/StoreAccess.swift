@@ -47,6 +47,9 @@ enum StoreAccess {
         options.log.readOnly = readOnly
         options.log.createIfMissing = false
         options.logger = CLILogging.logger
+        // Transformable values are exported and imported as the bytes the store holds,
+        // so a transformer the tool cannot know of must not keep it from opening.
+        options.requiresValueTransformers = false
         return try ObjectStore(at: path, model: model, options: options)
     }
 

@@ -28,6 +28,8 @@ struct VerifyCommand: ParsableCommand {
             var sound = engine.isSound
             if let model {
                 var options = StoreOptions()
+                // The tool moves transformable bytes as they are; it never decodes them.
+                options.requiresValueTransformers = false
                 options.log.readOnly = true
                 options.log.createIfMissing = false
                 options.logger = CLILogging.logger

@@ -16,6 +16,7 @@ extension AttributeType {
         case .uuid: "UUID"
         case .url: "URI"
         case .composite: "Composite"
+        case .transformable: "Transformable"
         }
     }
 }

@@ -46,14 +46,10 @@ extension MappingInference {
             return nil
         }
         var transforms: [MappingTransform] = []
-        if sourceAttribute.type != attribute.type {
-            if MappingTransform.isLossless(from: sourceAttribute.type, to: attribute.type) {
-                transforms.append(.convert(from: sourceAttribute.type, to: attribute.type))
-            } else {
-                report(owner, attribute.name,
-                       "type change \(sourceAttribute.type.migrationDisplayName) → "
-                       + "\(attribute.type.migrationDisplayName) is not lossless")
-            }
+        if let problem = typeChangeProblem(from: sourceAttribute, to: attribute) {
+            report(owner, attribute.name, problem)
+        } else if sourceAttribute.type != attribute.type {
+            transforms.append(.convert(from: sourceAttribute.type, to: attribute.type))
         }
         if sourceAttribute.isOptional && !attribute.isOptional {
             if let value = attribute.defaultValue {

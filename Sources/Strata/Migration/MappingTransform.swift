@@ -2,12 +2,13 @@ import Foundation
 import StrataLog
 
 /// A step applied to a property's value after its ``MappingExpression`` produced it:
-/// a lossless type conversion, or a default for a value that is nil.
+/// a type conversion, or a default for a value that is nil.
 ///
 /// Inference records these so that the migration manager need not compare the models
 /// again: `due` going from optional to non-optional with a default gets
-/// `.replaceNil(with: default)`, `priority` going from Int16 to String gets
-/// `.convert(from: .int16, to: .string)`. ``PropertyMapping/finalValue(from:)`` applies
+/// `.replaceNil(with: default)`, `priority` going from Int16 to Int64 gets
+/// `.convert(from: .int16, to: .int64)`. A custom mapping may write the conversions
+/// inference does not make (``isInferred(from:to:)``), such as Int64 → String. ``PropertyMapping/finalValue(from:)`` applies
 /// them in order.
 ///
 /// ```swift
@@ -16,7 +17,8 @@ import StrataLog
 /// ```
 public enum MappingTransform: Sendable, Hashable {
     /// Converts a value of the source attribute type to the destination type. Only the
-    /// conversions ``isLossless(from:to:)`` accepts are valid.
+    /// conversions ``isLossless(from:to:)`` accepts are valid; inference writes only
+    /// those ``isInferred(from:to:)`` accepts.
     case convert(from: AttributeType, to: AttributeType)
     /// Replaces `.null` (no value) by this value.
     case replaceNil(with: Value)
@@ -47,18 +49,43 @@ public enum MappingTransform: Sendable, Hashable {
         }
     }
 
-    /// Whether every value of `from` has an equal value in `to`, so that lightweight
-    /// migration may change an attribute's type: a wider integer, any integer or a
-    /// float to a double, a float to a double, and anything to a string. The same type
-    /// is trivially lossless.
+    /// Whether ``convert(from:to:)`` may be written for this pair in a mapping: every
+    /// value of `from` has a value of `to` that says the same — a wider integer, an
+    /// integer or a float as a double, and anything as a string. The same type is
+    /// trivially convertible. Inference is stricter: see ``isInferred(from:to:)``.
     ///
-    /// Int64 → Double is accepted although doubles hold integers exactly only up to
-    /// 2^53, as Core Data's lightweight migration accepts it.
+    /// Int64 → Double is convertible when asked for, as Core Data's custom mappings
+    /// allow it; a value beyond 2^53 that a double cannot hold exactly then fails the
+    /// migration rather than being rounded.
     public static func isLossless(from: AttributeType, to: AttributeType) -> Bool {
-        if from == to || to == .string { return true }
+        if from == to || to == .string { return from != .transformable || to == .transformable }
         switch (from, to) {
         case (.int16, .int32), (.int16, .int64), (.int32, .int64): return true
         case (.int16, .double), (.int32, .double), (.int64, .double), (.float, .double): return true
+        default: return false
+        }
+    }
+
+    /// Whether inference (``MappingModel/inferred(from:to:)``) changes an attribute from
+    /// `from` to `to` by itself: only when every value has exactly one equal value of
+    /// the new type that compares, sorts and reads back the same — a wider integer
+    /// (Int16 → Int32 → Int64) and Int16, Int32 or Float → Double.
+    ///
+    /// Refused, naming `Entity.attribute`, and left to an explicit mapping:
+    /// - anything → String: the value survives as text, but `priority > 3` becomes a
+    ///   string comparison ("10" < "9"), and the text of a date, a number or bytes is a
+    ///   choice the application makes, not one to guess;
+    /// - Int64 → Double: doubles hold integers exactly only up to 2^53;
+    /// - every narrowing or reinterpreting change (String → Int64, Double → Float…).
+    ///
+    /// Core Data's inference accepts few type changes and Realm none without a
+    /// migration block; this keeps the ones no stored value can notice. Write the others
+    /// as ``convert(from:to:)`` in a ``PropertyMapping``.
+    public static func isInferred(from: AttributeType, to: AttributeType) -> Bool {
+        if from == to { return true }
+        switch (from, to) {
+        case (.int16, .int32), (.int16, .int64), (.int32, .int64): return true
+        case (.int16, .double), (.int32, .double), (.float, .double): return true
         default: return false
         }
     }
@@ -67,7 +94,9 @@ public enum MappingTransform: Sendable, Hashable {
     static func convert(_ value: Value, to type: AttributeType) -> Value? {
         switch (value, type) {
         case (.int, .int16), (.int, .int32), (.int, .int64): return value
-        case (.int(let number), .double): return .double(Double(number))
+        case (.int(let number), .double):
+            // Beyond 2^53 a double would round: a failed migration, not a changed value.
+            return Double(exactly: number).map(Value.double)
         case (.double, .double): return value
         case (_, .string): return .string(text(of: value))
         default: return value.conforms(to: type) ? value : nil

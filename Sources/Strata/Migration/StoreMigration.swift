@@ -46,7 +46,7 @@ enum StoreMigrator {
         case .none:
             throw StrataError(.incompatibleModel, "no migration asked for", path: path)
         case .inferred:
-            steps = [Step(mapping: try MappingModel.inferred(from: sourceModel, to: target), destination: target)]
+            steps = [Step(mapping: try MappingModel.inferred(from: sourceModel, to: target), destination: target, isInferred: true)]
         case .mappings(let mappings, let models):
             guard mappings.count == models.count else {
                 throw StrataError(.invalidArgument, "\(mappings.count) mapping models for \(models.count) models: they must pair up", path: path)
@@ -66,7 +66,7 @@ enum StoreMigrator {
             }
             for stage in try plan.path(fromHash: sourceModel.versionHash, storeVersion: sourceModel.versionIdentifier) {
                 steps.append(Step(mapping: try stage.mappingModel(), destination: stage.destination,
-                                  willMigrate: stage.willMigrate, didMigrate: stage.didMigrateHook))
+                                  willMigrate: stage.willMigrate, didMigrate: stage.didMigrateHook, isInferred: stage.mapping == nil))
             }
         }
         // Each stage reads the previous stage's staging store and writes a staging store
@@ -88,7 +88,8 @@ enum StoreMigrator {
                 let staging = try source.makeStagingStore()
                 stagings.append(staging)
                 largestBatch = max(largestBatch, try runStep(source, into: staging, path: path, from: currentModel, to: destination, mapping: mapping, options: options,
-                            stage: index, stageCount: steps.count, willMigrate: step.willMigrate, didMigrate: step.didMigrate))
+                            stage: index, stageCount: steps.count, willMigrate: step.willMigrate, didMigrate: step.didMigrate,
+                            isInferred: step.isInferred))
                 currentModel = destination
             }
             guard let last = stagings.last else { return log }
@@ -109,13 +110,16 @@ enum StoreMigrator {
         var destination: ObjectModel
         var willMigrate: MigrationStage.WillMigrate? = nil
         var didMigrate: MigrationStage.DidMigrateReading? = nil
+        /// Whether the mapping was inferred, so that what it drops is logged.
+        var isInferred = false
     }
 
     /// One mapping: three passes from `log` into `staging`. The caller swaps or
     /// discards the staging store; nothing of `log` changes here.
     static func runStep(_ log: LogStore, into staging: LogStore, path: String, from sourceModel: ObjectModel, to destinationModel: ObjectModel,
                         mapping: MappingModel, options: StoreOptions, stage: Int, stageCount: Int,
-                        willMigrate: MigrationStage.WillMigrate? = nil, didMigrate: MigrationStage.DidMigrateReading? = nil) throws -> Int {
+                        willMigrate: MigrationStage.WillMigrate? = nil, didMigrate: MigrationStage.DidMigrateReading? = nil,
+                        isInferred: Bool = false) throws -> Int {
         let sourceTags = try ObjectStore.storedTags(in: log)
         let sourceSchema = try StoreSchema(model: sourceModel, existing: sourceTags)
         let sourceSerials = try ObjectStore.loadSerials(schema: sourceSchema, records: log)
@@ -134,6 +138,11 @@ enum StoreMigrator {
                                                 firstNewTag: (sourceSchema.tags.values.max() ?? 0) + 1)
         var serials: [UInt16: UInt64] = [:]
         for (_, tag) in destinationSchema.tags { serials[tag] = sourceSerials[tag] ?? 1 }
+
+        if isInferred {
+            try warnOfDataLoss(records: log, schema: sourceSchema, path: path, from: sourceModel, to: destinationModel,
+                               mapping: mapping, options: options, stage: stage, stageCount: stageCount)
+        }
 
         let destination = ObjectStore(records: staging, model: destinationModel, schema: destinationSchema, serials: serials, options: options)
         let manager = MigrationManager(source: source, destination: destination, staging: staging, mapping: mapping,
@@ -155,5 +164,23 @@ enum StoreMigrator {
         try ObjectStore.recordModel(destinationModel, schema: destinationSchema, in: staging)
         options.logger.info("migration stage done", metadata: ["path": "\(path)", "stage": "\(stage + 1)/\(stageCount)", "largestBatch": "\(manager.largestBatch)"])
         return manager.largestBatch
+    }
+}
+
+extension StoreMigrator {
+    /// Logs, at warning level, what an inferred mapping discards of the stored data
+    /// (as Core Data, inference may drop a removed attribute's values; it should not do
+    /// so unseen). Counting streams only the entities that lose something.
+    static func warnOfDataLoss(records: any RecordStore, schema: StoreSchema, path: String, from source: ObjectModel,
+                               to destination: ObjectModel, mapping: MappingModel, options: StoreOptions,
+                               stage: Int, stageCount: Int) throws {
+        let preview = try MigrationPreviewer(mapping: mapping, source: source, destination: destination,
+                                             records: records, schema: schema).preview()
+        guard preview.discardsData else { return }
+        options.logger.warning("inferred migration discards stored values", metadata: [
+            "path": "\(path)", "stage": "\(stage + 1)/\(stageCount)",
+            "from": "\(source.versionIdentifier)", "to": "\(destination.versionIdentifier)",
+            "discarded": "\(preview.dataLossSummary)",
+        ])
     }
 }

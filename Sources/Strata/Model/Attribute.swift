@@ -11,6 +11,8 @@
 ///     .pattern("[^@]+@[^@]+")
 /// Attribute("name", .string)
 ///     .renamed(from: "title")
+/// Attribute("avatar", .transformable, optional: true, externalStorage: true)
+///     .valueTransformer("PNGImage")
 /// ```
 public struct Attribute: Sendable, Hashable {
     /// The description this declaration stands for.
@@ -24,7 +26,7 @@ public struct Attribute: Sendable, Hashable {
     ///   - optional: Whether it may be null. Default `false`.
     ///   - default: The value new objects start with (and migration fills in).
     ///   - transient: Kept in memory only, never stored.
-    ///   - externalStorage: Large values go to the blob area (binary only).
+    ///   - externalStorage: Large values go to the blob area (binary and transformable).
     ///   - indexed: The store keeps an index on it.
     ///   - unique: No two objects of the entity share a value.
     public init(
@@ -64,6 +66,13 @@ public struct Attribute: Sendable, Hashable {
             $0.minimumLength = min
             $0.maximumLength = max
         }
+    }
+
+    /// The registered ``AttributeValueTransformer`` a `transformable` attribute's values
+    /// go through (``ValueTransformers/register(_:named:)``); without this modifier a
+    /// transformable attribute uses the built-in ``JSONValueTransformer``.
+    public func valueTransformer(_ name: String) -> Attribute {
+        with { $0.valueTransformerName = name }
     }
 
     /// A regular expression (ICU syntax) a string value must match as a whole.

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Only some of these facts change how records are stored and so count in
 /// ``ObjectModel/versionHash``: the name, type, optional, transient and external
-/// storage flags. Defaults, validation rules, index flags and renaming identifiers do
+/// storage flags, and a transformable attribute's ``valueTransformerName``. Defaults, validation rules, index flags and renaming identifiers do
 /// not (docs/MODEL.md, "Version hash").
 public struct AttributeDescription: Sendable, Hashable {
     /// The attribute's name: an ASCII identifier, unique in its entity and its ancestors.
@@ -53,6 +53,11 @@ public struct AttributeDescription: Sendable, Hashable {
     /// A regular expression (ICU syntax, as `NSRegularExpression` reads it) that a string
     /// value must match as a whole, like `MATCHES` in an `NSPredicate`.
     public var pattern: String?
+    /// The name of the registered ``AttributeValueTransformer`` that turns a
+    /// `transformable` attribute's values into the bytes stored and back (Core Data's
+    /// `valueTransformerName`); nil for every other type. A transformable attribute
+    /// declared without one uses the built-in ``JSONValueTransformer``.
+    public var valueTransformerName: String?
 
     /// Creates an attribute description.
     ///
@@ -71,6 +76,8 @@ public struct AttributeDescription: Sendable, Hashable {
     ///   - minimumLength: The shortest allowed length (strings and binary).
     ///   - maximumLength: The longest allowed length (strings and binary).
     ///   - pattern: A regular expression a string value must match.
+    ///   - valueTransformerName: For a `transformable` attribute, the registered
+    ///     transformer's name; nil means ``JSONValueTransformer/name``.
     public init(
         name: String,
         type: AttributeType,
@@ -85,7 +92,8 @@ public struct AttributeDescription: Sendable, Hashable {
         maximumValue: Value? = nil,
         minimumLength: Int? = nil,
         maximumLength: Int? = nil,
-        pattern: String? = nil
+        pattern: String? = nil,
+        valueTransformerName: String? = nil
     ) {
         self.name = name
         self.type = type
@@ -103,6 +111,8 @@ public struct AttributeDescription: Sendable, Hashable {
         self.minimumLength = minimumLength
         self.maximumLength = maximumLength
         self.pattern = pattern
+        self.valueTransformerName = valueTransformerName
+            ?? (type == .transformable ? JSONValueTransformer.name : nil)
     }
 
     /// Whether any validation rule (range, length, pattern) is set.

@@ -20,6 +20,11 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     case url
     /// A `Codable` struct (an ingredients list, an address) held as its JSON encoding.
     case composite
+    /// A value of any Swift type held as the bytes a named, registered
+    /// ``AttributeValueTransformer`` writes (Core Data's Transformable attribute, with
+    /// its `valueTransformerName`). The bytes are stored exactly as the transformer
+    /// wrote them; the object layer reads and writes them as ``Value/binary(_:)``.
+    case transformable
 
     /// Whether values of this type are numbers, so that minimum and maximum rules apply.
     public var isNumeric: Bool {

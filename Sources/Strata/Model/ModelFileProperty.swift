@@ -13,7 +13,7 @@ struct ModelFileProperty: Codable {
     static let attributeKeys: Set<String> = [
         "kind", "name", "type", "optional", "default", "transient", "externalStorage",
         "indexed", "unique", "renamingIdentifier", "minimum", "maximum", "minimumLength",
-        "maximumLength", "pattern",
+        "maximumLength", "pattern", "valueTransformerName",
     ]
     static let relationshipKeys: Set<String> = [
         "kind", "name", "destination", "inverse", "toMany", "ordered", "optional",
@@ -47,7 +47,8 @@ struct ModelFileProperty: Codable {
                 renamingIdentifier: try container.decodeIfPresent("renamingIdentifier"),
                 minimumLength: try container.decodeIfPresent("minimumLength"),
                 maximumLength: try container.decodeIfPresent("maximumLength"),
-                pattern: try container.decodeIfPresent("pattern")))
+                pattern: try container.decodeIfPresent("pattern"),
+                valueTransformerName: try container.decodeIfPresent("valueTransformerName")))
             defaultValue = try container.decodeIfPresent("default")
             minimum = try container.decodeIfPresent("minimum")
             maximum = try container.decodeIfPresent("maximum")
@@ -91,6 +92,7 @@ struct ModelFileProperty: Codable {
             try container.encodeIfPresent(attribute.minimumLength, "minimumLength")
             try container.encodeIfPresent(attribute.maximumLength, "maximumLength")
             try container.encodeIfPresent(attribute.pattern, "pattern")
+            try container.encodeIfPresent(attribute.valueTransformerName, "valueTransformerName")
         case .relationship(let relationship):
             try container.encode("relationship", "kind")
             try container.encode(relationship.name, "name")

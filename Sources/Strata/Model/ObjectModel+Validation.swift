@@ -49,8 +49,18 @@ extension ObjectModel {
                 throw fail("the default value of a composite attribute is not valid JSON")
             }
         }
-        if attribute.allowsExternalStorage && type != .binary {
-            throw fail("external storage is only for binary attributes, not \(type.rawValue)")
+        if attribute.allowsExternalStorage && type != .binary && type != .transformable {
+            throw fail("external storage is only for binary and transformable attributes, not \(type.rawValue)")
+        }
+        if let name = attribute.valueTransformerName {
+            guard type == .transformable else {
+                throw fail("a value transformer ('\(name)') applies to transformable attributes only, not \(type.rawValue)")
+            }
+            guard !name.isEmpty, !name.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+                throw fail("the value transformer name '\(name)' is empty or holds white space")
+            }
+        } else if type == .transformable {
+            throw fail("a transformable attribute needs a value transformer name (JSON for the built-in one)")
         }
         if attribute.isTransient {
             if attribute.allowsExternalStorage { throw fail("a transient attribute cannot use external storage") }

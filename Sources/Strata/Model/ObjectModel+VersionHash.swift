@@ -56,7 +56,14 @@ extension ObjectModel {
                 guard !attribute.isTransient else { continue }
                 text += "attribute \(attribute.name) type=\(attribute.type.rawValue)"
                     + " optional=\(flag(attribute.isOptional))"
-                    + " external=\(flag(attribute.allowsExternalStorage))\n"
+                    + " external=\(flag(attribute.allowsExternalStorage))"
+                // Only transformable lines carry the transformer, so that the text (and
+                // hash) of every model without one is what it always was; the name counts
+                // because the stored bytes mean what that transformer says they mean.
+                if attribute.type == .transformable {
+                    text += " transformer=\(attribute.valueTransformerName ?? "-")"
+                }
+                text += "\n"
             case .relationship(let relationship):
                 text += "relationship \(relationship.name)"
                     + " destination=\(relationship.destinationEntityName)"

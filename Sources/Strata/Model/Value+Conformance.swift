@@ -6,7 +6,8 @@ extension Value {
     /// `.null` conforms to every type (whether null is allowed is the attribute's
     /// `isOptional`, not the type's business). Integers must fit the width of
     /// `int16` and `int32`; `float` and `double` take ``double(_:)``; every other type
-    /// takes exactly its own case. No conversion is implied: `.int(0)` does not conform
+    /// takes exactly its own case, except `transformable`, which takes the transformer's
+    /// bytes as ``binary(_:)``. No conversion is implied: `.int(0)` does not conform
     /// to `.double`.
     ///
     /// ```swift
@@ -24,7 +25,7 @@ extension Value {
         case (.decimal, .decimal): true
         case (.string, .string): true
         case (.date, .date): true
-        case (.binary, .binary): true
+        case (.binary, .binary), (.binary, .transformable): true
         case (.uuid, .uuid): true
         case (.url, .url): true
         case (.composite, .composite): true

@@ -40,7 +40,7 @@ extension Value {
             self = .date(Date(timeIntervalSince1970: TimeInterval(seconds)))
         case (.date, .number(let seconds)):
             self = .date(Date(timeIntervalSince1970: seconds))
-        case (.binary, .string(let text)):
+        case (.binary, .string(let text)), (.transformable, .string(let text)):
             guard let data = Data(base64Encoded: text) else { throw .init("the binary value is not base64") }
             self = .binary(data)
         case (.uuid, .string(let text)):

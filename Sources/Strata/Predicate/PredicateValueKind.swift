@@ -16,7 +16,7 @@ enum PredicateValueKind: String {
         case .bool, .int16, .int32, .int64, .float, .double, .decimal: self = .number
         case .string: self = .string
         case .date: self = .date
-        case .binary: self = .binary
+        case .binary, .transformable: self = .binary
         case .uuid: self = .uuid
         case .url: self = .url
         case .composite: self = .composite

@@ -37,9 +37,13 @@ public final class ObjectStore: Sendable {
     /// Creates or opens the store at `path` for `model`.
     ///
     /// - Throws: `.incompatibleModel` when the store was created with another model
-    ///   (its `context` holds `storeHash` and `modelHash`); `.storeLocked` when another
+    ///   (its `context` holds `storeHash` and `modelHash`); `.invalidModel` naming
+    ///   `Entity.attribute` and the transformer when a `transformable` attribute's value
+    ///   transformer is not registered; `.storeLocked` when another
     ///   process writes the store; `.corrupt` naming a damaged file and offset.
     public init(at path: String, model: ObjectModel, options: StoreOptions = StoreOptions()) throws {
+        // Before anything is opened: a missing transformer must not cost a migration.
+        if options.requiresValueTransformers { try model.checkValueTransformers(path: path) }
         var records: any RecordStore
         switch options.storeType {
         case .segmentLog:

@@ -32,6 +32,14 @@ public struct StoreOptions: Sendable {
     /// Called as a migration advances (objects done, total), for bars and logs.
     public var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
 
+    /// Whether opening fails when a `transformable` attribute names a value transformer
+    /// that is not registered (``ValueTransformers``): on by default, so a missing
+    /// registration is an error at open naming `Entity.attribute` and the transformer,
+    /// not a failure at the first read. Tools that move the stored bytes without
+    /// decoding them (export, import, migration by the command-line tool) turn it off;
+    /// reading a transformed value then fails for that attribute only.
+    public var requiresValueTransformers = true
+
     /// Default options: segment log, durable commits, no migration.
     public init() {}
 }

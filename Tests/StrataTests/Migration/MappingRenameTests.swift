@@ -70,7 +70,7 @@ struct MigrationMappingRenameTests {
             Entity("Draft") { Attribute("text", .string) }
         }
         let v3 = try ObjectModel(version: "3") {
-            Entity("Task") { Attribute("priority", .string, default: .string("1")) }
+            Entity("Task") { Attribute("priority", .double, default: .double(1)) }
         }
         let composed = try MappingModel.composed([
             MappingModel.inferred(from: v1, to: v2), MappingModel.inferred(from: v2, to: v3),
@@ -78,10 +78,10 @@ struct MigrationMappingRenameTests {
         #expect(composed.entityMappings.map(\.name) == ["TaskToTask", "RemoveDraft"])
         let priority = try #require(composed.entityMappings.first?.attributeMapping(named: "priority"))
         #expect(priority.transforms == [
-            .convert(from: .int16, to: .int32), .replaceNil(with: .int(1)), .convert(from: .int32, to: .string),
+            .convert(from: .int16, to: .int32), .replaceNil(with: .int(1)), .convert(from: .int32, to: .double),
         ])
-        #expect(try priority.finalValue(from: .null) == .string("1"))
-        #expect(try priority.finalValue(from: .int(3)) == .string("3"))
+        #expect(try priority.finalValue(from: .null) == .double(1))
+        #expect(try priority.finalValue(from: .int(3)) == .double(3))
     }
 
     @Test func compositionRefusesWhatNeedsIntermediateObjects() throws {
