@@ -383,14 +383,20 @@ import StrataLog
         var testDescription: String { "\(from.rawValue) → \(to.rawValue)" }
     }
 
+    /// The type changes inference makes (``MappingTransform/isInferred(from:to:)``).
     static let lossless: [Conversion] = [
         Conversion(.int16, .int64, .int(3), .int(3)),
         Conversion(.int16, .int32, .int(-300), .int(-300)),
         Conversion(.int32, .int64, .int(2_000_000_000), .int(2_000_000_000)),
         Conversion(.int16, .double, .int(7), .double(7)),
         Conversion(.int32, .double, .int(-123_456), .double(-123_456)),
-        Conversion(.int64, .double, .int(9_007_199_254_740_992), .double(9_007_199_254_740_992)),  // 2^53, exact
         Conversion(.float, .double, .double(0.5), .double(0.5)),
+    ]
+
+    /// The conversions an explicit mapping makes and inference refuses (anything to a
+    /// string, Int64 → Double): inference named them "lossless" before issue 12 decided.
+    static let explicitOnly: [Conversion] = [
+        Conversion(.int64, .double, .int(9_007_199_254_740_992), .double(9_007_199_254_740_992)),  // 2^53, exact
         Conversion(.int16, .string, .int(-3), .string("-3")),
         Conversion(.int64, .string, .int(42), .string("42")),
         Conversion(.double, .string, .double(1.5), .string("1.5")),
@@ -426,6 +432,34 @@ import StrataLog
         defer { dir.remove() }
         try InferredStore.create(at: dir.path, model: try Self.typed("1", conversion.from)) { try Self.fillTyped($0, conversion.stored) }
         try InferredStore.migrate(at: dir.path, to: try Self.typed("2", conversion.to)) { context throws in
+            let tasks = try context.keyedObjects("Task", by: "title")
+            #expect(tasks.keys.sorted() == ["set", "unset"])
+            #expect(try tasks["set"]?.value(forKey: "value") == conversion.expected)
+            #expect(try tasks["unset"]?.value(forKey: "value") == .null, "no value stays no value")
+        }
+    }
+
+    @Test(arguments: explicitOnly)
+    func aConversionInferenceRefusesRunsThroughAnExplicitMapping(_ conversion: Conversion) throws {
+        let dir = try TemporaryDirectory("explicit-type")
+        defer { dir.remove() }
+        let (v1, v2) = (try Self.typed("1", conversion.from), try Self.typed("2", conversion.to))
+        try InferredStore.create(at: dir.path, model: v1) { try Self.fillTyped($0, conversion.stored) }
+        let problems = MappingModel.inferenceProblems(from: v1, to: v2)
+        #expect(problems.count == 1)
+        #expect(problems.first?.description.hasPrefix(
+            "Task.value: type change \(conversion.from.migrationDisplayName) → \(conversion.to.migrationDisplayName) is not inferred") == true,
+            "\(problems)")
+        #expect(problems.first?.reason.contains(".convert(from: .\(conversion.from.rawValue), to: .\(conversion.to.rawValue))") == true)
+        let mapping = MappingModel(from: v1, to: v2, entityMappings: [
+            EntityMapping(name: "TaskToTask", kind: .transform, sourceEntityName: "Task", destinationEntityName: "Task",
+                          attributeMappings: [
+                              PropertyMapping(name: "title", value: .keyPath("title")),
+                              PropertyMapping(name: "value", value: .keyPath("value"),
+                                              transforms: [.convert(from: conversion.from, to: conversion.to)]),
+                          ]),
+        ])
+        try InferredStore.migrate(at: dir.path, to: v2, with: .mappings([mapping], models: [v2])) { context throws in
             let tasks = try context.keyedObjects("Task", by: "title")
             #expect(tasks.keys.sorted() == ["set", "unset"])
             #expect(try tasks["set"]?.value(forKey: "value") == conversion.expected)
@@ -798,7 +832,7 @@ import StrataLog
         }
     }
 
-    /// v1 → v2 → v3 in one plan: Int16 optional → Int32 default 1 → String default "1",
+    /// v1 → v2 → v3 in one plan: Int16 optional → Int32 default 1 → Double default 1,
     /// and an entity removed on the way.
     @Test func conversionsAndDefaultsChainThroughAPlan() throws {
         let dir = try TemporaryDirectory("inferred-convert-chain")
@@ -820,7 +854,7 @@ import StrataLog
         let v3 = try ObjectModel(version: "3") {
             Entity("Task") {
                 Attribute("title", .string)
-                Attribute("value", .string, default: .string("1"))
+                Attribute("value", .double, default: .double(1))
             }
         }
         try InferredStore.create(at: dir.path, model: v1) { context throws in
@@ -830,8 +864,8 @@ import StrataLog
         let plan = MigrationPlan(models: [v1, v2, v3], stages: [.lightweight(from: v1, to: v2), .lightweight(from: v2, to: v3)])
         try InferredStore.migrate(at: dir.path, to: v3, with: .plan(plan)) { context throws in
             let tasks = try context.keyedObjects("Task", by: "title")
-            #expect(try tasks["set"]?.value(forKey: "value") == .string("3"))
-            #expect(try tasks["unset"]?.value(forKey: "value") == .string("1"))
+            #expect(try tasks["set"]?.value(forKey: "value") == .double(3))
+            #expect(try tasks["unset"]?.value(forKey: "value") == .double(1))
             #expect(throws: StrataError.self) { _ = try context.fetch(FetchRequest(entityName: "Draft")) }
         }
     }
@@ -1140,7 +1174,7 @@ import StrataLog
                     Attribute("title", .int64)
                     Attribute("done", .bool, default: .bool(false))
                     Attribute("due", .date)
-                    Attribute("priority", .string, default: .string("0"))
+                    Attribute("priority", .int64, default: .int(0))
                     Attribute("latitude", .double)
                 }
             }

@@ -123,7 +123,7 @@ struct MigrationMappingInferenceTests {
                 Attribute("title", .int64)
                 Attribute("done", .bool, default: .bool(false))
                 Attribute("due", .date)
-                Attribute("priority", .string, default: .string("0"))
+                Attribute("priority", .int64, default: .int(0))
                 Attribute("latitude", .double)
             }
         }
