@@ -11,6 +11,8 @@ struct FetchSubject: PredicateSubject {
     func member(forKey key: String) throws -> PredicateMember {
         try view.member(forKey: key)
     }
+
+    var predicateObjectID: ObjectID? { object.objectID }
 }
 
 extension ObjectContext {
@@ -70,6 +72,8 @@ struct StoredObjectSubject: PredicateSubject {
         let keys = context.store.records.keys(for: IndexTerm(index: index, value: ObjectCodec.bigEndian(stored.key.rawValue)))
         return .toMany(try keys.sorted().compactMap { try context.storedSubject(forKey: $0) })
     }
+
+    var predicateObjectID: ObjectID? { context.store.objectID(for: stored.key) }
 
     private func field(_ key: String) -> FieldValue {
         guard let number = layout.fieldNumbers[key], number < stored.fields.count else { return .null }

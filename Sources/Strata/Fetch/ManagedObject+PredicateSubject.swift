@@ -9,4 +9,13 @@ extension ManagedObject: PredicateSubject {
         if relationship.isToMany { return .toMany(try objects(key)) }
         return .toOne(try object(key))
     }
+
+    /// The object's id: `department == %@` with this object matches the objects whose
+    /// department it is.
+    public var predicateObjectID: ObjectID? { objectID }
+}
+
+extension ManagedObject: PredicateArgument {
+    /// `.object(objectID)`: the object compared by identity (`department == %@`).
+    public var predicateExpression: PredicateExpression { .object(objectID) }
 }

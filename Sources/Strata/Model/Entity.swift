@@ -37,6 +37,14 @@ public struct Entity: Sendable, Hashable {
         entityDescription = description
     }
 
+    /// The entity with these fetched properties added to its own: read-only to-manys
+    /// defined by a predicate, evaluated when read (``ManagedObject/fetchedObjects(_:)``).
+    public func fetchedProperties(_ properties: FetchedProperty...) -> Entity {
+        var copy = self
+        copy.entityDescription.fetchedProperties += properties.map(\.fetchedPropertyDescription)
+        return copy
+    }
+
     /// The entity under the name it had in the previous model version, so that
     /// lightweight migration carries its objects over.
     public func renamed(from previousName: String) -> Entity {

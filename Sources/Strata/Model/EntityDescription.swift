@@ -45,6 +45,10 @@ public struct EntityDescription: Sendable, Hashable {
     public internal(set) var allSubentityNames: [String]
     /// The chain of ancestors, nearest first: `["Employee", "Person"]` for a `Manager`.
     public internal(set) var ancestorNames: [String]
+    /// The fetched properties this entity declares: read-only, predicate-defined
+    /// to-manys that store nothing (``FetchedPropertyDescription``). Sub-entities
+    /// inherit them (``ObjectModel/fetchedProperty(named:of:)``).
+    public var fetchedProperties: [FetchedPropertyDescription] = []
 
     /// Creates an entity description.
     ///

@@ -4,16 +4,18 @@ struct ModelFile: Codable {
     /// The format this release reads and writes. Raise it only with a documented,
     /// incompatible change to docs/MODEL.md.
     static let currentFormatVersion = 1
-    static let keys: Set<String> = ["formatVersion", "version", "entities"]
+    static let keys: Set<String> = ["formatVersion", "version", "entities", "fetchRequestTemplates"]
 
     var formatVersion: Int
     var version: String
     var entities: [ModelFileEntity]
+    var fetchRequestTemplates: [ModelFileFetchRequestTemplate]
 
     init(_ model: ObjectModel) {
         formatVersion = Self.currentFormatVersion
         version = model.versionIdentifier
         entities = model.entities.map(ModelFileEntity.init)
+        fetchRequestTemplates = model.fetchRequestTemplates.map(ModelFileFetchRequestTemplate.init)
     }
 
     init(from decoder: any Decoder) throws {
@@ -22,6 +24,7 @@ struct ModelFile: Codable {
         formatVersion = try container.decode("formatVersion")
         version = try container.decode("version")
         entities = try container.decode("entities")
+        fetchRequestTemplates = try container.decode("fetchRequestTemplates", default: [])
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -29,5 +32,6 @@ struct ModelFile: Codable {
         try container.encode(formatVersion, "formatVersion")
         try container.encode(version, "version")
         try container.encode(entities, "entities")
+        if !fetchRequestTemplates.isEmpty { try container.encode(fetchRequestTemplates, "fetchRequestTemplates") }
     }
 }

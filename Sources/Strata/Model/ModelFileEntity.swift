@@ -5,8 +5,9 @@ struct ModelFileEntity: Codable {
     var parentName: String?
     var renamingIdentifier: String?
     var properties: [ModelFileProperty]
+    var fetchedProperties: [ModelFileFetchedProperty]
 
-    static let keys: Set<String> = ["name", "abstract", "parent", "renamingIdentifier", "properties"]
+    static let keys: Set<String> = ["name", "abstract", "parent", "renamingIdentifier", "properties", "fetchedProperties"]
 
     init(_ entity: EntityDescription) {
         name = entity.name
@@ -14,6 +15,7 @@ struct ModelFileEntity: Codable {
         parentName = entity.parentName
         renamingIdentifier = entity.renamingIdentifier
         properties = entity.declaredProperties.map(ModelFileProperty.init)
+        fetchedProperties = entity.fetchedProperties.map(ModelFileFetchedProperty.init)
     }
 
     init(from decoder: any Decoder) throws {
@@ -24,6 +26,7 @@ struct ModelFileEntity: Codable {
         parentName = try container.decodeIfPresent("parent")
         renamingIdentifier = try container.decodeIfPresent("renamingIdentifier")
         properties = try container.decode("properties", default: [])
+        fetchedProperties = try container.decode("fetchedProperties", default: [])
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -33,17 +36,20 @@ struct ModelFileEntity: Codable {
         try container.encodeIfPresent(parentName, "parent")
         try container.encodeIfPresent(renamingIdentifier, "renamingIdentifier")
         try container.encode(properties, "properties")
+        if !fetchedProperties.isEmpty { try container.encode(fetchedProperties, "fetchedProperties") }
     }
 
     /// The entity description, its values read.
     ///
     /// - Throws: `invalidModel` naming the entity and property when a value is invalid.
     func resolved() throws -> EntityDescription {
-        EntityDescription(
+        var entity = EntityDescription(
             name: name,
             isAbstract: isAbstract,
             parentName: parentName,
             renamingIdentifier: renamingIdentifier,
             properties: try properties.map { try $0.resolved(in: name) })
+        entity.fetchedProperties = try fetchedProperties.map { try $0.resolved(in: name) }
+        return entity
     }
 }

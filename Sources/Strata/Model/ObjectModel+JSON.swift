@@ -80,7 +80,8 @@ extension ObjectModel {
                 path: path)
         }
         do {
-            try self.init(version: file.version, entities: try file.entities.map { try $0.resolved() })
+            try self.init(version: file.version, entities: try file.entities.map { try $0.resolved() },
+                          fetchRequestTemplates: try file.fetchRequestTemplates.map { try $0.resolved() })
         } catch var error as StrataError {
             error.path = path
             throw error

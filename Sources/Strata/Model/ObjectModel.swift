@@ -43,6 +43,12 @@ import Foundation
 /// - ``rootEntities``
 /// - ``subentities(of:transitively:)``
 ///
+/// ### Fetched properties and templates
+/// - ``fetchedProperty(named:of:)``
+/// - ``fetchRequestTemplates``
+/// - ``fetchRequestTemplate(named:)``
+/// - ``fetchRequest(fromTemplate:substitutionVariables:)``
+///
 /// ### Identity
 /// - ``versionIdentifier``
 /// - ``versionHash``
@@ -70,6 +76,9 @@ public struct ObjectModel: Sendable, Hashable {
     /// indexes, not its records, so they are kept out of ``versionHash``: a store can
     /// compare this to decide whether to rebuild indexes, without a migration.
     public let indexHash: String
+    /// The model's named fetch requests, sorted by name (``FetchRequestTemplate``).
+    /// They do not count in ``versionHash``.
+    public let fetchRequestTemplates: [FetchRequestTemplate]
 
     private let positions: [String: Int]
 
@@ -78,9 +87,10 @@ public struct ObjectModel: Sendable, Hashable {
     /// - Parameters:
     ///   - version: The version identifier.
     ///   - entities: The entities, in any order; the model sorts them by name.
+    ///   - fetchRequestTemplates: Named fetch requests, in any order.
     /// - Throws: ``StrataError`` with code `invalidModel` when the model is inconsistent;
     ///   the message and `context` (`entity`, `property`) name where.
-    public init(version: String, entities: [EntityDescription]) throws {
+    public init(version: String, entities: [EntityDescription], fetchRequestTemplates: [FetchRequestTemplate] = []) throws {
         try Self.validateNamesAndParents(entities)
         let resolved = try Self.resolveInheritance(entities)
         try Self.validateProperties(resolved)
@@ -91,6 +101,10 @@ public struct ObjectModel: Sendable, Hashable {
         versionHash = hashes.model
         entityVersionHashes = hashes.entities
         indexHash = hashes.index
+        self.fetchRequestTemplates = fetchRequestTemplates.sorted { ModelName.precedes($0.name, $1.name) }
+        // Predicates resolve key paths through the whole model: checked once it is built.
+        try validateFetchedProperties()
+        try validateFetchRequestTemplates()
     }
 
     /// Creates a model with the result-builder DSL (``Entity``, ``Attribute``,
@@ -106,8 +120,12 @@ public struct ObjectModel: Sendable, Hashable {
     /// ```
     ///
     /// - Throws: ``StrataError`` with code `invalidModel` when the model is inconsistent.
-    public init(version: String, @ModelBuilder _ content: () throws -> [Entity]) throws {
-        try self.init(version: version, entities: try content().map(\.entityDescription))
+    public init(
+        version: String, fetchRequestTemplates: [FetchRequestTemplate] = [],
+        @ModelBuilder _ content: () throws -> [Entity]
+    ) throws {
+        try self.init(version: version, entities: try content().map(\.entityDescription),
+                      fetchRequestTemplates: fetchRequestTemplates)
     }
 
     /// The entity with this name, or `nil`.
@@ -131,10 +149,12 @@ public struct ObjectModel: Sendable, Hashable {
     /// The entities without a parent, sorted by name.
     public var rootEntities: [EntityDescription] { entities.filter { $0.parentName == nil } }
 
-    /// Models are equal when their version identifiers and entities (declared
-    /// properties in declaration order included) are equal.
+    /// Models are equal when their version identifiers, entities (declared
+    /// properties in declaration order and fetched properties included) and fetch
+    /// request templates are equal.
     public static func == (lhs: ObjectModel, rhs: ObjectModel) -> Bool {
         lhs.versionIdentifier == rhs.versionIdentifier && lhs.entities == rhs.entities
+            && lhs.fetchRequestTemplates == rhs.fetchRequestTemplates
     }
 
     /// Hashes the version identifier and the version hash, which equal models share.

@@ -42,6 +42,8 @@ extension PredicateExpression: CustomStringConvertible {
         case .count(let path): return Self.escaped(path) + ".@count"
         case .variable(let name): return "$" + name
         case .list(let elements): return "{" + elements.map(\.description).joined(separator: ", ") + "}"
+        // No literal names an object: the description says which one, for people.
+        case .object(let id): return "<\(id)>"
         }
     }
 

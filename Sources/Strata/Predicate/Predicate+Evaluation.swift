@@ -133,6 +133,8 @@ extension PredicateExpression {
             return .many(try elements.flatMap { try $0.resolve(subject).operands })
         case .variable(let name):
             throw PredicateVariables.unboundError(name)
+        case .object(let id):
+            return .single(.object(id))
         case .keyPath(let path):
             return try PredicateKeyPathWalk.resolve(Self.components(of: path), of: subject, path: path)
         case .count(let path):

@@ -57,7 +57,7 @@ extension Predicate {
 extension PredicateExpression {
     func substituting(_ variables: [String: any PredicateArgument]) throws -> PredicateExpression {
         switch self {
-        case .constant, .keyPath, .count:
+        case .constant, .keyPath, .count, .object:
             return self
         case .variable(let name):
             guard let binding = variables[name] else { throw PredicateVariables.unboundError(name) }
@@ -71,7 +71,7 @@ extension PredicateExpression {
         switch self {
         case .variable(let name): names.insert(name)
         case .list(let elements): for element in elements { element.collectVariables(into: &names) }
-        case .constant, .keyPath, .count: break
+        case .constant, .keyPath, .count, .object: break
         }
     }
 }

@@ -96,6 +96,11 @@ extension URL: PredicateArgument {
     public var predicateExpression: PredicateExpression { .constant(.url(self)) }
 }
 
+extension ObjectID: PredicateArgument {
+    /// `.object(self)`: compared by identity with a relationship's destination.
+    public var predicateExpression: PredicateExpression { .object(self) }
+}
+
 extension Array: PredicateArgument where Element: PredicateArgument {
     /// A list of the elements' expressions, for `IN` and `BETWEEN`.
     public var predicateExpression: PredicateExpression { .list(map(\.predicateExpression)) }

@@ -15,13 +15,17 @@ public indirect enum PredicateExpression: Sendable, Hashable {
     case variable(String)
     /// A list literal, `{1, 2, 3}`: the right side of `IN` and `BETWEEN`.
     case list([PredicateExpression])
+    /// A stored object, compared by identity with a relationship's destination:
+    /// `department == %@` with a `ManagedObject` or an ``ObjectID`` as argument, or
+    /// `$FETCH_SOURCE` in a fetched property. It has no literal in the format language.
+    case object(ObjectID)
 
     /// The key path's components, or an empty array for an expression without a key path.
     public var keyPathComponents: [String] {
         switch self {
         case .keyPath(let path), .count(let path):
             return path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        case .constant, .variable, .list:
+        case .constant, .variable, .list, .object:
             return []
         }
     }

@@ -26,7 +26,7 @@ enum PredicateKeyPathWalk {
                     results.append(.value(value))
                 case .toOne(let destination):
                     if isLast {
-                        results.append(destination == nil ? .value(.null) : .object)
+                        results.append(destination.map { .object($0.predicateObjectID) } ?? .value(.null))
                     } else if let destination {
                         next.append(destination)
                     } else {
@@ -36,7 +36,7 @@ enum PredicateKeyPathWalk {
                 case .toMany(let destinations):
                     isMany = true
                     if isLast {
-                        results.append(contentsOf: destinations.map { _ in PredicateOperand.object })
+                        results.append(contentsOf: destinations.map { PredicateOperand.object($0.predicateObjectID) })
                     } else {
                         next.append(contentsOf: destinations)
                     }

@@ -48,7 +48,13 @@ struct PredicateLexer {
             guard let next = current, next.isPredicateIdentifierStart else {
                 throw PredicateSyntaxError.make(at: index, expected: "a name after '\(character)'", found: describe(current))
             }
-            let name = readIdentifier()
+            var name = readIdentifier()
+            // `$FETCH_SOURCE.department.name`: a variable's key path is part of its name,
+            // resolved when the variable is bound (a fetched property's source object).
+            while character == "$", current == ".", let after = peek(), after.isPredicateIdentifierStart {
+                index += 1
+                name += "." + readIdentifier()
+            }
             let kind: PredicateToken.Kind = switch character {
             case "$": .variable(name)
             case "#": .escapedIdentifier(name)

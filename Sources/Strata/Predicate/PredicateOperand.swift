@@ -3,8 +3,9 @@
 enum PredicateOperand {
     /// An attribute value or constant.
     case value(Value)
-    /// A related object, which compares only with `nil` (it has no literal to compare with).
-    case object
+    /// A related object, by identity when the subject has one: it compares equal to the
+    /// same object (an ``PredicateExpression/object(_:)``), and unequal to `nil`.
+    case object(ObjectID?)
 
     /// The value, or `nil` for an object.
     var value: Value? {

@@ -19,4 +19,13 @@ public protocol PredicateSubject {
     /// - Throws: `StrataError` `.unknownKeyPath` for a key the object does not have,
     ///   or whatever reading the object throws (a fault that cannot be fired).
     func member(forKey key: String) throws -> PredicateMember
+
+    /// The subject's identity, when it is a stored object: what `relationship == %@`
+    /// and `$FETCH_SOURCE` compare by. Nil (the default) for plain values.
+    var predicateObjectID: ObjectID? { get }
+}
+
+extension PredicateSubject {
+    /// No identity: the subject is a plain value.
+    public var predicateObjectID: ObjectID? { nil }
 }

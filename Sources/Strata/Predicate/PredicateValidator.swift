@@ -73,7 +73,12 @@ struct PredicateValidator {
                     throw mismatch("\(op.rawValue) compares strings, not \(describe(leftKind, left)) with \(describe(rightKind, right))", keyPath: left.keyPath ?? right.keyPath)
                 }
                 if leftKind == .object || rightKind == .object {
-                    throw mismatch("a relationship can only be compared with nil", keyPath: left.keyPath ?? right.keyPath)
+                    let identity: Set<PredicateOperator> = [.equalTo, .notEqualTo, .in]
+                    guard leftKind == rightKind, identity.contains(op) else {
+                        throw mismatch("a relationship can only be compared with nil or an object (==, !=, IN)",
+                                       keyPath: left.keyPath ?? right.keyPath)
+                    }
+                    continue
                 }
                 if leftKind != rightKind {
                     throw mismatch("\(describe(leftKind, left)) cannot be compared with \(describe(rightKind, right))", keyPath: left.keyPath ?? right.keyPath)
@@ -100,6 +105,8 @@ struct PredicateValidator {
             return Side(kinds: [PredicateValueKind(value)], keyPath: nil, isMany: false, isList: false)
         case .variable:
             return Side(kinds: [nil], keyPath: nil, isMany: false, isList: false)
+        case .object:
+            return Side(kinds: [.object], keyPath: nil, isMany: false, isList: false)
         case .list(let elements):
             var kinds: [PredicateValueKind?] = []
             for element in elements {

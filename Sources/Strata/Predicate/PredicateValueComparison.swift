@@ -7,7 +7,8 @@ enum PredicateValueComparison {
     /// of another case, values of unrelated kinds are unequal (never an error).
     static func equal(_ lhs: PredicateOperand, _ rhs: PredicateOperand, options: StringComparisonOptions) -> Bool {
         guard let left = lhs.value, let right = rhs.value else {
-            // An object equals nothing we can write, but is not nil either.
+            // Objects are equal when they are the same object; an object is not nil.
+            if case .object(let a?) = lhs, case .object(let b?) = rhs { return a == b }
             return false
         }
         switch (left, right) {

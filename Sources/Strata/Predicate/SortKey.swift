@@ -65,7 +65,7 @@ public struct SortKey: Sendable, Hashable {
         switch try PredicateKeyPathWalk.resolve(components, of: subject, path: keyPath) {
         case .single(.value(let value)):
             return value
-        case .single(.object):
+        case .single(.object(_)):
             throw StrataError(.typeMismatch, "Cannot sort by the relationship '\(keyPath)'", context: ["keyPath": keyPath])
         case .many:
             throw StrataError(
