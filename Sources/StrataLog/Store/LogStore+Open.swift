@@ -6,9 +6,19 @@ extension LogStore {
     /// the active segment is truncated back to the last whole transaction; leftover
     /// files of an unfinished roll, compaction or manifest swap are removed.
     ///
+    /// Open cross-checks what the store's files say of each other (FORMAT.md §4.4,
+    /// §4.6): a counter of the manifest that is not above the ids in use is raised
+    /// with a warning; a file the manifest does not list is removed only when it can
+    /// hold nothing acknowledged.
+    ///
     /// - Throws: `StrataError.storeLocked` when another process writes the store;
     ///   `.corrupt` naming the file and offset when a sealed segment, the manifest or
-    ///   a blob file header is damaged; `.unsupportedFormat`; `.io`.
+    ///   a blob file header is damaged, when a segment does not hold the sequences its
+    ///   seal or manifest entry records, when a frame whose checksum holds is damaged
+    ///   in the active segment, or when an unlisted segment or blob file may hold
+    ///   acknowledged data (nothing is removed); `.limitExceeded` when an interrupted
+    ///   roll cannot be finished because segment ids are exhausted;
+    ///   `.unsupportedFormat`; `.io`.
     public static func open(
         at path: String,
         options: LogStoreOptions = LogStoreOptions(),

@@ -38,6 +38,15 @@ extension LogStore {
             if info.state == .sealed && scan.damage == nil && !scan.sealed {
                 report.problems.append(StrataError(.corrupt, "sealed segment does not end with a seal frame: it lost its tail", path: file.path, offset: scan.validEnd))
             }
+            if info.state == .sealed && scan.damage == nil {
+                // The checks open makes when it scans: seal and manifest entry agree
+                // with the transactions the segment holds.
+                do {
+                    try Self.checkSealedScan(scan, info: info, path: file.path)
+                } catch {
+                    report.problems.append((error as? StrataError) ?? StrataError(.corrupt, "\(error)", path: file.path))
+                }
+            }
             if info.state == .sealed {
                 verifyHint(info.id, expected: builder.hint(of: scan, segmentID: info.id, storeID: manifest.storeID), report: &report)
             }

@@ -130,6 +130,11 @@ import StrataTestSupport
         let firstCommit = try #require(frames.firstIndex { $0.type == FrameType.commit.rawValue })
         let sealFrame = StoreSurgery.encode(type: FrameType.seal.rawValue, flags: 0, payload: try #require(frames.last).payload)
         try StoreSurgery.rewriteFrames(segment, keep: { i, _ in i <= firstCommit }, appending: [sealFrame])
+        // With its hint, open does not read it; verify does, and says so.
+        let store = try LogStore.open(at: dir.path, logger: .quiet)
+        let report = try store.verify()
+        #expect(report.problems.contains { $0.path == segment && $0.message.contains("seal frame records") }, "\(report)")
+        try store.close()
         try StoreSurgery.removeHints(dir.path)
         Self.expectCorruptOpen(dir.path, file: segment)
     }

@@ -185,4 +185,37 @@ import StrataTestSupport
         try Self.expectAll(store, expected)
         try store.close()
     }
+
+    /// The last commit of the active segment given sequence 2^64 − 1 (records and
+    /// commit, CRCs recomputed): it is the newest transaction, so open keeps it, and
+    /// the next commit is refused instead of trapping.
+    @Test func aCommitAtTheLastSequenceRefusesTheNextCommit() throws {
+        let dir = try TemporaryDirectory("counter-seq-commit")
+        defer { dir.remove() }
+        do {
+            var options = Self.options
+            options.segmentSizeLimit = 1 << 20
+            let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+            try Self.fill(store, transactions: 3)
+            try store.close()
+        }
+        let active = try #require(try StoreSurgery.manifest(dir.path).activeSegment?.id)
+        let segment = StoreSurgery.segment(dir.path, active)
+        let frames = try StoreSurgery.frames(segment)
+        let commits = frames.indices.filter { frames[$0].type == FrameType.commit.rawValue }
+        let last = try #require(commits.last), previous = try #require(commits.dropLast().last)
+        for index in (previous + 1)..<last {
+            try StoreSurgery.editFrame(segment, index) { payload in
+                for record in (try? StoreSurgery.recordOffsets(payload)) ?? [] { StoreSurgery.putU64(.max, at: record + 9, in: &payload) }
+            }
+        }
+        try StoreSurgery.editFrame(segment, last) { StoreSurgery.putU64(.max, at: 0, in: &$0) }
+        let store = try LogStore.open(at: dir.path, logger: .quiet)
+        #expect(store.lastSequence == .max)
+        var batch = WriteBatch()
+        batch.put(RecordKey(1), value: [1])
+        let error = #expect(throws: StrataError.self) { try store.commit(batch) }
+        #expect(error?.code == .limitExceeded)
+        try store.close()
+    }
 }
