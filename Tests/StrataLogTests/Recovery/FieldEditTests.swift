@@ -130,13 +130,27 @@ import StrataTestSupport
         let firstCommit = try #require(frames.firstIndex { $0.type == FrameType.commit.rawValue })
         let sealFrame = StoreSurgery.encode(type: FrameType.seal.rawValue, flags: 0, payload: try #require(frames.last).payload)
         try StoreSurgery.rewriteFrames(segment, keep: { i, _ in i <= firstCommit }, appending: [sealFrame])
-        // With its hint, open does not read it; verify does, and says so.
+        // Its hint locates records past the cut end: not used, the segment is scanned.
+        Self.expectCorruptOpen(dir.path, file: segment)
+        try StoreSurgery.removeHints(dir.path)
+        Self.expectCorruptOpen(dir.path, file: segment)
+    }
+
+    /// A seal frame whose sequences were changed, hint intact: open trusts the hint
+    /// and does not read the segment; verify reads it and reports the seal.
+    @Test func verifyChecksTheSealAgainstTheTransactions() throws {
+        let dir = try TemporaryDirectory("edit-seal")
+        defer { dir.remove() }
+        let expected = try Self.makeStore(dir.path)
+        let sealed = try #require(try Self.sealedIDs(dir.path).first)
+        let segment = StoreSurgery.segment(dir.path, sealed)
+        let last = try StoreSurgery.frames(segment).count - 1
+        try StoreSurgery.editFrame(segment, last) { StoreSurgery.putU64(StoreSurgery.u64($0, at: 8) + 1, at: 8, in: &$0) }
         let store = try LogStore.open(at: dir.path, logger: .quiet)
+        try ManifestCounterTests.expectAll(store, expected)
         let report = try store.verify()
         #expect(report.problems.contains { $0.path == segment && $0.message.contains("seal frame records") }, "\(report)")
         try store.close()
-        try StoreSurgery.removeHints(dir.path)
-        Self.expectCorruptOpen(dir.path, file: segment)
     }
 
     @Test func aSealedSegmentThatLostItsFirstTransactionIsRefused() throws {
