@@ -11,10 +11,11 @@ import Foundation
 /// salary.minimumValue = .double(0)
 /// ```
 ///
-/// Only some of these facts change how records are stored and so count in
-/// ``ObjectModel/versionHash``: the name, type, optional, transient and external
-/// storage flags, and a transformable attribute's ``valueTransformerName``. Defaults, validation rules, index flags and renaming identifiers do
-/// not (docs/MODEL.md, "Version hash").
+/// Only some of these facts change how records and their index terms are stored and
+/// so count in ``ObjectModel/versionHash``: the name, type, optional, transient,
+/// external storage, indexed and unique flags, and a transformable attribute's
+/// ``valueTransformerName``. Defaults, validation rules and renaming identifiers do not
+/// (docs/MODEL.md, "Version hash").
 public struct AttributeDescription: Sendable, Hashable {
     /// The attribute's name: an ASCII identifier, unique in its entity and its ancestors.
     public var name: String

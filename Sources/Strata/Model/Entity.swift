@@ -10,6 +10,10 @@
 /// }
 /// Entity("Todo") { Attribute("title", .string) }
 ///     .renamed(from: "Task")
+/// Entity("Person", uniquenessConstraints: [["firstName", "lastName"]]) {
+///     Attribute("firstName", .string)
+///     Attribute("lastName", .string)
+/// }
 /// ```
 public struct Entity: Sendable, Hashable {
     /// The description this declaration stands for.
@@ -21,15 +25,20 @@ public struct Entity: Sendable, Hashable {
     ///   - name: The entity's name, an ASCII identifier.
     ///   - parent: The entity it inherits properties from.
     ///   - abstract: Whether it has no instances of its own. Default `false`.
+    ///   - uniquenessConstraints: Compound uniqueness constraints, each a list of
+    ///     attribute names whose values together must be unique (Core Data's
+    ///     `uniquenessConstraints`, SwiftData's `#Unique`).
     ///   - properties: Its ``Attribute`` and ``Relationship`` declarations.
     public init(
         _ name: String,
         parent: String? = nil,
         abstract: Bool = false,
+        uniquenessConstraints: [[String]] = [],
         @PropertiesBuilder properties: () -> [PropertyDescription] = { [] }
     ) {
         entityDescription = EntityDescription(
-            name: name, isAbstract: abstract, parentName: parent, properties: properties())
+            name: name, isAbstract: abstract, parentName: parent, properties: properties(),
+            uniquenessConstraints: uniquenessConstraints)
     }
 
     /// Wraps an entity description built in code.
@@ -42,6 +51,20 @@ public struct Entity: Sendable, Hashable {
     public func fetchedProperties(_ properties: FetchedProperty...) -> Entity {
         var copy = self
         copy.entityDescription.fetchedProperties += properties.map(\.fetchedPropertyDescription)
+        return copy
+    }
+
+    /// The entity with one more uniqueness constraint: no two of its objects may share
+    /// the values of these attributes taken together, as SwiftData's
+    /// `#Unique<Person>([\.firstName, \.lastName])`.
+    ///
+    /// ```swift
+    /// Entity("Person") { Attribute("firstName", .string); Attribute("lastName", .string) }
+    ///     .unique("firstName", "lastName")
+    /// ```
+    public func unique(_ attributes: String...) -> Entity {
+        var copy = self
+        copy.entityDescription.uniquenessConstraints.append(attributes)
         return copy
     }
 

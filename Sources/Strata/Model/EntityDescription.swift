@@ -26,6 +26,14 @@ public struct EntityDescription: Sendable, Hashable {
     /// The entity's name in the previous model version, when it was renamed: what
     /// lightweight migration matches it by.
     public var renamingIdentifier: String?
+    /// The compound uniqueness constraints this entity declares (Core Data's
+    /// `uniquenessConstraints`, SwiftData's `#Unique`): each is a list of attribute
+    /// names whose values, taken together, no two objects of the entity (and its
+    /// sub-entities) may share — `[["firstName", "lastName"]]`. A constraint of one
+    /// attribute the entity declares is the same as that attribute's
+    /// ``AttributeDescription/isUnique``, and the model stores it that way. Names may
+    /// be inherited attributes; relationships and transient attributes are refused.
+    public var uniquenessConstraints: [[String]]
     /// The properties this entity declares itself, in declaration order. Changing them
     /// resets ``properties`` to the same list until the entity is placed in a model.
     public var declaredProperties: [PropertyDescription] {
@@ -58,17 +66,21 @@ public struct EntityDescription: Sendable, Hashable {
     ///   - parentName: The entity it inherits from.
     ///   - renamingIdentifier: Its name in the previous model version.
     ///   - properties: The properties it declares, in order.
+    ///   - uniquenessConstraints: Compound uniqueness constraints, each a list of
+    ///     attribute names (``uniquenessConstraints``).
     public init(
         name: String,
         isAbstract: Bool = false,
         parentName: String? = nil,
         renamingIdentifier: String? = nil,
-        properties: [PropertyDescription] = []
+        properties: [PropertyDescription] = [],
+        uniquenessConstraints: [[String]] = []
     ) {
         self.name = name
         self.isAbstract = isAbstract
         self.parentName = parentName
         self.renamingIdentifier = renamingIdentifier
+        self.uniquenessConstraints = uniquenessConstraints
         self.declaredProperties = properties
         self.properties = []
         self.attributesByName = [:]

@@ -6,8 +6,9 @@ struct ModelFileEntity: Codable {
     var renamingIdentifier: String?
     var properties: [ModelFileProperty]
     var fetchedProperties: [ModelFileFetchedProperty]
+    var uniquenessConstraints: [[String]]
 
-    static let keys: Set<String> = ["name", "abstract", "parent", "renamingIdentifier", "properties", "fetchedProperties"]
+    static let keys: Set<String> = ["name", "abstract", "parent", "renamingIdentifier", "properties", "fetchedProperties", "uniquenessConstraints"]
 
     init(_ entity: EntityDescription) {
         name = entity.name
@@ -16,6 +17,7 @@ struct ModelFileEntity: Codable {
         renamingIdentifier = entity.renamingIdentifier
         properties = entity.declaredProperties.map(ModelFileProperty.init)
         fetchedProperties = entity.fetchedProperties.map(ModelFileFetchedProperty.init)
+        uniquenessConstraints = entity.uniquenessConstraints
     }
 
     init(from decoder: any Decoder) throws {
@@ -27,6 +29,7 @@ struct ModelFileEntity: Codable {
         renamingIdentifier = try container.decodeIfPresent("renamingIdentifier")
         properties = try container.decode("properties", default: [])
         fetchedProperties = try container.decode("fetchedProperties", default: [])
+        uniquenessConstraints = try container.decode("uniquenessConstraints", default: [])
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -37,6 +40,7 @@ struct ModelFileEntity: Codable {
         try container.encodeIfPresent(renamingIdentifier, "renamingIdentifier")
         try container.encode(properties, "properties")
         if !fetchedProperties.isEmpty { try container.encode(fetchedProperties, "fetchedProperties") }
+        try container.encode(uniquenessConstraints, "uniquenessConstraints", unless: [])
     }
 
     /// The entity description, its values read.
@@ -48,7 +52,8 @@ struct ModelFileEntity: Codable {
             isAbstract: isAbstract,
             parentName: parentName,
             renamingIdentifier: renamingIdentifier,
-            properties: try properties.map { try $0.resolved(in: name) })
+            properties: try properties.map { try $0.resolved(in: name) },
+            uniquenessConstraints: uniquenessConstraints)
         entity.fetchedProperties = try fetchedProperties.map { try $0.resolved(in: name) }
         return entity
     }

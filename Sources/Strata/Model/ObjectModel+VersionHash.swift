@@ -1,28 +1,40 @@
 extension ObjectModel {
     /// The first line of the canonical model description. Bump the number only with a
     /// deliberate change of the description, documented in docs/MODEL.md.
-    static let canonicalHeader = "strata-model-v1\n"
+    static let canonicalHeader = "strata-model-v2\n"
     /// The first line of an entity's canonical description, for ``entityVersionHashes``.
-    static let entityCanonicalHeader = "strata-entity-v1\n"
+    static let entityCanonicalHeader = "strata-entity-v2\n"
     /// The first line of the index description, for ``indexHash``.
     static let indexCanonicalHeader = "strata-index-v1\n"
+    /// The header of the version 1 description, which left indexes and uniqueness out.
+    /// Stores written before version 2 record a hash of that text (see
+    /// ``legacyVersionHash``).
+    static let legacyCanonicalHeader = "strata-model-v1\n"
 
     /// The exact text whose SHA-256 is ``versionHash`` (docs/MODEL.md, "Version hash").
     ///
     /// One line per entity, sorted by name, each followed by one line per stored
-    /// property it declares, sorted by name. Only what changes how records are stored
-    /// appears; a test pins this text so that it never changes silently.
+    /// property it declares, sorted by name, then one line per compound uniqueness
+    /// constraint it declares. Only what changes how records and their index terms are
+    /// stored appears; a test pins this text so that it never changes silently.
     public var canonicalDescription: String {
-        Self.canonicalHeader + entities.map(Self.canonicalBlock).joined()
+        Self.canonicalHeader + entities.map { Self.canonicalBlock($0, legacy: false) }.joined()
     }
 
-    /// Computes the model, per-entity and index hashes of resolved, sorted entities.
+    /// The version 1 text (docs/MODEL.md, "Version 1"): the same without the indexed
+    /// and unique flags and without compound constraints.
+    var legacyCanonicalDescription: String {
+        Self.legacyCanonicalHeader + entities.map { Self.canonicalBlock($0, legacy: true) }.joined()
+    }
+
+    /// Computes the model, per-entity, index and legacy hashes of resolved, sorted entities.
     static func computeHashes(
         _ entities: [EntityDescription]
-    ) -> (model: String, entities: [String: String], index: String) {
+    ) -> (model: String, entities: [String: String], index: String, legacy: String) {
         var blocks: [String: String] = [:]
-        for entity in entities { blocks[entity.name] = canonicalBlock(entity) }
+        for entity in entities { blocks[entity.name] = canonicalBlock(entity, legacy: false) }
         let model = canonicalHeader + entities.compactMap { blocks[$0.name] }.joined()
+        let legacy = legacyCanonicalHeader + entities.map { canonicalBlock($0, legacy: true) }.joined()
         var entityHashes: [String: String] = [:]
         for entity in entities {
             // An entity's records hold its ancestors' properties too, so a change in an
@@ -38,15 +50,19 @@ extension ObjectModel {
                 index += "index \(entity.name) \(attribute.name)"
                     + " indexed=\(flag(attribute.isIndexed)) unique=\(flag(attribute.isUnique))\n"
             }
+            for constraint in entity.uniquenessConstraints {
+                index += "unique \(entity.name) \(constraint.joined(separator: ","))\n"
+            }
         }
         return (
             SHA256.hexDigest(Array(model.utf8)),
             entityHashes,
-            SHA256.hexDigest(Array(index.utf8))
+            SHA256.hexDigest(Array(index.utf8)),
+            SHA256.hexDigest(Array(legacy.utf8))
         )
     }
 
-    private static func canonicalBlock(_ entity: EntityDescription) -> String {
+    private static func canonicalBlock(_ entity: EntityDescription, legacy: Bool) -> String {
         var text = "entity \(entity.name) abstract=\(flag(entity.isAbstract))"
             + " parent=\(entity.parentName ?? "-")\n"
         for property in sortedDeclared(entity) {
@@ -63,6 +79,9 @@ extension ObjectModel {
                 if attribute.type == .transformable {
                     text += " transformer=\(attribute.valueTransformerName ?? "-")"
                 }
+                if !legacy {
+                    text += " indexed=\(flag(attribute.isIndexed)) unique=\(flag(attribute.isUnique))"
+                }
                 text += "\n"
             case .relationship(let relationship):
                 text += "relationship \(relationship.name)"
@@ -71,6 +90,12 @@ extension ObjectModel {
                     + " toMany=\(flag(relationship.isToMany))"
                     + " ordered=\(flag(relationship.isOrdered))"
                     + " optional=\(flag(relationship.isOptional))\n"
+            }
+        }
+        if !legacy {
+            // Normalized by the model: names sorted within a constraint, constraints sorted.
+            for constraint in entity.uniquenessConstraints {
+                text += "unique \(constraint.joined(separator: ","))\n"
             }
         }
         return text

@@ -72,13 +72,19 @@ public struct ObjectModel: Sendable, Hashable {
     /// description of the entity and its ancestors. Migration compares these to find
     /// the entities that changed.
     public let entityVersionHashes: [String: String]
-    /// Hex SHA-256 over the indexed and unique flags only. They change the store's
-    /// indexes, not its records, so they are kept out of ``versionHash``: a store can
-    /// compare this to decide whether to rebuild indexes, without a migration.
+    /// Hex SHA-256 over the indexed and unique flags and the compound uniqueness
+    /// constraints only. They are part of ``versionHash`` too (a change of them is a
+    /// model change that a migration carries out: it builds the new index and checks
+    /// the stored values against a new constraint); this hash tells a change of them
+    /// from a change of the records.
     public let indexHash: String
     /// The model's named fetch requests, sorted by name (``FetchRequestTemplate``).
     /// They do not count in ``versionHash``.
     public let fetchRequestTemplates: [FetchRequestTemplate]
+    /// The hash of the version 1 canonical description, which left indexes and
+    /// uniqueness out: what stores written before version 2 record (docs/MODEL.md,
+    /// "Stores written under version 1").
+    let legacyVersionHash: String
 
     private let positions: [String: Int]
 
@@ -92,8 +98,9 @@ public struct ObjectModel: Sendable, Hashable {
     ///   the message and `context` (`entity`, `property`) name where.
     public init(version: String, entities: [EntityDescription], fetchRequestTemplates: [FetchRequestTemplate] = []) throws {
         try Self.validateNamesAndParents(entities)
-        let resolved = try Self.resolveInheritance(entities)
+        let resolved = try Self.resolveInheritance(Self.normalizeUniquenessConstraints(entities))
         try Self.validateProperties(resolved)
+        try Self.validateUniquenessConstraints(resolved)
         versionIdentifier = version
         self.entities = resolved
         positions = Dictionary(uniqueKeysWithValues: resolved.enumerated().map { ($1.name, $0) })
@@ -101,6 +108,7 @@ public struct ObjectModel: Sendable, Hashable {
         versionHash = hashes.model
         entityVersionHashes = hashes.entities
         indexHash = hashes.index
+        legacyVersionHash = hashes.legacy
         self.fetchRequestTemplates = fetchRequestTemplates.sorted { ModelName.precedes($0.name, $1.name) }
         // Predicates resolve key paths through the whole model: checked once it is built.
         try validateFetchedProperties()

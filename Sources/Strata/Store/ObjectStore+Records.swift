@@ -28,6 +28,8 @@ extension ObjectStore {
         metadata[StoreSchema.modelHashKey] = Array(model.versionHash.utf8)
         metadata[StoreSchema.metadataKey] = try schema.encodedTags()
         metadata[StoreSchema.modelKey] = Array(try model.jsonData())
+        // A migration writes every record anew, with this release's terms.
+        metadata[StoreSchema.termsKey] = StoreSchema.exactTermsVersion
         try records.setMetadata(metadata)
     }
 

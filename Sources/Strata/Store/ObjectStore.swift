@@ -31,6 +31,8 @@ public final class ObjectStore: Sendable {
     /// The store's UUID as hex: the host part of object URIs.
     public let identifier: String
     let serials: Locked<[UInt16: UInt64]>
+    /// Whether the records' index terms are exact (``hasExactTerms(_:)``): read at open.
+    let exactTerms: Bool
     let observers = Locked<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
     var logger: Logger { options.logger }
 
@@ -52,15 +54,16 @@ public final class ObjectStore: Sendable {
             records = try LogStore.open(at: "/memory", options: options.log, fileSystem: InMemoryFileSystem(), logger: options.logger)
         }
         do {
-            let storedHash = records.metadata[StoreSchema.modelHashKey].map { String(decoding: $0, as: UTF8.self) }
-            if let storedHash, storedHash != model.versionHash, options.migration.isRequested {
+            let stored = RecordedModelHash(metadata: records.metadata, given: model)
+            if let stored, stored.current != model.versionHash, options.migration.isRequested {
                 guard let log = records as? LogStore else {
                     throw StrataError(.migrationFailed, "this store type cannot be migrated", path: path)
                 }
                 records = try StoreMigrator.migrate(log, path: path, to: model, options: options)
             }
-            let schema = try Self.checkModel(model, records: records, path: path)
+            let schema = try Self.checkModel(model, records: records, path: path, logger: options.logger)
             self.schema = schema
+            self.exactTerms = Self.hasExactTerms(records.metadata)
             self.serials = Locked(try Self.loadSerials(schema: schema, records: records))
         } catch {
             try? records.close()
@@ -80,6 +83,7 @@ public final class ObjectStore: Sendable {
         self.records = records
         self.schema = schema
         self.serials = Locked(serials)
+        self.exactTerms = Self.hasExactTerms(records.metadata)
         self.identifier = records.storeID.map { String(format: "%02x", $0) }.joined()
     }
 
@@ -139,23 +143,25 @@ public final class ObjectStore: Sendable {
 
     // MARK: Opening
 
-    private static func checkModel(_ model: ObjectModel, records: any RecordStore, path: String) throws -> StoreSchema {
+    private static func checkModel(_ model: ObjectModel, records: any RecordStore, path: String, logger: Logger) throws -> StoreSchema {
         let metadata = records.metadata
-        guard let storedHash = metadata[StoreSchema.modelHashKey].map({ String(decoding: $0, as: UTF8.self) }) else {
+        guard let stored = RecordedModelHash(metadata: metadata, given: model) else {
             let schema = try StoreSchema(model: model)
             var metadata = metadata
             metadata[StoreSchema.modelHashKey] = Array(model.versionHash.utf8)
             metadata[StoreSchema.metadataKey] = try schema.encodedTags()
             metadata[StoreSchema.modelKey] = Array(try model.jsonData())
+            metadata[StoreSchema.termsKey] = StoreSchema.exactTermsVersion
             try records.setMetadata(metadata)
             return schema
         }
-        guard storedHash == model.versionHash else {
+        guard stored.current == model.versionHash else {
             throw StrataError(
                 .incompatibleModel,
-                "the model used to open the store is incompatible with the one used to create the store (store model hash \(storedHash), given model hash \(model.versionHash))",
-                path: path, context: ["storeHash": storedHash, "modelHash": model.versionHash])
+                "the model used to open the store is incompatible with the one used to create the store (store model hash \(stored.recorded), given model hash \(model.versionHash))",
+                path: path, context: ["storeHash": stored.recorded, "modelHash": model.versionHash])
         }
+        if stored.isLegacy { upgradeLegacyMetadata(model, records: records, path: path, logger: logger) }
         let tags = try metadata[StoreSchema.metadataKey].map(StoreSchema.decodeTags) ?? [:]
         return try StoreSchema(model: model, existing: tags)
     }

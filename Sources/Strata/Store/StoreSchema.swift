@@ -71,6 +71,9 @@ struct StoreSchema: Sendable {
     static let metadataKey = "strata.schema"
     static let modelHashKey = "strata.modelHash"
     static let modelKey = "strata.model"
+    /// Metadata key marking a store whose index terms are exact (docs/FORMAT.md §9).
+    static let termsKey = "strata.terms"
+    static let exactTermsVersion: [UInt8] = [2]
 
     /// The key range of an entity's objects (serial 0 is reserved for its counter record).
     static func range(tag: UInt16) -> Range<RecordKey> {

@@ -93,7 +93,6 @@ struct ModelVersionHashTests {
         #expect(try Self.hash { $0.doneDefault = .bool(true) } == base)
         #expect(try Self.hash { $0.doneDefault = nil } == base)
         #expect(try Self.hash { $0.titleRules = true } == base)
-        #expect(try Self.hash { $0.indexed = true } == base)
         #expect(try Self.hash { $0.renamed = true } == base)
         #expect(try Self.hash { $0.deleteRule = .cascade } == base)
         #expect(try Self.hash { $0.counts = true } == base)
@@ -110,16 +109,76 @@ struct ModelVersionHashTests {
             try Self.hash { $0.toManyOrdered = true },
             try Self.hash { $0.external = true },
             try Self.hash { $0.abstractBase = true },
+            // Since version 2 of the canonical text (issue 12): an index or a uniqueness
+            // constraint is part of the store's schema.
+            try Self.hash { $0.indexed = true },
         ]
         for hash in changed { #expect(hash != base) }
         #expect(Set(changed).count == changed.count)
     }
 
-    @Test func indexFlagsChangeOnlyTheIndexHash() throws {
+    /// Until version 2 of the canonical text the index flags changed only `indexHash`,
+    /// so a store opened with a new `unique` without a migration and took duplicates
+    /// (issue 12). They now change `versionHash` too; the version 1 hash, which stores
+    /// written before record, still leaves them out.
+    @Test func indexFlagsChangeTheVersionHashAndTheIndexHash() throws {
         let base = try Self.model(Knobs())
         let indexed = try Self.model(Knobs(indexed: true))
-        #expect(indexed.versionHash == base.versionHash)
+        #expect(indexed.versionHash != base.versionHash)
         #expect(indexed.indexHash != base.indexHash)
+        #expect(indexed.legacyVersionHash == base.legacyVersionHash)
+        #expect(indexed.entityVersionHashes["Task"] != base.entityVersionHashes["Task"])
+        #expect(indexed.entityVersionHashes["List"] == base.entityVersionHashes["List"])
+    }
+
+    @Test func uniqueFlagsAndCompoundConstraintsChangeTheHash() throws {
+        func person(unique: Bool = false, constraints: [[String]] = []) throws -> ObjectModel {
+            try ObjectModel(version: "1") {
+                Entity("Person", uniquenessConstraints: constraints) {
+                    Attribute("firstName", .string)
+                    Attribute("lastName", .string)
+                    Attribute("email", .string, optional: true, unique: unique)
+                }
+            }
+        }
+        let base = try person()
+        let unique = try person(unique: true)
+        let compound = try person(constraints: [["firstName", "lastName"]])
+        let hashes = [base.versionHash, unique.versionHash, compound.versionHash]
+        #expect(Set(hashes).count == 3)
+        // The order of names in a constraint, or of constraints, is not a change.
+        #expect(try person(constraints: [["lastName", "firstName"]]).versionHash == compound.versionHash)
+        #expect(try person(constraints: [["lastName", "email"], ["firstName", "lastName"]]).versionHash
+            == (try person(constraints: [["firstName", "lastName"], ["email", "lastName"]])).versionHash)
+        // A constraint of one declared attribute is that attribute's unique flag.
+        let single = try person(constraints: [["email"]])
+        #expect(single == unique && single.versionHash == unique.versionHash)
+        #expect(single.entity(named: "Person")?.uniquenessConstraints == [])
+        // All three have the same version 1 hash: that text knew of neither.
+        #expect(Set([base.legacyVersionHash, unique.legacyVersionHash, compound.legacyVersionHash]).count == 1)
+    }
+
+    /// Version 2 with a unique attribute, an index and a compound constraint, pinned as
+    /// docs/MODEL.md shows it.
+    @Test func canonicalDescriptionWithConstraintsIsPinned() throws {
+        let model = try ObjectModel(version: "1") {
+            Entity("Person", uniquenessConstraints: [["lastName", "firstName"]]) {
+                Attribute("firstName", .string, indexed: true)
+                Attribute("lastName", .string)
+                Attribute("email", .string, optional: true, unique: true)
+            }
+        }
+        #expect(model.canonicalDescription == """
+            strata-model-v2
+            entity Person abstract=0 parent=-
+            attribute email type=string optional=1 external=0 indexed=0 unique=1
+            attribute firstName type=string optional=0 external=0 indexed=1 unique=0
+            attribute lastName type=string optional=0 external=0 indexed=0 unique=0
+            unique firstName,lastName
+
+            """)
+        // Computed independently with `sha256sum` over the text above.
+        #expect(model.versionHash == "427985d3fd5919981d64392e861eda1327c1709e1abfd00678af9343df747d6d")
     }
 
     @Test func entityHashesChangeOnlyForTheChangedEntity() throws {
@@ -141,9 +200,32 @@ struct ModelVersionHashTests {
     /// The canonical text is the contract of docs/MODEL.md: if this test fails, the hash
     /// of every existing store changed. Do not update the expectation; add a new
     /// canonical version instead.
+    ///
+    /// Version 2 (issue 12) adds `indexed=` and `unique=` to attribute lines and a
+    /// `unique` line per compound constraint; the version 1 text below stays pinned, as
+    /// it is what stores written before record and how they are recognised.
     @Test func canonicalDescriptionIsPinned() throws {
         let model = try ModelTestSupport.employeesV1()
         #expect(model.canonicalDescription == """
+            strata-model-v2
+            entity Department abstract=0 parent=-
+            relationship employees destination=Employee inverse=department toMany=1 ordered=0 optional=1
+            attribute name type=string optional=0 external=0 indexed=0 unique=0
+            entity Employee abstract=0 parent=-
+            relationship department destination=Department inverse=employees toMany=0 ordered=0 optional=1
+            attribute name type=string optional=0 external=0 indexed=0 unique=0
+            attribute photo type=binary optional=1 external=1 indexed=0 unique=0
+            attribute salary type=double optional=0 external=0 indexed=0 unique=0
+
+            """)
+        // Computed independently with `sha256sum` over the text above.
+        #expect(model.versionHash == "885f70d534884494db857d9b7fb7955eb5f5ad3e23abb18e45629f47b1f982cc")
+    }
+
+    /// Version 1, which the committed stores of Fixtures/stores/format-1 record.
+    @Test func legacyCanonicalDescriptionIsPinned() throws {
+        let model = try ModelTestSupport.employeesV1()
+        #expect(model.legacyCanonicalDescription == """
             strata-model-v1
             entity Department abstract=0 parent=-
             relationship employees destination=Employee inverse=department toMany=1 ordered=0 optional=1
@@ -156,7 +238,7 @@ struct ModelVersionHashTests {
 
             """)
         // Computed independently with `sha256sum` over the text above.
-        #expect(model.versionHash == "53a079df253e3993d4418a7a323e78a7b72e03fcd6529e5d0f5909a00f1e6d80")
+        #expect(model.legacyVersionHash == "53a079df253e3993d4418a7a323e78a7b72e03fcd6529e5d0f5909a00f1e6d80")
     }
 
     @Test func hashSurvivesJSONRoundTrip() throws {
