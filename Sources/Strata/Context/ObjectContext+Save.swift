@@ -87,10 +87,20 @@ extension ObjectContext {
         var failures: [ValidationFailure] = []
         for object in writes { failures += try validator.failures(of: object) }
         for object in try affectedObjects(writes: writes, deletes: deletes) { failures += try validator.failures(of: object) }
-        failures += try uniquenessFailures(writes)
+        let uniqueness = try uniquenessFailures(writes)
+        failures += uniqueness.map(\.validationFailure)
         guard !failures.isEmpty else { return }
+        var context = ["objects": failures.map(\.description).joined(separator: "\n"), "count": "\(failures.count)"]
+        // The established contract is one validationFailed listing every failure; a
+        // uniqueness failure also names its rule and value as uniquenessViolation does.
+        if let first = uniqueness.first {
+            context["entity"] = first.constraint.entity
+            context["properties"] = first.constraint.attributes.joined(separator: ",")
+            context["value"] = UniqueConstraint.display(first.values, limit: .max)
+            context["duplicates"] = "\(first.object)\n\(first.other)"
+        }
         throw StrataError(.validationFailed, "\(failures.count) validation failure(s); nothing was saved: " + failures.map(\.description).joined(separator: "; "),
-                          context: ["objects": failures.map(\.description).joined(separator: "\n"), "count": "\(failures.count)"])
+                          context: context)
     }
 
     /// Objects outside the save whose to-many is derived from a to-one that the save
@@ -140,22 +150,31 @@ extension ObjectContext {
         return fields
     }
 
-    private func uniquenessFailures(_ objects: [ManagedObject]) throws -> [ValidationFailure] {
-        var failures: [ValidationFailure] = []
-        var seen: [UInt32: [[UInt8]: ObjectID]] = [:]
+    /// Every uniqueness rule the saved objects break, against the store and against
+    /// each other, with the model's own equality (``ObjectStore/storedDuplicates``).
+    /// A stored object that this save deletes, or whose constrained values it
+    /// changes, is judged by its new values (through `seen`), not its stored ones.
+    private func uniquenessFailures(_ objects: [ManagedObject]) throws -> [UniquenessFailure] {
+        var failures: [UniquenessFailure] = []
+        var seen: [UInt32: [[Value]: ObjectID]] = [:]
         for object in objects {
-            for attribute in object.shape.uniqueAttributes {
-                guard let number = object.layout.fieldNumbers[attribute.name],
-                      let index = object.layout.fields[number].termIndex,
-                      let term = ObjectCodec.termValue(try object.field(attribute.name)) else { continue }
-                let others = store.records.keys(for: IndexTerm(index: index, value: term)).filter { key in
-                    key != object.objectID.key && !(changed[key].map { $0.isDeleted || $0.changes[attribute.name] != nil } ?? false)
+            for constraint in object.shape.uniqueConstraints {
+                var values: [Value] = []
+                for name in constraint.attributes {
+                    guard case .value(let value) = try object.field(name) else { break }
+                    values.append(value)
                 }
-                if let other = others.first.flatMap(store.objectID(for:)) ?? seen[index]?[term] {
-                    failures.append(ValidationFailure(object: object.objectID, property: attribute.name, rule: "unique",
-                                                      message: "\(object.entity.name).\(attribute.name) must be unique; \(other) has the same value"))
+                // Null-distinct (SQL's rule): an object with a constrained value missing
+                // is not checked. A stored external binary is not read to be compared.
+                guard values.count == constraint.attributes.count else { continue }
+                let stored = try store.storedDuplicates(of: values, for: constraint) { key in
+                    key == object.objectID.key
+                        || (changed[key].map { other in other.isDeleted || constraint.attributes.contains { other.changes[$0] != nil } } ?? false)
                 }
-                seen[index, default: [:]][term] = object.objectID
+                if let other = stored.first.flatMap(store.objectID(for:)) ?? seen[constraint.termIndex]?[values] {
+                    failures.append(UniquenessFailure(constraint: constraint, values: values, object: object.objectID, other: other))
+                }
+                seen[constraint.termIndex, default: [:]][values] = object.objectID
             }
         }
         return failures

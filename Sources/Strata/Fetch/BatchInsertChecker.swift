@@ -8,8 +8,10 @@ struct BatchInsertChecker {
     let store: ObjectStore
     let entity: EntityDescription
     let layout: StoreSchema.EntityLayout
-    /// Unique terms seen so far in this batch, by index number.
-    private var seenUnique: [UInt32: [[UInt8]: Int]] = [:]
+    /// Unique values seen so far in this batch, by the rule's index number.
+    private var seenUnique: [UInt32: [[Value]: Int]] = [:]
+    /// The uniqueness rules binding the entity's objects, inherited ones included.
+    private let uniqueConstraints: [UniqueConstraint]
     /// Every attribute with its field number (nil for a transient), worked out once for
     /// the batch rather than per object.
     private let attributeSlots: [(attribute: AttributeDescription, number: Int?)]
@@ -22,6 +24,7 @@ struct BatchInsertChecker {
         self.store = store
         self.entity = entity
         self.layout = layout
+        uniqueConstraints = store.schema.shapes[entity.name]?.uniqueConstraints ?? []
         attributeSlots = entity.attributes.map { ($0, $0.isTransient ? nil : layout.fieldNumbers[$0.name]) }
         requiredToOnes = entity.relationships.compactMap { relationship in
             guard !relationship.isToMany, !relationship.isOptional, let number = layout.fieldNumbers[relationship.name] else { return nil }
@@ -61,8 +64,8 @@ struct BatchInsertChecker {
             }
             guard let number else { continue }
             fields[number] = .value(value)
-            if attribute.isUnique { try checkUnique(attribute.name, number: number, value: value, index: index) }
         }
+        for constraint in uniqueConstraints { try checkUnique(constraint, fields: fields, index: index) }
         return fields
     }
 
@@ -114,15 +117,30 @@ struct BatchInsertChecker {
         }
     }
 
-    private mutating func checkUnique(_ name: String, number: Int, value: Value, index: Int) throws {
-        guard let termIndex = layout.fields[number].termIndex, let term = ObjectCodec.termValue(.value(value)) else { return }
-        if let earlier = seenUnique[termIndex]?[term] {
-            throw error(.validationFailed, name, index, "\(entity.name).\(name) must be unique; object \(earlier) of the batch has the same value")
+    /// Checks one uniqueness rule for one object: against the objects before it in the
+    /// batch, then against the store, with the model's own equality.
+    private mutating func checkUnique(_ constraint: UniqueConstraint, fields: [FieldValue], index: Int) throws {
+        var values: [Value] = []
+        for name in constraint.attributes {
+            guard let number = layout.fieldNumbers[name], case .value(let value) = fields[number] else { return }
+            values.append(value)
         }
-        if let other = store.records.keys(for: IndexTerm(index: termIndex, value: term)).first.flatMap(store.objectID(for:)) {
-            throw error(.validationFailed, name, index, "\(entity.name).\(name) must be unique; \(other) has the same value")
+        if let earlier = seenUnique[constraint.termIndex]?[values] {
+            throw uniquenessError(constraint, values, index, other: "object \(earlier) of the batch")
         }
-        seenUnique[termIndex, default: [:]][term] = index
+        if let other = try store.storedDuplicates(of: values, for: constraint, excluding: { _ in false }).first.flatMap(store.objectID(for:)) {
+            throw uniquenessError(constraint, values, index, other: other.uriRepresentation)
+        }
+        seenUnique[constraint.termIndex, default: [:]][values] = index
+    }
+
+    private func uniquenessError(_ constraint: UniqueConstraint, _ values: [Value], _ index: Int, other: String) -> StrataError {
+        StrataError(.uniquenessViolation,
+                    "batch insert, object \(index): \(constraint.label) must be unique; \(other) has the same value \(UniqueConstraint.display(values))",
+                    context: ["entity": entity.name, "keyPath": constraint.attributes[0], "index": "\(index)",
+                              "properties": constraint.attributes.joined(separator: ","),
+                              "value": UniqueConstraint.display(values, limit: .max),
+                              "objects": "object \(index) of the batch\n\(other)"])
     }
 
     /// The first validation rule `value` breaks (min/max, length, pattern), if any.

@@ -30,62 +30,97 @@ extension ObjectContext {
 
     /// The keys an index holds for a condition, or nil when the index cannot answer it
     /// (a constant of another kind than the attribute, null) and the entity is scanned.
+    ///
+    /// The answer is a superset of the matches (the predicate judges every candidate),
+    /// so it must hold every object whose value equals the constant under the model's
+    /// equality: equal values share a term (strings in canonical form) except zero,
+    /// whose two signs are both looked up. In a store whose terms predate
+    /// `strata.terms`, string and composite terms were not canonical: only an ASCII
+    /// string's equality is answered there, the rest is scanned.
     private func indexedKeys(_ condition: IndexableCondition, type: AttributeType, index: UInt32) -> [RecordKey]? {
+        let legacyTerms = !store.exactTerms && (type == .string || type == .composite)
+        func equalKeys(_ value: Value) -> [RecordKey]? {
+            guard let stored = Self.storedValue(value, for: type), ObjectCodec.orderedBytes(stored) != nil else { return nil }
+            if legacyTerms && !ObjectStore.hasSameTermInEveryStore(stored) { return nil }
+            return UniqueConstraint.equalTerms([stored], compound: false).flatMap {
+                store.records.keys(for: IndexTerm(index: index, value: $0))
+            }
+        }
         switch condition.kind {
         case .equalTo(let value):
-            guard let term = Self.term(value, for: type) else { return nil }
-            return store.records.keys(for: IndexTerm(index: index, value: term))
+            return equalKeys(value)
         case .oneOf(let values):
             var keys: [RecordKey] = []
             for value in values {
-                guard let term = Self.term(value, for: type) else { return nil }
-                keys += store.records.keys(for: IndexTerm(index: index, value: term))
+                guard let found = equalKeys(value) else { return nil }
+                keys += found
             }
             return keys
         case .range(let lower, let upper):
-            var low: [UInt8]?
-            var high: [UInt8]?
-            if let lower {
-                guard let term = Self.term(lower.value, for: type) else { return nil }
-                low = term
-            }
-            if let upper {
-                guard let term = Self.term(upper.value, for: type) else { return nil }
-                high = term
-            }
+            guard !legacyTerms else { return nil }
             // Terms of strings, URLs and binaries are truncated and decimals are
             // rounded to doubles: two different values may share a term, so an
             // exclusive bound could drop a match. Those ranges stay inclusive and the
             // predicate trims the edge.
             let exact = Self.hasExactTerms(type)
+            let lowerInclusive = !exact || (lower?.isInclusive ?? true)
+            let upperInclusive = !exact || (upper?.isInclusive ?? true)
+            var low: [UInt8]?
+            var high: [UInt8]?
+            // -0.0 sorts just below 0.0 in term order but equals it: an inclusive lower
+            // bound at zero starts at -0.0, an inclusive upper one ends at 0.0 (and the
+            // exclusive ones the other way round, leaving both out).
+            if let lower {
+                guard let stored = Self.storedValue(lower.value, for: type),
+                      let term = ObjectCodec.orderedBytes(Self.signedZero(stored, negative: lowerInclusive)) else { return nil }
+                low = term
+            }
+            if let upper {
+                guard let stored = Self.storedValue(upper.value, for: type),
+                      let term = ObjectCodec.orderedBytes(Self.signedZero(stored, negative: !upperInclusive)) else { return nil }
+                high = term
+            }
             return store.records.keys(index: index, from: low, through: high,
-                                      lowerInclusive: !exact || (lower?.isInclusive ?? true),
-                                      upperInclusive: !exact || (upper?.isInclusive ?? true))
+                                      lowerInclusive: lowerInclusive, upperInclusive: upperInclusive)
         }
     }
 
-    /// The index term of a predicate constant as the attribute would store it: an
-    /// integer constant against a Double attribute is the same number as a double, and
-    /// so on. Nil when the constant cannot be stored in the attribute exactly.
+    /// A zero double or date with the sign asked for; any other value as it is.
+    static func signedZero(_ value: Value, negative: Bool) -> Value {
+        let zero = negative ? -0.0 : 0.0
+        switch value {
+        case .double(let d) where d == 0: return .double(zero)
+        case .date(let d) where d.timeIntervalSinceReferenceDate == 0: return .date(Date(timeIntervalSinceReferenceDate: zero))
+        default: return value
+        }
+    }
+
+    /// The index term of a predicate constant as the attribute would store it (tests
+    /// and callers that want the bytes).
     static func term(_ value: Value, for type: AttributeType) -> [UInt8]? {
-        let stored: Value
+        storedValue(value, for: type).flatMap(ObjectCodec.orderedBytes)
+    }
+
+    /// A predicate constant as the attribute would store it: an integer constant
+    /// against a Double attribute is the same number as a double, and so on. Nil when
+    /// the constant cannot be stored in the attribute exactly.
+    static func storedValue(_ value: Value, for type: AttributeType) -> Value? {
         switch (value, type) {
         case (.int(let i), .float), (.int(let i), .double):
             // Beyond 2^53 a Double cannot hold every integer: scan instead.
             guard let d = Double(exactly: i) else { return nil }
-            stored = .double(d)
+            return .double(d)
         case (.double(let d), .int16), (.double(let d), .int32), (.double(let d), .int64):
             guard let i = Int64(exactly: d) else { return nil }
-            stored = .int(i)
+            return .int(i)
         case (.int(let i), .decimal):
-            stored = .decimal(Decimal(i))
+            return .decimal(Decimal(i))
         case (.double(let d), .decimal):
-            stored = .double(d) // decimal terms are their double value
+            return .double(d) // decimal terms are their double value
         default:
             guard value.conforms(to: type) else { return nil }
-            stored = value
+            return value
         }
-        return ObjectCodec.orderedBytes(stored)
     }
 
     private static func hasExactTerms(_ type: AttributeType) -> Bool {

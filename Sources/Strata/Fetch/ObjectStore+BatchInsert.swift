@@ -31,7 +31,9 @@ extension ObjectStore {
     /// - Throws: nothing is written when any object fails. `.unknownKeyPath` for an
     ///   unknown entity or key, `.typeMismatch` for a value of the wrong type or a
     ///   destination of the wrong entity, `.validationFailed` for a missing required
-    ///   value, a broken rule or a duplicate of a unique attribute, `.invalidArgument`
+    ///   value or a broken rule, `.uniquenessViolation` for a duplicate of a unique
+    ///   attribute or compound constraint (context also `properties`, `value`,
+    ///   `objects`), `.invalidArgument`
     ///   for an abstract entity, a relationship that cannot be set here, or a
     ///   destination that is not in the store. The error's `context` holds `entity`,
     ///   `keyPath` and `index` (the position in `objects`).

@@ -46,6 +46,15 @@ enum ObjectCodec {
                 terms.append(IndexTerm(index: index, value: term))
             }
         }
+        for (index, numbers) in layout.compoundTerms {
+            var values: [Value] = []
+            for number in numbers {
+                guard number < fields.count, case .value(let value) = fields[number] else { break }
+                values.append(value)
+            }
+            guard values.count == numbers.count, let term = UniqueConstraint.term(values, compound: true) else { continue }
+            terms.append(IndexTerm(index: index, value: term))
+        }
         return (w.bytes, blobs, terms)
     }
 
@@ -164,7 +173,14 @@ enum ObjectCodec {
         withUnsafeBytes(of: value.bigEndian) { Array($0) }
     }
 
-    /// Order-preserving bytes of a value (nil for null and kinds without an order).
+    /// Order-preserving bytes of a value (nil for null).
+    ///
+    /// A term is a candidate, never the answer: long values are cut at 1,024 bytes and
+    /// decimals become doubles, so different values may share a term, and whoever looks
+    /// one up confirms on the decoded values (docs/MODEL.md, "Exact uniqueness and
+    /// index lookups"). Equal values must share a term, so strings are in canonical
+    /// composition (NFC): Swift's `==` and `<` on `String` compare canonical
+    /// equivalents equal and order by NFC scalars, which NFC's UTF-8 bytes keep.
     static func orderedBytes(_ value: Value) -> [UInt8]? {
         switch value {
         case .null: return nil
@@ -173,12 +189,18 @@ enum ObjectCodec {
         case .double(let d): return orderedDouble(d)
         case .decimal(let d): return orderedDouble(NSDecimalNumber(decimal: d).doubleValue)
         case .date(let d): return orderedDouble(d.timeIntervalSinceReferenceDate)
-        case .string(let s): return Array(s.utf8.prefix(1024))
+        case .string(let s): return Array(canonicalUTF8(s).prefix(1024))
         case .uuid(let u): return withUnsafeBytes(of: u.uuid) { Array($0) }
         case .url(let url): return Array(url.absoluteString.utf8.prefix(1024))
         case .binary(let data): return Array(data.prefix(1024))
-        case .composite: return nil
+        case .composite(let data): return Array(data.prefix(1024))
         }
+    }
+
+    /// The UTF-8 of a string's canonical composition; ASCII (most strings) as it is.
+    static func canonicalUTF8(_ s: String) -> String.UTF8View {
+        if s.utf8.allSatisfy({ $0 < 0x80 }) { return s.utf8 }
+        return s.precomposedStringWithCanonicalMapping.utf8
     }
 
     static func orderedDouble(_ d: Double) -> [UInt8] {

@@ -31,6 +31,9 @@ struct StoreSchema: Sendable {
         var fieldNumbers: [String: Int]
         /// Tags of this entity and every sub-entity, for fetches that include them.
         var kindTags: [UInt16]
+        /// The terms of compound uniqueness constraints binding the entity: each one's
+        /// index number and the field numbers of its attributes (sorted by name).
+        var compoundTerms: [(index: UInt32, fieldNumbers: [Int])] = []
     }
 
     /// An entity's description and layout in one shared object: every ManagedObject
@@ -42,17 +45,18 @@ struct StoreSchema: Sendable {
         let entity: EntityDescription
         let layout: EntityLayout
         let storedAttributes: [AttributeDescription]
-        let uniqueAttributes: [AttributeDescription]
+        /// Every uniqueness rule binding the entity's objects, inherited ones included.
+        let uniqueConstraints: [UniqueConstraint]
         let relationships: [RelationshipDescription]
         let toOneRelationships: [RelationshipDescription]
         /// What `insert` sets before the caller does: each stored attribute's default.
         let insertDefaults: [(number: Int, value: FieldValue)]
 
-        init(entity: EntityDescription, layout: EntityLayout) {
+        init(entity: EntityDescription, layout: EntityLayout, uniqueConstraints: [UniqueConstraint]) {
             self.entity = entity
             self.layout = layout
             storedAttributes = entity.storedAttributes
-            uniqueAttributes = storedAttributes.filter(\.isUnique)
+            self.uniqueConstraints = uniqueConstraints
             relationships = entity.relationships
             toOneRelationships = relationships.filter { !$0.isToMany }
             insertDefaults = storedAttributes.compactMap { attribute in
@@ -98,7 +102,11 @@ struct StoreSchema: Sendable {
             next += 1
         }
         var layouts: [String: EntityLayout] = [:]
+        var constraintsByEntity: [String: [UniqueConstraint]] = [:]
         for entity in model.entities {
+            guard entity.properties.count < 0x8000 else {
+                throw StrataError(.invalidModel, "entity \(entity.name) has \(entity.properties.count) properties; a store holds at most 32767", context: ["entity": entity.name])
+            }
             guard let tag = tags[entity.name] else { continue }
             var fields: [Field] = []
             for property in entity.properties {
@@ -122,14 +130,38 @@ struct StoreSchema: Sendable {
                 }
             }
             let kindTags = ([entity.name] + entity.allSubentityNames).compactMap { tags[$0] }
-            layouts[entity.name] = EntityLayout(name: entity.name, tag: tag, fields: fields,
-                                                fieldNumbers: Dictionary(uniqueKeysWithValues: fields.enumerated().map { ($1.name, $0) }),
-                                                kindTags: kindTags)
+            let fieldNumbers = Dictionary(uniqueKeysWithValues: fields.enumerated().map { ($1.name, $0) })
+            var layout = EntityLayout(name: entity.name, tag: tag, fields: fields, fieldNumbers: fieldNumbers, kindTags: kindTags)
+            var constraints: [UniqueConstraint] = []
+            var compoundPosition: [String: UInt32] = [:]
+            for rule in model.uniquenessRules(of: entity) {
+                guard let declaringTag = tags[rule.declaring], let declaring = model.entity(named: rule.declaring) else { continue }
+                let scope = Set(([declaring.name] + declaring.allSubentityNames).compactMap { tags[$0] })
+                let numbers = rule.attributes.compactMap { fieldNumbers[$0] }
+                guard numbers.count == rule.attributes.count else { continue }
+                let index: UInt32
+                if rule.compound {
+                    // Numbered after the properties (positions stay below 0x8000), in the
+                    // declaring entity's sorted constraint order, which the hash covers.
+                    let position = compoundPosition[rule.declaring, default: 0]
+                    compoundPosition[rule.declaring] = position + 1
+                    index = UInt32(declaringTag) << 16 | (0x8000 + position)
+                    layout.compoundTerms.append((index, numbers))
+                } else {
+                    guard let termIndex = fields[numbers[0]].termIndex else { continue }
+                    index = termIndex
+                }
+                constraints.append(UniqueConstraint(entity: rule.declaring, attributes: rule.attributes, termIndex: index, scopeTags: scope))
+            }
+            layouts[entity.name] = layout
+            constraintsByEntity[entity.name] = constraints
         }
         self.tags = tags
         var shapes: [String: EntityShape] = [:]
         for (name, layout) in layouts {
-            if let entity = model.entity(named: name) { shapes[name] = EntityShape(entity: entity, layout: layout) }
+            if let entity = model.entity(named: name) {
+                shapes[name] = EntityShape(entity: entity, layout: layout, uniqueConstraints: constraintsByEntity[name] ?? [])
+            }
         }
         self.shapes = shapes
         self.entityByTag = Dictionary(uniqueKeysWithValues: tags.map { ($1, $0) })

@@ -72,12 +72,15 @@ struct BatchInsertTests {
             #expect(error?.context["keyPath"] == "name")
             #expect(error?.message.contains("required") == true)
 
+            // A duplicate is a uniquenessViolation since issue 12 (it was validationFailed).
             error = failure([ok, ["name": .string("Dup"), "age": .int(2), "email": .string("ann@example.com")]])
-            #expect(error?.code == .validationFailed)
+            #expect(error?.code == .uniquenessViolation)
             #expect(error?.context["keyPath"] == "email")
+            #expect(error?.context["properties"] == "email")
+            #expect(error?.context["value"] == "\"ann@example.com\"")
 
             error = failure([["name": .string("A"), "age": .int(2), "email": .string("same@x")], ["name": .string("B"), "age": .int(2), "email": .string("same@x")]])
-            #expect(error?.code == .validationFailed)
+            #expect(error?.code == .uniquenessViolation)
             #expect(error?.context["index"] == "1")
 
             error = failure([["name": .string("X"), "age": .int(2), "mood": .string("happy")]])

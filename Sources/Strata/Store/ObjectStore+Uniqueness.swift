@@ -1,0 +1,77 @@
+import Foundation
+import StrataLog
+
+extension ObjectStore {
+    /// Stored objects in a uniqueness rule's scope whose values equal `values` under
+    /// the model's own equality (Swift `==` on `Value`), at most `limit`, leaving out
+    /// the keys `excluding` names.
+    ///
+    /// The index gives candidates: every object whose term is one an equal value may
+    /// carry. Each candidate is then decoded and compared, so a long string sharing a
+    /// 1,024-byte prefix, or a decimal rounding to the same double, is not a duplicate.
+    /// When the store's terms are not exact (a store written before `strata.terms`)
+    /// and a value's old term could differ from an equal value's (a non-ASCII string, a
+    /// composite), the scope is scanned in pages instead: slower, never wrong.
+    ///
+    /// - Throws: storage errors, `.corrupt` for a record that does not decode.
+    func storedDuplicates(
+        of values: [Value], for constraint: UniqueConstraint, limit: Int = 1, excluding: (RecordKey) -> Bool
+    ) throws -> [RecordKey] {
+        guard !values.contains(where: \.isNull) else { return [] }
+        var found: [RecordKey] = []
+        func confirm(_ keys: [RecordKey]) throws {
+            let candidates = keys.filter { constraint.scopeTags.contains(StoreSchema.tag(of: $0)) && !excluding($0) }
+            guard !candidates.isEmpty else { return }
+            for (key, record) in zip(candidates, try records.get(candidates)) where found.count < limit {
+                guard let record, try storedValues(of: record, attributes: constraint.attributes) == values else { continue }
+                found.append(key)
+            }
+        }
+        if exactTerms || values.allSatisfy(Self.hasSameTermInEveryStore) {
+            var keys = Set<RecordKey>()
+            for term in UniqueConstraint.equalTerms(values, compound: constraint.isCompound) {
+                keys.formUnion(records.keys(for: IndexTerm(index: constraint.termIndex, value: term)))
+            }
+            try confirm(keys.sorted())
+            return found
+        }
+        for tag in constraint.scopeTags.sorted() {
+            var after: RecordKey?
+            while found.count < limit {
+                let page = records.keys(in: StoreSchema.range(tag: tag), after: after, limit: 256)
+                guard let last = page.last else { break }
+                try confirm(page)
+                after = last
+            }
+        }
+        return found
+    }
+
+    /// The values a stored record holds for some attributes, an external binary read
+    /// from the blob area; nil when its entity lacks one of them.
+    func storedValues(of record: Record, attributes: [String]) throws -> [Value]? {
+        guard let entity = schema.entityName(of: record.key), let layout = schema.shapes[entity]?.layout else { return nil }
+        let stored = try ObjectCodec.decode(record)
+        var values: [Value] = []
+        for name in attributes {
+            guard let number = layout.fieldNumbers[name] else { return nil }
+            switch number < stored.fields.count ? stored.fields[number] : .null {
+            case .value(let value): values.append(value)
+            case .blob(let ref, _): values.append(.binary(Data(try records.readBlob(ref))))
+            default: values.append(.null)
+            }
+        }
+        return values
+    }
+
+    /// Whether a value's term is the same under the encoding of stores written before
+    /// `strata.terms` and under today's: everything but non-ASCII strings (now in
+    /// canonical form) and composites (now indexed).
+    static func hasSameTermInEveryStore(_ value: Value) -> Bool {
+        switch value {
+        case .string(let s): s.utf8.allSatisfy { $0 < 0x80 }
+        case .composite: false
+        default: true
+        }
+    }
+}
