@@ -51,14 +51,14 @@ extension MappingInference {
         } else if sourceAttribute.type != attribute.type {
             transforms.append(.convert(from: sourceAttribute.type, to: attribute.type))
         }
-        if sourceAttribute.isOptional && !attribute.isOptional {
-            if let value = attribute.defaultValue {
-                // Objects that had no value get the default: that is what makes the
-                // change inferable, so the mapping says it explicitly.
-                transforms.append(.replaceNil(with: value))
-            } else {
-                report(owner, attribute.name, "optional → non-optional without a default value")
-            }
+        // Objects that had no value get the default, so the mapping says it explicitly.
+        // Without a default the change is inferred all the same, as Core Data's
+        // lightweight migration does: the validation pass fails the migration
+        // (migrationValidationFailed naming the entity, the attribute and the object)
+        // only when an object really holds nil, and a store whose objects all hold a
+        // value migrates.
+        if sourceAttribute.isOptional && !attribute.isOptional, let value = attribute.defaultValue {
+            transforms.append(.replaceNil(with: value))
         }
         return PropertyMapping(name: attribute.name, value: .keyPath(sourceName), transforms: transforms)
     }

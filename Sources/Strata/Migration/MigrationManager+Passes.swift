@@ -95,6 +95,7 @@ extension MigrationManager {
             try forEachBatch(of: StoreSchema.range(tag: tag), in: destinationStore.records) { keys, done, total in
                 for object in try destinationContext.load(keys) where failures.count < 100 {
                     failures += try validator.failures(of: object)
+                    try checkUniqueness(of: object)
                 }
                 largestBatch = max(largestBatch, destinationContext.liveObjectCount)
                 destinationContext.reset()
@@ -110,6 +111,42 @@ extension MigrationManager {
             context["property"] = first.property
             throw StrataError(.migrationValidationFailed, "the migrated objects do not validate against the new model; the store is unchanged: " + failures.prefix(20).map(\.description).joined(separator: "; "),
                               context: context)
+        }
+    }
+
+    /// Checks every uniqueness rule of the new model for one migrated object against
+    /// the migrated store, through its index (the staging store's terms, which the
+    /// creation pass wrote): a constraint the old model lacked, or a policy or
+    /// `didMigrate` that made two objects alike, fails the migration here. One index
+    /// lookup per object and rule, the values confirmed on the decoded candidates:
+    /// memory follows the batch, not the store.
+    ///
+    /// - Throws: `.uniquenessViolation` naming the rule (`entity`, `properties`), the
+    ///   `value` and the `objects`; the store is unchanged.
+    private func checkUniqueness(of object: ManagedObject) throws {
+        for constraint in object.shape.uniqueConstraints {
+            var values: [Value] = []
+            for name in constraint.attributes {
+                guard case .value(let value) = try object.field(name) else { break }
+                values.append(value)
+            }
+            guard values.count == constraint.attributes.count else { continue }
+            let key = object.objectID.key
+            guard let other = try destinationStore.storedDuplicates(of: values, for: constraint, excluding: { $0 == key }).first,
+                  let otherID = destinationStore.objectID(for: other) else { continue }
+            let objects = [object.objectID, otherID].sorted { $0.key < $1.key }
+            var context = [
+                "entity": constraint.entity, "properties": constraint.attributes.joined(separator: ","),
+                "value": UniqueConstraint.display(values, limit: .max),
+                "objects": objects.map(\.description).joined(separator: "\n"),
+                "sourceHash": sourceModel.versionHash, "destinationHash": destinationModel.versionHash,
+            ]
+            if !constraint.isCompound { context["property"] = constraint.attributes[0] }
+            throw StrataError(
+                .uniquenessViolation,
+                "\(constraint.label) must be unique in the new model, but \(objects[0]) and \(objects[1]) have the value "
+                    + "\(UniqueConstraint.display(values)); the store is unchanged",
+                context: context)
         }
     }
 

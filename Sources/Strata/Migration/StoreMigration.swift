@@ -144,7 +144,8 @@ enum StoreMigrator {
                                mapping: mapping, options: options, stage: stage, stageCount: stageCount)
         }
 
-        let destination = ObjectStore(records: staging, model: destinationModel, schema: destinationSchema, serials: serials, options: options)
+        let destination = ObjectStore(records: staging, model: destinationModel, schema: destinationSchema, serials: serials, options: options,
+                                      exactTerms: true)
         let manager = MigrationManager(source: source, destination: destination, staging: staging, mapping: mapping,
                                        batchSize: options.migrationBatch, progress: options.migrationProgress, stage: stage, stageCount: stageCount)
         // SwiftData's order: willMigrate on the old model, the mapping's passes, then

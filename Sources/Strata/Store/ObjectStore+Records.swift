@@ -7,8 +7,11 @@ extension ObjectStore {
     /// A store over records that are already open (a migration's source and staging
     /// stores), with a schema decided by the caller. It does not own the records'
     /// lifetime checks: the caller opened them and closes them.
-    convenience init(records: any RecordStore, model: ObjectModel, schema: StoreSchema, serials: [UInt16: UInt64], options: StoreOptions) {
-        self.init(uncheckedRecords: records, model: model, schema: schema, serials: serials, options: options)
+    /// `exactTerms` nil reads the mark from the records' metadata; a migration's
+    /// staging store writes every record with exact terms before it is marked.
+    convenience init(records: any RecordStore, model: ObjectModel, schema: StoreSchema, serials: [UInt16: UInt64], options: StoreOptions,
+                     exactTerms: Bool? = nil) {
+        self.init(uncheckedRecords: records, model: model, schema: schema, serials: serials, options: options, exactTerms: exactTerms)
     }
 
     /// The model the store was created with, as its metadata records it.

@@ -76,14 +76,15 @@ public final class ObjectStore: Sendable {
         self.identifier = records.storeID.map { String(format: "%02x", $0) }.joined()
     }
 
-    init(uncheckedRecords records: any RecordStore, model: ObjectModel, schema: StoreSchema, serials: [UInt16: UInt64], options: StoreOptions) {
+    init(uncheckedRecords records: any RecordStore, model: ObjectModel, schema: StoreSchema, serials: [UInt16: UInt64], options: StoreOptions,
+         exactTerms: Bool? = nil) {
         self.model = model
         self.path = ""
         self.options = options
         self.records = records
         self.schema = schema
         self.serials = Locked(serials)
-        self.exactTerms = Self.hasExactTerms(records.metadata)
+        self.exactTerms = exactTerms ?? Self.hasExactTerms(records.metadata)
         self.identifier = records.storeID.map { String(format: "%02x", $0) }.joined()
     }
 

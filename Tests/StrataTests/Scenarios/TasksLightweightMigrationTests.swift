@@ -160,14 +160,28 @@ import StrataTestSupport
         #expect(error?.context["destinationHash"] == v2.versionHash)
     }
 
-    @Test func dueRequiredWithoutADefaultIsRefusedBeforeAnythingIsWritten() throws {
+    /// Refused at planning until issue 12; now inferred, and "Call Ada", the one task
+    /// without a due date, fails the migration by name, the store unchanged.
+    @Test func dueRequiredWithoutADefaultFailsForTheTaskWithoutOne() throws {
         let dir = try TemporaryDirectory("tasks-due-refused")
         defer { dir.remove() }
         let v1 = try Self.makeV1Store(at: dir.path)
-        try InferredStore.expectRefusal(
-            at: dir.path, from: v1, to: try Self.model("Tasks-v2-due-required-no-default"),
-            problems: ["Task.due: optional → non-optional without a default value"]
-        ) { try Self.expectTasks(in: $0) }
+        let ada = try {
+            let store = try ObjectStore(at: dir.path, model: v1)
+            defer { try? store.close() }
+            return try #require(try store.newContext().keyedObjects("Task", by: "title")["Call Ada"]).objectID
+        }()
+        let before = try DirectorySnapshot(dir.path)
+        let error = #expect(throws: StrataError.self) {
+            try ObjectStore(at: dir.path, model: try Self.model("Tasks-v2-due-required-no-default"), options: InferredStore.options(.inferred))
+        }
+        #expect(error?.code == .migrationValidationFailed)
+        #expect(error?.context["entity"] == "Task" && error?.context["property"] == "due")
+        #expect(error?.context["object"] == ada.description)
+        #expect(try DirectorySnapshot(dir.path) == before)
+        let store = try ObjectStore(at: dir.path, model: v1)
+        defer { try? store.close() }
+        try Self.expectTasks(in: store.newContext())
     }
 
     /// A refusal is not final: after the refused open, the same store migrates with a
