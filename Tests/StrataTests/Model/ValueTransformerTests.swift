@@ -163,16 +163,26 @@ struct ValueTransformerTests {
         let b = try Self.model(transformer: "B")
         #expect(a.versionHash != b.versionHash)
         #expect(a.canonicalDescription.contains(
-            "attribute avatar type=transformable optional=1 external=1 transformer=A\n"))
+            "attribute avatar type=transformable optional=1 external=1 transformer=A indexed=0 unique=0\n"))
         #expect(a.canonicalDescription.contains(
-            "attribute preferences type=transformable optional=1 external=0 transformer=JSON\n"))
-        #expect(a.canonicalDescription.contains("attribute name type=string optional=0 external=0\n"))
+            "attribute preferences type=transformable optional=1 external=0 transformer=JSON indexed=0 unique=0\n"))
+        #expect(a.canonicalDescription.contains("attribute name type=string optional=0 external=0 indexed=0 unique=0\n"))
+        // The version 1 text (what stores written before issue 12's version 2 record)
+        // of a model without a transformable attribute is what it always was.
+        #expect(a.legacyCanonicalDescription.contains("attribute name type=string optional=0 external=0\n"))
         // Stated with the name or left to the default: the same model.
         let implicit = try ObjectModel(version: "1") { Entity("E") { Attribute("p", .transformable) } }
         let explicit = try ObjectModel(version: "1") { Entity("E") { Attribute("p", .transformable).valueTransformer("JSON") } }
         #expect(implicit == explicit && implicit.versionHash == explicit.versionHash)
-        // Pinned: a transformable line. Computed with `sha256sum` over the canonical text.
+        // Pinned: a transformable line, in version 2 of the text (issue 12 added the
+        // index flags) and in version 1.
         #expect(implicit.canonicalDescription == """
+            strata-model-v2
+            entity E abstract=0 parent=-
+            attribute p type=transformable optional=0 external=0 transformer=JSON indexed=0 unique=0
+
+            """)
+        #expect(implicit.legacyCanonicalDescription == """
             strata-model-v1
             entity E abstract=0 parent=-
             attribute p type=transformable optional=0 external=0 transformer=JSON
