@@ -22,7 +22,7 @@ struct CreateCommand: ParsableCommand {
         try reportingFailures {
             let model = try StoreAccess.loadModelFile(model)
             if let existing = try existingModelHash() {
-                guard existing == model.versionHash else {
+                guard existing == model.versionHash || opensWithoutMigration(model) else {
                     throw CommandFailure("a store already exists at \(store) with another model (store model hash \(existing), model file hash \(model.versionHash)); nothing was changed")
                 }
                 print("store \(store) already exists with this model (hash \(model.versionHash)); nothing to do")
@@ -53,6 +53,21 @@ struct CreateCommand: ParsableCommand {
             throw CommandFailure("the store at \(store) holds \(log.count) engine records and no object model; refusing to give it one")
         }
         return nil
+    }
+
+    /// Whether the existing store opens with `model` as it is: a store written before
+    /// version 2 of the canonical description records its model's version 1 hash, which
+    /// the library recognises through the model the store records (docs/MODEL.md,
+    /// "Stores written under version 1"). Opened read-only: nothing is written.
+    private func opensWithoutMigration(_ model: ObjectModel) -> Bool {
+        var options = StoreOptions()
+        options.log.readOnly = true
+        options.log.createIfMissing = false
+        options.logger = CLILogging.logger
+        options.requiresValueTransformers = false
+        guard let opened = try? ObjectStore(at: store, model: model, options: options) else { return false }
+        try? opened.close()
+        return true
     }
 
     /// A path that is a file, or a directory with files of something else, is not
