@@ -3,7 +3,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build demo test test-tsan bench bench-full bench-check bench-thresholds clean
+.PHONY: deps build demo test test-tsan test-asan fuzz fuzz-build fuzz-seeds crash-campaign bench bench-full bench-check bench-thresholds clean
 
 deps:
 	@if ! { pkg-config --exists liblz4 2>/dev/null || [ -f /usr/include/lz4.h ]; }; then \
@@ -27,6 +27,28 @@ test: deps
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter Concurrency
 
+# The whole suite under AddressSanitizer, leaks included (docs/FUZZING.md): the
+# suppressions name the Swift runtime's, Foundation's and XCTest's own, never Strata's.
+test-asan: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp:print_suppressions=0 \
+		$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
+
+# libFuzzer targets (Fuzz/, docs/FUZZING.md): each runs FUZZ_SECONDS (default 20,
+# about four minutes for all ten); FUZZ_TARGETS picks some. Not in CI: `make test`
+# replays the committed corpora instead.
+FUZZ_SECONDS ?= 20
+fuzz-build: deps
+	cd Fuzz && $(SWIFT) build --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run-fuzzers.sh
+
+# Rewrites the seed corpora (Fuzz/Corpus/*/seed-*) from the store template and fixtures.
+fuzz-seeds: deps
+	$(SWIFT) build --build-tests
+	STRATA_WRITE_FUZZ_SEEDS=1 $(SWIFT) test --skip-build --filter FuzzSeedTests
+
 bench: deps
 	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark
 
@@ -42,4 +64,4 @@ bench-thresholds: deps
 	Benchmarks/update-thresholds.sh
 
 clean:
-	rm -rf .build .build-* Benchmarks/.build
+	rm -rf .build .build-* Benchmarks/.build Fuzz/.build Fuzz/.work

@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataLog", targets: ["StrataLog"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
+        // The fuzz targets' entry functions, shared by the libFuzzer executables in
+        // Fuzz/ (a package of its own) and the corpus replay in the tests.
+        .library(name: "StrataFuzzing", targets: ["StrataFuzzing"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -62,6 +65,10 @@ let package = Package(
             dependencies: ["Strata", "StrataTestSupport"]
         ),
         .target(
+            name: "StrataFuzzing",
+            dependencies: ["Strata", "StrataLog", .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
             name: "StrataTestSupport",
             dependencies: ["StrataLog", .product(name: "Logging", package: "swift-log")],
             path: "Tests/StrataTestSupport"
@@ -72,7 +79,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataLog", "StrataTestSupport", "StrataCrashWorker", "StrataFixtureWriter"]
+            dependencies: ["Strata", "StrataLog", "StrataTestSupport", "StrataCrashWorker", "StrataFixtureWriter", "StrataFuzzing"]
         ),
         .testTarget(
             name: "StrataCLITests",

@@ -101,7 +101,7 @@ enum StoreMigrator {
             throw error
         }
         closeStagings()
-        return try LogStore.open(at: path, options: options.log, logger: options.logger)
+        return try LogStore.open(at: path, options: options.log, fileSystem: options.fileSystem ?? POSIXFileSystem(), logger: options.logger)
     }
 
     /// One mapping of a migration.

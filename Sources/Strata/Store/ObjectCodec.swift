@@ -64,7 +64,7 @@ enum ObjectCodec {
         guard version == Self.version else {
             throw StrataError(.corrupt, "object record \(record.key) has codec version \(version), this release reads \(Self.version)")
         }
-        let count = Int(try r.varint())
+        let count = try r.length()
         guard count <= record.value.count else { throw StrataError(.corrupt, "object record \(record.key) announces \(count) fields") }
         var fields: [FieldValue] = []
         fields.reserveCapacity(count)
@@ -75,13 +75,13 @@ enum ObjectCodec {
             case .null: fields.append(.null)
             case .value: fields.append(.value(try decodeValue(&r)))
             case .blob:
-                let index = Int(try r.varint())
+                let index = try r.varint()
                 let rawLength = try r.varint()
-                guard index < record.blobs.count else { throw StrataError(.corrupt, "object record \(record.key) names blob \(index) of \(record.blobs.count)") }
-                fields.append(.blob(record.blobs[index], rawLength: rawLength))
+                guard index < UInt64(record.blobs.count) else { throw StrataError(.corrupt, "object record \(record.key) names blob \(index) of \(record.blobs.count)") }
+                fields.append(.blob(record.blobs[Int(index)], rawLength: rawLength))
             case .reference: fields.append(.reference(RecordKey(try r.u64())))
             case .references:
-                let n = Int(try r.varint())
+                let n = try r.length()
                 guard n <= record.value.count / 8 else { throw StrataError(.corrupt, "object record \(record.key) announces \(n) references") }
                 var keys: [RecordKey] = []
                 keys.reserveCapacity(n)
@@ -147,7 +147,7 @@ enum ObjectCodec {
             return .decimal(decimal)
         case .string: return .string(try r.string())
         case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try r.u64())))
-        case .binary: return .binary(Data(try r.bytes(Int(try r.varint()))))
+        case .binary: return .binary(Data(try r.bytes(try r.length())))
         case .uuid:
             let b = try r.bytes(16)
             return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
@@ -155,7 +155,7 @@ enum ObjectCodec {
             let text = try r.string()
             guard let url = URL(string: text) else { throw StrataError(.corrupt, "URL '\(text)' does not parse") }
             return .url(url)
-        case .composite: return .composite(Data(try r.bytes(Int(try r.varint()))))
+        case .composite: return .composite(Data(try r.bytes(try r.length())))
         }
     }
 
@@ -260,13 +260,24 @@ struct FieldReader {
         }
     }
 
+    /// A length or count written as a varint: at most the bytes left, so that a
+    /// hostile record can neither trap the conversion to `Int` nor make the reader
+    /// allocate more than the record holds.
+    mutating func length() throws -> Int {
+        let value = try varint()
+        guard value <= UInt64(bytes.count - position) else {
+            throw StrataError(.corrupt, "object record announces \(value) bytes or items, \(bytes.count - position) bytes remain")
+        }
+        return Int(value)
+    }
+
     mutating func bytes(_ count: Int) throws -> [UInt8] {
-        guard count >= 0, position + count <= bytes.count else { throw StrataError(.corrupt, "object record ends early") }
+        guard count >= 0, count <= bytes.count - position else { throw StrataError(.corrupt, "object record ends early") }
         defer { position += count }
         return Array(bytes[position..<position + count])
     }
 
     mutating func string() throws -> String {
-        String(decoding: try bytes(Int(try varint())), as: UTF8.self)
+        String(decoding: try bytes(try length()), as: UTF8.self)
     }
 }

@@ -49,7 +49,7 @@ public final class ObjectStore: Sendable {
         var records: any RecordStore
         switch options.storeType {
         case .segmentLog:
-            records = try LogStore.open(at: path, options: options.log, logger: options.logger)
+            records = try LogStore.open(at: path, options: options.log, fileSystem: options.fileSystem ?? POSIXFileSystem(), logger: options.logger)
         case .inMemory:
             records = try LogStore.open(at: "/memory", options: options.log, fileSystem: InMemoryFileSystem(), logger: options.logger)
         }

@@ -22,9 +22,18 @@ enum LZ4 {
         return output
     }
 
+    /// The most bytes an LZ4 block of `compressed` bytes can decompress to: a block
+    /// grows at most 255-fold (each length byte of 255 adds 255 bytes of match).
+    static func maximumRawLength(compressed: Int) -> Int {
+        compressed >= Int.max / 256 ? .max : compressed * 255 + 16
+    }
+
     /// Decompresses exactly `rawLength` bytes, or returns nil when the input is damaged.
+    /// A `rawLength` that `input` cannot produce is refused before anything is
+    /// allocated: a damaged or hostile length field of a few bytes must not make the
+    /// reader allocate hundreds of MiB (found by the `segment` fuzz target).
     static func decompress(_ input: UnsafeRawBufferPointer, rawLength: Int) -> [UInt8]? {
-        guard rawLength >= 0, rawLength <= Int(Int32.max) else { return nil }
+        guard rawLength >= 0, rawLength <= Int(Int32.max), rawLength <= maximumRawLength(compressed: input.count) else { return nil }
         guard let source = input.baseAddress, input.count < Int(Int32.max) else { return rawLength == 0 ? [] : nil }
         var output = [UInt8](repeating: 0, count: rawLength)
         let produced = output.withUnsafeMutableBytes { out -> Int32 in

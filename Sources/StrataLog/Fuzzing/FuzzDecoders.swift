@@ -1,0 +1,103 @@
+/// The engine's file decoders, reachable from the fuzz targets and their corpus replay
+/// (`Fuzz/`, `Tests/StrataFuzzing`) without making the decoders themselves public.
+///
+/// Each function takes a whole file's bytes, decodes them the way open and reads do,
+/// and returns what it found; a decoding failure is a thrown `StrataError`, never a
+/// trap. The functions add the oracles a fuzzer needs (a decoded manifest or hint
+/// encodes back to what decodes to the same value), and nothing else.
+///
+/// ```swift
+/// @_spi(Fuzzing) import StrataLog
+/// let records = try FuzzDecoders.scanSegment(bytes)
+/// ```
+@_spi(Fuzzing) public enum FuzzDecoders {
+    /// What a segment scan found: committed records and where scanning stopped.
+    public struct SegmentSummary: Sendable {
+        public var records: [Record]
+        public var damageOffset: Int64?
+        public var sealed: Bool
+        public var validEnd: Int64
+    }
+
+    /// Scans `bytes` as a segment file (its header is not checked, as open checks it
+    /// apart): every frame, records block and commit (FORMAT.md §3–§4.1).
+    ///
+    /// - Throws: `StrataError` when the bytes cannot be read as a segment at all.
+    public static func scanSegment(_ bytes: [UInt8]) throws -> SegmentSummary {
+        let file = try memoryFile(bytes, name: "000001.seg")
+        let scan = try SegmentScanner(file: file, segmentID: 1, statistics: nil).scan()
+        return SegmentSummary(records: scan.records.map(\.record), damageOffset: scan.damage?.offset, sealed: scan.sealed, validEnd: scan.validEnd)
+    }
+
+    /// Decodes one records block (a records frame's raw payload, FORMAT.md §3.3).
+    ///
+    /// - Throws: `StrataError.corrupt` at the first field that does not parse.
+    public static func decodeRecordsBlock(_ bytes: [UInt8]) throws -> [Record] {
+        var reader = ByteReader(bytes, path: "records block")
+        let count = Int(try reader.u32("record count"))
+        var records: [Record] = []
+        for _ in 0..<count { records.append(try RecordCodec.decode(&reader)) }
+        return records
+    }
+
+    /// Decodes a manifest and checks that it encodes back to an equal manifest.
+    ///
+    /// - Returns: whether the round trip held (a fuzz target treats `false` as a finding).
+    /// - Throws: `StrataError` when the bytes are not a manifest.
+    public static func decodeManifest(_ bytes: [UInt8]) throws -> Bool {
+        let manifest = try Manifest.decode(bytes, path: "MANIFEST")
+        return (try? Manifest.decode(manifest.encoded(), path: "MANIFEST")) == manifest
+    }
+
+    /// Decodes a sealed segment's index file (today a hint file, FORMAT.md §7) and
+    /// checks its round trip, like `decodeManifest`.
+    ///
+    /// - Returns: whether the round trip held, and the number of entries.
+    public static func decodeIndexFile(_ bytes: [UInt8]) throws -> (roundTrip: Bool, entries: Int) {
+        let hint = try HintFile.decode(bytes, path: "000001.hint")
+        let again = try? HintFile.decode(hint.encoded(), path: "000001.hint")
+        let same = again.map { $0.entries == hint.entries && $0.segmentID == hint.segmentID && $0.storeID == hint.storeID
+            && $0.minSequence == hint.minSequence && $0.maxSequence == hint.maxSequence && $0.recordBytes == hint.recordBytes } ?? false
+        return (same, hint.entries.count)
+    }
+
+    /// Walks a blob file's entries (FORMAT.md §5) and reads each whole one through the
+    /// reader that serves `readBlob`, with a reference built from its own header.
+    ///
+    /// - Returns: the blobs read, and the end of the last whole entry.
+    /// - Throws: `StrataError` when an entry the walk accepted cannot be read.
+    public static func readBlobFile(_ bytes: [UInt8]) throws -> (blobs: [[UInt8]], validEnd: Int64) {
+        let file = try memoryFile(bytes, name: "000001.blob")
+        let end = try BlobReader.validEnd(of: file)
+        var blobs: [[UInt8]] = []
+        var position = Int64(Format.blobHeaderSize)
+        while position + Int64(Format.blobEntryHeaderSize) <= end {
+            let start = Int(position)
+            guard let header = BlobEntryHeader.decode(bytes[start..<start + Format.blobEntryHeaderSize]) else { break }
+            let ref = BlobRef(file: 1, offset: UInt64(position), length: header.storedLength, checksum: header.dataChecksum)
+            if let blob = try? BlobReader.read(ref, from: file) { blobs.append(blob.bytes) }
+            position += Int64(Format.blobEntryHeaderSize) + Int64(header.storedLength)
+        }
+        return (blobs, end)
+    }
+
+    /// Reads a blob through `ref` from a blob file holding `bytes`: the reference comes
+    /// from a record, which a damaged or hostile store controls as much as the file.
+    ///
+    /// - Throws: `StrataError` when the reference does not lead to an intact entry.
+    public static func readBlob(_ ref: BlobRef, fromFile bytes: [UInt8]) throws -> [UInt8] {
+        try BlobReader.read(ref, from: try memoryFile(bytes, name: "000001.blob")).bytes
+    }
+
+    /// The frame checksum of FORMAT.md §3.2, for targets that edit frames and keep them valid.
+    public static func frameChecksum(header: [UInt8], payload: [UInt8]) -> UInt32 {
+        FrameCodec.checksum(header: header, payload: payload)
+    }
+
+    private static func memoryFile(_ bytes: [UInt8], name: String) throws -> any StorageFile {
+        let fileSystem = InMemoryFileSystem()
+        try fileSystem.createDirectory("/fuzz")
+        try fileSystem.setBytes(bytes, of: "/fuzz/" + name)
+        return try fileSystem.open("/fuzz/" + name, mode: .readOnly)
+    }
+}
