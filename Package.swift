@@ -83,7 +83,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["StrataCLI", "StrataTestSupport"]
+            dependencies: ["StrataCLI", "Strata", "StrataTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

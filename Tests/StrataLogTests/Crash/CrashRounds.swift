@@ -24,9 +24,21 @@ struct CrashRounds {
         var inFlightLanded = 0
         var lastTransaction: UInt64 = 0
         var hintWarnings = 0
+        /// For the crash campaign's record (`make crash-campaign`).
+        var kills = 0
+        var opened = 0
+        var verified = 0
+        /// Reopened stores missing an acknowledged transaction.
+        var holes = 0
+        /// Reopened stores holding more than the one in flight, or other contents than the prefix.
+        var mismatches = 0
 
         var description: String {
             "\(acknowledged) transactions acknowledged, the one in flight landed after \(inFlightLanded) kills, store at transaction \(lastTransaction), \(hintWarnings) hint warnings from verify"
+        }
+
+        var campaignLine: String {
+            "kills \(kills), stores opened \(opened), verified \(verified), holes \(holes), mismatches \(mismatches) (\(acknowledged) transactions acknowledged, the one in flight landed \(inFlightLanded) times)"
         }
     }
 
@@ -57,6 +69,7 @@ struct CrashRounds {
             usleep(UInt32(delay * 1_000))
             let outcome = worker.killAndCollect()
             guard check(outcome, model: model, context: context + ", killed after \(delay) ms") else { return summary }
+            summary.kills += 1
 
             let acknowledged = outcome.acknowledged.last ?? model.applied
             let store: LogStore
@@ -69,13 +82,16 @@ struct CrashRounds {
                 return summary
             }
             defer { try? store.close() }
+            summary.opened += 1
             guard last == acknowledged || last == acknowledged + 1 else {
+                if last < acknowledged { summary.holes += 1 } else { summary.mismatches += 1 }
                 Issue.record("store holds transactions 1…\(last) but 1…\(acknowledged) were acknowledged — \(context)")
                 return summary
             }
             model.advance(to: last)
             let problems = model.differences(from: store)
             guard problems.isEmpty else {
+                summary.mismatches += 1
                 Issue.record("store differs from transactions 1…\(last) (acknowledged \(acknowledged)):\n\(problems.joined(separator: "\n")) — \(context)")
                 return summary
             }
@@ -84,6 +100,7 @@ struct CrashRounds {
                 Issue.record("verify after the kill: \(report) — \(context)")
                 return summary
             }
+            summary.verified += 1
             summary.hintWarnings += report.warnings.count
             try store.close()
             summary.acknowledged += outcome.acknowledged.count

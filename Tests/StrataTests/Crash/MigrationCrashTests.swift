@@ -35,6 +35,41 @@ import StrataTestSupport
     }
 
     @Test func killedMigrationLeavesTheStoreFullyAtTheOldOrTheNewVersion() throws {
+        let result = try killRounds(Self.rounds)
+        print(result.report)
+        // Both outcomes, or the kills never straddled the swap and proved half of nothing.
+        #expect(result.v1 >= 1 && result.v2 >= 1, "rounds ended \(result.v1) at v1 and \(result.v2) at v2: the kills must land both before and after the swap")
+    }
+
+    /// The migration's share of `make crash-campaign` (25% of `STRATA_CRASH_CAMPAIGN`).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["STRATA_CRASH_CAMPAIGN"] != nil))
+    func crashCampaignMigration() throws {
+        let total = ProcessInfo.processInfo.environment["STRATA_CRASH_CAMPAIGN"].flatMap(Int.init) ?? 0
+        let rounds = max(5, total * 25 / 100)
+        let result = try killRounds(rounds)
+        print("crash-campaign migration: kills \(result.kills), stores opened \(result.opened), verified \(result.verified), holes n/a (old-or-new oracle), mismatches \(result.mismatches) (\(rounds) rounds, \(result.v1) at v1, \(result.v2) at v2, \(result.rounds - result.kills) finished before the kill), \(result.seconds) s")
+        #expect(result.rounds == rounds && result.mismatches == 0 && result.opened == rounds)
+        #expect(result.v1 >= 1 && result.v2 >= 1)
+    }
+
+    /// What a run of kill rounds saw.
+    struct RoundsResult {
+        var rounds = 0
+        var kills = 0
+        var opened = 0
+        var verified = 0
+        /// Stores at a version whose contents were not exactly that version's (a missing
+        /// object counts here: the old-or-new oracle has no prefix, so no separate holes).
+        var mismatches = 0
+        var v1 = 0
+        var v2 = 0
+        var seconds: Int64 = 0
+        var report = ""
+    }
+
+    /// `rounds` kills of a migration, each on a fresh copy of a v1 store, judged by
+    /// `MigrationCrashOracle`.
+    func killRounds(_ rounds: Int) throws -> RoundsResult {
         let directory = try TemporaryDirectory("migration-crash")
         defer { directory.remove() }
         let began = ContinuousClock.now
@@ -43,7 +78,8 @@ import StrataTestSupport
         let runs = try [measureUninterruptedRun(in: directory), measureUninterruptedRun(in: directory)]
         let timeline = runs[0].migrated > runs[1].migrated ? runs[0] : runs[1]
         var random = SeededRandom(seed: 0x5CE6)
-        let schedule = Self.schedule(timeline, random: &random)
+        let schedule = Self.schedule(timeline, rounds: rounds, random: &random)
+        var result = RoundsResult()
         // Each round starts from a fresh v1 store: a copy of one built once per seed,
         // holding what building it again would, at a fraction of the time.
         var templates: [String] = []
@@ -62,15 +98,19 @@ import StrataTestSupport
             let outcome = try run(path, seed: seed, kill: kill)
             guard outcome.diedOfSIGKILL || (outcome.exitedCleanly && outcome.lines.contains("MIGRATED")) else {
                 Issue.record("\(context): the worker ended by \(outcome.termination), printed \(outcome.lines): \(outcome.stderr)")
-                return
+                return result
             }
+            result.rounds += 1
+            if outcome.diedOfSIGKILL { result.kills += 1 }
             // The crashed store as the kill left it, before any open cleans it up: the
             // migration is resumed on this copy, so it starts from the raw crash state.
             let crashed = path + "-crashed"
             try FileManager.default.copyItem(atPath: path, toPath: crashed)
             let (version, problems) = MigrationCrashOracle.check(path, seed: seed)
             #expect(problems == [], "\(context): opened at \(version?.rawValue ?? "no version") but \(problems)")
-            guard let version else { return }
+            guard let version else { return result }
+            result.opened += 1
+            if problems.isEmpty { result.verified += 1 } else { result.mismatches += 1 }
             outcomes[version, default: 0] += 1
             log.append("\(version.rawValue) (\(kill))")
             // What the worker printed bounds the outcome: no swap begun means v1, a
@@ -90,9 +130,11 @@ import StrataTestSupport
             try FileManager.default.removeItem(atPath: crashed)
         }
         let v1 = outcomes[.v1, default: 0], v2 = outcomes[.v2, default: 0]
-        print("migration crash: \(schedule.count) rounds, \(v1) at v1 (\(resumed) of them migrated afterwards), \(v2) at v2; full run \(timeline.migrated.milliseconds) ms (MIGRATING at \(timeline.migrating.milliseconds) ms, SWAPPING at \(timeline.swapping.milliseconds) ms); \((ContinuousClock.now - began).milliseconds) ms in all\n  " + log.joined(separator: "\n  "))
-        // Both outcomes, or the kills never straddled the swap and proved half of nothing.
-        #expect(v1 >= 1 && v2 >= 1, "rounds ended \(v1) at v1 and \(v2) at v2: the kills must land both before and after the swap")
+        result.v1 = v1
+        result.v2 = v2
+        result.seconds = (ContinuousClock.now - began).components.seconds
+        result.report = ("migration crash: \(schedule.count) rounds, \(v1) at v1 (\(resumed) of them migrated afterwards), \(v2) at v2; full run \(timeline.migrated.milliseconds) ms (MIGRATING at \(timeline.migrating.milliseconds) ms, SWAPPING at \(timeline.swapping.milliseconds) ms); \((ContinuousClock.now - began).milliseconds) ms in all\n  " + log.joined(separator: "\n  "))
+        return result
     }
 
     /// The oracle is no rubber stamp: it accepts the seed's stores at both versions and
@@ -143,7 +185,7 @@ import StrataTestSupport
     /// One kill in five right after `MIGRATING` (the migration's first instants), one in
     /// five inside the swap (the few milliseconds a uniform delay rarely hits), the rest
     /// spread evenly over the whole run, from launch to a little past `MIGRATED`.
-    static func schedule(_ timeline: Timeline, random: inout SeededRandom) -> [Kill] {
+    static func schedule(_ timeline: Timeline, rounds: Int, random: inout SeededRandom) -> [Kill] {
         let spread = (0..<rounds).filter { $0 % 5 > 1 }.count
         // Past the measured times (a fifth, half for the short swap): a loaded machine
         // runs slower than the measurement, and the last kills must reach past the swap.
