@@ -249,8 +249,10 @@ extension LogStore {
 
     /// Whether a file of the retired list is still there, so that the list keeps
     /// only the ids whose deletion did not happen.
+    /// A file removed without a durable directory fsync counts as present: after a
+    /// power loss it is back (found by the object-layer fault sweep, ObjectFaultSweepTests).
     func retiredFileIsPresent(_ id: UInt32, isBlob: Bool) -> Bool {
-        fileSystem.exists(isBlob ? paths.blob(id) : paths.segment(id))
+        state.withLock { $0.removalsNotDurable } || fileSystem.exists(isBlob ? paths.blob(id) : paths.segment(id))
     }
 
     /// The swap is already durable; if removing the old files does not become durable,
@@ -259,6 +261,7 @@ extension LogStore {
         do {
             try fileSystem.syncDirectory(directory)
         } catch {
+            state.withLock { $0.removalsNotDurable = true }
             logger.warning("could not fsync directory after removing compacted files; open will remove any that return", metadata: ["path": "\(directory)", "error": "\(error)"])
         }
     }

@@ -54,6 +54,10 @@ public final class LogStore: Sendable {
         /// a chained migration's records may reference them, so the swap moves them
         /// into the store together with this staging store's own.
         var carriedBlobPaths: [UInt32: String] = [:]
+        /// Set when the directory fsync after removing retired files failed: their
+        /// removal may not survive a power loss, so the retired list keeps every id
+        /// until the store reopens (else the files come back unlisted, and open refuses).
+        var removalsNotDurable = false
         /// Set when a write or fsync failed: the store is read-only until reopened.
         var failure: StrataError?
         var isClosed = false

@@ -54,8 +54,14 @@ import StrataTestSupport
             for occurrence in Self.sample(total) {
                 for errno: Int32 in [5, 28] { // EIO, ENOSPC
                     let fault = Fault.fail(operation, errno: errno, on: .nth(occurrence))
-                    let run = try Self.run(scenario, before: modelBefore, after: modelAfter, fault: fault)
                     let context = "\(scenario): \(operation) #\(occurrence) of \(total), errno \(errno)"
+                    let run: Run
+                    do {
+                        run = try Self.run(scenario, before: modelBefore, after: modelAfter, fault: fault)
+                    } catch {
+                        Issue.record("\(context): after power loss the store does not reopen: \(error)")
+                        continue
+                    }
                     if run.fired { fired += 1 }
                     // Some failures may be shrugged off with a warning: a directory fsync
                     // after the commit point; the writing of a hint file (FORMAT.md §7: a
