@@ -86,6 +86,19 @@ public struct EntityMapping: Sendable {
     /// Whether the mapping names a policy of its own.
     public var hasCustomPolicy: Bool { policyFactory != nil }
 
+    /// Whether a relationship mapping reads what another entity mapping made
+    /// (``MappingExpression/destinationInstances(of:entityMapping:)``): such a mapping
+    /// also runs the relationship pass, when every mapping has made its objects.
+    var mapsRelationshipsThroughOtherMappings: Bool {
+        relationshipMappings.contains {
+            if case .destinationInstances = $0.valueExpression { return true }
+            return false
+        }
+    }
+
+    /// Whether the manager runs this mapping's relationship pass.
+    var needsRelationshipPass: Bool { hasCustomPolicy || mapsRelationshipsThroughOtherMappings }
+
     /// The attribute mapping for a destination attribute, if any.
     public func attributeMapping(named name: String) -> PropertyMapping? {
         attributeMappings.first { $0.name == name }

@@ -77,6 +77,8 @@ struct MappingComposition {
             return mapping
         case .closure:
             throw notComposable(later, "computes '\(mapping.name)' with a closure over the intermediate object")
+        case .destinationInstances(let path, _):
+            throw notComposable(later, "maps '\(path)' through a named entity mapping of its own model")
         case .keyPath(let path):
             guard !path.contains(".") else {
                 throw notComposable(later, "reads '\(path)' through a relationship of the intermediate object")

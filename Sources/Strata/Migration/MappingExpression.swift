@@ -11,9 +11,10 @@
 /// ```
 ///
 /// For a relationship mapping, `.keyPath` names the source relationship whose objects
-/// are mapped to their destination objects through the migration's object map, and
-/// `.defaultValue` leaves the relationship empty; `.constant` and `.closure` do not
-/// apply to relationships.
+/// are mapped to their destination objects through the migration's object map,
+/// `.destinationInstances(of:entityMapping:)` maps them through one named entity
+/// mapping, and `.defaultValue` leaves the relationship empty; `.constant` and
+/// `.closure` do not apply to relationships.
 public enum MappingExpression: Sendable {
     /// The value of a property of the source object, by name (`"title"`), or through
     /// to-one relationships (`"department.name"`).
@@ -25,6 +26,19 @@ public enum MappingExpression: Sendable {
     /// The destination attribute's default value, or no value when it has none (an
     /// empty relationship, for a relationship).
     case defaultValue
+    /// For a relationship: the destination objects that the objects of the source's
+    /// relationship `relationship` became under the entity mapping named
+    /// `entityMapping` — Core Data's `FUNCTION($manager,
+    /// "destinationInstancesForEntityMappingNamed:sourceInstances:", "M", $source.relationship)`,
+    /// without writing a policy. It is set in the relationship pass, when every entity
+    /// mapping has made its objects, through the relationship's setter (so its inverse
+    /// is kept); a to-one takes the first destination.
+    ///
+    /// ```swift
+    /// // Person.pets became Contact.animals; each Pet became an Animal under "PetToAnimal".
+    /// PropertyMapping(name: "animals", value: .destinationInstances(of: "pets", entityMapping: "PetToAnimal"))
+    /// ```
+    case destinationInstances(of: String, entityMapping: String)
 
     /// The source key path, when the expression is one.
     public var keyPath: String? {
@@ -41,6 +55,8 @@ extension MappingExpression: CustomStringConvertible {
         case .constant(let value): "\(value)"
         case .closure: "<closure>"
         case .defaultValue: "<default>"
+        case .destinationInstances(let relationship, let mapping):
+            "destinationInstances(\(mapping), $source.\(relationship))"
         }
     }
 }

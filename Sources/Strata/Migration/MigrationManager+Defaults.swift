@@ -32,15 +32,47 @@ extension MigrationManager {
             guard let field = try relationshipValue(relationship, of: source, mapping: mapping) else { continue }
             destination.changes[relationship.name] = field
         }
-        if !keepsKey || mapping.hasCustomPolicy {
+        if !keepsKey || mapping.needsRelationshipPass {
             try associate(sourceInstance: source, withDestinationInstance: destination, for: mapping)
         }
         return destination
     }
 
-    /// What `EntityMigrationPolicy.createRelationships` does by default: nothing more —
-    /// the default creation already mapped every relationship it could.
-    public func createDefaultRelationships(for destination: ManagedObject, mapping: EntityMapping) throws {}
+    /// What `EntityMigrationPolicy.createRelationships` does by default: sets the
+    /// relationships mapped by ``MappingExpression/destinationInstances(of:entityMapping:)``
+    /// (the default creation already mapped every other relationship it could), through
+    /// the relationship's setter so that the inverse follows.
+    public func createDefaultRelationships(for destination: ManagedObject, mapping: EntityMapping) throws {
+        for propertyMapping in mapping.relationshipMappings {
+            guard case .destinationInstances(let path, let otherName) = propertyMapping.valueExpression else { continue }
+            let other = try entityMapping(otherName)
+            guard let relationship = destination.entity.relationshipsByName[propertyMapping.name] else {
+                throw StrataError(.migrationFailed, "mapping \(mapping.name): \(destination.entity.name) has no relationship '\(propertyMapping.name)'",
+                                  context: ["entityMapping": mapping.name, "entity": destination.entity.name, "property": propertyMapping.name])
+            }
+            var targets: [ManagedObject] = []
+            var seen = Set<RecordKey>()
+            for sourceKey in try sourceKeys(of: destination.objectID.key, under: mapping) {
+                let source = try sourceContext.object(forKey: sourceKey)
+                guard source.entity.relationshipsByName[path] != nil else {
+                    throw StrataError(.migrationFailed, "mapping \(mapping.name): \(source.entity.name) has no relationship '\(path)' for \(propertyMapping.name)",
+                                      context: ["entityMapping": mapping.name, "entity": source.entity.name, "property": path, "object": source.objectID.description])
+                }
+                for related in try source.objects(path) {
+                    for key in try destinationKeys(of: related.objectID.key, under: other, source: related) where seen.insert(key).inserted {
+                        targets.append(try destinationContext.object(forKey: key))
+                    }
+                }
+            }
+            // Added, not replaced: the creation pass left the relationship empty, and the
+            // sources of a merged destination may come in more than one batch.
+            if relationship.isToMany {
+                for target in targets { try destination.add(target, to: relationship.name) }
+            } else if let first = targets.first {
+                try destination.setObject(first, forKey: relationship.name)
+            }
+        }
+    }
 
     private func keyTaken(_ key: RecordKey) -> Bool {
         destinationContext.registry[key]?.object != nil || destinationStore.records.contains(key)
@@ -67,6 +99,9 @@ extension MigrationManager {
             value = try closure(source)
         case .defaultValue:
             value = attribute.defaultValue ?? .null
+        case .destinationInstances:
+            throw StrataError(.migrationFailed, "mapping \(mapping.name): \(propertyMapping.valueExpression) maps objects, so it applies to relationships, not to the attribute \(attribute.name)",
+                              context: ["entityMapping": mapping.name, "property": attribute.name])
         }
         if value.isNull, let replacement = propertyMapping.nilReplacement {
             value = replacement

@@ -32,11 +32,14 @@ extension MigrationManager {
         // may set them (the default creation already mapped the rest).
         for mapping in mappings {
             guard let policy = policies[mapping.name] else { continue }
-            if mapping.hasCustomPolicy, let map = idMaps[mapping.name] {
+            if mapping.needsRelationshipPass, let map = idMaps[mapping.name] {
                 try map.spill()
                 var pending: [RecordKey] = []
+                var sources: [RecordKey: [RecordKey]] = [:]
                 var done = 0
                 func flush() throws {
+                    relationshipPass = (mapping.name, sources)
+                    defer { relationshipPass = nil }
                     for destination in try destinationContext.load(pending) where !destination.isDeleted {
                         try MigrationHookFailure.wrap(hook: "createRelationships", mapping: mapping, object: destination) {
                             try policy.createRelationships(forDestination: destination, mapping: mapping, manager: self)
@@ -46,9 +49,11 @@ extension MigrationManager {
                     done += pending.count
                     report(.createRelationships, mapping.name, done, map.count)
                     pending.removeAll(keepingCapacity: true)
+                    sources.removeAll(keepingCapacity: true)
                 }
                 var seen = Set<RecordKey>()
-                try map.forEach { _, destination in
+                try map.forEach { source, destination in
+                    sources[destination, default: []].append(source)
                     guard seen.insert(destination).inserted else { return }
                     pending.append(destination)
                     if pending.count >= batchSize {

@@ -48,6 +48,9 @@ public final class MigrationManager {
     let staging: LogStore
     var idMaps: [String: IDMap] = [:]
     var policies: [String: EntityMigrationPolicy] = [:]
+    /// During the relationship pass: the source keys of the batch's destinations, so
+    /// that finding a destination's sources is not a scan of the map.
+    var relationshipPass: (mapping: String, sources: [RecordKey: [RecordKey]])?
     let progress: (@Sendable (MigrationProgress) -> Void)?
     let stage: Int
     let stageCount: Int
@@ -70,20 +73,88 @@ public final class MigrationManager {
 
     // MARK: For policies
 
-    /// The destination objects that `sourceInstances` became under the named entity mapping.
+    /// The destination objects that `sourceInstances` became under the named entity
+    /// mapping, whatever its kind: through the mapping's object map when its objects got
+    /// new keys or a policy made them, and by key for a mapping whose objects kept their
+    /// keys (no map is written for those). A source object the mapping did not migrate
+    /// (another entity, refused by its `sourcePredicate`, not migrated yet) gives
+    /// nothing. So one policy can link to what another mapping made, once that mapping's
+    /// pass has run (each pass runs over every entity mapping before the next starts).
+    ///
+    /// ```swift
+    /// // In a policy of "EmployeeToEmployee", after "DepartmentToDepartment" (a plain copy):
+    /// let departments = try manager.destinationInstances(
+    ///     forEntityMapping: "DepartmentToDepartment", sourceInstances: [try employee.object("department")!])
+    /// ```
+    ///
+    /// - Throws: `.invalidArgument` when the mapping model has no entity mapping of this name.
     public func destinationInstances(forEntityMapping name: String, sourceInstances: [ManagedObject]) throws -> [ManagedObject] {
-        let map = try idMap(name)
+        let mapping = try entityMapping(name)
         return try sourceInstances.flatMap { source in
-            try map.destinations(of: source.objectID.key).map { try destinationContext.object(forKey: $0) }
+            try destinationKeys(of: source.objectID.key, under: mapping, source: source).map { try destinationContext.object(forKey: $0) }
         }
     }
 
-    /// The source objects that became `destinationInstances` under the named entity mapping.
+    /// The source objects that became `destinationInstances` under the named entity
+    /// mapping, whatever its kind (the reverse of
+    /// ``destinationInstances(forEntityMapping:sourceInstances:)``).
+    ///
+    /// - Throws: `.invalidArgument` when the mapping model has no entity mapping of this name.
     public func sourceInstances(forEntityMapping name: String, destinationInstances: [ManagedObject]) throws -> [ManagedObject] {
-        let map = try idMap(name)
+        let mapping = try entityMapping(name)
         return try destinationInstances.flatMap { destination in
-            try map.sources(of: destination.objectID.key).map { try sourceContext.object(forKey: $0) }
+            try sourceKeys(of: destination.objectID.key, under: mapping).map { try sourceContext.object(forKey: $0) }
         }
+    }
+
+    func entityMapping(_ name: String) throws -> EntityMapping {
+        guard let mapping = mappingModel.entityMapping(named: name) else {
+            throw StrataError(.invalidArgument, "the mapping model has no entity mapping named '\(name)'", context: ["entityMapping": name])
+        }
+        return mapping
+    }
+
+    /// Whether a mapping's objects keep their source keys (its destination entity
+    /// continues the source entity's tag), so that no map is needed to find them.
+    func keepsKeys(_ mapping: EntityMapping) -> Bool {
+        guard mapping.kind != .add && mapping.kind != .remove,
+              let from = mapping.sourceEntityName, let to = mapping.destinationEntityName,
+              let tag = sourceStore.schema.tags[from] else { return false }
+        return destinationStore.schema.tags[to] == tag
+    }
+
+    /// The destination keys a source key became under `mapping`. `source`, when the
+    /// caller has the object, spares loading it for the mapping's source predicate.
+    func destinationKeys(of key: RecordKey, under mapping: EntityMapping, source: ManagedObject? = nil) throws -> [RecordKey] {
+        if let map = idMaps[mapping.name] {
+            let mapped = try map.destinations(of: key)
+            if !mapped.isEmpty { return mapped }
+        }
+        // A key-keeping mapping maps nothing: its object has the source's key, if the
+        // mapping took this object (exact entity, predicate) and has made it.
+        guard keepsKeys(mapping), sourceStore.schema.entityName(of: key) == mapping.sourceEntityName,
+              try madeByKey(key, mapping: mapping, source: source) else { return [] }
+        return [key]
+    }
+
+    /// The source keys that became `key` under `mapping`.
+    func sourceKeys(of key: RecordKey, under mapping: EntityMapping) throws -> [RecordKey] {
+        if relationshipPass?.mapping == mapping.name, let batch = relationshipPass?.sources[key] { return batch }
+        if let map = idMaps[mapping.name] {
+            let mapped = try map.sources(of: key)
+            if !mapped.isEmpty { return mapped }
+        }
+        guard keepsKeys(mapping), sourceStore.schema.entityName(of: key) == mapping.sourceEntityName,
+              sourceStore.records.contains(key), try madeByKey(key, mapping: mapping, source: nil) else { return [] }
+        return [key]
+    }
+
+    /// Whether `mapping` made the destination object with the source's own key.
+    private func madeByKey(_ key: RecordKey, mapping: EntityMapping, source: ManagedObject?) throws -> Bool {
+        guard destinationContext.registry[key]?.object?.isDeleted == false || destinationStore.records.contains(key) else { return false }
+        guard let predicate = mapping.sourcePredicate else { return true }
+        let object = try source ?? sourceContext.object(forKey: key)
+        return try predicate.evaluate(with: object)
     }
 
     /// Records that `source` became `destination` under `mapping` (the default
@@ -94,9 +165,7 @@ public final class MigrationManager {
 
     func idMap(_ name: String) throws -> IDMap {
         if let map = idMaps[name] { return map }
-        guard mappingModel.entityMapping(named: name) != nil else {
-            throw StrataError(.invalidArgument, "the mapping model has no entity mapping named '\(name)'", context: ["entityMapping": name])
-        }
+        _ = try entityMapping(name)
         let safe = name.map { $0.isLetter || $0.isNumber ? $0 : "_" }
         let file = try staging.createScratchFile("idmap-\(String(safe)).map")
         let map = IDMap(file: file, spillThreshold: max(1024, batchSize))
