@@ -42,3 +42,40 @@ extension MappingModel {
         return inference.uniqueProblems
     }
 }
+
+extension MappingModel {
+    /// The inferred mapping of everything that can be inferred, and the list of what
+    /// cannot, without throwing: where ``inferred(from:to:)`` refuses at the first
+    /// model it cannot map whole, this gives a draft to finish by hand (Core Data's
+    /// workflow for a custom mapping model). Properties that a problem names are left
+    /// out of the draft's entity mappings, so that nothing in it is a guess.
+    ///
+    /// ```swift
+    /// let draft = MappingModel.inferredDraft(from: v1, to: v2)
+    /// for problem in draft.problems {
+    ///     print(problem.entity, problem.property ?? "-", problem.reason)
+    ///     // Task priority type change String → Int64 is not lossless
+    /// }
+    /// var mapping = draft.mapping          // TaskToTask maps title, done…, not priority
+    /// ```
+    public static func inferredDraft(from source: ObjectModel, to destination: ObjectModel) -> MappingDraft {
+        var inference = MappingInference(source: source, destination: destination)
+        var mappings = inference.entityMappings()
+        let problems = inference.uniqueProblems
+        for problem in problems {
+            guard let property = problem.property else { continue }
+            for index in mappings.indices {
+                // A problem with an inherited property names the entity that declares it:
+                // every sub-entity's mapping loses it too.
+                guard let name = mappings[index].destinationEntityName,
+                      destination.entity(named: name)?.isKind(of: problem.entity) ?? false else { continue }
+                let before = mappings[index].attributeMappings.count + mappings[index].relationshipMappings.count
+                mappings[index].attributeMappings.removeAll { $0.name == property }
+                mappings[index].relationshipMappings.removeAll { $0.name == property }
+                let after = mappings[index].attributeMappings.count + mappings[index].relationshipMappings.count
+                if after < before && mappings[index].kind == .copy { mappings[index].kind = .transform }
+            }
+        }
+        return MappingDraft(mapping: MappingModel(from: source, to: destination, entityMappings: mappings), problems: problems)
+    }
+}
