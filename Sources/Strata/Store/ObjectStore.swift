@@ -44,6 +44,9 @@ public final class ObjectStore: Sendable {
     ///   transformer is not registered; `.storeLocked` when another
     ///   process writes the store; `.corrupt` naming a damaged file and offset.
     public init(at path: String, model: ObjectModel, options: StoreOptions = StoreOptions()) throws {
+        if options.deleteStoreIfMigrationNeeded && options.migration.isRequested {
+            throw StrataError(.invalidArgument, "deleteStoreIfMigrationNeeded and a migration are both set: choose whether an older store is migrated or deleted", path: path)
+        }
         // Before anything is opened: a missing transformer must not cost a migration.
         if options.requiresValueTransformers { try model.checkValueTransformers(path: path) }
         var records: any RecordStore
@@ -55,7 +58,9 @@ public final class ObjectStore: Sendable {
         }
         do {
             let stored = RecordedModelHash(metadata: records.metadata, given: model)
-            if let stored, stored.current != model.versionHash, options.migration.isRequested {
+            if let stored, stored.current != model.versionHash, options.deleteStoreIfMigrationNeeded {
+                records = try Self.replaceWithEmptyStore(records, path: path, storedHash: stored.recorded, model: model, options: options)
+            } else if let stored, stored.current != model.versionHash, options.migration.isRequested {
                 guard let log = records as? LogStore else {
                     throw StrataError(.migrationFailed, "this store type cannot be migrated", path: path)
                 }

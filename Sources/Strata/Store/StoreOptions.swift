@@ -25,6 +25,24 @@ public struct StoreOptions: Sendable {
     public var logger = Logger(label: "strata")
     /// What to do when the store's model differs from the one it is opened with.
     public var migration: StoreMigration = .none
+    /// Replace a store whose model differs from the opening one with an empty store,
+    /// instead of failing with `.incompatibleModel` — Realm's
+    /// `deleteRealmIfMigrationNeeded`, for development, where the data can be made again.
+    /// Never the default. Every object in the store is lost: the replacement is logged
+    /// at warning level, naming both models.
+    ///
+    /// ```swift
+    /// var options = StoreOptions()
+    /// options.deleteStoreIfMigrationNeeded = true     // a debug build only
+    /// let store = try ObjectStore(at: path, model: currentModel, options: options)
+    /// ```
+    ///
+    /// It deletes only the store's own files (the segments, blob files and index files
+    /// its manifest lists; the manifest is replaced), and only after the store's write
+    /// lock is held: a store another process has open fails with `.storeLocked` and
+    /// loses nothing. It cannot be combined with a ``migration``: asking for both throws
+    /// `.invalidArgument` (which should win is a decision the caller makes).
+    public var deleteStoreIfMigrationNeeded = false
     /// Memory a migration may use for objects in flight; sets its batch size.
     public var migrationMemoryBudget = 64 << 20
     /// Overrides the batch size the budget implies (objects per batch).
