@@ -70,6 +70,9 @@ struct MigrationPreviewer {
                 }
             case .closure:
                 readsAnything = true
+            case .destinationInstances:
+                // Maps objects, not a value: the migration refuses it for an attribute.
+                break
             case .constant, .defaultValue:
                 if sourceEntity.attributesByName[attribute.name] == nil {
                     changes.append(MigrationChange(kind: .attributeAdded, entity: entity, property: attribute.name))
@@ -77,8 +80,13 @@ struct MigrationPreviewer {
             }
         }
         for relationship in destinationEntity.relationships {
-            guard let propertyMapping = entityMapping.relationshipMapping(named: relationship.name),
-                  case .keyPath(let path) = propertyMapping.valueExpression else {
+            let propertyMapping = entityMapping.relationshipMapping(named: relationship.name)
+            if case .destinationInstances(let path, _) = propertyMapping?.valueExpression {
+                // What the related objects became: the source relationship is read.
+                read.insert(path)
+                continue
+            }
+            guard let propertyMapping, case .keyPath(let path) = propertyMapping.valueExpression else {
                 changes.append(MigrationChange(kind: .relationshipAdded, entity: entity, property: relationship.name))
                 continue
             }
