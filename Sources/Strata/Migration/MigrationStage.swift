@@ -38,6 +38,19 @@ public struct MigrationStage: Sendable {
     /// })
     /// ```
     public typealias DidMigrateReading = @Sendable (_ new: ObjectContext, _ old: ObjectContext, _ carry: MigrationCarry) throws -> Void
+    /// A `didMigrate` that gets a ``MigrationStageContext``: the new and old contexts,
+    /// the carry, and Realm's paired enumeration of an entity's old and new objects,
+    /// streamed in batches.
+    ///
+    /// ```swift
+    /// .custom(from: v1, to: v2, willMigrate: nil, didMigrate: { stage in
+    ///     try stage.enumerateObjects(ofType: "Person") { old, new in
+    ///         let parts = (try old.string("address") ?? "").split(separator: ",")
+    ///         try new?.setValue(String(parts.first ?? ""), forKey: "street")
+    ///     }
+    /// })
+    /// ```
+    public typealias DidMigrateStage = @Sendable (_ stage: MigrationStageContext) throws -> Void
 
     /// Whether a stage is inferred or custom.
     public enum Kind: String, Sendable, Hashable {
@@ -61,12 +74,12 @@ public struct MigrationStage: Sendable {
     /// with a ``DidMigrateReading`` hook).
     public let didMigrate: DidMigrate?
     /// The hook that runs after the data is migrated, whichever form it was given in.
-    let didMigrateHook: DidMigrateReading?
+    let didMigrateHook: DidMigrateStage?
 
     private init(
         source: ObjectModel, destination: ObjectModel, kind: Kind,
         mapping: MappingModel?, willMigrate: WillMigrate?, didMigrate: DidMigrate?,
-        reading: DidMigrateReading? = nil
+        reading: DidMigrateReading? = nil, staged: DidMigrateStage? = nil
     ) {
         self.source = source
         self.destination = destination
@@ -74,10 +87,12 @@ public struct MigrationStage: Sendable {
         self.mapping = mapping
         self.willMigrate = willMigrate
         self.didMigrate = didMigrate
-        if let reading {
-            self.didMigrateHook = reading
+        if let staged {
+            self.didMigrateHook = staged
+        } else if let reading {
+            self.didMigrateHook = { @Sendable stage in try reading(stage.new, stage.old, stage.carry) }
         } else if let didMigrate {
-            self.didMigrateHook = { @Sendable new, _, carry in try didMigrate(new, carry) }
+            self.didMigrateHook = { @Sendable stage in try didMigrate(stage.new, stage.carry) }
         } else {
             self.didMigrateHook = nil
         }
@@ -135,6 +150,29 @@ public struct MigrationStage: Sendable {
     ) -> MigrationStage {
         MigrationStage(source: source, destination: destination, kind: .custom,
                        mapping: mapping, willMigrate: willMigrate, didMigrate: nil, reading: didMigrate)
+    }
+
+    /// A stage with hooks around an inferred migration whose `didMigrate` gets a
+    /// ``MigrationStageContext``, to walk old and new objects in pairs
+    /// (``MigrationStageContext/enumerateObjects(ofType:batchSize:_:)``).
+    @_disfavoredOverload
+    public static func custom(
+        from source: ObjectModel, to destination: ObjectModel,
+        willMigrate: WillMigrate?, didMigrate: @escaping DidMigrateStage
+    ) -> MigrationStage {
+        MigrationStage(source: source, destination: destination, kind: .custom,
+                       mapping: nil, willMigrate: willMigrate, didMigrate: nil, staged: didMigrate)
+    }
+
+    /// A stage with hooks around a mapping model written for it, whose `didMigrate` gets
+    /// a ``MigrationStageContext`` (``DidMigrateStage``).
+    @_disfavoredOverload
+    public static func custom(
+        from source: ObjectModel, to destination: ObjectModel, mapping: MappingModel,
+        willMigrate: WillMigrate?, didMigrate: @escaping DidMigrateStage
+    ) -> MigrationStage {
+        MigrationStage(source: source, destination: destination, kind: .custom,
+                       mapping: mapping, willMigrate: willMigrate, didMigrate: nil, staged: didMigrate)
     }
 
     /// The mapping model the stage runs: its own, or the inferred one.

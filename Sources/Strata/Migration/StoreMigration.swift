@@ -109,7 +109,7 @@ enum StoreMigrator {
         var mapping: MappingModel
         var destination: ObjectModel
         var willMigrate: MigrationStage.WillMigrate? = nil
-        var didMigrate: MigrationStage.DidMigrateReading? = nil
+        var didMigrate: MigrationStage.DidMigrateStage? = nil
         /// Whether the mapping was inferred, so that what it drops is logged.
         var isInferred = false
     }
@@ -118,7 +118,7 @@ enum StoreMigrator {
     /// discards the staging store; nothing of `log` changes here.
     static func runStep(_ log: LogStore, into staging: LogStore, path: String, from sourceModel: ObjectModel, to destinationModel: ObjectModel,
                         mapping: MappingModel, options: StoreOptions, stage: Int, stageCount: Int,
-                        willMigrate: MigrationStage.WillMigrate? = nil, didMigrate: MigrationStage.DidMigrateReading? = nil,
+                        willMigrate: MigrationStage.WillMigrate? = nil, didMigrate: MigrationStage.DidMigrateStage? = nil,
                         isInferred: Bool = false) throws -> Int {
         let sourceTags = try ObjectStore.storedTags(in: log)
         let sourceSchema = try StoreSchema(model: sourceModel, existing: sourceTags)
@@ -158,7 +158,7 @@ enum StoreMigrator {
         try manager.run(beforeValidation: { context in
             guard let didMigrate else { return }
             try MigrationHookFailure.wrap(hook: "didMigrate", stage: label) {
-                try didMigrate(context, source.newContext(), carry)
+                try didMigrate(MigrationStageContext(manager: manager, new: context, old: source.newContext(), carry: carry))
                 try context.save()
             }
         })
