@@ -3,7 +3,7 @@ import Strata
 
 /// Object-level checks of `strata verify`, over the public API: every object's record
 /// decodes with the store's model and its values have their attributes' types; every
-/// to-one reference (and every stored to-many list) points at an existing object of
+/// to-one reference (and every stored to-many's member) is an existing object of
 /// the destination entity; no record lies outside the model's entities.
 ///
 /// External-storage binaries are not read (the engine's check covers their blob
@@ -50,8 +50,10 @@ struct ObjectVerifier {
             }
         }
         for key in store.records.keys(in: nil) where !seen.contains(key) && report.problems.count < Self.problemLimit {
-            // Serial 0 of each entity's key range is its id counter, not an object.
+            // Serial 0 of each entity's key range is its id counter, not an object; edge
+            // records of stored to-manys are checked through their owners' lists.
             if ObjectID(entityName: "", key: key, storeIdentifier: "").serial == 0 { continue }
+            if store.edgeRelationName(forKey: key) != nil { continue }
             report.problems.append("record key \(String(key.rawValue, radix: 16)) belongs to no entity of the store's model")
         }
         return report
@@ -92,7 +94,7 @@ struct ObjectVerifier {
         return problems
     }
 
-    /// A to-many is stored as a list unless a to-one inverse derives it (docs/FORMAT.md §9).
+    /// A to-many is stored (as edge records) unless a to-one inverse derives it (docs/FORMAT.md §11).
     private func isStoredList(_ relationship: RelationshipDescription) -> Bool {
         if relationship.isOrdered { return true }
         guard let inverseName = relationship.inverseName,

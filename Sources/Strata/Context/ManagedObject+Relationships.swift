@@ -23,8 +23,9 @@ extension ManagedObject {
 
     /// The destinations of a to-many relationship, as faults: in the relationship's
     /// order when ordered, else in key order. A to-many whose inverse is to-one is
-    /// derived from that side (an index lookup, never a stored list), and includes this
-    /// context's unsaved changes.
+    /// derived from that side (an index lookup, never a stored list); any other is
+    /// read from its edge records' index entries (no member record is read). Both
+    /// include this context's unsaved changes.
     public func objects(_ key: String) throws -> [ManagedObject] {
         let relationship = try relationship(key)
         guard relationship.isToMany else {
@@ -34,11 +35,12 @@ extension ManagedObject {
         return try context.destinations(of: self, relationship: relationship).map { try context.object(forKey: $0) }
     }
 
-    /// The number of destinations of a to-many relationship, without loading them.
+    /// The number of destinations of a to-many relationship, without loading them:
+    /// a stored to-many counts its edges' index entries, a derived one its index.
     public func count(_ key: String) throws -> Int {
         let relationship = try relationship(key)
         guard relationship.isToMany else { return try object(key) == nil ? 0 : 1 }
-        return try requireContext().destinations(of: self, relationship: relationship).count
+        return try requireContext().destinationCount(of: self, relationship: relationship)
     }
 
     /// Sets a to-one relationship and keeps the inverse on the other side(s).
@@ -71,7 +73,9 @@ extension ManagedObject {
         try requireContext().removeFromMany(self, relationship: relationship, object)
     }
 
-    /// Replaces a to-many relationship's destinations.
+    /// Replaces a to-many relationship's destinations; on an ordered one, in the
+    /// given order. Members that keep their relative order keep their edges: moving
+    /// one member rewrites about one edge, not the list.
     public func setObjects(_ objects: [ManagedObject], forKey key: String) throws {
         let relationship = try relationship(key)
         let current = try self.objects(key)
@@ -80,7 +84,7 @@ extension ManagedObject {
         let existing = Set(current.map(\.objectID))
         for new in objects where !existing.contains(new.objectID) { try add(new, to: key) }
         if relationship.isOrdered {
-            try requireContext().setList(self, relationship: relationship, objects.map(\.objectID.key))
+            try requireContext().setOrder(self, relationship: relationship, objects.map(\.objectID.key))
         }
     }
 }

@@ -5,7 +5,9 @@ extension ObjectContext {
     /// documents them: nullify clears the inverse on the destinations, cascade deletes
     /// them too, deny refuses while a destination remains, no action leaves them as
     /// they are. Strata checks deny here, before anything changes, rather than at
-    /// save — so a refused delete leaves the context untouched.
+    /// save — so a refused delete leaves the context untouched. The save removes
+    /// every edge of a deleted object (its memberships in stored to-manys, either
+    /// side), whatever the rule, so no to-many lists a deleted object.
     ///
     /// - Throws: `.deleteDenied` naming the relationship and the blocking objects.
     public func delete(_ object: ManagedObject) throws {
@@ -50,7 +52,7 @@ extension ObjectContext {
                             try willChange(destination)
                             destination.changes[inverse.name] = .null
                         }
-                    } else if StoreSchema.isStoredList(inverse, model: store.model) {
+                    } else if edgeSide(destination, inverse) != nil {
                         try removeFromMany(destination, relationship: inverse, member)
                     }
                 }
@@ -61,6 +63,8 @@ extension ObjectContext {
                 member.isDeleted = true
                 changed[member.objectID.key] = nil
                 registry[member.objectID.key] = nil
+                // Never saved: its memberships are forgotten rather than written.
+                for tag in Array(edgeChanges.keys) { edgeChanges[tag]?.forget(member.objectID.key) }
             } else {
                 try member.fire()
                 member.isDeleted = true

@@ -19,9 +19,15 @@ extension ObjectContext {
         }
     }
 
+    /// The edge side an object's to-many reads, nil for a to-one or a derived to-many.
+    func edgeSide(_ object: ManagedObject, _ relationship: RelationshipDescription) -> EdgeSide? {
+        relationship.isToMany ? schema.edgeSide(object.entity.name, relationship.name) : nil
+    }
+
     /// Sets `owner.relationship` (to-one) and keeps its inverse: a 1:1 partner is
-    /// unlinked from its old partner; an ordered to-many inverse list is updated; a
-    /// derived to-many inverse needs nothing (it is read from this side).
+    /// unlinked from its old partner; an ordered to-many inverse moves the edge from
+    /// the old owner to the new one; a derived to-many inverse needs nothing (it is
+    /// read from this side).
     func setToOne(_ owner: ManagedObject, relationship: RelationshipDescription, to target: ManagedObject?) throws {
         if let target { try checkDestination(target, for: relationship, on: owner) }
         let oldKey: RecordKey? = if case .reference(let k) = try owner.field(relationship.name) { k } else { nil }
@@ -47,59 +53,99 @@ extension ObjectContext {
                 try willChange(target)
                 target.changes[inverse.name] = .reference(owner.objectID.key)
             }
-        } else if StoreSchema.isStoredList(inverse, model: store.model) {
-            if let oldTarget, !oldTarget.isDeleted { try editList(oldTarget, inverse) { $0.removeAll { $0 == owner.objectID.key } } }
-            if let target { try editList(target, inverse) { if !$0.contains(owner.objectID.key) { $0.append(owner.objectID.key) } } }
+        } else {
+            if let oldTarget, !oldTarget.isDeleted, let side = edgeSide(oldTarget, inverse) {
+                try removeEdge(oldTarget, side, owner)
+            }
+            if let target, let side = edgeSide(target, inverse) { try addEdge(target, side, owner) }
         }
     }
 
     func addToMany(_ owner: ManagedObject, relationship: RelationshipDescription, _ object: ManagedObject) throws {
         try checkDestination(object, for: relationship, on: owner)
-        let inverse = inverse(of: relationship)
-        if let inverse, !inverse.isToMany {
+        if let inverse = inverse(of: relationship), !inverse.isToMany {
             return try setToOne(object, relationship: inverse, to: owner)
         }
-        try editList(owner, relationship) { if !$0.contains(object.objectID.key) { $0.append(object.objectID.key) } }
-        if let inverse {
-            try editList(object, inverse) { if !$0.contains(owner.objectID.key) { $0.append(owner.objectID.key) } }
-        }
+        guard let side = edgeSide(owner, relationship) else { return }
+        try addEdge(owner, side, object)
     }
 
     func removeFromMany(_ owner: ManagedObject, relationship: RelationshipDescription, _ object: ManagedObject) throws {
-        let inverse = inverse(of: relationship)
-        if let inverse, !inverse.isToMany {
+        if let inverse = inverse(of: relationship), !inverse.isToMany {
             if case .reference(owner.objectID.key) = try object.field(inverse.name) {
                 try setToOne(object, relationship: inverse, to: nil)
             }
             return
         }
-        try editList(owner, relationship) { $0.removeAll { $0 == object.objectID.key } }
-        if let inverse, !object.isDeleted {
-            try editList(object, inverse) { $0.removeAll { $0 == owner.objectID.key } }
+        guard let side = edgeSide(owner, relationship) else { return }
+        try removeEdge(owner, side, object)
+    }
+
+    /// Sets the order of an ordered to-many's destinations (they are its members).
+    func setOrder(_ owner: ManagedObject, relationship: RelationshipDescription, _ keys: [RecordKey]) throws {
+        guard let side = edgeSide(owner, relationship), side.isOrdered else { return }
+        try convertLegacyList(owner, side)
+        let key = owner.objectID.key
+        if side.isOwner {
+            edgeChanges[side.relation.tag, default: EdgeChanges()].ownerOrders[key] = keys
+        } else {
+            edgeChanges[side.relation.tag, default: EdgeChanges()].memberOrders[key] = keys
         }
     }
 
-    func setList(_ owner: ManagedObject, relationship: RelationshipDescription, _ keys: [RecordKey]) throws {
-        guard StoreSchema.isStoredList(relationship, model: store.model) else { return }
-        try editList(owner, relationship) { $0 = keys }
+    private func addEdge(_ object: ManagedObject, _ side: EdgeSide, _ destination: ManagedObject) throws {
+        try convertLegacyLists(object, side, destination)
+        edgeChanges[side.relation.tag, default: EdgeChanges()].add(side.pair(object.objectID.key, destination.objectID.key))
     }
 
-    private func editList(_ owner: ManagedObject, _ relationship: RelationshipDescription, _ edit: (inout [RecordKey]) -> Void) throws {
-        var keys: [RecordKey] = if case .references(let k) = try owner.field(relationship.name) { k } else { [] }
-        let before = keys
-        edit(&keys)
-        guard keys != before else { return }
-        try willChange(owner)
-        owner.changes[relationship.name] = .references(keys)
+    private func removeEdge(_ object: ManagedObject, _ side: EdgeSide, _ destination: ManagedObject) throws {
+        try convertLegacyLists(object, side, destination)
+        edgeChanges[side.relation.tag, default: EdgeChanges()].remove(side.pair(object.objectID.key, destination.objectID.key))
     }
 
-    /// The keys of a to-many's destinations as this context sees them: a stored list,
-    /// or the store's index of the inverse to-one corrected by unsaved changes.
+    // MARK: Lists from before edges
+
+    /// Turns the lists of both ends of a changing membership into edges, so that the
+    /// change is not hidden by a list that still names the pair (docs/FORMAT.md §11.3).
+    private func convertLegacyLists(_ object: ManagedObject, _ side: EdgeSide, _ destination: ManagedObject) throws {
+        guard schema.mayHaveLegacyLists else { return }
+        try convertLegacyList(object, side)
+        let otherSide = EdgeSide(relation: side.relation, isOwner: !side.isOwner)
+        if otherSide.relationshipName != nil, schema.edgeSide(destination.entity.name, otherSide.relationshipName ?? "") != nil {
+            try convertLegacyList(destination, otherSide)
+        }
+    }
+
+    /// Moves an object's list for `side` into pending edges and clears the field. The
+    /// whole side as read before (list, then edges already there) becomes its order.
+    func convertLegacyList(_ object: ManagedObject, _ side: EdgeSide) throws {
+        guard schema.mayHaveLegacyLists, let name = side.relationshipName, let list = try legacyList(object, name) else { return }
+        let view = try edgeDestinations(of: object, side: side, name: name)
+        try willChange(object)
+        object.changes[name] = .null
+        var changes = edgeChanges[side.relation.tag] ?? EdgeChanges()
+        let listed = Set(list)
+        for key in view where listed.contains(key) { changes.add(side.pair(object.objectID.key, key)) }
+        if side.isOrdered {
+            if side.isOwner { changes.ownerOrders[object.objectID.key] = view } else { changes.memberOrders[object.objectID.key] = view }
+        }
+        edgeChanges[side.relation.tag] = changes
+    }
+
+    /// The list a record from before edges holds for a to-many, nil when there is none.
+    func legacyList(_ object: ManagedObject, _ name: String) throws -> [RecordKey]? {
+        guard schema.mayHaveLegacyLists, !object.isNew, object.layout.fieldNumbers[name] != nil else { return nil }
+        if case .references(let keys) = try object.field(name) { return keys }
+        return nil
+    }
+
+    // MARK: Reading
+
+    /// The keys of a to-many's destinations as this context sees them: committed
+    /// edges (or a list from before edges) with this context's changes applied, or
+    /// the store's index of the inverse to-one corrected by unsaved changes.
     func destinations(of owner: ManagedObject, relationship: RelationshipDescription) throws -> [RecordKey] {
-        if StoreSchema.isStoredList(relationship, model: store.model) {
-            guard case .references(let keys) = try owner.field(relationship.name) else { return [] }
-            return keys.filter { !(registry[$0]?.object?.isDeleted ?? false) }
-        }
+        if let side = edgeSide(owner, relationship) { return try edgeDestinations(of: owner, side: side, name: relationship.name) }
         guard let inverse = inverse(of: relationship),
               let index = try schema.layout(relationship.destinationEntityName).fields.first(where: { $0.name == inverse.name })?.termIndex else { return [] }
         let ownerKey = owner.objectID.key
@@ -114,4 +160,72 @@ extension ObjectContext {
         }
         return keys.sorted()
     }
+
+    private func isDeletedHere(_ key: RecordKey) -> Bool { registry[key]?.object?.isDeleted ?? false }
+
+    /// A side's destinations: a list from before edges first, if the record still has
+    /// one, then committed edges (in position or key order), then edges added here.
+    private func edgeDestinations(of object: ManagedObject, side: EdgeSide, name: String) throws -> [RecordKey] {
+        let key = object.objectID.key
+        let changes = edgeChanges[side.relation.tag]
+        if side.isOrdered, let order = side.isOwner ? changes?.ownerOrders[key] : changes?.memberOrders[key] {
+            return order.filter { !isDeletedHere($0) }
+        }
+        var result: [RecordKey] = []
+        var seen = Set<RecordKey>()
+        if let list = try legacyList(object, name) {
+            for destination in list where !isDeletedHere(destination) && store.records.contains(destination) {
+                if seen.insert(destination).inserted { result.append(destination) }
+            }
+        }
+        if !object.isNew {
+            try store.forEachEdgePage(of: key, side: side) { page in
+                for entry in page where !(changes?.isRemoved(side.pair(key, entry.destination)) ?? false) && !isDeletedHere(entry.destination) {
+                    if seen.insert(entry.destination).inserted { result.append(entry.destination) }
+                }
+                return true
+            }
+        }
+        if let changes {
+            for pair in changes.added where (side.isOwner ? pair.owner : pair.member) == key {
+                let destination = side.isOwner ? pair.member : pair.owner
+                if !isDeletedHere(destination), seen.insert(destination).inserted { result.append(destination) }
+            }
+        }
+        return side.isOrdered ? result : result.sorted()
+    }
+
+    /// How many destinations a to-many has as this context sees them: committed edges
+    /// are counted from index entries a page at a time (no member is read, and no
+    /// list of them is built), then corrected by this context's changes.
+    func destinationCount(of owner: ManagedObject, relationship: RelationshipDescription) throws -> Int {
+        guard let side = edgeSide(owner, relationship) else { return try destinations(of: owner, relationship: relationship).count }
+        if try legacyList(owner, relationship.name) != nil { return try destinations(of: owner, relationship: relationship).count }
+        let key = owner.objectID.key
+        let changes = edgeChanges[side.relation.tag]
+        if side.isOrdered, let order = side.isOwner ? changes?.ownerOrders[key] : changes?.memberOrders[key] {
+            return order.count(where: { !isDeletedHere($0) })
+        }
+        var count = 0
+        if !owner.isNew {
+            try store.forEachEdgePage(of: key, side: side) { page in
+                count += page.count(where: { entry in !(changes?.isRemoved(side.pair(key, entry.destination)) ?? false) && !isDeletedHere(entry.destination) })
+                return true
+            }
+        }
+        if let changes {
+            for pair in changes.added where (side.isOwner ? pair.owner : pair.member) == key {
+                let destination = side.isOwner ? pair.member : pair.owner
+                guard !isDeletedHere(destination) else { continue }
+                // Counted already when committed and not removed here.
+                if changes.isRemoved(pair) || owner.isNew || store.edgeKeys(pair, relation: side.relation).isEmpty { count += 1 }
+            }
+        }
+        return count
+    }
+}
+
+extension EdgeSide {
+    /// The relationship this side's entity reads (the inverse's name on the member side).
+    var relationshipName: String? { isOwner ? relation.relationship : relation.inverseName }
 }

@@ -31,10 +31,15 @@ extension ObjectContext {
         try resolveConflicts(writes + deletes)
         // A merge policy may have dropped objects (store wins) or revived them.
         (writes, deletes) = pendingWrites()
-        guard !writes.isEmpty || !deletes.isEmpty else { return }
+        let observed = store.hasObservers
+        let edges = try edgeWrites(deleted: Set(deletes.map(\.objectID.key)), checkEnds: true, collectTouched: observed)
+        guard !writes.isEmpty || !deletes.isEmpty || !edges.isEmpty else {
+            edgeChanges = [:]
+            return
+        }
 
         var batch = WriteBatch()
-        var newTags = Set<UInt16>()
+        var newTags = edges.allocatedTags
         var encoded: [(ManagedObject, [FieldValue])] = []
         for object in writes {
             let fields = try fieldsToWrite(object)
@@ -44,6 +49,7 @@ extension ObjectContext {
             if object.isNew { newTags.insert(object.layout.tag) }
         }
         for object in deletes { batch.delete(object.objectID.key) }
+        edges.apply(to: &batch)
         // Read after every key this save writes was allocated, so each is below it.
         for tag in newTags.sorted() {
             let next = store.nextSerial(tag: tag)
@@ -52,7 +58,6 @@ extension ObjectContext {
         let sequence = try store.records.commit(batch)
 
         var change = ChangeSet(sequence: sequence)
-        let observed = store.hasObservers
         for (object, fields) in encoded {
             if observed {
                 if object.isNew { change.inserted.insert(object.objectID) } else { change.updated.insert(object.objectID) }
@@ -66,7 +71,14 @@ extension ObjectContext {
             registry[object.objectID.key] = nil
             object.stored = nil
         }
+        // Both ends of a changed membership count as updated, as in Core Data, though
+        // neither record is rewritten (the edge is).
+        for key in edges.touched {
+            guard let id = store.objectID(for: key), !change.inserted.contains(id), !change.deleted.contains(id) else { continue }
+            change.updated.insert(id)
+        }
         changed = [:]
+        edgeChanges = [:]
         // Published under the gate, so observers see transactions in commit order.
         if observed { store.publish(change) }
     }
@@ -103,16 +115,18 @@ extension ObjectContext {
                           context: context)
     }
 
-    /// Objects outside the save whose to-many is derived from a to-one that the save
-    /// changes: the old and new destinations of changed to-ones, and the destinations
-    /// of deleted objects. Core Data validates them because it marks them updated;
-    /// Strata does not rewrite them (the list is derived), but must still check counts.
+    /// Objects outside the save whose to-many counts the save changes: the old and
+    /// new destinations of changed to-ones whose inverse is derived, the destinations
+    /// of deleted objects, and the ends of changed edges whose side has a count rule.
+    /// Core Data validates them because it marks them updated; Strata does not
+    /// rewrite them (the list is derived, or edges), but must still check counts.
     private func affectedObjects(writes: [ManagedObject], deletes: [ManagedObject]) throws -> [ManagedObject] {
         var keys = Set<RecordKey>()
         for object in writes + deletes {
             for relationship in object.shape.toOneRelationships {
+                // Derived inverses only: an edge inverse's ends come from the edge changes.
                 guard let inverse = inverse(of: relationship), inverse.isToMany,
-                      !StoreSchema.isStoredList(inverse, model: store.model) else { continue }
+                      schema.edgeSide(relationship.destinationEntityName, inverse.name) == nil else { continue }
                 if let stored = object.stored, let number = object.layout.fieldNumbers[relationship.name],
                    number < stored.fields.count, case .reference(let old) = stored.fields[number] {
                     keys.insert(old)
@@ -120,11 +134,37 @@ extension ObjectContext {
                 if !object.isDeleted, case .reference(let new)? = object.changes[relationship.name] { keys.insert(new) }
             }
         }
+        keys.formUnion(try edgeEndsWithCountRules())
         return try keys.sorted().compactMap { key in
             guard changed[key] == nil, store.records.contains(key) else { return nil }
             let object = try object(forKey: key)
             return object.isDeleted ? nil : object
         }
+    }
+
+    /// The ends of changed edges whose entity's side of the relation has a count rule
+    /// (minimum, maximum, or required). An unconstrained side is not counted, so adding
+    /// one member to a large relationship reads nothing of the others.
+    private func edgeEndsWithCountRules() throws -> Set<RecordKey> {
+        var keys = Set<RecordKey>()
+        var constrained: [String: Bool] = [:]
+        func hasRule(_ entityName: String, _ relationshipName: String?) -> Bool {
+            guard let relationshipName else { return false }
+            let name = "\(entityName).\(relationshipName)"
+            if let known = constrained[name] { return known }
+            let relationship = store.model.entity(named: entityName)?.relationshipsByName[relationshipName]
+            let rule = relationship.map { $0.isToMany && ($0.minimumCount != nil || $0.maximumCount != nil || !$0.isOptional) } ?? false
+            constrained[name] = rule
+            return rule
+        }
+        for (tag, changes) in edgeChanges {
+            guard let relation = schema.edgeByTag[tag] else { continue }
+            for key in changes.touchedKeys {
+                guard let entity = schema.entityName(of: key) else { continue }
+                if hasRule(entity, relation.relationship) || hasRule(entity, relation.inverseName) { keys.insert(key) }
+            }
+        }
+        return keys
     }
 
     /// The object's record as it will be written: stored fields with changes applied,

@@ -26,6 +26,8 @@ public final class ObjectContext {
     var changed: [RecordKey: ManagedObject] = [:]
     /// Records a fetch already decoded, waiting for their fault to fire.
     var rowCache: [RecordKey: StoredObject] = [:]
+    /// Unsaved membership changes of stored to-manys, by edge relation tag.
+    var edgeChanges: [UInt16: EdgeChanges] = [:]
 
     struct WeakObject {
         weak var object: ManagedObject?
@@ -38,7 +40,7 @@ public final class ObjectContext {
     var schema: StoreSchema { store.schema }
 
     /// Whether any object has unsaved changes.
-    public var hasChanges: Bool { changed.values.contains { $0.hasChanges } }
+    public var hasChanges: Bool { changed.values.contains { $0.hasChanges } || edgeChanges.values.contains { !$0.isEmpty } }
     /// Objects inserted and not yet saved.
     public var insertedObjects: Set<ManagedObject> { Set(changed.values.filter(\.isInserted)) }
     /// Objects with unsaved changes to stored properties.
@@ -152,6 +154,7 @@ public final class ObjectContext {
             }
         }
         changed = [:]
+        edgeChanges = [:]
     }
 
     /// Turns an object back into a fault and frees its values (external binaries
@@ -168,6 +171,7 @@ public final class ObjectContext {
             object.transientValues = [:]
             object.isDeleted = false
             changed[object.objectID.key] = nil
+            for tag in Array(edgeChanges.keys) { edgeChanges[tag]?.forget(object.objectID.key) }
         }
     }
 
@@ -182,5 +186,6 @@ public final class ObjectContext {
         registry = [:]
         changed = [:]
         rowCache = [:]
+        edgeChanges = [:]
     }
 }

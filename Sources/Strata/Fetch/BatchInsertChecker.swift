@@ -87,8 +87,8 @@ struct BatchInsertChecker {
             }
             if let inverseName = relationship.inverseName,
                let inverse = store.model.entity(named: relationship.destinationEntityName)?.relationshipsByName[inverseName],
-               !inverse.isToMany || StoreSchema.isStoredList(inverse, model: store.model) {
-                throw error(.invalidArgument, name, index, "\(entity.name).\(name) has the inverse \(relationship.destinationEntityName).\(inverseName), which batch insert cannot keep (it is \(inverse.isToMany ? "a stored list" : "to-one")); set it through a context")
+               !inverse.isToMany {
+                throw error(.invalidArgument, name, index, "\(entity.name).\(name) has the to-one inverse \(relationship.destinationEntityName).\(inverseName), which batch insert cannot keep (an old partner would need unlinking); set it through a context")
             }
             guard id.storeIdentifier == store.identifier else {
                 throw error(.invalidArgument, name, index, "\(id.uriRepresentation) belongs to another store")

@@ -38,8 +38,9 @@ extension ObjectContext {
 }
 
 /// A record as the store holds it, read as a predicate subject: attributes from its
-/// fields, to-one relationships to the destination's stored record, derived to-many
-/// relationships from the store's index only (this context's unsaved changes do not
+/// fields, to-one relationships to the destination's stored record, to-many
+/// relationships from the store's index only — derived ones from the to-one side,
+/// stored ones from their committed edges (this context's unsaved changes do not
 /// count).
 struct StoredObjectSubject: PredicateSubject {
     let context: ObjectContext
@@ -63,7 +64,14 @@ struct StoredObjectSubject: PredicateSubject {
             guard case .reference(let target) = field(key) else { return .toOne(nil) }
             return .toOne(try context.storedSubject(forKey: target))
         }
-        if case .references(let keys) = field(key) {
+        if let side = context.schema.edgeSide(entity.name, key) {
+            // A list from before edges first (docs/FORMAT.md §11.3), then the edges.
+            var keys: [RecordKey] = if case .references(let list) = field(key) { list } else { [] }
+            var seen = Set(keys)
+            for edge in try context.store.storedEdges(of: stored.key, side: side) where seen.insert(edge.destination).inserted {
+                keys.append(edge.destination)
+            }
+            if !side.isOrdered { keys.sort() }
             return .toMany(try keys.compactMap { try context.storedSubject(forKey: $0) })
         }
         guard let inverse = context.inverse(of: relationship),

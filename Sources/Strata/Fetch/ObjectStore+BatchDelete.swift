@@ -15,10 +15,14 @@ extension ObjectStore {
     ///   inverse), are found through their index and cleared in the same transaction,
     ///   so no object is left pointing at a tombstone. A required to-one cleared this
     ///   way fails validation at that object's next save.
-    /// - Stored to-many lists (ordered, many-to-many) that are the inverse of a
-    ///   relationship of the deleted object lose the deleted key. Lists with no inverse
-    ///   cannot be found without a scan and keep the key; reading it then throws
-    ///   `.objectNotFound`.
+    /// - Every edge of a deleted object (its memberships in ordered, many-to-many and
+    ///   inverse-less to-manys, on either side) is tombstoned in the same transaction,
+    ///   found through the edges' index: no to-many lists a deleted object afterwards,
+    ///   with or without an inverse.
+    /// - Stored lists from before edges (docs/FORMAT.md §11.3) that are the inverse of
+    ///   a relationship of the deleted object lose the deleted key. Such lists with no
+    ///   inverse cannot be found without a scan and keep the key; reading the to-many
+    ///   skips it.
     ///
     /// Contexts holding the deleted or rewritten objects learn of it from ``changes()``
     /// (deleted and updated ids); their own saves of rewritten objects then meet
@@ -46,6 +50,8 @@ extension ObjectStore {
 
         var batch = WriteBatch()
         for key in keys { batch.delete(key) }
+        var edgeEnds = Set<RecordKey>()
+        for key in try edgeKeys(of: deleted, ends: &edgeEnds) { batch.delete(key) }
         let rewritten = try referenceRewrites(deleted: deleted)
         for (key, object) in rewritten.sorted(by: { $0.key < $1.key }) {
             guard let name = schema.entityName(of: key), let layout = schema.shapes[name]?.layout else { continue }
@@ -53,10 +59,37 @@ extension ObjectStore {
             batch.put(key, value: value, blobs: blobs, terms: terms)
         }
         let sequence = try records.commit(batch)
-        publish(ChangeSet(sequence: sequence,
-                          updated: Set(rewritten.keys.compactMap(objectID(for:))),
-                          deleted: Set(keys.compactMap(objectID(for:)))))
+        if hasObservers {
+            publish(ChangeSet(sequence: sequence,
+                              updated: Set(rewritten.keys.compactMap(objectID(for:))).union(edgeEnds.subtracting(deleted).compactMap(objectID(for:))),
+                              deleted: Set(keys.compactMap(objectID(for:)))))
+        }
         return keys.count
+    }
+
+    /// The edges of the deleted objects, on every side of every edge relation their
+    /// entities take part in, read from the edges' index; `ends` collects the objects
+    /// at their other ends.
+    private func edgeKeys(of deleted: Set<RecordKey>, ends: inout Set<RecordKey>) throws -> [RecordKey] {
+        var keys: [RecordKey] = []
+        var seen = Set<RecordKey>()
+        var sidesByTag: [UInt16: [EdgeSide]] = [:]
+        for key in deleted.sorted() {
+            let tag = StoreSchema.tag(of: key)
+            if sidesByTag[tag] == nil {
+                sidesByTag[tag] = schema.entityName(of: key).flatMap { model.entity(named: $0) }.map(edgeSides(ofEntity:)) ?? []
+            }
+            for side in sidesByTag[tag] ?? [] {
+                try forEachEdgePage(of: key, side: side) { page in
+                    for entry in page where seen.insert(entry.key).inserted {
+                        keys.append(entry.key)
+                        ends.insert(entry.destination)
+                    }
+                    return true
+                }
+            }
+        }
+        return keys
     }
 
     /// The surviving records that point at a deleted object, with those pointers
@@ -110,7 +143,7 @@ extension ObjectStore {
                 return StoreSchema.isStoredList(inverse, model: model)
             }
         }
-        guard listInverses else { return edits }
+        guard listInverses, schema.mayHaveLegacyLists else { return edits }
         let deletedRecords = try records.get(deleted.sorted())
         for record in deletedRecords.compactMap({ $0 }) {
             guard let name = schema.entityName(of: record.key), let entity = model.entity(named: name), let layout = schema.shapes[name]?.layout else { continue }

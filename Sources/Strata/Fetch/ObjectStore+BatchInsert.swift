@@ -11,11 +11,12 @@ extension ObjectStore {
     /// at or above ``StoreOptions/externalStorageThreshold`` go to the blob area.
     ///
     /// To-one relationships are given in `relationships`, one dictionary per object
-    /// (same order; empty for none), relationship name to destination id. Only to-one
+    /// (same order; empty for none), relationship name to destination id. To-one
     /// relationships whose inverse is a derived to-many (or that have no inverse) are
-    /// accepted: their inverse is read from this side, so nothing else is rewritten.
-    /// A to-one with a to-one or ordered inverse would need the other object's record
-    /// rewritten (and an old partner unlinked); set those through a context.
+    /// read from this side, so nothing else is written; one whose inverse is an ordered
+    /// to-many also writes one edge per object, appended at the end of the
+    /// destination's order (docs/FORMAT.md §11). A to-one with a to-one inverse would
+    /// need an old partner unlinked; set those through a context.
     ///
     /// Contexts that hold objects of the store learn of the insert from
     /// ``changes()``, as from any save.
@@ -77,11 +78,41 @@ extension ObjectStore {
             batch.put(key, value: value, blobs: blobs, terms: terms)
             ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier))
         }
-        let next = nextSerial(tag: layout.tag)
-        batch.put(StoreSchema.counterKey(tag: layout.tag), value: withUnsafeBytes(of: next.littleEndian) { Array($0) })
+        var tags: Set<UInt16> = [layout.tag]
+        for (relationship, number) in edgeInverses(of: entity, layout: layout) {
+            let linked = zip(rows, keys).compactMap { fields, key -> (RecordKey, RecordKey)? in
+                guard case .reference(let owner) = fields[number] else { return nil }
+                return (owner, key)
+            }
+            guard !linked.isEmpty else { continue }
+            let edgeKeys = try allocateKeys(tag: relationship.tag, count: linked.count)
+            for ((owner, member), key) in zip(linked, edgeKeys) {
+                let position = ObjectContext.appendPosition(key)
+                let edge = EdgeCodec.Edge(owner: owner, member: member, ownerPosition: relationship.ownerOrdered ? position : 0,
+                                          memberPosition: relationship.memberOrdered ? position : 0)
+                let (value, terms) = EdgeCodec.encode(edge, relation: relationship)
+                batch.put(key, value: value, terms: terms)
+            }
+            tags.insert(relationship.tag)
+        }
+        for tag in tags.sorted() {
+            let next = nextSerial(tag: tag)
+            batch.put(StoreSchema.counterKey(tag: tag), value: withUnsafeBytes(of: next.littleEndian) { Array($0) })
+        }
         let sequence = try records.commit(batch)
         if hasObservers { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
         return ids
+    }
+
+    /// The to-ones of `entity` whose inverse is an ordered to-many kept as edges, with
+    /// their field numbers: batch insert writes their edges.
+    private func edgeInverses(of entity: EntityDescription, layout: StoreSchema.EntityLayout) -> [(EdgeRelation, Int)] {
+        entity.relationships.compactMap { relationship in
+            guard !relationship.isToMany, let inverse = relationship.inverseName,
+                  let side = schema.edgeSide(relationship.destinationEntityName, inverse),
+                  let number = layout.fieldNumbers[relationship.name] else { return nil }
+            return (side.relation, number)
+        }
     }
 
     /// The fields with external-storage binaries at or above the threshold written to

@@ -30,6 +30,10 @@ extension MigrationManager {
         }
         for relationship in destinationEntity.relationships {
             guard let field = try relationshipValue(relationship, of: source, mapping: mapping) else { continue }
+            if case .references(let keys) = field {
+                try destinationContext.addEdgesForMigration(destination, relationship: relationship, keys)
+                continue
+            }
             destination.changes[relationship.name] = field
         }
         if !keepsKey || mapping.needsRelationshipPass {
@@ -118,16 +122,16 @@ extension MigrationManager {
               case .keyPath(let path) = propertyMapping.valueExpression,
               let sourceRelationship = source.entity.relationshipsByName[path] else { return nil }
         var sourceKeys: [RecordKey]
-        // A to-many whose inverse is to-one is derived, not stored: it has no field to
-        // read, so its members come from the inverse side (one-to-many → many-to-many).
-        if sourceRelationship.isToMany && !StoreSchema.isStoredList(sourceRelationship, model: sourceModel) {
-            sourceKeys = try source.objects(path).map(\.objectID.key)
+        // A to-many is read through the source context: derived from its to-one
+        // inverse, or its edges (or a list from before edges), in its order. Only the
+        // members' keys are read, never their records.
+        if sourceRelationship.isToMany {
+            sourceKeys = try sourceContext.destinations(of: source, relationship: sourceRelationship)
         } else {
             switch try source.field(path) {
             case .reference(let key): sourceKeys = [key]
             case .references(let keys): sourceKeys = keys
-            default:
-                sourceKeys = sourceRelationship.isToMany ? try source.objects(path).map(\.objectID.key) : []
+            default: sourceKeys = []
             }
         }
         let mapped = try sourceKeys.compactMap { try mapKey($0, into: relationship.destinationEntityName) }

@@ -133,14 +133,26 @@ struct MigrationPreviewer {
     private func countFields(of entity: String, named names: [String]) throws -> [String: (Int, Int)] {
         guard let layout = schema.shapes[entity]?.layout else { return [:] }
         let numbered = names.compactMap { name in layout.fieldNumbers[name].map { (name, $0) } }
-        guard !numbered.isEmpty else { return [:] }
+        // A stored to-many's links are its edges (docs/FORMAT.md §11.2), 8 bytes of key each.
+        let edgeSides = names.compactMap { name in schema.edgeSide(entity, name).map { (name, $0) } }
+        guard !numbered.isEmpty || !edgeSides.isEmpty else { return [:] }
         var counts: [String: (Int, Int)] = [:]
-        try forEachRecord(of: entity) { _, stored in
+        try forEachRecord(of: entity) { record, stored in
             for (name, number) in numbered where number < stored.fields.count {
                 let (values, bytes) = Self.size(of: stored.fields[number])
                 guard values > 0 else { continue }
                 let sum = counts[name] ?? (0, 0)
                 counts[name] = (sum.0 + values, sum.1 + bytes)
+            }
+            for (name, side) in edgeSides {
+                var links = 0
+                try ObjectStore.forEachEdgePage(in: records, of: record.key, side: side) { page in
+                    links += page.count
+                    return true
+                }
+                guard links > 0 else { continue }
+                let sum = counts[name] ?? (0, 0)
+                counts[name] = (sum.0 + links, sum.1 + 8 * links)
             }
         }
         return counts

@@ -10,13 +10,28 @@ extension ObjectContext {
         return object
     }
 
+    /// Links a migrated object to the destinations of a stored to-many, in order: the
+    /// edges are written with the batch. A many-to-many mapped from both sides names
+    /// each pair twice; the save writes it once (an edge already there is kept).
+    func addEdgesForMigration(_ object: ManagedObject, relationship: RelationshipDescription, _ keys: [RecordKey]) throws {
+        guard let side = edgeSide(object, relationship), !keys.isEmpty else { return }
+        var changes = edgeChanges[side.relation.tag] ?? EdgeChanges()
+        for key in keys { changes.add(side.pair(object.objectID.key, key)) }
+        if side.isOrdered {
+            if side.isOwner { changes.ownerOrders[object.objectID.key] = keys } else { changes.memberOrders[object.objectID.key] = keys }
+        }
+        edgeChanges[side.relation.tag] = changes
+    }
+
     /// Writes every change as one transaction without validation or conflict checks:
     /// during a migration, relationships are still being built, and the validation
     /// pass checks every object once they are.
     func commitForMigration() throws {
         guard hasChanges else { return }
         var batch = WriteBatch()
-        var tags = Set<UInt16>()
+        let deleted = Set(changed.values.filter { $0.isDeleted && !$0.isNew }.map(\.objectID.key))
+        let edges = try edgeWrites(deleted: deleted, checkEnds: false, collectTouched: false)
+        var tags = edges.allocatedTags
         for object in changed.values.sorted(by: { $0.objectID.key < $1.objectID.key }) {
             if object.isDeleted {
                 if !object.isNew { batch.delete(object.objectID.key) }
@@ -27,11 +42,13 @@ extension ObjectContext {
             batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
             tags.insert(object.layout.tag)
         }
-        for tag in tags {
+        edges.apply(to: &batch)
+        for tag in tags.sorted() {
             batch.put(StoreSchema.counterKey(tag: tag), value: withUnsafeBytes(of: store.nextSerial(tag: tag).littleEndian) { Array($0) })
         }
         try store.records.commit(batch)
         changed = [:]
+        edgeChanges = [:]
     }
 
     /// Loads the records of `keys` into their objects in one batched read.
@@ -72,7 +89,8 @@ extension ManagedObject {
 
     /// Whether a property holds a value, without reading an external binary's bytes.
     public func hasValue(_ key: String) throws -> Bool {
-        if entity.relationshipsByName[key] != nil {
+        if let relationship = entity.relationshipsByName[key] {
+            if relationship.isToMany { return try count(key) > 0 }
             switch try field(key) {
             case .null: return false
             case .references(let keys): return !keys.isEmpty

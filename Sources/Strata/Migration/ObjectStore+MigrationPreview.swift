@@ -31,7 +31,7 @@ extension ObjectStore {
             throw StrataError(.migrationFailed, "the store does not record the model it was written with; it cannot be migrated", path: path)
         }
         let mapping = try MappingModel.inferred(from: sourceModel, to: model)
-        let schema = try StoreSchema(model: sourceModel, existing: try storedTags(in: log))
+        let schema = try storedSchema(in: log, model: sourceModel)
         return try MigrationPreviewer(mapping: mapping, source: sourceModel, destination: model, records: log, schema: schema).preview()
     }
 }

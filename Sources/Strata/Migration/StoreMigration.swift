@@ -120,8 +120,7 @@ enum StoreMigrator {
                         mapping: MappingModel, options: StoreOptions, stage: Int, stageCount: Int,
                         willMigrate: MigrationStage.WillMigrate? = nil, didMigrate: MigrationStage.DidMigrateStage? = nil,
                         isInferred: Bool = false) throws -> Int {
-        let sourceTags = try ObjectStore.storedTags(in: log)
-        let sourceSchema = try StoreSchema(model: sourceModel, existing: sourceTags)
+        let sourceSchema = try ObjectStore.storedSchema(in: log, model: sourceModel)
         let sourceSerials = try ObjectStore.loadSerials(schema: sourceSchema, records: log)
         let source = ObjectStore(records: log, model: sourceModel, schema: sourceSchema, serials: sourceSerials, options: options)
 
@@ -138,6 +137,8 @@ enum StoreMigrator {
                                                 firstNewTag: (sourceSchema.tags.values.max() ?? 0) + 1)
         var serials: [UInt16: UInt64] = [:]
         for (_, tag) in destinationSchema.tags { serials[tag] = sourceSerials[tag] ?? 1 }
+        // Edges are all written anew into the staging store, under its own edge tags.
+        for (_, tag) in destinationSchema.edgeTags where serials[tag] == nil { serials[tag] = 1 }
 
         if isInferred {
             try warnOfDataLoss(records: log, schema: sourceSchema, path: path, from: sourceModel, to: destinationModel,

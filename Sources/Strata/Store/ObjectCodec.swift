@@ -1,7 +1,7 @@
 import Foundation
 import StrataLog
 
-/// Encodes an object's fields into a record value (docs/FORMAT.md §9.2):
+/// Encodes an object's fields into a record value (docs/FORMAT.md §11.1):
 ///
 ///     version u8 (1) · field count varint · fields…
 ///     field = tag u8 (0 null, 1 value, 2 blob, 3 reference, 4 references) · payload

@@ -25,11 +25,23 @@ extension ObjectStore {
         try records.metadata[StoreSchema.metadataKey].map(StoreSchema.decodeTags) ?? [:]
     }
 
+    /// The schema a store's metadata records for `model` (the model it was written
+    /// with): entity tags and edge tags. A store written before edges has no edge
+    /// tags: its records may hold to-many lists, and its edge tags are derived the
+    /// same way at every open, from the model and the entity tags, without writing
+    /// anything — a read-only open stays read-only (docs/FORMAT.md §11.3).
+    static func storedSchema(in records: any RecordStore, model: ObjectModel) throws -> StoreSchema {
+        let edges = try records.metadata[StoreSchema.edgesMetadataKey].map(StoreSchema.decodeTags)
+        return try StoreSchema(model: model, existing: try storedTags(in: records), existingEdges: edges ?? [:],
+                               mayHaveLegacyLists: edges == nil)
+    }
+
     /// Writes the model, its hash and the tags into a store's metadata.
     static func recordModel(_ model: ObjectModel, schema: StoreSchema, in records: any RecordStore) throws {
         var metadata = records.metadata
         metadata[StoreSchema.modelHashKey] = Array(model.versionHash.utf8)
         metadata[StoreSchema.metadataKey] = try schema.encodedTags()
+        metadata[StoreSchema.edgesMetadataKey] = try schema.encodedEdgeTags()
         metadata[StoreSchema.modelKey] = Array(try model.jsonData())
         // A migration writes every record anew, with this release's terms.
         metadata[StoreSchema.termsKey] = StoreSchema.exactTermsVersion

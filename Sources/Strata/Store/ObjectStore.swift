@@ -156,6 +156,7 @@ public final class ObjectStore: Sendable {
             var metadata = metadata
             metadata[StoreSchema.modelHashKey] = Array(model.versionHash.utf8)
             metadata[StoreSchema.metadataKey] = try schema.encodedTags()
+            metadata[StoreSchema.edgesMetadataKey] = try schema.encodedEdgeTags()
             metadata[StoreSchema.modelKey] = Array(try model.jsonData())
             metadata[StoreSchema.termsKey] = StoreSchema.exactTermsVersion
             try records.setMetadata(metadata)
@@ -168,15 +169,14 @@ public final class ObjectStore: Sendable {
                 path: path, context: ["storeHash": stored.recorded, "modelHash": model.versionHash])
         }
         if stored.isLegacy { upgradeLegacyMetadata(model, records: records, path: path, logger: logger) }
-        let tags = try metadata[StoreSchema.metadataKey].map(StoreSchema.decodeTags) ?? [:]
-        return try StoreSchema(model: model, existing: tags)
+        return try ObjectStore.storedSchema(in: records, model: model)
     }
 
-    /// Next serial per entity: past the counter record and past the highest key, so a
+    /// Next serial per entity and edge relation: past the counter record and past the highest key, so a
     /// deleted object's id is never handed out again.
     static func loadSerials(schema: StoreSchema, records: any RecordStore) throws -> [UInt16: UInt64] {
         var serials: [UInt16: UInt64] = [:]
-        for (_, tag) in schema.tags {
+        for tag in schema.allTags {
             var next: UInt64 = 1
             if let counter = try records.get(StoreSchema.counterKey(tag: tag)), counter.value.count == 8 {
                 next = counter.value.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }

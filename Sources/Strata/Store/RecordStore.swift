@@ -31,6 +31,11 @@ public protocol RecordStore: AnyObject, Sendable {
     func keys(for term: IndexTerm) -> [RecordKey]
     /// Live keys whose term under `index` lies within the bounds (bytewise).
     func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) -> [RecordKey]
+    /// A page of the entries (term value, key) of one index whose values start with
+    /// `prefix`, ascending by value then key, strictly after `after`, at most `limit`.
+    /// Relationship edges are listed this way (docs/FORMAT.md §11), without reading
+    /// the edge records.
+    func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) -> [TermEntry]
     /// Appends a blob and returns its reference.
     func writeBlob(_ bytes: [UInt8]) throws -> BlobRef
     /// Reads a blob by reference, checksums verified.

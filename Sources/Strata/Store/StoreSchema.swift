@@ -4,7 +4,7 @@ import StrataLog
 /// How a model sits in a store: each entity's 16-bit tag (the high bits of its
 /// objects' keys), the fields of each entity's record in order, and which index
 /// numbers its terms use. Kept in the store's manifest metadata under
-/// `strata.schema` (docs/FORMAT.md §9), so keys stay stable across opens.
+/// `strata.schema` (docs/FORMAT.md §11), so keys stay stable across opens.
 struct StoreSchema: Sendable {
     /// One stored property of an entity's record.
     struct Field: Sendable {
@@ -12,7 +12,10 @@ struct StoreSchema: Sendable {
             case attribute(AttributeType, external: Bool)
             /// A to-one relationship: the destination's key, 0 for nil.
             case toOne
-            /// A to-many kept as a list of keys (ordered, many-to-many, or without inverse).
+            /// A to-many stored as edge records (ordered, many-to-many, or without
+            /// inverse). The field keeps its place in the layout so that records written
+            /// before edges (which held the list of keys here) still decode; new
+            /// versions write null (docs/FORMAT.md §11).
             case toManyList
         }
 
@@ -70,6 +73,19 @@ struct StoreSchema: Sendable {
     /// Each entity's shape, its layout included.
     let shapes: [String: EntityShape]
     let entityByTag: [UInt16: String]
+    /// The edge relations of the stored to-manys, by name (`Entity.relationship` of
+    /// the primary side), each with its own key tag (docs/FORMAT.md §11).
+    let edgeTags: [String: UInt16]
+    let edgeRelations: [EdgeRelation]
+    /// `Entity.relationship` of every entity (sub-entities included) → the edge
+    /// relation it reads and on which side.
+    let edgeSides: [String: EdgeSide]
+    let edgeByTag: [UInt16: EdgeRelation]
+    /// Whether records may still hold to-many lists from before edges: the store's
+    /// metadata has no edge tags (a release that wrote lists created it, and no
+    /// migration has rewritten it since). When false no owner record is read to look
+    /// for a list.
+    let mayHaveLegacyLists: Bool
 
     /// Metadata key under which the tags are stored.
     static let metadataKey = "strata.schema"
@@ -78,6 +94,10 @@ struct StoreSchema: Sendable {
     /// Metadata key marking a store whose index terms are exact (docs/FORMAT.md §9).
     static let termsKey = "strata.terms"
     static let exactTermsVersion: [UInt8] = [2]
+    /// Metadata key of the edge tags: JSON `{"Entity.relationship": tag}`.
+    static let edgesMetadataKey = "strata.edges"
+    /// The first edge tag; edge tags count down from here, skipping entity tags.
+    static let topEdgeTag: UInt16 = 0xFFFE
 
     /// The key range of an entity's objects (serial 0 is reserved for its counter record).
     static func range(tag: UInt16) -> Range<RecordKey> {
@@ -93,13 +113,29 @@ struct StoreSchema: Sendable {
 
     /// Builds the schema for `model`, keeping the tags already assigned in `existing`
     /// and giving new entities the next free ones.
-    init(model: ObjectModel, existing: [String: UInt16] = [:], firstNewTag: UInt16 = 1) throws {
+    init(model: ObjectModel, existing: [String: UInt16] = [:], firstNewTag: UInt16 = 1,
+         existingEdges: [String: UInt16] = [:], mayHaveLegacyLists: Bool = false) throws {
         var tags = existing.filter { name, _ in model.entity(named: name) != nil }
         var next = max(firstNewTag, (existing.values.max() ?? 0) + 1)
+        let relations = Self.edgeRelations(of: model)
+        let relationNames = Set(relations.map(\.name))
+        var edgeTags = existingEdges.filter { relationNames.contains($0.key) }
+        let takenByEdges = Set(edgeTags.values)
         for entity in model.entities where tags[entity.name] == nil {
+            while takenByEdges.contains(next) { next += 1 }
             guard next < UInt16.max else { throw StrataError(.invalidModel, "too many entities for one store (65534 at most)") }
             tags[entity.name] = next
             next += 1
+        }
+        let entityTags = Set(tags.values)
+        var nextEdge = Self.topEdgeTag
+        for relation in relations where edgeTags[relation.name] == nil {
+            while entityTags.contains(nextEdge) || edgeTags.values.contains(nextEdge) { nextEdge -= 1 }
+            guard nextEdge > (tags.values.max() ?? 0) else {
+                throw StrataError(.invalidModel, "too many entities and stored to-many relationships for one store")
+            }
+            edgeTags[relation.name] = nextEdge
+            nextEdge -= 1
         }
         var layouts: [String: EntityLayout] = [:]
         var constraintsByEntity: [String: [UniqueConstraint]] = [:]
@@ -165,7 +201,66 @@ struct StoreSchema: Sendable {
         }
         self.shapes = shapes
         self.entityByTag = Dictionary(uniqueKeysWithValues: tags.map { ($1, $0) })
+        var tagged: [EdgeRelation] = []
+        var sides: [String: EdgeSide] = [:]
+        for var relation in relations {
+            guard let tag = edgeTags[relation.name] else { continue }
+            relation.tag = tag
+            tagged.append(relation)
+            for entity in model.entities {
+                if entity.isKind(of: relation.ownerEntity) {
+                    sides["\(entity.name).\(relation.relationship)"] = EdgeSide(relation: relation, isOwner: true)
+                }
+                if let inverse = relation.inverseName, entity.isKind(of: relation.memberEntity),
+                   entity.relationshipsByName[inverse]?.isToMany == true {
+                    sides["\(entity.name).\(inverse)"] = EdgeSide(relation: relation, isOwner: false)
+                }
+            }
+        }
+        self.edgeTags = edgeTags
+        self.edgeRelations = tagged
+        self.edgeSides = sides
+        self.edgeByTag = Dictionary(uniqueKeysWithValues: tagged.map { ($0.tag, $0) })
+        self.mayHaveLegacyLists = mayHaveLegacyLists
     }
+
+    /// The edge relations of a model, untagged: one per stored to-many, a many-to-many
+    /// pair counted once under its primary side (the smaller of `Entity.relationship`
+    /// of the two declaring entities, bytewise).
+    static func edgeRelations(of model: ObjectModel) -> [EdgeRelation] {
+        var relations: [String: EdgeRelation] = [:]
+        for entity in model.entities {
+            for relationship in entity.relationships where isStoredList(relationship, model: model) {
+                let declaring = declaringEntity(of: relationship.name, in: entity, model: model)
+                guard declaring == entity.name else { continue }
+                let inverse = relationship.inverseName.flatMap { model.entity(named: relationship.destinationEntityName)?.relationshipsByName[$0] }
+                var primary = (entity: declaring, relationship: relationship, inverse: inverse)
+                if let inverse, inverse.isToMany, let destination = model.entity(named: relationship.destinationEntityName) {
+                    let inverseDeclaring = declaringEntity(of: inverse.name, in: destination, model: model)
+                    let mine = "\(declaring).\(relationship.name)", theirs = "\(inverseDeclaring).\(inverse.name)"
+                    if Array(theirs.utf8).lexicographicallyPrecedes(Array(mine.utf8)) {
+                        primary = (inverseDeclaring, inverse, relationship)
+                    }
+                }
+                let name = "\(primary.entity).\(primary.relationship.name)"
+                guard relations[name] == nil else { continue }
+                relations[name] = EdgeRelation(
+                    tag: 0, ownerEntity: primary.entity, relationship: primary.relationship.name,
+                    memberEntity: primary.relationship.destinationEntityName, inverseName: primary.inverse?.name,
+                    ownerOrdered: primary.relationship.isOrdered, memberOrdered: primary.inverse.map { $0.isToMany && $0.isOrdered } ?? false)
+            }
+        }
+        return relations.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }.compactMap { relations[$0] }
+    }
+
+    /// The edge relation and side a to-many of `entity` reads, nil when it is not
+    /// stored as edges (a to-one, or a to-many derived from its to-one inverse).
+    func edgeSide(_ entity: String, _ relationship: String) -> EdgeSide? {
+        edgeSides["\(entity).\(relationship)"]
+    }
+
+    /// Every tag the store allocates keys under: entities' and edge relations'.
+    var allTags: [UInt16] { Array(tags.values) + Array(edgeTags.values) }
 
     /// A to-many is a stored list when no to-one inverse can derive it: it is ordered,
     /// its inverse is to-many too, or it has none.
@@ -214,6 +309,11 @@ struct StoreSchema: Sendable {
     /// The tags as stored in the manifest: JSON `{"Entity": tag}`.
     func encodedTags() throws -> [UInt8] {
         Array(try JSONSerialization.data(withJSONObject: tags.mapValues { Int($0) }, options: [.sortedKeys]))
+    }
+
+    /// The edge tags as stored in the manifest: JSON `{"Entity.relationship": tag}`.
+    func encodedEdgeTags() throws -> [UInt8] {
+        Array(try JSONSerialization.data(withJSONObject: edgeTags.mapValues { Int($0) }, options: [.sortedKeys]))
     }
 
     static func decodeTags(_ bytes: [UInt8]) throws -> [String: UInt16] {

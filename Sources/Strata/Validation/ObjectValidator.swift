@@ -45,8 +45,10 @@ struct ObjectValidator {
         }
         for relationship in object.shape.relationships {
             if relationship.isToMany {
-                let count = try object.count(relationship.name)
                 let minimum = relationship.minimumCount ?? (relationship.isOptional ? 0 : 1)
+                // Nothing to count against: a large relationship is not walked for nothing.
+                guard minimum > 0 || relationship.maximumCount != nil else { continue }
+                let count = try object.count(relationship.name)
                 if count < minimum {
                     fail(relationship.name, "minimumCount", "\(object.entity.name).\(relationship.name) has \(count), needs at least \(minimum)")
                 }

@@ -146,6 +146,11 @@ struct KeyIndex {
         termIndex.keys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive)
     }
 
+    /// A page of the term entries of `index` under `prefix`, after `after`.
+    mutating func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) -> [TermEntry] {
+        termIndex.entries(index: index, prefix: prefix, after: after, limit: limit)
+    }
+
     /// Every entry (live or tombstone), for compaction's liveness checks and verify.
     var allEntries: [RecordKey: Entry] { entries }
 }

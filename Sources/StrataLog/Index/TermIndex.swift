@@ -73,4 +73,43 @@ struct TermIndex {
         }
         return result.sorted()
     }
+
+    /// Up to `limit` entries of `index` whose value starts with `prefix`, ascending by
+    /// (value, key), strictly after `after`. Pages through a prefix without
+    /// materialising it: one binary search, then a walk of at most `limit` entries.
+    mutating func entries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) -> [TermEntry] {
+        guard limit > 0, var per = indexes[index] else { return [] }
+        let values: [TermBytes]
+        if let cached = per.sortedValues {
+            values = cached
+        } else {
+            values = per.keysByValue.keys.sorted()
+            per.sortedValues = values
+            indexes[index] = per
+        }
+        var lowerBytes = prefix
+        if let after, !after.value.lexicographicallyPrecedes(prefix) { lowerBytes = after.value }
+        let lower = TermBytes(lowerBytes)
+        var low = 0, high = values.count
+        while low < high {
+            let mid = (low + high) / 2
+            if values[mid] < lower { low = mid + 1 } else { high = mid }
+        }
+        var result: [TermEntry] = []
+        for value in values[low...] {
+            let bytes = value.bytes
+            guard bytes.starts(with: prefix) else { break }
+            guard let keys = per.keysByValue[value] else { continue }
+            var sorted: [RecordKey] = []
+            keys.appending(to: &sorted)
+            if sorted.count > 1 { sorted.sort() }
+            for key in sorted {
+                let entry = TermEntry(value: bytes, key: key)
+                if let after, !(after < entry) { continue }
+                result.append(entry)
+                if result.count == limit { return result }
+            }
+        }
+        return result
+    }
 }

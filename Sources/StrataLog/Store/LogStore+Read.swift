@@ -87,6 +87,18 @@ extension LogStore {
         state.withLock { $0.index.keys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) }
     }
 
+    /// Up to `limit` entries of index `index` whose term value starts with `prefix`,
+    /// ascending by (value, key), strictly after `after`: pages through one prefix of
+    /// an index, values included, without reading any record.
+    ///
+    /// ```swift
+    /// var page = store.termEntries(index: 7, prefix: ownerBytes, after: nil, limit: 1024)
+    /// while let last = page.last { …; page = store.termEntries(index: 7, prefix: ownerBytes, after: last, limit: 1024) }
+    /// ```
+    public func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) -> [TermEntry] {
+        state.withLock { $0.index.termEntries(index: index, prefix: prefix, after: after, limit: limit) }
+    }
+
     /// Calls `body` with the live records of `range` in batches of at most `batchSize`,
     /// in key order, so a caller can stream a whole store in bounded memory.
     public func scan(_ range: Range<RecordKey>? = nil, batchSize: Int = 1024, _ body: ([Record]) throws -> Void) throws {
