@@ -1,4 +1,5 @@
 // swift-tools-version:6.1
+import CompilerPluginSupport
 import PackageDescription
 
 // Strata: an embedded, append-only, log-structured object store.
@@ -9,6 +10,9 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataLog", targets: ["StrataLog"]),
+        // Typed models (@Model, #Predicate fetches, versioned schemas). Only this product
+        // builds swift-syntax (for its macros); the plain `Strata` product does not.
+        .library(name: "StrataData", targets: ["StrataData"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         // The fuzz targets' entry functions, shared by the libFuzzer executables in
         // Fuzz/ (a package of its own) and the corpus replay in the tests.
@@ -18,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "602.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -43,6 +48,36 @@ let package = Package(
                 "StrataLog",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The compiler plug-in behind StrataData's @Model, @Attribute, @Relationship,
+        // @Transient, #Unique and #Index.
+        // The macros' implementation as a plain library, for their expansion tests: a test
+        // target that depends on a macro target makes SwiftPM build every test target for
+        // the host, where the crash worker's module is missing. The macro target compiles
+        // the same files (Sources/StrataMacros/Implementation links here), so the plug-in
+        // names its types StrataMacros.* as `#externalMacro` expects.
+        .target(
+            name: "StrataMacroKit",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
+        .macro(
+            name: "StrataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
+        .target(
+            name: "StrataData",
+            dependencies: ["Strata", "StrataMacros"]
         ),
         .executableTarget(
             name: "StrataCLI",
@@ -80,6 +115,19 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: ["Strata", "StrataLog", "StrataTestSupport", "StrataCrashWorker", "StrataFixtureWriter", "StrataFuzzing"]
+        ),
+        .testTarget(
+            name: "StrataDataTests",
+            dependencies: ["StrataData", "Strata", "StrataTestSupport"]
+        ),
+        .testTarget(
+            name: "StrataMacroKitTests",
+            dependencies: [
+                "StrataMacroKit",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+            ]
         ),
         .testTarget(
             name: "StrataCLITests",

@@ -30,6 +30,10 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     var blobCache: [Int: Data] = [:]
     /// Transient attributes: never written.
     var transientValues: [String: Value] = [:]
+    /// The typed model instance viewing this object (StrataData's `@Model` classes keep
+    /// one instance per object through it). Weak: the model holds the object, not the
+    /// other way round, so an unused model goes when its last user lets go.
+    public weak var typedModel: AnyObject?
     /// Sibling faults that fire together (batch faulting), when the object came from a fetch.
     var faultGroup: FaultGroup?
 

@@ -128,6 +128,9 @@ extension StrataError.Code {
     /// An input exceeds a limit Strata sets to stay within bounded memory and stack
     /// (nesting depth, line length, entity count…); context names the limit.
     public static let limitExceeded = Self(rawValue: "limitExceeded")
+    /// A typed predicate or sort (Foundation's `#Predicate`, `SortDescriptor`) holds a
+    /// part the store cannot run; the message names the part.
+    public static let untranslatablePredicate = Self(rawValue: "untranslatablePredicate")
 }
 
 extension StrataError {
@@ -155,4 +158,5 @@ extension StrataError {
     public static let uniquenessViolation = Code.uniquenessViolation
     public static let migrationHookFailed = Code.migrationHookFailed
     public static let limitExceeded = Code.limitExceeded
+    public static let untranslatablePredicate = Code.untranslatablePredicate
 }

@@ -1,0 +1,86 @@
+/// One step of a ``SchemaMigrationPlan``, as SwiftData's `MigrationStage`.
+///
+/// ```swift
+/// .lightweight(fromVersion: V1.self, toVersion: V2.self)
+/// .custom(fromVersion: V1.self, toVersion: V2.self,
+///         willMigrate: { old in
+///             var carry = MigrationCarry()
+///             carry.set(try old.fetch(FetchDescriptor<V1.Note>()).map(\.title), for: "titles")
+///             return carry                                  // handed to didMigrate
+///         },
+///         didMigrate: { new, carry in
+///             for title in carry.value(for: "titles", as: [String].self) ?? [] {
+///                 new.insert(V2.Note(title: title))
+///             }
+///         })
+/// ```
+///
+/// **The hand-over is explicit.** In SwiftData, `willMigrate` runs against the old
+/// store and `didMigrate` against the new one, and nothing read in the first reaches the
+/// second: apps keep it in a static variable, and when that is missed the data is
+/// silently lost. Here `willMigrate` returns a ``MigrationCarry`` and `didMigrate`
+/// receives it; a SwiftData hook that returns nothing does not compile until it says
+/// what it hands over. Carry values (strings, numbers, `Sendable` structs), not model
+/// instances: those belong to the old store's context, which is gone by `didMigrate`.
+///
+/// An error thrown by either hook stops the migration and leaves the store at its old
+/// version; it is never printed and swallowed. Changes the hooks make are saved with the
+/// stage. A property read or write that failed inside a hook fails the stage too.
+public enum MigrationStage {
+    /// Reads the old store before the stage's inferred mapping runs; what it returns
+    /// reaches `didMigrate`.
+    public typealias WillMigrate = @Sendable (_ old: ModelContext) throws -> MigrationCarry
+    /// Runs on the new store after the mapping, with what `willMigrate` returned.
+    public typealias DidMigrate = @Sendable (_ new: ModelContext, _ carry: MigrationCarry) throws -> Void
+    /// Runs on the new store with the old one still open for reading, so it can stream
+    /// the old objects in batches (``ModelContext/enumerate(_:batchSize:block:)``)
+    /// instead of carrying them all.
+    public typealias DidMigrateReading = @Sendable (_ new: ModelContext, _ old: ModelContext, _ carry: MigrationCarry) throws -> Void
+
+    /// A stage Strata infers (added, removed and renamed properties and models).
+    case lightweight(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type)
+    /// The inferred mapping plus hooks before and after it.
+    case custom(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
+                willMigrate: WillMigrate?, didMigrate: DidMigrate?)
+    /// As ``custom(fromVersion:toVersion:willMigrate:didMigrate:)``, with `didMigrate`
+    /// reading the old store too (a Strata addition: bounded memory for large stores).
+    case customStreaming(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
+                         willMigrate: WillMigrate?, didMigrate: DidMigrateReading)
+
+    func strataStage(_ lookup: (any VersionedSchema.Type) throws -> Schema) throws -> Strata.MigrationStage {
+        switch self {
+        case .lightweight(let from, let to):
+            return .lightweight(from: try lookup(from).objectModel, to: try lookup(to).objectModel)
+        case .custom(let from, let to, let will, let did):
+            let old = try lookup(from)
+            let new = try lookup(to)
+            return .custom(
+                from: old.objectModel, to: new.objectModel,
+                willMigrate: will.map { hook in { @Sendable context in try Self.run(hook, context, old) } },
+                didMigrate: did.map { hook in
+                    { @Sendable context, carry in
+                        _ = try Self.run({ try hook($0, carry); return MigrationCarry() }, context, new)
+                    }
+                })
+        case .customStreaming(let from, let to, let will, let did):
+            let old = try lookup(from)
+            let new = try lookup(to)
+            return .custom(
+                from: old.objectModel, to: new.objectModel,
+                willMigrate: will.map { hook in { @Sendable context in try Self.run(hook, context, old) } },
+                didMigrate: { @Sendable newContext, oldContext, carry in
+                    let oldModels = ModelContext(ModelContainer(schema: old, store: oldContext.store), objectContext: oldContext)
+                    _ = try Self.run({ try did($0, oldModels, carry); return MigrationCarry() }, newContext, new)
+                    try oldModels.throwAccessErrors()
+                })
+        }
+    }
+
+    /// Runs a hook on a typed view of the migration's context; accessor failures fail it.
+    private static func run(_ hook: (ModelContext) throws -> MigrationCarry, _ context: ObjectContext, _ schema: Schema) throws -> MigrationCarry {
+        let models = ModelContext(ModelContainer(schema: schema, store: context.store), objectContext: context)
+        let carry = try hook(models)
+        try models.throwAccessErrors()
+        return carry
+    }
+}
