@@ -64,10 +64,12 @@ public macro Relationship(
 public macro Transient() = #externalMacro(module: "StrataMacros", type: "TransientMacro")
 
 /// Declares uniqueness constraints on a model, as SwiftData's `#Unique`: each array is
-/// one constraint; a single key path makes that attribute unique.
+/// one constraint; a single key path makes that attribute unique, several make the
+/// combination unique. A save that would break one throws `validationFailed`.
 ///
 /// ```swift
 /// #Unique<Department>([\.name])
+/// #Unique<Person>([\.firstName, \.lastName])
 /// ```
 @freestanding(declaration)
 public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(module: "StrataMacros", type: "UniqueMacro")

@@ -27,8 +27,8 @@ public struct Schema: @unchecked Sendable {
     /// Builds the schema of `types`.
     ///
     /// - Throws: ``StrataError`` `invalidModel` naming the model and property at fault
-    ///   (a property type Strata cannot store, an inverse that does not exist, a
-    ///   compound `#Unique`, two models with one name).
+    ///   (an inverse that does not exist, a `#Unique` or `#Index` naming no
+    ///   persisted attribute, a default value that does not encode).
     public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) throws {
         var seen: [String: any PersistentModel.Type] = [:]
         var all: [any PersistentModel.Type] = []

@@ -55,13 +55,14 @@ struct SchemaBuilder {
                 throw problem("Strata cannot store \(swiftType): use a scalar (String, Bool, integers, Float, Double, Decimal, Date, Data, UUID, URL), a Codable type, a model, an array of models, or mark it @Transient")
             }
         }
-        try applyConstraints(type.schemaConstraints, entity: name, to: &properties)
-        return EntityDescription(name: name, properties: properties)
+        let compound = try applyConstraints(type.schemaConstraints, entity: name, to: &properties)
+        return EntityDescription(name: name, properties: properties, uniquenessConstraints: compound)
     }
 
-    /// `#Unique` of one key path sets the attribute's unique flag; `#Index` sets the
-    /// indexed flag of each attribute it names.
-    func applyConstraints(_ constraints: Schema.Constraints, entity: String, to properties: inout [PropertyDescription]) throws {
+    /// `#Unique` of one key path sets the attribute's unique flag; of several, a compound
+    /// uniqueness constraint of the entity. `#Index` sets the indexed flag of each
+    /// attribute it names.
+    func applyConstraints(_ constraints: Schema.Constraints, entity: String, to properties: inout [PropertyDescription]) throws -> [[String]] {
         func update(_ name: String, _ what: String, _ change: (inout AttributeDescription) -> Void) throws {
             guard let position = properties.firstIndex(where: { $0.name == name }),
                   case .attribute(var attribute) = properties[position] else {
@@ -70,18 +71,19 @@ struct SchemaBuilder {
             change(&attribute)
             properties[position] = .attribute(attribute)
         }
+        var compound: [[String]] = []
         for group in constraints.unique {
-            guard group.count == 1 else {
-                throw StrataError(
-                    .invalidModel,
-                    "#Unique<\(entity)>(\(group)): compound uniqueness constraints are not supported yet; declare each attribute unique on its own or check the combination in code",
-                    context: ["entity": entity, "property": group.joined(separator: ",")])
+            if group.count == 1 {
+                try update(group[0], "#Unique") { $0.isUnique = true }
+            } else {
+                for name in group { try update(name, "#Unique") { _ in } }
+                compound.append(group)
             }
-            try update(group[0], "#Unique") { $0.isUnique = true }
         }
         for group in constraints.indexes {
             for name in group { try update(name, "#Index") { $0.isIndexed = true } }
         }
+        return compound
     }
 
     /// Names every relationship's inverse on both sides: an explicit

@@ -42,10 +42,19 @@ import Testing
         #expect(!toDepartment.isToMany && toDepartment.deleteRule == .nullify && toDepartment.inverseName == "employees")
     }
 
-    @Test func aCompoundUniqueIsRefusedClearly() throws {
-        let error = #expect(throws: StrataError.self) { _ = try Schema([Pair.self]) }
-        #expect(error?.code == .invalidModel)
-        #expect(error?.message.contains("compound") == true)
+    @Test func aCompoundUniqueIsAConstraintOfTheEntity() throws {
+        let schema = try Schema([Pair.self])
+        let entity = try #require(schema.objectModel.entity(named: "Pair"))
+        #expect(entity.uniquenessConstraints == [["first", "second"]])
+        #expect(entity.attributesByName["first"]?.isUnique == false, "each alone may repeat")
+        let (_, context) = try inMemoryContainer(Pair.self)
+        context.insert(Pair(first: "a", second: "b"))
+        context.insert(Pair(first: "a", second: "c"))
+        try context.save()
+        context.insert(Pair(first: "a", second: "b"))
+        let error = #expect(throws: StrataError.self) { try context.save() }
+        #expect(error?.code == .validationFailed)
+        #expect(error?.message.contains("first") == true, "\(String(describing: error))")
     }
 }
 
