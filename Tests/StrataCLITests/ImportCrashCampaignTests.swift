@@ -46,7 +46,10 @@ import StrataTestSupport
         let store = try ObjectStore(at: path, model: model, options: options)
         defer { try? store.close() }
         var judgement = Judgement()
-        let items = try store.newContext().fetch(FetchRequest(entityName: "Item", sortKeys: [SortKey("n")]))
+        // The context must outlive the objects read through it.
+        let context = store.newContext()
+        defer { withExtendedLifetime(context) {} }
+        let items = try context.fetch(FetchRequest(entityName: "Item", sortKeys: [SortKey("n")]))
         judgement.objects = items.count
         for (index, item) in items.enumerated() {
             guard let n = try item.int("n") else { judgement.problems.append("an item without n"); continue }
