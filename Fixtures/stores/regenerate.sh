@@ -61,16 +61,15 @@ for fixture in $fixtures; do
     "$strata" import "$store" --file "$here/data/$name.jsonl" --batch "$batch"
     "$strata" verify "$store"
     check_version "$store"
-    # Git keeps no empty directory, and an open for writing refuses a store without
-    # index/ (FORMAT.md §4.4), so an empty index/ gets a placeholder. Names that are
-    # not NNNNNN.hint are left alone by open.
+    # Git keeps no empty directory, so an empty index/ gets a placeholder. Names
+    # that are not NNNNNN.hint or NNNNNN.idx are left alone by open.
     if [ -z "$(ls -A "$store/index")" ]; then
         : > "$store/index/.gitkeep"
     fi
     cp "$here/data/$name.jsonl" "$work/$name.jsonl"
 done
 
-# Scenario 1 after a life of use (sealed segments, hints, compaction output,
+# Scenario 1 after a life of use (sealed segments, index files, compaction output,
 # tombstones, several blob files), which import cannot make at this size: written by
 # StrataFixtureWriter, which also writes the data file the store must match.
 "$writer" lifecycle "$work/employees-lifecycle-v1.strata" "$root/Fixtures/models/Employees-v1.json" "$work/employees-lifecycle-v1.jsonl"

@@ -54,7 +54,7 @@ enum CrashWorkload {
         return operations
     }
 
-    /// Options both sides use: tiny segments, blob files and blocks so that rolls,
+    /// Options both sides use: tiny segments, overlays, blob files and blocks so that rolls,
     /// blob-file rolls, multi-frame transactions and multi-group compactions all
     /// happen within a few hundred milliseconds of writing.
     static func options() -> LogStoreOptions {
@@ -63,6 +63,9 @@ enum CrashWorkload {
         options.blobFileSizeLimit = 256 << 10
         options.blockSize = 4 << 10
         options.compactionBatchBytes = 64 << 10
+        // Rolls every few dozen keys as well: each writes an index file (FORMAT.md §7.7),
+        // so kills land while index files are written, not only while segments are.
+        options.overlayEntryLimit = 48
         return options
     }
 }

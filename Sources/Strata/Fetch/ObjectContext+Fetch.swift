@@ -29,6 +29,18 @@ extension ObjectContext {
     /// How many objects a request matches (its offset and limit applied). Without a
     /// predicate this reads no record.
     public func count(for request: FetchRequest) throws -> Int {
+        // Without a predicate or unsaved changes of the entity, the store's counters
+        // answer (one per entity range) and no key is listed.
+        if request.predicate == nil, let entity = store.model.entity(named: request.entityName), let layout = try? schema.layout(entity.name) {
+            let tags = request.includesSubentities ? layout.kindTags : [layout.tag]
+            let tagSet = Set(tags)
+            if !request.includesPendingChanges || !changed.values.contains(where: { tagSet.contains($0.layout.tag) }) {
+                let stored = tags.reduce(0) { $0 + store.records.count(in: StoreSchema.range(tag: $1)) }
+                let afterOffset = max(0, stored - max(0, request.fetchOffset))
+                guard let limit = request.fetchLimit, limit >= 0 else { return afterOffset }
+                return min(limit, afterOffset)
+            }
+        }
         var unlimited = request
         unlimited.fetchLimit = nil
         unlimited.fetchOffset = 0

@@ -157,7 +157,7 @@ extension MigrationManager {
 
     /// Pages through a key range `batchSize` keys at a time, with the running count.
     private func forEachBatch(of range: Range<RecordKey>, in records: any RecordStore, _ body: ([RecordKey], _ done: Int, _ total: Int) throws -> Void) throws {
-        let total = records.keys(in: range).count
+        let total = records.count(in: range)
         var done = 0
         var after: RecordKey?
         while true {

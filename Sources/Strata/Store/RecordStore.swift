@@ -27,6 +27,11 @@ public protocol RecordStore: AnyObject, Sendable {
     func keys(in range: Range<RecordKey>?) -> [RecordKey]
     /// A page of live keys after `after`, ascending.
     func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) -> [RecordKey]
+    /// How many live keys a range holds (`LogStore` answers a whole entity's range from
+    /// counters, without walking keys).
+    func count(in range: Range<RecordKey>?) -> Int
+    /// The greatest live key of a range, nil when it holds none.
+    func lastKey(in range: Range<RecordKey>) -> RecordKey?
     /// Live keys whose current version carries a term.
     func keys(for term: IndexTerm) -> [RecordKey]
     /// Live keys whose term under `index` lies within the bounds (bytewise).
@@ -46,7 +51,7 @@ public protocol RecordStore: AnyObject, Sendable {
     var statistics: LogStatistics { get }
     /// Zeroes the statistics.
     func resetStatistics()
-    /// Checks every frame, hint and referenced blob.
+    /// Checks every frame, index file and referenced blob.
     func verify() throws -> VerifyReport
     /// Disk use and garbage.
     var usage: StoreUsage { get }
@@ -57,3 +62,11 @@ public protocol RecordStore: AnyObject, Sendable {
 }
 
 extension LogStore: RecordStore {}
+
+extension RecordStore {
+    /// Counts by listing the range's keys: for store types without counters.
+    public func count(in range: Range<RecordKey>?) -> Int { keys(in: range).count }
+
+    /// Lists the range's keys: for store types that cannot read back from a range's end.
+    public func lastKey(in range: Range<RecordKey>) -> RecordKey? { keys(in: range).last }
+}

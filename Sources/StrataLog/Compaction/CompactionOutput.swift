@@ -7,11 +7,14 @@ final class CompactionOutput {
         var minSequence: UInt64
         var maxSequence: UInt64
         var recordBytes: Int64
+        var index: IndexFile
     }
 
     let store: LogStore
     private(set) var finished: [Written] = []
     private var current: (id: UInt32, file: any StorageFile, end: Int64, min: UInt64, max: UInt64, bytes: Int64)?
+    /// The index of the segment being written, fed as transactions are appended.
+    private var builder = IndexFileBuilder()
     private(set) var blob: (id: UInt32, file: any StorageFile, end: Int64)?
 
     init(store: LogStore) { self.store = store }
@@ -27,6 +30,9 @@ final class CompactionOutput {
         segment.min = min(segment.min, sequence)
         segment.max = max(segment.max, sequence)
         segment.bytes += locations.reduce(0) { $0 + Int64($1.recordLength) }
+        for (record, location) in zip(records, locations) {
+            builder.add(IndexEntry(key: record.key, sequence: sequence, isTombstone: record.isTombstone, location: location, blobs: record.blobs), terms: record.terms)
+        }
         current = segment
         store.counters.segmentBytesWritten.add(bytes.count)
         if segment.end >= Int64(store.options.segmentSizeLimit) { try sealCurrent() }
@@ -68,7 +74,7 @@ final class CompactionOutput {
         current = (id, file, Int64(Format.segmentHeaderSize), .max, 0, 0)
     }
 
-    /// Seals the segment being written: seal frame, fsync, hint file.
+    /// Seals the segment being written: seal frame, fsync, index file (FORMAT.md §8).
     func sealCurrent() throws {
         guard let segment = current else { return }
         current = nil
@@ -79,8 +85,12 @@ final class CompactionOutput {
         FrameCodec.append(type: .seal, payload: seal.bytes, compress: false, to: &frame)
         try segment.file.write(frame, at: segment.end)
         try segment.file.sync()
-        try LogStore.writeHint(try HintFile.scanning(segment.file, segmentID: segment.id, storeID: store.storeID), paths: store.paths, fileSystem: store.fileSystem)
-        finished.append(Written(id: segment.id, file: segment.file, minSequence: segment.min == .max ? 0 : segment.min, maxSequence: segment.max, recordBytes: segment.bytes))
+        let minSequence = segment.min == .max ? 0 : segment.min
+        let bytes = builder.encoded(segmentID: segment.id, storeID: store.storeID, minSequence: minSequence, maxSequence: segment.max, recordBytes: segment.bytes)
+        builder = IndexFileBuilder()
+        try LogStore.writeIndexFile(bytes, segmentID: segment.id, paths: store.paths, fileSystem: store.fileSystem)
+        let index = try LogStore.openIndexFile(segment.id, paths: store.paths, storeID: store.storeID, fileSystem: store.fileSystem, cache: store.blockCache)
+        finished.append(Written(id: segment.id, file: segment.file, minSequence: minSequence, maxSequence: segment.max, recordBytes: segment.bytes, index: index))
     }
 
     /// Makes everything written durable before the manifest may name it.

@@ -35,7 +35,7 @@ extension LogStore {
         let threshold = force ? 0.0 : options.compactionGarbageRatio
         // Roll the active blob file too when it holds enough garbage to collect.
         let rollBlob = try writer.withLock { w -> Bool in
-            let live = state.withLock { $0.index.liveBytesByBlobFile[w.blobID] ?? 0 }
+            let live = state.withLock { $0.index.counters.liveBytesByBlobFile[w.blobID] ?? 0 }
             let size = w.blobEnd - Int64(Format.blobHeaderSize)
             guard size > 0, Double(size - live) / Double(size) > threshold else { return false }
             try rollBlobFile(&w)
@@ -43,29 +43,30 @@ extension LogStore {
         }
         _ = rollBlob
 
-        let plan = try state.withLock { s -> (inputs: [UInt32], blobs: Set<UInt32>) in
+        let chosen = try state.withLock { s -> (inputs: [UInt32], blobs: Set<UInt32>) in
             var collect = Set<UInt32>()
             for info in s.manifest.blobFiles where info.state == .sealed {
                 guard let file = s.blobFiles[info.id] else { continue }
                 let size = (try file.size()) - Int64(Format.blobHeaderSize)
-                let live = s.index.liveBytesByBlobFile[info.id] ?? 0
+                let live = s.index.counters.liveBytesByBlobFile[info.id] ?? 0
                 let pinned = (s.pendingBlobFiles[info.id] ?? 0) > 0
                 if size > 0 && !pinned && Double(size - live) / Double(size) > threshold { collect.insert(info.id) }
             }
             var inputs = Set<UInt32>()
             for info in s.manifest.segments where info.state == .sealed {
                 let total = s.recordBytesBySegment[info.id] ?? 0
-                let live = s.index.liveBytesBySegment[info.id] ?? 0
+                let live = s.index.counters.liveBytesBySegment[info.id] ?? 0
                 if total > 0 && Double(total - live) / Double(total) > threshold { inputs.insert(info.id) }
-            }
-            if !collect.isEmpty {
-                for (key, refs) in s.index.blobs where refs.contains(where: { collect.contains($0.file) }) {
-                    if let segment = s.index.entry(key)?.location.segment { inputs.insert(segment) }
-                }
             }
             let sealed = Set(s.manifest.segments.filter { $0.state == .sealed }.map(\.id))
             return (inputs.intersection(sealed).sorted(), collect)
         }
+        var inputs = Set(chosen.inputs)
+        // Segments holding current versions that reference a collected blob file: found
+        // by streaming the index files, not from a per-key table.
+        if !chosen.blobs.isEmpty { inputs.formUnion(try repairingIndex { try segmentsReferencing(chosen.blobs) }) }
+        let sealedNow = state.withLock { s in Set(s.manifest.segments.filter { $0.state == .sealed }.map(\.id)) }
+        let plan = (inputs: inputs.intersection(sealedNow).sorted(), blobs: chosen.blobs)
         guard !plan.inputs.isEmpty || !plan.blobs.isEmpty else { return report }
         logger.info("compaction starting", metadata: ["segments": "\(plan.inputs)", "blobFiles": "\(plan.blobs.sorted())"])
 
@@ -115,6 +116,7 @@ extension LogStore {
         var from: RecordLocation
         var to: RecordLocation
         var blobs: [BlobRef]
+        var oldBlobs: [BlobRef]
     }
 
     private func compactGroup(_ group: [UInt32], allInputs: Set<UInt32>, collecting: Set<UInt32>, output: CompactionOutput, report: inout CompactionReport) throws {
@@ -132,16 +134,18 @@ extension LogStore {
             report.segmentBytesBefore += try file.size()
             let scan = try SegmentScanner(file: file, segmentID: id, statistics: counters).scan(collect: false) { transaction in
                 guard let sequence = transaction.first?.record.sequence else { return }
-                let current = self.state.withLock { s in
-                    transaction.map { scanned -> Bool in
-                        guard let entry = s.index.entry(scanned.record.key) else { return false }
+                let current = try self.readIndex { s in
+                    try transaction.map { scanned -> Bool in
+                        guard let entry = try s.index.entry(scanned.record.key) else { return false }
                         return entry.sequence == scanned.record.sequence && entry.location == scanned.location
                     }
                 }
                 var keep: [Record] = []
                 var sources: [RecordLocation] = []
+                var originalBlobs: [[BlobRef]] = []
                 for (scanned, isCurrent) in zip(transaction, current) where isCurrent {
                     var record = scanned.record
+                    let original = record.blobs
                     if record.isTombstone && !olderElsewhere.contains(where: { $0 <= record.sequence }) {
                         dropped.append((record.key, record.sequence))
                         continue
@@ -153,11 +157,12 @@ extension LogStore {
                     }
                     keep.append(record)
                     sources.append(scanned.location)
+                    originalBlobs.append(original)
                 }
                 guard !keep.isEmpty else { return }
                 let locations = try output.append(keep, sequence: sequence)
                 for (i, record) in keep.enumerated() {
-                    relocations.append(Relocation(key: record.key, sequence: sequence, from: sources[i], to: locations[i], blobs: record.blobs))
+                    relocations.append(Relocation(key: record.key, sequence: sequence, from: sources[i], to: locations[i], blobs: record.blobs, oldBlobs: originalBlobs[i]))
                 }
             }
             if let damage = scan.damage {
@@ -167,9 +172,20 @@ extension LogStore {
         try output.finish()
         let written = output.takeFinished()
 
-        // The swap: the manifest names the new segments instead of the group's.
-        try writer.withLock { _ in
+        // The swap: the manifest names the new segments instead of the group's. The
+        // active segment is sealed first when commits arrived meanwhile, so that the
+        // counters the manifest keeps cover exactly its sealed segments (FORMAT.md §6.1).
+        try writer.withLock { w in
             try checkWritable()
+            if w.segmentEnd > Int64(Format.segmentHeaderSize) { try roll(&w) }
+            // Which relocated versions are still current (a commit may have replaced
+            // some since they were copied): the counters move for those only.
+            let stillCurrent = try readIndex { s in
+                try relocations.map { r in
+                    guard let e = try s.index.entry(r.key) else { return false }
+                    return e.sequence == r.sequence && e.location == r.from
+                }
+            }
             var manifest = state.withLock { $0.manifest }
             // The group's highest sequence must outlive it even when every record that
             // carried it was dropped (a tombstone), or sequences would restart at reopen.
@@ -187,29 +203,42 @@ extension LogStore {
                 let activeBlob = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
                 manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: activeBlob)
             }
+            var counters = state.withLock { $0.index.counters }
+            for (r, isCurrent) in zip(relocations, stillCurrent) where isCurrent {
+                counters.liveBytesBySegment[r.to.segment, default: 0] &+= Int64(r.to.recordLength)
+                for blob in r.oldBlobs { counters.liveBytesByBlobFile[blob.file, default: 0] &-= IndexCounters.blobBytes(blob) }
+                for blob in r.blobs { counters.liveBytesByBlobFile[blob.file, default: 0] &+= IndexCounters.blobBytes(blob) }
+            }
+            for id in group { counters.liveBytesBySegment[id] = nil }
+            manifest.counters = counters
+            manifest.counters.liveBytesBySegment = counters.liveBytesBySegment.filter { id, _ in manifest.segments.contains { $0.id == id } }
             // The group's files are deleted after this swap: if that does not finish,
             // open knows them for garbage, not for segments the manifest lost.
             manifest.retire(segments: group, blobFiles: [], isPresent: retiredFileIsPresent)
             try writeManifest(manifest)
-            state.withLock { s in
+            let indexFiles = state.withLock { s -> [any StorageFile] in
+                let old = group.compactMap { s.index.file(for: $0)?.file }
                 for w in written {
                     s.segmentFiles[w.id] = w.file
                     s.recordBytesBySegment[w.id] = w.recordBytes
+                    s.index.install(w.index)
                 }
                 if let blob = output.blob { s.blobFiles[blob.id] = blob.file }
-                for r in relocations { s.index.relocate(key: r.key, sequence: r.sequence, from: r.from, to: r.to, blobs: r.blobs) }
-                for (key, sequence) in dropped { s.index.forgetTombstone(key: key, sequence: sequence) }
+                s.index.remove(segments: groupSet)
+                s.index.counters = counters
                 for id in group {
                     s.segmentFiles[id] = nil
                     s.recordBytesBySegment[id] = nil
                 }
+                return old
             }
+            _ = indexFiles
         }
         // Old files go only after the manifest no longer names them. Readers holding a
         // handle keep reading the unlinked file until they let go.
         for id in group {
             try? fileSystem.remove(paths.segment(id))
-            try? fileSystem.remove(paths.hint(id))
+            try? fileSystem.remove(paths.indexFile(id))
         }
         syncAfterCleanup(paths.segments)
         report.segmentsCompacted += group.count
@@ -223,9 +252,8 @@ extension LogStore {
     private func collectBlobFiles(_ collect: Set<UInt32>, report: inout CompactionReport) throws {
         guard !collect.isEmpty else { return }
         try writer.withLock { _ in
+            var referenced = try repairingIndex { try blobFilesReferenced(among: collect) }
             let (stillReferenced, sizes) = state.withLock { s -> (Set<UInt32>, [UInt32: Int64]) in
-                var referenced = Set<UInt32>()
-                for refs in s.index.blobs.values { for ref in refs where collect.contains(ref.file) { referenced.insert(ref.file) } }
                 for (file, count) in s.pendingBlobFiles where count > 0 { referenced.insert(file) }
                 var sizes: [UInt32: Int64] = [:]
                 for id in collect { sizes[id] = (try? s.blobFiles[id]?.size()) ?? 0 }
@@ -235,9 +263,15 @@ extension LogStore {
             guard !removable.isEmpty else { return }
             var manifest = state.withLock { $0.manifest }
             manifest.blobFiles.removeAll { removable.contains($0.id) }
+            for id in removable { manifest.counters.liveBytesByBlobFile[id] = nil }
             manifest.retire(segments: [], blobFiles: removable.sorted(), isPresent: retiredFileIsPresent)
             try writeManifest(manifest)
-            state.withLock { s in for id in removable { s.blobFiles[id] = nil } }
+            state.withLock { s in
+                for id in removable {
+                    s.blobFiles[id] = nil
+                    s.index.counters.liveBytesByBlobFile[id] = nil
+                }
+            }
             for id in removable {
                 try? fileSystem.remove(paths.blob(id))
                 report.blobBytesReclaimed += sizes[id] ?? 0
@@ -253,6 +287,44 @@ extension LogStore {
     /// power loss it is back (found by the object-layer fault sweep, ObjectFaultSweepTests).
     func retiredFileIsPresent(_ id: UInt32, isBlob: Bool) -> Bool {
         state.withLock { $0.removalsNotDurable } || fileSystem.exists(isBlob ? paths.blob(id) : paths.segment(id))
+    }
+
+    /// Sealed segments that hold a current version referencing a blob in `blobFiles`:
+    /// each index file is streamed, and a candidate is checked against the current version.
+    private func segmentsReferencing(_ blobFiles: Set<UInt32>) throws -> Set<UInt32> {
+        var segments = Set<UInt32>()
+        for (key, location) in try currentVersionsReferencing(blobFiles) { _ = key; segments.insert(location.segment) }
+        return segments
+    }
+
+    /// Blob files of `candidates` that a current version still references (the overlay
+    /// included: the active segment is never rewritten).
+    private func blobFilesReferenced(among candidates: Set<UInt32>) throws -> Set<UInt32> {
+        var referenced = Set<UInt32>()
+        let (overlay, files) = state.withLock { ($0.index.overlay.entries.values.filter { !$0.blobs.isEmpty }, $0.index.files) }
+        for e in overlay { for blob in e.blobs where candidates.contains(blob.file) { referenced.insert(blob.file) } }
+        for file in files {
+            var found: [(IndexEntry, [UInt32])] = []
+            try file.forEachEntry { e in
+                let hits = e.blobs.map(\.file).filter(candidates.contains)
+                if !hits.isEmpty { found.append((e, hits)) }
+            }
+            let current = try readIndex { s in try found.map { try s.index.entry($0.0.key) == $0.0 } }
+            for ((_, hits), isCurrent) in zip(found, current) where isCurrent { referenced.formUnion(hits) }
+        }
+        return referenced
+    }
+
+    private func currentVersionsReferencing(_ blobFiles: Set<UInt32>) throws -> [(RecordKey, RecordLocation)] {
+        let files = state.withLock { $0.index.files }
+        var result: [(RecordKey, RecordLocation)] = []
+        for file in files {
+            var found: [IndexEntry] = []
+            try file.forEachEntry { e in if e.blobs.contains(where: { blobFiles.contains($0.file) }) { found.append(e) } }
+            let current = try readIndex { s in try found.map { try s.index.entry($0.key) == $0 } }
+            for (e, isCurrent) in zip(found, current) where isCurrent { result.append((e.key, e.location)) }
+        }
+        return result
     }
 
     /// The swap is already durable; if removing the old files does not become durable,

@@ -4,9 +4,9 @@
 public enum Format {
     /// The on-disk format version this release writes (FORMAT.md §1). Readers accept
     /// every version in `readableVersions`.
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
     /// Versions this release can open (FORMAT.md §1).
-    public static let readableVersions: ClosedRange<UInt32> = 1...1
+    public static let readableVersions: ClosedRange<UInt32> = 1...2
 
     // §3 Segment files
     static let segmentMagic: [UInt8] = Array("STRATSEG".utf8)
@@ -31,7 +31,10 @@ public enum Format {
     // §6 Manifest
     static let manifestMagic: [UInt8] = Array("STRATMAN".utf8)
 
-    // §7 Hint files
+    // §7 Index files (format 2)
+    static let indexMagic: [UInt8] = Array("STRATIDX".utf8)
+
+    // §12 Hint files (format 1, read only to upgrade a store)
     static let hintMagic: [UInt8] = Array("STRATHNT".utf8)
 }
 

@@ -1,7 +1,8 @@
-/// A sealed segment's index (FORMAT.md §7): for each key, its newest version in the
-/// segment and where it sits, with its blob references and index terms. Opening a
-/// store reads hint files instead of every record; a missing or damaged hint file is
-/// not an error — the segment is scanned instead.
+/// A format-1 sealed segment's index (FORMAT.md §12): for each key, its newest version
+/// in the segment and where it sits, with its blob references and index terms. Format 2
+/// replaced hint files by index files (§7); a format-1 store's hints are read once, to
+/// build its index files when it is upgraded, and a missing or damaged one is not an
+/// error — the segment is scanned instead.
 struct HintFile {
     struct Entry: Equatable {
         var key: RecordKey
@@ -90,41 +91,5 @@ struct HintFile {
         }
         guard r.isAtEnd else { throw r.corrupt("unexpected bytes after the last entry") }
         return hint
-    }
-
-    /// Scans a sealed segment, transaction by transaction, into its hint: the newest
-    /// version of each key in the segment.
-    static func scanning(_ file: any StorageFile, segmentID: UInt32, storeID: [UInt8]) throws -> HintFile {
-        var builder = HintBuilder()
-        let scan = try SegmentScanner(file: file, segmentID: segmentID, statistics: nil).scan(collect: false) { builder.add($0) }
-        return builder.hint(of: scan, segmentID: segmentID, storeID: storeID)
-    }
-}
-
-/// Gathers a segment's hint entries while the scanner streams its transactions, so
-/// that sealing or rescanning a segment of tens of MiB never holds its record values —
-/// only the newest version's location, blob references and terms per key.
-struct HintBuilder {
-    private var newest: [RecordKey: Int] = [:]
-    private var entries: [HintFile.Entry] = []
-
-    mutating func add(_ records: [SegmentScanner.ScannedRecord]) {
-        for scanned in records {
-            let r = scanned.record
-            let entry = HintFile.Entry(key: r.key, sequence: r.sequence, isTombstone: r.isTombstone,
-                                       location: scanned.location, blobs: r.blobs, terms: r.terms)
-            if let at = newest[r.key] {
-                if entries[at].sequence <= r.sequence { entries[at] = entry }
-            } else {
-                newest[r.key] = entries.count
-                entries.append(entry)
-            }
-        }
-    }
-
-    func hint(of scan: SegmentScanner.Result, segmentID: UInt32, storeID: [UInt8]) -> HintFile {
-        HintFile(segmentID: segmentID, storeID: storeID,
-                 minSequence: scan.minSequence == .max ? 0 : scan.minSequence,
-                 maxSequence: scan.maxSequence, recordBytes: UInt64(scan.recordBytes), entries: entries)
     }
 }

@@ -23,6 +23,11 @@ struct Manifest: Equatable, Sendable {
     var segments: [SegmentInfo] = []
     var blobFiles: [BlobFileInfo] = []
     var metadata: [String: [UInt8]] = [:]
+    /// The counters of the sealed segments (format 2, FORMAT.md §6.1): updated at each
+    /// roll and compaction swap, when the active segment holds nothing; open replays the
+    /// active segment on top of them. A format-1 manifest has none (`countersKnown` false).
+    var counters = IndexCounters()
+    var countersKnown = true
 
     var activeSegment: SegmentInfo? { segments.last(where: { $0.state == .active }) }
     var activeBlobFile: BlobFileInfo? { blobFiles.last(where: { $0.state == .active }) }
@@ -69,6 +74,17 @@ struct Manifest: Equatable, Sendable {
             w.string16(key)
             w.u32(UInt32(value.count))
             w.bytes(value)
+        }
+        if version >= 2 {
+            let segmentsLive = counters.liveBytesBySegment.sorted { $0.key < $1.key }
+            w.u32(UInt32(segmentsLive.count))
+            for (id, bytes) in segmentsLive { w.u32(id); w.u64(UInt64(bitPattern: bytes)) }
+            let blobsLive = counters.liveBytesByBlobFile.sorted { $0.key < $1.key }
+            w.u32(UInt32(blobsLive.count))
+            for (id, bytes) in blobsLive { w.u32(id); w.u64(UInt64(bitPattern: bytes)) }
+            let prefixes = counters.liveCountByPrefix.sorted { $0.key < $1.key }
+            w.u32(UInt32(prefixes.count))
+            for (prefix, count) in prefixes { w.u16(prefix); w.u64(UInt64(bitPattern: count)) }
         }
         w.u32(CRC32C.checksum(w.bytes))
         return w.bytes
@@ -117,6 +133,19 @@ struct Manifest: Equatable, Sendable {
             let key = try r.string16("metadata key")
             let length = Int(try r.u32("metadata length"))
             m.metadata[key] = try r.bytes(length, "metadata value")
+        }
+        if version >= 2 {
+            let segmentsLive = try r.u32("live segment count")
+            guard segmentsLive <= UInt32(r.remaining / 12) else { throw r.corrupt("live segment count \(segmentsLive) exceeds the manifest") }
+            for _ in 0..<segmentsLive { m.counters.liveBytesBySegment[try r.u32("segment id")] = Int64(bitPattern: try r.u64("live bytes")) }
+            let blobsLive = try r.u32("live blob file count")
+            guard blobsLive <= UInt32(r.remaining / 12) else { throw r.corrupt("live blob file count \(blobsLive) exceeds the manifest") }
+            for _ in 0..<blobsLive { m.counters.liveBytesByBlobFile[try r.u32("blob file id")] = Int64(bitPattern: try r.u64("live bytes")) }
+            let prefixes = try r.u32("key prefix count")
+            guard prefixes <= UInt32(r.remaining / 10) else { throw r.corrupt("key prefix count \(prefixes) exceeds the manifest") }
+            for _ in 0..<prefixes { m.counters.liveCountByPrefix[try r.u16("key prefix")] = Int64(bitPattern: try r.u64("live keys")) }
+        } else {
+            m.countersKnown = false
         }
         guard r.isAtEnd else { throw r.corrupt("\(r.remaining) unexpected bytes after the manifest's fields") }
         // An id listed twice would open one file as two segments (or blob files).

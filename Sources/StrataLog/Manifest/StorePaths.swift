@@ -24,7 +24,10 @@ struct StorePaths: Sendable {
 
     func segment(_ id: UInt32) -> String { segments + "/" + Self.number(id) + ".seg" }
     func blob(_ id: UInt32) -> String { blobs + "/" + Self.number(id) + ".blob" }
+    /// A format-1 hint file (FORMAT.md §12), read only to upgrade a store.
     func hint(_ id: UInt32) -> String { index + "/" + Self.number(id) + ".hint" }
+    /// A sealed segment's index file (FORMAT.md §7).
+    func indexFile(_ id: UInt32) -> String { index + "/" + Self.number(id) + ".idx" }
 
     /// Six digits, zero-padded (more when the number needs them).
     static func number(_ id: UInt32) -> String {

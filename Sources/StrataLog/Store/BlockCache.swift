@@ -1,13 +1,15 @@
 import Synchronization
 
-/// Decompressed record blocks, kept within a byte budget so that reading neighbouring
+/// Decompressed record blocks and index file blocks (FORMAT.md §7), kept within a byte budget so that reading neighbouring
 /// records (fetch by id, faults of one block) costs one `pread`, one checksum and one
 /// decompression per block, not per record. Frames never change once written, so a
 /// cached block is never stale; blocks of deleted segments simply age out.
 final class BlockCache: Sendable {
+    /// Segment frames use the segment id as `file`; index files use an id with the
+    /// top bit set, unique to each opening (`IndexFile.cacheID`).
     struct Key: Hashable {
-        var segment: UInt32
-        var offset: UInt32
+        var file: UInt64
+        var offset: UInt64
     }
 
     private struct State {

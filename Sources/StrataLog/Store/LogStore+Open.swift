@@ -140,50 +140,47 @@ extension LogStore {
         }
         var manifest = try manifestWriter.read()
         if !options.readOnly && !fileSystem.isDirectory(paths.index) {
-            // Hint files only speed up open, and an empty index/ does not survive every
-            // copy (git keeps no empty directory): recreate it and scan instead.
-            logger.info("index directory missing; recreating it, segments will be scanned", metadata: ["path": "\(paths.index)"])
+            // Index files are derived data, and an empty index/ does not survive every
+            // copy (git keeps no empty directory): recreate it and rebuild them.
+            logger.info("index directory missing; recreating it, index files will be rebuilt", metadata: ["path": "\(paths.index)"])
             try fileSystem.createDirectory(paths.index)
             try fileSystem.syncDirectory(paths.root)
         }
         if !options.readOnly { try removeLeftovers(paths: paths, manifest: manifest, fileSystem: fileSystem, logger: logger) }
 
+        let cache = BlockCache(budget: options.blockCacheBytes)
         var state = State(manifest: manifest)
-        let replacedTerms = ReplacedTerms()
+        let upgrading = manifest.version < 2
         // Sequences never go back, even when compaction dropped the records that
         // carried the newest ones: the manifest keeps an upper bound per segment.
         state.lastSequence = manifest.segments.map(\.maxSequence).max() ?? 0
-        // Sealed segments first, in order: hints when sound, a full scan otherwise.
+        // Sealed segments: the footer of each index file, nothing per object. A missing
+        // or damaged index file is rebuilt from its segment with a warning.
         for info in manifest.segments where info.state == .sealed {
             let file = try openChecked(paths.segment(info.id), magic: Format.segmentMagic, id: info.id, manifest: manifest, fileSystem: fileSystem, readOnly: true)
             state.segmentFiles[info.id] = file
-            if let hint = loadHint(info, paths: paths, manifest: manifest, segmentSize: try file.size(), fileSystem: fileSystem, logger: logger) {
-                state.index.reserve(keys: hint.entries.count)
-                let files = state.segmentFiles
-                for e in hint.entries {
-                    state.index.apply(key: e.key, sequence: e.sequence, isTombstone: e.isTombstone, location: e.location, blobs: e.blobs, terms: e.terms,
-                                      previousTerms: { replacedTerms.terms(of: e.key, entry: $0, files: files) })
-                    state.lastSequence = max(state.lastSequence, e.sequence)
-                }
-                state.recordBytesBySegment[info.id] = Int64(hint.recordBytes)
+            let index: IndexFile
+            if upgrading {
+                // A format-1 store is read as it is, its index built in memory; its first
+                // write upgrades it (FORMAT.md §12), so an open that only reads, or that
+                // the object layer refuses, leaves it byte for byte as it was.
+                index = try upgradeIndex(info, segment: file, paths: paths, manifest: manifest, fileSystem: fileSystem, cache: cache, logger: logger)
+            } else if let sound = loadIndexFile(info, paths: paths, manifest: manifest, segmentSize: try file.size(), fileSystem: fileSystem, cache: cache, logger: logger) {
+                index = sound
             } else {
-                var builder = HintBuilder()
-                let scan = try SegmentScanner(file: file, segmentID: info.id, statistics: nil).scan(collect: false) { transaction in
-                    builder.add(transaction)
-                    apply(transaction, to: &state, replacedTerms: replacedTerms)
-                }
-                state.recordBytesBySegment[info.id, default: 0] += scan.recordBytes
-                if let damage = scan.damage {
-                    throw StrataError(.corrupt, "sealed segment is damaged: \(damage.reason)", path: file.path, offset: damage.offset)
-                }
-                guard scan.sealed else {
-                    throw StrataError(.corrupt, "sealed segment does not end with a seal frame: it lost its tail", path: file.path, offset: scan.validEnd)
-                }
-                try checkSealedScan(scan, info: info, path: file.path)
-                if !options.readOnly {
-                    try? writeHint(builder.hint(of: scan, segmentID: info.id, storeID: manifest.storeID), paths: paths, fileSystem: fileSystem)
-                }
+                index = try rebuildIndexFile(segment: file, info: info, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem,
+                                             cache: cache, writable: !options.readOnly).0
             }
+            state.index.install(index)
+            state.recordBytesBySegment[info.id] = Int64(clamping: index.footer.recordBytes)
+            state.lastSequence = max(state.lastSequence, index.footer.maxSequence)
+        }
+        if upgrading {
+            // Format 1 kept no counters: one pass over the index files makes them.
+            state.index.counters = try countersByMerging(state.index)
+            state.legacySealedCounters = state.index.counters
+        } else {
+            state.index.counters = manifest.counters
         }
 
         // The active segment: scanned whole; a torn tail is the end of the log.
@@ -206,7 +203,20 @@ extension LogStore {
                 }
                 previousSequence = first.record.sequence
             }
-            apply(transaction, to: &state, replacedTerms: replacedTerms)
+            var repaired = Set<UInt32>()
+            while true {
+                do {
+                    return try apply(transaction, to: &state)
+                } catch let damage as IndexFile.Damage {
+                    // A damaged block found while replaying: rebuild that index file, replay again.
+                    guard repaired.insert(damage.segmentID).inserted, let segment = state.segmentFiles[damage.segmentID],
+                          let info = manifest.segments.first(where: { $0.id == damage.segmentID }) else { throw damage.error }
+                    logger.warning("damaged index file; rebuilding it from its segment", metadata: ["segment": "\(damage.segmentID)", "error": "\(damage.error)"])
+                    let rebuilt = try rebuildIndexFile(segment: segment, info: info, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem,
+                                                       cache: cache, writable: !options.readOnly && !upgrading).0
+                    state.index.install(rebuilt)
+                }
+            }
         }
         state.recordBytesBySegment[activeInfo.id, default: 0] += scan.recordBytes
         if let damage = scan.damage {
@@ -250,8 +260,9 @@ extension LogStore {
         }
         var blobEnd = try BlobReader.validEnd(of: blobFile)
         let blobSize = try blobFile.size()
-        let referencedEnd = state.index.blobs.values.joined().filter { $0.file == activeBlob.id }
-            .map { Int64($0.offset) + Int64(Format.blobEntryHeaderSize) + Int64($0.length) }.max() ?? 0
+        // Only a blob file with bytes after its last whole entry needs to know which of
+        // its blobs commits reference (a walk of the index).
+        let referencedEnd = blobEnd < blobSize ? try referencedEnd(ofBlobFile: activeBlob.id, index: state.index) : 0
         if blobEnd < referencedEnd {
             // Damage before blobs that commits reference: not a torn tail. Keep every
             // byte (reads of the damaged blob fail loudly; verify reports it) and append after.
@@ -270,7 +281,7 @@ extension LogStore {
             segmentMinSequence: scan.minSequence, segmentMaxSequence: scan.maxSequence,
             blobID: activeBlob.id, blobFile: options.readOnly ? nil : blobFile, blobEnd: blobEnd)
         state.manifest = manifest
-        let store = LogStore(path: paths.root, options: options, fileSystem: fileSystem, logger: logger, lock: lock, state: state, writer: writer)
+        let store = LogStore(path: paths.root, options: options, fileSystem: fileSystem, logger: logger, lock: lock, state: state, writer: writer, cache: cache)
 
         // A crash between sealing the active segment and swapping the manifest leaves
         // a sealed segment still listed as active: finish the roll now.
@@ -282,13 +293,89 @@ extension LogStore {
         return store
     }
 
-    private static func apply(_ records: [SegmentScanner.ScannedRecord], to state: inout State, replacedTerms: ReplacedTerms) {
-        let files = state.segmentFiles
-        for scanned in records {
+    /// Replays committed records of the active segment into the overlay and counters.
+    /// Looks up every record's previous version before applying any, so that a damaged
+    /// index file found here (and rebuilt by the caller) leaves nothing half applied.
+    private static func apply(_ records: [SegmentScanner.ScannedRecord], to state: inout State) throws {
+        let sealed = try records.map { scanned in
+            state.index.overlay.entry(scanned.record.key) != nil ? nil : try state.index.sealedEntry(scanned.record.key)
+        }
+        for (scanned, sealedVersion) in zip(records, sealed) {
             let r = scanned.record
-            state.index.apply(key: r.key, sequence: r.sequence, isTombstone: r.isTombstone, location: scanned.location, blobs: r.blobs, terms: r.terms,
-                              previousTerms: { replacedTerms.terms(of: r.key, entry: $0, files: files) })
+            let entry = IndexEntry(key: r.key, sequence: r.sequence, isTombstone: r.isTombstone, location: scanned.location, blobs: r.blobs)
+            state.index.apply(entry, terms: r.terms, replacing: state.index.overlay.entry(r.key) ?? sealedVersion)
             state.lastSequence = max(state.lastSequence, r.sequence)
+        }
+    }
+
+    /// The end of the last blob entry of `file` that a current version references: the
+    /// active blob file's entries after it may be cut as a torn tail. Streams the
+    /// overlay and the index files (open reads no per-object data otherwise only when
+    /// the active blob file has a torn tail, see the caller).
+    private static func referencedEnd(ofBlobFile file: UInt32, index: StoreIndex) throws -> Int64 {
+        var end: Int64 = 0
+        func note(_ e: IndexEntry) {
+            for blob in e.blobs where blob.file == file {
+                end = max(end, Int64(clamping: blob.offset) &+ Int64(Format.blobEntryHeaderSize) &+ Int64(clamping: blob.length))
+            }
+        }
+        for e in index.overlay.entries.values { note(e) }
+        for f in index.files { try f.forEachEntry(note) }
+        return end
+    }
+
+    /// Counters computed from the index files (a format-1 store, which kept none):
+    /// the newest version of every key, merged across the files.
+    private static func countersByMerging(_ index: StoreIndex) throws -> IndexCounters {
+        var counters = IndexCounters()
+        var copy = index
+        do {
+            try copy.forEachCurrent { counters.add($0) }
+        } catch let damage as IndexFile.Damage {
+            throw damage.error
+        }
+        return counters
+    }
+
+    /// A format-1 segment's index file, from its hint file when sound, else by a scan
+    /// (FORMAT.md §12), kept in memory until the store's first write upgrades it.
+    private static func upgradeIndex(_ info: Manifest.SegmentInfo, segment: any StorageFile, paths: StorePaths, manifest: Manifest, fileSystem: any FileSystem,
+                                     cache: BlockCache, logger: Logger) throws -> IndexFile {
+        guard let hint = loadHint(info, paths: paths, manifest: manifest, segmentSize: try segment.size(), fileSystem: fileSystem, logger: logger) else {
+            return try rebuildIndexFile(segment: segment, info: info, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem,
+                                        cache: cache, writable: false).0
+        }
+        var builder = IndexFileBuilder()
+        for e in hint.entries {
+            builder.add(IndexEntry(key: e.key, sequence: e.sequence, isTombstone: e.isTombstone, location: e.location, blobs: e.blobs), terms: e.terms)
+        }
+        let bytes = builder.encoded(segmentID: info.id, storeID: manifest.storeID, minSequence: hint.minSequence, maxSequence: hint.maxSequence,
+                                    recordBytes: Int64(clamping: hint.recordBytes))
+        return try installIndexBytes(bytes, segmentID: info.id, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem, cache: cache, writable: false)
+    }
+
+    /// A sealed segment's index file when it is sound (FORMAT.md §7.7): present, its
+    /// footer intact and naming this segment and store, its sequences those of the
+    /// manifest's entry (§4.6), its record bytes within the segment. Otherwise nil,
+    /// with a warning.
+    private static func loadIndexFile(_ info: Manifest.SegmentInfo, paths: StorePaths, manifest: Manifest, segmentSize: Int64, fileSystem: any FileSystem, cache: BlockCache, logger: Logger) -> IndexFile? {
+        let path = paths.indexFile(info.id)
+        guard fileSystem.exists(path) else {
+            logger.warning("no index file for a sealed segment; rebuilding it from the segment", metadata: ["segment": "\(info.id)"])
+            return nil
+        }
+        do {
+            let index = try openIndexFile(info.id, paths: paths, storeID: manifest.storeID, fileSystem: fileSystem, cache: cache)
+            guard index.footer.maxSequence <= info.maxSequence, index.footer.minSequence == info.minSequence,
+                  index.footer.recordBytes <= Self.maxRecordBytes(inSegmentOf: segmentSize) else {
+                try? index.file.close()
+                logger.warning("index file's sequences disagree with the manifest; rebuilding it from the segment", metadata: ["path": "\(path)"])
+                return nil
+            }
+            return index
+        } catch {
+            logger.warning("damaged index file; rebuilding it from the segment", metadata: ["path": "\(path)", "error": "\(error)"])
+            return nil
         }
     }
 
@@ -353,23 +440,6 @@ extension LogStore {
         }
     }
 
-    static func writeHint(_ hint: HintFile, paths: StorePaths, fileSystem: any FileSystem) throws {
-        let path = paths.hint(hint.segmentID)
-        let temp = path + ".tmp"
-        try fileSystem.remove(temp)
-        let file = try fileSystem.open(temp, mode: .create)
-        do {
-            try file.write(hint.encoded(), at: 0)
-            try file.sync()
-            try file.close()
-        } catch {
-            try? file.close()
-            throw error
-        }
-        try fileSystem.rename(temp, to: path)
-        try fileSystem.syncDirectory(paths.index)
-    }
-
     /// Files a crash left behind that hold no data: hints of segments the manifest does
     /// not list and temporary files. Also checks that the store's folders exist.
     private static func removeLeftovers(paths: StorePaths, manifest: Manifest, fileSystem: any FileSystem, logger: Logger) throws {
@@ -389,6 +459,7 @@ extension LogStore {
         try sweep(paths.blobs) { _ in true }
         try sweep(paths.index) { name in
             if name.hasSuffix(".tmp") { return false }
+            if let id = StorePaths.parseNumber(name, suffix: ".idx") { return segments.contains(id) }
             return StorePaths.parseNumber(name, suffix: ".hint").map(segments.contains) ?? true
         }
     }

@@ -2,7 +2,7 @@ import Logging
 
 /// The cross-checks open makes between its sources of truth (FORMAT.md §4.4, §4.6):
 /// the manifest against the files present, the segments it scans against the
-/// manifest's entry and their seal, hint files against their segment. Each refuses
+/// manifest's entry and their seal, hint and index files against their segment. Each refuses
 /// with `.corrupt` naming the file, or repairs with a warning when nothing is lost.
 extension LogStore {
     /// Next ids must lie above every id the manifest lists and every file present,
@@ -46,6 +46,13 @@ extension LogStore {
         }
     }
 
+    /// The most record bytes a segment of `size` bytes can hold: records are counted
+    /// decompressed, and an LZ4 block expands at most 255 times (a bound on the stored
+    /// size alone wrongly refused every hint and index file of a compressed segment).
+    static func maxRecordBytes(inSegmentOf size: Int64) -> UInt64 {
+        UInt64(clamping: size).multipliedReportingOverflow(by: 255).overflow ? .max : UInt64(clamping: size) * 255
+    }
+
     /// Why a hint file cannot stand for its segment, or nil when it can: checked
     /// against the manifest's entry and the segment's size (cheap: no segment byte is
     /// read). A hint that fails is not used; the segment is scanned instead.
@@ -53,7 +60,7 @@ extension LogStore {
         guard hint.minSequence == info.minSequence, hint.maxSequence <= info.maxSequence, hint.minSequence <= hint.maxSequence else {
             return "its sequences \(hint.minSequence)…\(hint.maxSequence) do not match the manifest's \(info.minSequence)…\(info.maxSequence)"
         }
-        guard hint.recordBytes <= UInt64(segmentSize) else {
+        guard hint.recordBytes <= maxRecordBytes(inSegmentOf: segmentSize) else {
             return "it counts \(hint.recordBytes) record bytes in a segment of \(segmentSize)"
         }
         for entry in hint.entries {
@@ -77,7 +84,15 @@ extension LogStore {
     /// every version it holds is one the store has or superseded (then it is garbage
     /// of a compaction by an older release); a blob file is kept and open refuses if a
     /// current version references it. Never deletes a file that may hold data.
-    static func settleUnlistedFiles(paths: StorePaths, manifest: Manifest, index: KeyIndex, fileSystem: any FileSystem, logger: Logger, readOnly: Bool) throws {
+    static func settleUnlistedFiles(paths: StorePaths, manifest: Manifest, index: StoreIndex, fileSystem: any FileSystem, logger: Logger, readOnly: Bool) throws {
+        do {
+            try settleUnlistedFilesChecked(paths: paths, manifest: manifest, index: index, fileSystem: fileSystem, logger: logger, readOnly: readOnly)
+        } catch let damage as IndexFile.Damage {
+            throw damage.error
+        }
+    }
+
+    private static func settleUnlistedFilesChecked(paths: StorePaths, manifest: Manifest, index: StoreIndex, fileSystem: any FileSystem, logger: Logger, readOnly: Bool) throws {
         let listedSegments = Set(manifest.segments.map(\.id)), listedBlobs = Set(manifest.blobFiles.map(\.id))
         let retiredSegments = manifest.retiredSegments, retiredBlobs = manifest.retiredBlobFiles
         // An id at or above the next one was allocated after this manifest was
@@ -104,14 +119,21 @@ extension LogStore {
             }
             try remove(path, "unlisted, and every version it holds is in the store or superseded")
         }
-        var referenced = Set<UInt32>()
-        for refs in index.blobs.values { for ref in refs { referenced.insert(ref.file) } }
+        // Which blob files current versions reference: a walk of the index, made only
+        // when there is an unlisted blob file to judge.
+        var referencedCache: Set<UInt32>?
+        func referenced() throws -> Set<UInt32> {
+            if let referencedCache { return referencedCache }
+            let found = try index.blobFilesReferenced()
+            referencedCache = found
+            return found
+        }
         for name in try fileSystem.contentsOfDirectory(paths.blobs) {
             guard let id = StorePaths.parseNumber(name, suffix: ".blob"), !listedBlobs.contains(id) else { continue }
             let path = paths.blob(id)
             if id >= blobsAfter && blobsAfter < .max { try remove(path, "written after the manifest (unfinished blob roll or compaction)"); continue }
             if retiredBlobs.contains(id) { try remove(path, "retired by a compaction"); continue }
-            if referenced.contains(id) {
+            if try referenced().contains(id) {
                 throw StrataError(.corrupt, "the manifest does not list this blob file, which current versions reference: it was not left by a crash. Nothing was removed. Restore the manifest",
                                   path: path, context: ["blobFile": "\(id)"])
             }
@@ -123,7 +145,7 @@ extension LogStore {
     /// neither holds nor has superseded, or nil when there is none. A segment whose
     /// header is not this store's, or whose frames are damaged beyond a torn tail,
     /// counts as holding data.
-    private static func versionNotInIndex(_ file: any StorageFile, id: UInt32, manifest: Manifest, index: KeyIndex) throws -> String? {
+    private static func versionNotInIndex(_ file: any StorageFile, id: UInt32, manifest: Manifest, index: StoreIndex) throws -> String? {
         guard let header = try? FileHeader.decode(try file.readExactly(FileHeader.size, at: 0), expectedMagic: Format.segmentMagic, path: file.path),
               header.storeID == manifest.storeID, header.fileID == id else {
             return "a header that is not this store's"
@@ -133,7 +155,7 @@ extension LogStore {
             guard missing == nil else { return }
             for scanned in transaction {
                 let r = scanned.record
-                if let entry = index.entry(r.key) {
+                if let entry = try index.entry(r.key) {
                     if entry.sequence >= r.sequence { continue }
                 } else if r.isTombstone {
                     continue

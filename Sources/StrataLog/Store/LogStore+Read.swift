@@ -5,9 +5,8 @@ extension LogStore {
     ///
     /// - Throws: `.corrupt` naming the file and offset when the frame is damaged.
     public func get(_ key: RecordKey) throws -> Record? {
-        let found = try state.withLock { s -> (KeyIndex.Entry, any StorageFile)? in
-            if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
-            guard let entry = s.index.entry(key), !entry.isTombstone else { return nil }
+        let found = try readIndex { s -> (IndexEntry, any StorageFile)? in
+            guard let entry = try s.index.entry(key), !entry.isTombstone else { return nil }
             guard let file = s.segmentFiles[entry.location.segment] else {
                 throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
             }
@@ -23,12 +22,11 @@ extension LogStore {
     /// deleted). Records that share a block are served by one read of it, so fetching
     /// the keys of a range costs about one `pread` per block, not per record.
     public func get(_ keys: [RecordKey]) throws -> [Record?] {
-        let found = try state.withLock { s -> [(Int, KeyIndex.Entry, any StorageFile)] in
-            if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
-            var found: [(Int, KeyIndex.Entry, any StorageFile)] = []
+        let found = try readIndex { s -> [(Int, IndexEntry, any StorageFile)] in
+            var found: [(Int, IndexEntry, any StorageFile)] = []
             found.reserveCapacity(keys.count)
             for (position, key) in keys.enumerated() {
-                guard let entry = s.index.entry(key), !entry.isTombstone else { continue }
+                guard let entry = try s.index.entry(key), !entry.isTombstone else { continue }
                 guard let file = s.segmentFiles[entry.location.segment] else {
                     throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
                 }
@@ -57,34 +55,40 @@ extension LogStore {
 
     /// Whether `key` has a live (not deleted) version.
     public func contains(_ key: RecordKey) -> Bool {
-        state.withLock { s in s.index.entry(key).map { !$0.isTombstone } ?? false }
+        readIndexLogging(false) { s in try s.index.entry(key).map { !$0.isTombstone } ?? false }
     }
 
     /// The sequence number of `key`'s current version, nil when absent or deleted.
     /// Cheap (no disk access): the object layer uses it for optimistic locking.
     public func sequence(of key: RecordKey) -> UInt64? {
-        state.withLock { s in s.index.entry(key).flatMap { $0.isTombstone ? nil : $0.sequence } }
+        readIndexLogging(nil) { s in try s.index.entry(key).flatMap { $0.isTombstone ? nil : $0.sequence } }
     }
 
     /// Live keys, ascending, optionally within `range`. Reads no values.
     public func keys(in range: Range<RecordKey>? = nil) -> [RecordKey] {
-        state.withLock { $0.index.keys(in: range) }
+        readIndexLogging([]) { try $0.index.keys(in: range, after: nil, limit: .max) }
+    }
+
+    /// The greatest live key in `range`, nil when it holds none: reads back from the
+    /// range's end instead of listing it.
+    public func lastKey(in range: Range<RecordKey>) -> RecordKey? {
+        readIndexLogging(nil) { try $0.index.lastKey(in: range) }
     }
 
     /// Up to `limit` live keys after `after` (exclusive), ascending: pages through a
     /// range without materialising it.
     public func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) -> [RecordKey] {
-        state.withLock { $0.index.keys(in: range, after: after, limit: limit) }
+        readIndexLogging([]) { try $0.index.keys(in: range, after: after, limit: limit) }
     }
 
     /// Live keys whose current version carries `term`.
     public func keys(for term: IndexTerm) -> [RecordKey] {
-        state.withLock { $0.index.keys(for: term) }.sorted()
+        readIndexLogging([]) { try $0.index.keys(index: term.index, from: term.value, through: term.value, lowerInclusive: true, upperInclusive: true) }
     }
 
     /// Live keys whose term under `index` lies between the bounds (compared as bytes).
     public func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool = true, upperInclusive: Bool = true) -> [RecordKey] {
-        state.withLock { $0.index.keys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) }
+        readIndexLogging([]) { try $0.index.keys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) }
     }
 
     /// Up to `limit` entries of index `index` whose term value starts with `prefix`,
@@ -96,7 +100,7 @@ extension LogStore {
     /// while let last = page.last { …; page = store.termEntries(index: 7, prefix: ownerBytes, after: last, limit: 1024) }
     /// ```
     public func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) -> [TermEntry] {
-        state.withLock { $0.index.termEntries(index: index, prefix: prefix, after: after, limit: limit) }
+        readIndexLogging([]) { try $0.index.termEntries(index: index, prefix: prefix, after: after, limit: limit) }
     }
 
     /// Calls `body` with the live records of `range` in batches of at most `batchSize`,
@@ -141,7 +145,7 @@ extension LogStore {
     /// One `pread` of a whole frame, checksum verified, payload decompressed — or the
     /// block from the cache when it was read recently.
     func readFrame(at location: RecordLocation, in file: any StorageFile) throws -> [UInt8] {
-        let key = BlockCache.Key(segment: location.segment, offset: location.frameOffset)
+        let key = BlockCache.Key(file: UInt64(location.segment), offset: UInt64(location.frameOffset))
         if let cached = blockCache.get(key) { return cached }
         let raw = try readFrameFromDisk(at: location, in: file)
         blockCache.put(key, raw)
@@ -193,7 +197,7 @@ extension LogStore {
     }
 
     /// The record read must be the version the index holds: same key, sequence and kind.
-    static func check(_ record: Record, is key: RecordKey, _ entry: KeyIndex.Entry, path: String) throws {
+    static func check(_ record: Record, is key: RecordKey, _ entry: IndexEntry, path: String) throws {
         guard record.key == key, record.sequence == entry.sequence, record.isTombstone == entry.isTombstone else {
             throw StrataError(.corrupt, "record at this location is \(record.isTombstone ? "a tombstone" : "a put") of \(record.key)@\(record.sequence), the index expected \(entry.isTombstone ? "a tombstone" : "a put") of \(key)@\(entry.sequence)",
                               path: path, offset: Int64(entry.location.frameOffset))

@@ -1,7 +1,8 @@
 extension LogStore {
     /// Seals the active segment and starts a new one (FORMAT.md §4.3):
-    /// 1. append a seal frame and fsync; 2. write the hint file; 3. create the next
-    /// segment, fsync it and its directory; 4. swap the manifest. A crash before 4
+    /// 1. append a seal frame and fsync; 2. write the overlay as the segment's index
+    /// file; 3. create the next segment, fsync it and its directory; 4. swap the
+    /// manifest, whose counters now cover every segment but the new, empty one. A crash before 4
     /// leaves the old segment listed as active but ending in a seal frame; open
     /// finishes the roll. Any failure makes the store read-only, because appending
     /// after a seal frame would hide the appended commits from recovery.
@@ -21,6 +22,7 @@ extension LogStore {
 
     func finishRoll(_ w: inout WriterState, alreadySealed: Bool) throws {
         guard let file = w.segmentFile else { return }
+        try upgradeIfNeeded()
         let oldID = w.segmentID
         // The new id first: when ids are exhausted the roll stops before the seal,
         // which could not be taken back.
@@ -38,23 +40,37 @@ extension LogStore {
             w.segmentDirty = true
             try syncSegment(&w)
         }
-        var manifest = state.withLock { $0.manifest }
-        let hint = try HintFile.scanning(file, segmentID: oldID, storeID: manifest.storeID)
-        try Self.writeHint(hint, paths: paths, fileSystem: fileSystem)
+        var (manifest, contents, recordBytes) = state.withLock { s in
+            (s.manifest, s.index.overlay.sortedContents(), s.recordBytesBySegment[oldID] ?? 0)
+        }
+        let minSequence = w.segmentMinSequence == .max ? 0 : w.segmentMinSequence
+        let bytes = IndexFileBuilder.encode(entries: contents.entries, terms: contents.terms, segmentID: oldID, storeID: manifest.storeID,
+                                            minSequence: minSequence, maxSequence: w.segmentMaxSequence, recordBytes: recordBytes)
+        try Self.writeIndexFile(bytes, segmentID: oldID, paths: paths, fileSystem: fileSystem)
+        let indexFile = try Self.openIndexFile(oldID, paths: paths, storeID: manifest.storeID, fileSystem: fileSystem, cache: blockCache)
 
         let newID = try manifest.allocateSegmentID()
         let newFile = try Self.createFile(paths.segment(newID), magic: Format.segmentMagic, id: newID, storeID: manifest.storeID, fileSystem: fileSystem)
         try fileSystem.syncDirectory(paths.segments)
         if let i = manifest.segments.firstIndex(where: { $0.id == oldID }) {
             manifest.segments[i].state = .sealed
-            manifest.segments[i].minSequence = hint.minSequence
-            manifest.segments[i].maxSequence = max(manifest.segments[i].maxSequence, hint.maxSequence)
+            manifest.segments[i].minSequence = minSequence
+            manifest.segments[i].maxSequence = max(manifest.segments[i].maxSequence, w.segmentMaxSequence)
         }
         manifest.segments.append(.init(id: newID, state: .active, minSequence: 0, maxSequence: 0))
+        manifest.counters = state.withLock { $0.index.counters }
+        // Blob files are not restricted: a staging store counts its owner's blob files.
+        manifest.counters.liveBytesBySegment = manifest.counters.liveBytesBySegment.filter { id, _ in manifest.segments.contains { $0.id == id } }
+        manifest.countersKnown = true
         try writeManifest(manifest)
-        // The old handle stays for readers (closing it under a reader would fail its
-        // read); it is closed when the last reference goes.
-        state.withLock { $0.segmentFiles[newID] = newFile }
+        // The overlay becomes the index file in one step for readers. The old segment's
+        // handle stays for readers (closing it under a reader would fail its read); it
+        // is closed when the last reference goes.
+        state.withLock { s in
+            s.segmentFiles[newID] = newFile
+            s.index.install(indexFile)
+            s.index.overlay = IndexOverlay()
+        }
         w.segmentID = newID
         w.segmentFile = newFile
         w.segmentEnd = Int64(Format.segmentHeaderSize)
@@ -98,6 +114,7 @@ extension LogStore {
     public func sealActiveSegment() throws {
         try writer.withLock { w in
             try checkWritable()
+            try upgradeIfNeeded()
             guard w.segmentEnd > Int64(Format.segmentHeaderSize) else { return }
             try roll(&w)
         }

@@ -56,8 +56,8 @@ extension LogStore {
             do {
                 for info in stagingManifest.segments {
                     try fileSystem.rename(stagingPaths.segment(info.id), to: paths.segment(info.id))
-                    if fileSystem.exists(stagingPaths.hint(info.id)) {
-                        try fileSystem.rename(stagingPaths.hint(info.id), to: paths.hint(info.id))
+                    if fileSystem.exists(stagingPaths.indexFile(info.id)) {
+                        try fileSystem.rename(stagingPaths.indexFile(info.id), to: paths.indexFile(info.id))
                     }
                 }
                 // A staging blob file holds only what the migration wrote anew (blobs it
@@ -91,6 +91,11 @@ extension LogStore {
                 // The replaced segments are deleted after the swap: open must know them
                 // for garbage if that does not finish (FORMAT.md §6.3).
                 manifest.retire(segments: replaced, blobFiles: [], isPresent: { _, _ in false })
+                // The staging store counted every blob it references, this store's own
+                // blob files included; its sealed segments' counters become this store's.
+                manifest.version = Format.version
+                manifest.counters = stagingManifest.counters
+                manifest.countersKnown = true
                 try ManifestWriter(fileSystem: fileSystem, paths: paths).write(manifest)
             } catch {
                 fail(error)
@@ -103,7 +108,7 @@ extension LogStore {
         let keep = Set(stagingManifest.segments.map(\.id))
         if let names = try? fileSystem.contentsOfDirectory(paths.segments) {
             for name in names {
-                if let id = StorePaths.parseNumber(name, suffix: ".seg"), !keep.contains(id) { try? fileSystem.remove(paths.segment(id)); try? fileSystem.remove(paths.hint(id)) }
+                if let id = StorePaths.parseNumber(name, suffix: ".seg"), !keep.contains(id) { try? fileSystem.remove(paths.segment(id)); try? fileSystem.remove(paths.indexFile(id)); try? fileSystem.remove(paths.hint(id)) }
             }
         }
         try? fileSystem.remove(paths.staging)

@@ -38,12 +38,12 @@ extension LogStore {
                                    blobFileCount: s.manifest.blobFiles.count, blobBytes: 0, liveBlobBytes: 0)
             for info in s.manifest.segments {
                 usage.segmentBytes += (try? s.segmentFiles[info.id]?.size()) ?? 0
-                usage.liveRecordBytes += s.index.liveBytesBySegment[info.id] ?? 0
+                usage.liveRecordBytes += s.index.counters.liveBytesBySegment[info.id] ?? 0
                 usage.recordBytes += s.recordBytesBySegment[info.id] ?? 0
             }
             for info in s.manifest.blobFiles {
                 usage.blobBytes += max(0, ((try? s.blobFiles[info.id]?.size()) ?? 0) - Int64(Format.blobHeaderSize))
-                usage.liveBlobBytes += s.index.liveBytesByBlobFile[info.id] ?? 0
+                usage.liveBlobBytes += s.index.counters.liveBytesByBlobFile[info.id] ?? 0
             }
             return usage
         }

@@ -14,6 +14,7 @@ extension LogStore {
         if batch.isEmpty { return lastSequence }
         return try writer.withLock { w in
             try checkWritable()
+            try upgradeIfNeeded()
             let (last, missing) = state.withLock { s -> (UInt64, BlobRef?) in
                 for operation in batch.operations {
                     if case let .put(_, _, blobs, _) = operation,
@@ -38,28 +39,24 @@ extension LogStore {
                 }
             }
             let (bytes, locations) = try encodeTransaction(records, sequence: sequence, segmentID: w.segmentID, startingAt: w.segmentEnd)
-            // Read before anything is written; the writer lock keeps the versions put.
-            let replacedTerms = termsOfVersions(replacedBy: records)
+            // The versions these records replace, found before anything is written: a
+            // damaged index file is repaired here, never after the append. The writer
+            // lock keeps them current until the records are applied.
+            let replaced = try previousVersions(of: records)
             // Whatever the durability mode, blob bytes reach the disk before a commit
             // that references them can: otherwise a power loss could keep the commit
             // and lose its blob, and what survives would not be a prefix.
             if w.blobDirty && records.contains(where: { !$0.blobs.isEmpty }) { try syncBlobs(&w) }
             try append(bytes, to: &w)
             state.withLock { s in
-                // One growth of the tables for a big transaction, not a doubling (and a
-                // rehash of everything) every time it outgrows them.
-                if records.count >= 256 { s.index.reserve(keys: records.count) }
+                if records.count >= 256 { s.index.overlay.reserve(records.count) }
                 var recordBytes: Int64 = 0
                 for i in records.indices {
-                    let key = records[i].key, location = locations[i]
-                    for blob in records[i].blobs { s.releasePendingBlob(blob) }
-                    s.index.apply(key: key, sequence: sequence, isTombstone: records[i].isTombstone, location: location, blobs: records[i].blobs, terms: records[i].terms,
-                                  previousTerms: { old in
-                                      // A key twice in one transaction: the version its second
-                                      // one replaces is the first, whose terms are right here.
-                                      if old.sequence == sequence, let j = Self.position(of: old.location, in: locations) { return records[j].terms }
-                                      return replacedTerms[key]
-                                  })
+                    let r = records[i], location = locations[i]
+                    for blob in r.blobs { s.releasePendingBlob(blob) }
+                    let entry = IndexEntry(key: r.key, sequence: sequence, isTombstone: r.isTombstone, location: location, blobs: r.blobs)
+                    // A key twice in this transaction: its first version is in the overlay now.
+                    s.index.apply(entry, terms: r.terms, replacing: s.index.overlay.entry(r.key) ?? replaced[i])
                     recordBytes += Int64(location.recordLength)
                 }
                 s.recordBytesBySegment[w.segmentID, default: 0] += recordBytes
@@ -68,7 +65,8 @@ extension LogStore {
             w.segmentMinSequence = min(w.segmentMinSequence, sequence)
             w.segmentMaxSequence = max(w.segmentMaxSequence, sequence)
             counters.commits.add(1)
-            if w.segmentEnd >= Int64(options.segmentSizeLimit) {
+            let overlayFull = state.withLock { $0.index.overlay.count >= max(1, options.overlayEntryLimit) }
+            if w.segmentEnd >= Int64(options.segmentSizeLimit) || overlayFull {
                 do {
                     try roll(&w)
                 } catch StrataError.limitExceeded {
@@ -81,34 +79,12 @@ extension LogStore {
         }
     }
 
-    /// The index terms of the current versions that `records` replace, for keys whose
-    /// current version has any (the key index keeps none in memory). A version that
-    /// cannot be read is left out: the index then takes its slow, exact path.
-    private func termsOfVersions(replacedBy records: [Record]) -> [RecordKey: [IndexTerm]] {
-        let toRead = state.withLock { s -> [(RecordKey, KeyIndex.Entry, any StorageFile)] in
-            records.compactMap { r in
-                guard let entry = s.index.entry(r.key), entry.hasTerms, let file = s.segmentFiles[entry.location.segment] else { return nil }
-                return (r.key, entry, file)
-            }
+    /// The current version in the sealed index files of each record's key (nil when the
+    /// overlay holds the key: the overlay's version is taken at apply time).
+    private func previousVersions(of records: [Record]) throws -> [IndexEntry?] {
+        try readIndex { s in
+            try records.map { r in s.index.overlay.entry(r.key) != nil ? nil : try s.index.sealedEntry(r.key) }
         }
-        var terms: [RecordKey: [IndexTerm]] = [:]
-        for (key, entry, file) in toRead where terms[key] == nil {
-            guard let record = try? readRecord(at: entry.location, in: file), record.key == key, record.sequence == entry.sequence else { continue }
-            terms[key] = record.terms
-        }
-        return terms
-    }
-
-    /// Where `location` is among a transaction's record locations, which ascend by
-    /// frame, then by offset in the frame.
-    static func position(of location: RecordLocation, in locations: [RecordLocation]) -> Int? {
-        var low = 0, high = locations.count
-        while low < high {
-            let mid = (low + high) / 2
-            let candidate = locations[mid]
-            if (candidate.frameOffset, candidate.recordOffset) < (location.frameOffset, location.recordOffset) { low = mid + 1 } else { high = mid }
-        }
-        return low < locations.count && locations[low] == location ? low : nil
     }
 
     /// Encodes records into block frames of about `options.blockSize` raw bytes each,
@@ -229,6 +205,7 @@ extension LogStore {
     public func writeBlob(_ bytes: [UInt8]) throws -> BlobRef {
         try writer.withLock { w in
             try checkWritable()
+            try upgradeIfNeeded()
             guard let file = w.blobFile else { throw StrataError(.readOnly, "the store was opened read-only", path: path) }
             var stored = bytes
             var flags: UInt32 = 0
@@ -277,6 +254,7 @@ extension LogStore {
         }
         try writer.withLock { _ in
             try checkWritable()
+            try upgradeIfNeeded()
             var manifest = state.withLock { $0.manifest }
             let retired = manifest.metadata[Manifest.retiredKey]
             manifest.metadata = metadata
@@ -319,10 +297,11 @@ extension LogStore {
             s.isClosed = true
             // The index is most of a store's memory: a closed store that something still
             // references (a context, a CLI variable) must not keep it.
-            defer { s.segmentFiles = [:]; s.blobFiles = [:]; s.index = KeyIndex() }
+            let indexFiles = s.index.files.map(\.file)
+            defer { s.segmentFiles = [:]; s.blobFiles = [:]; s.index = StoreIndex() }
             // Foreign blob files belong to the store this one stages for: not ours to close.
             let own = s.blobFiles.filter { !s.foreignBlobFiles.contains($0.key) }
-            return Array(s.segmentFiles.values) + Array(own.values)
+            return Array(s.segmentFiles.values) + Array(own.values) + indexFiles
         }
         for file in files { try? file.close() }
         lockHandle?.unlock()

@@ -1,7 +1,7 @@
 import Logging
 import Synchronization
 
-/// A store directory: the append-only segment log, its blob area, manifest and hints.
+/// A store directory: the append-only segment log, its blob area, manifest and index files.
 ///
 /// `LogStore` is the storage engine under the object layer. It keeps versions of
 /// keyed records; a transaction (`WriteBatch`) becomes visible whole or not at all.
@@ -32,9 +32,12 @@ public final class LogStore: Sendable {
     let writer: Locked<WriterState>
     /// One compaction at a time.
     let compactionGate = Locked(false)
+    /// One rebuild of a damaged index file at a time (never the writer lock: a commit
+    /// holding it may be the reader that found the damage).
+    let indexRepairGate = Locked(0)
 
     struct State: Sendable {
-        var index = KeyIndex()
+        var index = StoreIndex()
         var segmentFiles: [UInt32: any StorageFile] = [:]
         var blobFiles: [UInt32: any StorageFile] = [:]
         var manifest: Manifest
@@ -58,6 +61,9 @@ public final class LogStore: Sendable {
         /// removal may not survive a power loss, so the retired list keeps every id
         /// until the store reopens (else the files come back unlisted, and open refuses).
         var removalsNotDurable = false
+        /// A format-1 store whose index files are still in memory: its first write
+        /// upgrades it to format 2 (FORMAT.md §12), with these counters of its sealed segments.
+        var legacySealedCounters: IndexCounters?
         /// Set when a write or fsync failed: the store is read-only until reopened.
         var failure: StrataError?
         var isClosed = false
@@ -77,14 +83,15 @@ public final class LogStore: Sendable {
         var lastSync = ContinuousClock.now
     }
 
-    init(path: String, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, lock: (any FileLock)?, state: State, writer: WriterState) {
+    init(path: String, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, lock: (any FileLock)?, state: State, writer: WriterState, cache: BlockCache) {
         self.path = path
         self.paths = StorePaths(path)
         self.options = options
         self.fileSystem = fileSystem
         self.logger = logger
         self.lockHandle = lock
-        self.blockCache = BlockCache(budget: options.blockCacheBytes)
+        // Made before the store, because open reads index files through it.
+        self.blockCache = cache
         self.state = Locked(state)
         self.writer = Locked(writer)
     }
@@ -107,6 +114,13 @@ public final class LogStore: Sendable {
 
     /// The number of live (not deleted) keys.
     public var count: Int { state.withLock { $0.index.count } }
+
+    /// The number of live keys in `range`. A range covering one whole 16-bit key prefix
+    /// (the object layer's entity), give or take a few keys at its start, is answered
+    /// from counters the manifest keeps; any other range walks its keys.
+    public func count(in range: Range<RecordKey>?) -> Int {
+        readIndexLogging(0) { try $0.index.count(in: range) }
+    }
 
     /// The caller's metadata, kept in the manifest (the object layer stores the model hash here).
     public var metadata: [String: [UInt8]] { state.withLock { $0.manifest.metadata.filter { $0.key != Manifest.retiredKey } } }

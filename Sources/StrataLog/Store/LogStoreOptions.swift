@@ -27,8 +27,15 @@ public struct LogStoreOptions: Sendable {
     /// about a fifth better on employee-like records) and read slower once the store
     /// outgrows the block cache.
     public var blockSize = 4 << 10
-    /// Bytes of decompressed record blocks kept in memory for reads (0 turns it off).
-    public var blockCacheBytes = 16 << 20
+    /// Bytes of decompressed record blocks and index file blocks kept in memory for
+    /// reads (0 turns it off). With the index on disk (FORMAT.md §7) this cache and the
+    /// active segment's overlay are the engine's memory, whatever the store's size.
+    public var blockCacheBytes = 24 << 20
+    /// The active segment is sealed (and its index written to disk) once it holds this
+    /// many keys, so the in-memory overlay stays bounded: about 150 bytes a key plus
+    /// its terms. A single transaction larger than this still goes whole into one
+    /// segment; the roll follows its commit.
+    public var overlayEntryLimit = 65_536
     /// LZ4-compress record blocks when it saves an eighth or more.
     public var compressRecords = true
     /// LZ4-compress blobs when it saves an eighth or more (incompressible ones stay as they are).

@@ -1,5 +1,5 @@
 extension LogStore {
-    /// Reads every frame of every segment, every hint file, and every blob that a
+    /// Reads every frame of every segment, every index file, and every blob that a
     /// live record references, checking each checksum and that the index agrees with
     /// the files. It reports rather than throws, so one damaged frame does not hide
     /// the next.
@@ -19,7 +19,7 @@ extension LogStore {
             }
             report.segmentsChecked += 1
             let scan: SegmentScanner.Result
-            var builder = HintBuilder()
+            var builder = IndexFileBuilder()
             do {
                 scan = try SegmentScanner(file: file, segmentID: info.id, statistics: nil).scan(collect: false) { transaction in
                     if info.state == .sealed { builder.add(transaction) }
@@ -48,7 +48,9 @@ extension LogStore {
                 }
             }
             if info.state == .sealed {
-                verifyHint(info.id, expected: builder.hint(of: scan, segmentID: info.id, storeID: manifest.storeID), report: &report)
+                let expected = builder.encoded(segmentID: info.id, storeID: manifest.storeID, minSequence: scan.minSequence == .max ? 0 : scan.minSequence,
+                                               maxSequence: scan.maxSequence, recordBytes: scan.recordBytes)
+                verifyIndexFile(info.id, expected: expected, report: &report)
             }
         }
         for key in keys() {
@@ -71,22 +73,22 @@ extension LogStore {
         return report
     }
 
-    private func verifyHint(_ id: UInt32, expected: HintFile, report: inout VerifyReport) {
-        let path = paths.hint(id)
-        guard fileSystem.exists(path) else {
-            report.warnings.append("no hint file for sealed segment \(id) (\(path)); open scans the segment")
+    /// Compares a sealed segment's index file with one rebuilt from the segment: the
+    /// bytes must be equal (the encoding is deterministic).
+    private func verifyIndexFile(_ id: UInt32, expected: [UInt8], report: inout VerifyReport) {
+        guard let index = state.withLock({ $0.index.file(for: id) }) else {
+            report.problems.append(StrataError(.corrupt, "sealed segment \(id) has no index file open", path: paths.indexFile(id)))
             return
         }
         do {
-            let file = try fileSystem.open(path, mode: .readOnly)
-            defer { try? file.close() }
-            let hint = try HintFile.decode(try file.readExactly(Int(try file.size()), at: 0), path: path)
-            report.hintFilesChecked += 1
-            if hint.entries != expected.entries {
-                report.problems.append(StrataError(.corrupt, "hint file disagrees with its segment; open would trust it (delete it to have open rebuild it)", path: path))
+            let size = Int(try index.file.size())
+            let bytes = try index.file.readExactly(size, at: 0)
+            report.indexFilesChecked += 1
+            if bytes != expected {
+                report.problems.append(StrataError(.corrupt, "index file disagrees with its segment (delete it to have open rebuild it)", path: index.path))
             }
         } catch {
-            report.warnings.append("damaged hint file \(path): \(error)")
+            report.problems.append((error as? StrataError) ?? StrataError(.io, "\(error)", path: index.path))
         }
     }
 }

@@ -3,11 +3,11 @@ public struct VerifyReport: Sendable, CustomStringConvertible {
     public var segmentsChecked = 0
     public var recordsChecked = 0
     public var blobsChecked = 0
-    public var hintFilesChecked = 0
+    public var indexFilesChecked = 0
     public var bytesChecked: Int64 = 0
     /// Each problem names its file and offset. Empty when the store is sound.
     public var problems: [StrataError] = []
-    /// Damaged or stale hint files: not errors (open falls back to scanning), but worth knowing.
+    /// Things worth knowing that are not damage to data, such as a segment whose index file had to be rebuilt.
     public var warnings: [String] = []
 
     public init() {}
@@ -15,7 +15,7 @@ public struct VerifyReport: Sendable, CustomStringConvertible {
     public var isSound: Bool { problems.isEmpty }
 
     public var description: String {
-        var text = "checked \(segmentsChecked) segments, \(recordsChecked) records, \(blobsChecked) blobs, \(hintFilesChecked) hint files, \(bytesChecked) bytes: "
+        var text = "checked \(segmentsChecked) segments, \(recordsChecked) records, \(blobsChecked) blobs, \(indexFilesChecked) index files, \(bytesChecked) bytes: "
         text += problems.isEmpty ? "sound" : "\(problems.count) problem(s)"
         for problem in problems { text += "\n  " + problem.description }
         for warning in warnings { text += "\n  warning: " + warning }

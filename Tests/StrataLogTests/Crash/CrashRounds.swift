@@ -23,7 +23,7 @@ struct CrashRounds {
         var acknowledged = 0
         var inFlightLanded = 0
         var lastTransaction: UInt64 = 0
-        var hintWarnings = 0
+        var verifyWarnings = 0
         /// For the crash campaign's record (`make crash-campaign`).
         var kills = 0
         var opened = 0
@@ -34,7 +34,7 @@ struct CrashRounds {
         var mismatches = 0
 
         var description: String {
-            "\(acknowledged) transactions acknowledged, the one in flight landed after \(inFlightLanded) kills, store at transaction \(lastTransaction), \(hintWarnings) hint warnings from verify"
+            "\(acknowledged) transactions acknowledged, the one in flight landed after \(inFlightLanded) kills, store at transaction \(lastTransaction), \(verifyWarnings) warnings from verify"
         }
 
         var campaignLine: String {
@@ -101,7 +101,7 @@ struct CrashRounds {
                 return summary
             }
             summary.verified += 1
-            summary.hintWarnings += report.warnings.count
+            summary.verifyWarnings += report.warnings.count
             try store.close()
             summary.acknowledged += outcome.acknowledged.count
             summary.inFlightLanded += last > acknowledged ? 1 : 0

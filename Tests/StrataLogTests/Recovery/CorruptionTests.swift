@@ -4,9 +4,10 @@ import StrataTestSupport
 @testable import StrataLog
 
 /// Damage outside a torn tail is never silently skipped: it is an error naming the
-/// file and offset — except a hint file, which open replaces by scanning.
+/// file and offset — except an index file, which is derived data: rebuilt from its
+/// segment with a warning.
 @Suite struct CorruptionTests {
-    /// A store with two sealed segments (with hints), a blob, and an active segment.
+    /// A store with two sealed segments (with index files), a blob, and an active segment.
     static func makeStore(at path: String) throws -> [UInt64: [UInt8]] {
         var options = LogStoreOptions()
         options.segmentSizeLimit = 2048
@@ -40,7 +41,7 @@ import StrataTestSupport
         let offset = Format.segmentHeaderSize + Format.frameHeaderSize + 30 // inside the first frame's payload
         try FileBytes.flip(segment, at: offset)
 
-        // With its hint, open does not read the segment; the damage surfaces on read and verify.
+        // With its index file, open does not read the segment; the damage surfaces on read and verify.
         let store = try LogStore.open(at: dir.path, logger: .quiet)
         let error = #expect(throws: StrataError.self) { _ = try store.get(RecordKey(0)) }
         #expect(error?.code == .corrupt)
@@ -51,9 +52,8 @@ import StrataTestSupport
         #expect(report.problems.contains { $0.path == segment && $0.offset == Int64(Format.segmentHeaderSize) })
         try store.close()
 
-        // Without its hint, open must scan it and refuse loudly.
-        try FileBytes.write([], to: dir.path + "/index/000001.hint")
-        try POSIXFileSystem().remove(dir.path + "/index/000001.hint")
+        // Without its index file, open must rebuild it from the segment and refuse loudly.
+        try POSIXFileSystem().remove(dir.path + "/index/000001.idx")
         let openError = #expect(throws: StrataError.self) { _ = try LogStore.open(at: dir.path, logger: .quiet) }
         #expect(openError?.code == .corrupt)
         #expect(openError?.path == segment)
@@ -83,30 +83,36 @@ import StrataTestSupport
         try LogStore.open(at: dir.path, logger: .quiet).close()
     }
 
-    @Test func damagedHintFileFallsBackToScanning() throws {
-        let dir = try TemporaryDirectory("corrupt-hint")
+    /// A damaged block is found on read (open reads footers only), a damaged footer
+    /// at open: either way the file is rebuilt from its segment and every read answers.
+    @Test func damagedIndexFileIsRebuiltFromItsSegment() throws {
+        let dir = try TemporaryDirectory("corrupt-index")
         defer { dir.remove() }
         let expected = try Self.makeStore(at: dir.path)
-        let hint = dir.path + "/index/000001.hint"
-        let size = try FileBytes.size(hint)
-        for offset in [0, 10, size / 2, size - 1] {
-            try FileBytes.flip(hint, at: offset)
+        let index = dir.path + "/index/000001.idx"
+        let original = try FileBytes.read(index)
+        let size = original.count
+        for offset in [0, 10, size / 2, size - 100, size - 1] {
+            try FileBytes.flip(index, at: offset)
             let store = try LogStore.open(at: dir.path, logger: .quiet)
-            for (key, value) in expected { #expect(try store.get(RecordKey(key))?.value == value) }
+            for (key, value) in expected { #expect(try store.get(RecordKey(key))?.value == value, "offset \(offset)") }
+            #expect(store.keys().count == expected.count)
             try store.close()
-            // Open rewrote the hint from the scan; it is sound again.
+            // The rebuilt file is the original, byte for byte.
+            #expect(try FileBytes.read(index) == original, "offset \(offset)")
             let reopened = try LogStore.open(at: dir.path, logger: .quiet)
             #expect(try reopened.verify().isSound)
             try reopened.close()
         }
-        try POSIXFileSystem().remove(hint)
+        try POSIXFileSystem().remove(index)
         let store = try LogStore.open(at: dir.path, logger: .quiet)
         #expect(store.count == expected.count)
         try store.close()
     }
 
-    /// Git keeps no empty directory, and a copy may drop the hints: a store without
-    /// its index/ directory opens by scanning, read-only too, and gets its hints back.
+    /// Git keeps no empty directory, and a copy may drop the index files: a store without
+    /// its index/ directory opens by scanning, read-only too (in memory), and gets its
+    /// index files back.
     @Test func missingIndexDirectoryIsRecreated() throws {
         let dir = try TemporaryDirectory("missing-index")
         defer { dir.remove() }
@@ -122,7 +128,7 @@ import StrataTestSupport
         for (key, value) in expected { #expect(try store.get(RecordKey(key))?.value == value) }
         #expect(try store.verify().isSound)
         try store.close()
-        #expect(POSIXFileSystem().exists(dir.path + "/index/000001.hint"))
+        #expect(POSIXFileSystem().exists(dir.path + "/index/000001.idx"))
     }
 
     @Test func damagedBlobIsAnErrorNamingBlobFileAndOffset() throws {
@@ -151,6 +157,6 @@ import StrataTestSupport
         #expect(report.isSound, "\(report)")
         #expect(report.recordsChecked == expected.count)
         #expect(report.blobsChecked == 1)
-        #expect(report.hintFilesChecked >= 2)
+        #expect(report.indexFilesChecked >= 2)
     }
 }

@@ -3,13 +3,13 @@ import Logging
 import StrataTestSupport
 @testable import StrataLog
 
-/// Single-field edits of segments, hints and blob references with their checksums
+/// Single-field edits of segments, index files and blob references with their checksums
 /// recomputed (issue 16). Before, these trapped ("arithmetic overflow", "Not enough
 /// bits") or lost acknowledged data without an error; now each is an error naming the
 /// file, or is repaired without loss.
 @Suite struct FieldEditTests {
     /// Uncompressed records so that fields sit at known offsets; two sealed segments
-    /// with hints and an active one.
+    /// with index files and an active one.
     static var options: LogStoreOptions {
         var options = LogStoreOptions()
         options.segmentSizeLimit = 1500
@@ -83,23 +83,28 @@ import StrataTestSupport
         try store.close()
     }
 
-    /// A hint whose recordBytes, a sequence or a location is out of range is not used:
-    /// the segment is scanned and everything reads back.
-    @Test(arguments: ["recordBytes", "entrySequence", "maxSequence", "frameLength"])
-    func hintFieldsOutOfRangeAreNotTrusted(field: String) throws {
-        let dir = try TemporaryDirectory("edit-hint")
+    /// An index file whose footer (CRC recomputed) has recordBytes, a sequence or a
+    /// handle out of range is not used: it is rebuilt from the segment and everything
+    /// reads back. (Format 2's counterpart of the format-1 hint checks.)
+    @Test(arguments: ["recordBytes", "minSequence", "maxSequence", "dataFence", "entryCount"])
+    func indexFooterFieldsOutOfRangeAreNotTrusted(field: String) throws {
+        let dir = try TemporaryDirectory("edit-index")
         defer { dir.remove() }
         let expected = try Self.makeStore(dir.path)
         let sealed = try #require(try Self.sealedIDs(dir.path).first)
-        let path = StoreSurgery.hint(dir.path, sealed)
-        var hint = try HintFile.decode(try FileBytes.read(path), path: path)
+        let path = StorePaths(dir.path).indexFile(sealed)
+        var bytes = try FileBytes.read(path)
+        let at = bytes.count - IndexFooter.size
+        var footer = try IndexFooter.decode(Array(bytes[at...]), fileSize: Int64(bytes.count), path: path)
         switch field {
-        case "recordBytes": hint.recordBytes = .max
-        case "entrySequence": hint.entries[0].sequence = .max
-        case "maxSequence": hint.maxSequence = .max
-        default: hint.entries[0].location.frameLength = .max
+        case "recordBytes": footer.recordBytes = .max
+        case "minSequence": footer.minSequence += 1
+        case "maxSequence": footer.maxSequence = .max
+        case "dataFence": footer.dataFence.offset = .max
+        default: footer.entryCount = .max
         }
-        try FileBytes.write(hint.encoded(), to: path)
+        bytes.replaceSubrange(at..., with: footer.encoded())
+        try FileBytes.write(bytes, to: path)
         let store = try LogStore.open(at: dir.path, logger: .quiet)
         try ManifestCounterTests.expectAll(store, expected)
         #expect(store.lastSequence == 10)
@@ -218,7 +223,7 @@ import StrataTestSupport
             lastKey = StoreSurgery.u64(payload, at: record + 1)
             StoreSurgery.putU32(StoreSurgery.u32(payload, at: record + 17) - 3, at: record + 17, in: &payload)
         }
-        // Through the hint, open does not read the segment: the read must refuse it.
+        // Through the index file, open does not read the segment: the read must refuse it.
         let store = try LogStore.open(at: dir.path, logger: .quiet)
         let error = #expect(throws: StrataError.self) { _ = try store.get(RecordKey(lastKey)) }
         #expect(error?.code == .corrupt)
@@ -232,7 +237,7 @@ import StrataTestSupport
         Self.expectCorruptOpen(dir.path, file: segment)
     }
 
-    /// A put turned into a tombstone in the segment while the hint says put: before,
+    /// A put turned into a tombstone in the segment while the index says put: before,
     /// `get` returned the tombstone as if it were the value.
     @Test func getChecksTheKindOfTheRecord() throws {
         let dir = try TemporaryDirectory("edit-kind")

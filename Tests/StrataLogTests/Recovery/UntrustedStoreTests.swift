@@ -111,8 +111,8 @@ import StrataTestSupport
         #expect(try FileBytes.read(outside) == victim, "the file outside the store is untouched")
     }
 
-    /// Every committed format-1 store opens with the new checks on the scanning path
-    /// (hints removed), and the engine still reads every key — the stricter records
+    /// Every committed store (each format) opens with the new checks on the scanning path
+    /// (hint and index files removed), and the engine still reads every key — the stricter records
     /// block and sequence checks refuse nothing a Strata writer wrote.
     @Test func everyCommittedStoreOpensWhenScanned() throws {
         let root = FixturePaths.store("")

@@ -23,7 +23,8 @@ import Strata
     }
 
     /// The manifest and every segment, blob and hint file carry the version at offset 8
-    /// (FORMAT.md §1.1), so a folder cannot hold stores of another version by mistake.
+    /// (FORMAT.md §1.1), and every index file in its footer (§7.1), so a folder cannot
+    /// hold stores of another version by mistake.
     @Test(arguments: FixtureStore.formatFolders)
     func everyFileSaysTheFolderFormatVersion(folder: String) throws {
         let version = try #require(FixtureStore.formatVersion(ofFolder: folder))
@@ -35,6 +36,18 @@ import Strata
                 files += names.filter { $0.hasSuffix(suffix) }.map { directory + "/" + $0 }
             }
             #expect(files.count >= 3, "\(folder)/\(name): a manifest, a segment and a blob file at least")
+            let indexFiles = ((try? FileManager.default.contentsOfDirectory(atPath: path + "/index")) ?? []).filter { $0.hasSuffix(".idx") }
+            if version >= 2 {
+                for file in indexFiles {
+                    let bytes = try FileBytes.read(path + "/index/" + file)
+                    try #require(bytes.count >= 160, "\(folder)/\(name)/index/\(file) is shorter than a footer")
+                    let footer = bytes.count - 160
+                    let written = bytes[(footer + 8)..<(footer + 12)].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                    #expect(written == version, "\(folder)/\(name)/index/\(file) says format \(written)")
+                }
+            } else {
+                #expect(indexFiles.isEmpty, "\(folder)/\(name): a format-1 store has no index files")
+            }
             for file in files {
                 let bytes = try FileBytes.read(path + "/" + file)
                 try #require(bytes.count >= 12, "\(folder)/\(name)/\(file) is shorter than a header")

@@ -5,7 +5,7 @@ import StrataTestSupport
 
 /// `employees-lifecycle-v1` exists to hold what an imported fixture cannot: this
 /// checks that each format's copy really does, so the opening and migration tests that
-/// run over it (`EmployeesFixtureTests`) cover sealed segments, hint files, a
+/// run over it (`EmployeesFixtureTests`) cover sealed segments, hint or index files, a
 /// compaction's output, tombstones and several blob files.
 @Suite struct LifecycleFixtureTests {
     @Test(arguments: FixtureStore.formatFolders)
@@ -21,14 +21,22 @@ import StrataTestSupport
         #expect(manifest.blobFiles.count >= 2, "\(folder): \(manifest.blobFiles.count) blob files")
         #expect(manifest.blobFiles.contains { $0.state == .sealed }, "\(folder): no sealed blob file (blob garbage collection writes one)")
 
-        var hintTombstones = 0
+        var indexedTombstones = 0
         for segment in sealed {
-            let hintPath = path + "/index/" + String(format: "%06d.hint", segment.id)
-            let hint = try HintFile.decode(try FileBytes.read(hintPath), path: hintPath)
-            #expect(hint.segmentID == segment.id)
-            hintTombstones += hint.entries.filter(\.isTombstone).count
+            if manifest.version == 1 {
+                let hintPath = path + "/index/" + String(format: "%06d.hint", segment.id)
+                let hint = try HintFile.decode(try FileBytes.read(hintPath), path: hintPath)
+                #expect(hint.segmentID == segment.id)
+                indexedTombstones += hint.entries.filter(\.isTombstone).count
+            } else {
+                let indexPath = path + "/index/" + String(format: "%06d.idx", segment.id)
+                let index = try IndexFile(file: ByteArrayFile(path: indexPath, bytes: try FileBytes.read(indexPath)), segmentID: segment.id,
+                                          storeID: manifest.storeID, cache: BlockCache(budget: 1 << 20))
+                #expect(try index.readAll().entries.count == Int(index.footer.entryCount))
+                indexedTombstones += Int(index.footer.tombstoneCount)
+            }
         }
-        #expect(hintTombstones > 0, "\(folder): no sealed segment keeps a tombstone")
+        #expect(indexedTombstones > 0, "\(folder): no sealed segment keeps a tombstone")
 
         let file = try POSIXFileSystem().open(path + "/segments/" + String(format: "%06d.seg", active.id), mode: .readOnly)
         defer { try? file.close() }

@@ -1,0 +1,42 @@
+/// What compaction and `count` need without walking keys (FORMAT.md §6.1): live bytes
+/// per segment and per blob file, and live keys per 16-bit key prefix (the object
+/// layer's entity tag). Kept exact by every commit, roll and compaction swap; the
+/// manifest holds the figures of its sealed segments, and open replays the active
+/// segment on top of them.
+struct IndexCounters: Equatable, Sendable {
+    var liveBytesBySegment: [UInt32: Int64] = [:]
+    var liveBytesByBlobFile: [UInt32: Int64] = [:]
+    var liveCountByPrefix: [UInt16: Int64] = [:]
+
+    static func prefix(_ key: RecordKey) -> UInt16 { UInt16(truncatingIfNeeded: key.rawValue >> 48) }
+
+    static func blobBytes(_ blob: BlobRef) -> Int64 {
+        Int64(clamping: blob.length) &+ Int64(Format.blobEntryHeaderSize)
+    }
+
+    var liveCount: Int { Int(clamping: liveCountByPrefix.values.reduce(0, &+)) }
+
+    /// Counts `entry` as a current version.
+    mutating func add(_ entry: IndexEntry) {
+        liveBytesBySegment[entry.location.segment, default: 0] &+= entry.recordBytes
+        for blob in entry.blobs { liveBytesByBlobFile[blob.file, default: 0] &+= Self.blobBytes(blob) }
+        if !entry.isTombstone { liveCountByPrefix[Self.prefix(entry.key), default: 0] &+= 1 }
+    }
+
+    /// Stops counting `entry`, which a newer version replaced (or compaction dropped).
+    mutating func remove(_ entry: IndexEntry) {
+        liveBytesBySegment[entry.location.segment, default: 0] &-= entry.recordBytes
+        for blob in entry.blobs { liveBytesByBlobFile[blob.file, default: 0] &-= Self.blobBytes(blob) }
+        if !entry.isTombstone {
+            let p = Self.prefix(entry.key)
+            liveCountByPrefix[p, default: 0] &-= 1
+            if liveCountByPrefix[p] == 0 { liveCountByPrefix[p] = nil }
+        }
+    }
+
+    /// Keeps only the files a manifest lists.
+    mutating func restrict(segments: Set<UInt32>, blobFiles: Set<UInt32>) {
+        liveBytesBySegment = liveBytesBySegment.filter { segments.contains($0.key) }
+        liveBytesByBlobFile = liveBytesByBlobFile.filter { blobFiles.contains($0.key) }
+    }
+}

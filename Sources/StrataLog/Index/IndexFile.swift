@@ -1,0 +1,352 @@
+import Synchronization
+
+/// A sealed segment's index file (FORMAT.md §7), read through the store's block cache:
+/// only the footer stays in memory. A lookup checks the key range, probes the Bloom
+/// filter, binary-searches the data fence and reads one data block.
+///
+/// Every block is checked against its CRC when read from disk; a damaged block throws
+/// `IndexFile.Damage`, which the store answers by rebuilding the file from its segment
+/// (FORMAT.md §4.2) — index files are derived data.
+final class IndexFile: Sendable {
+    /// A block of this file failed its checks: the file must be rebuilt.
+    struct Damage: Error {
+        var segmentID: UInt32
+        var error: StrataError
+    }
+
+    let segmentID: UInt32
+    let file: any StorageFile
+    let footer: IndexFooter
+    let cache: BlockCache
+    /// Distinguishes this opening in the cache: a rebuilt file of the same segment
+    /// must never be served another file's blocks.
+    let cacheID: UInt64
+
+    private static let serials = Atomic<UInt64>(1)
+
+    var path: String { file.path }
+
+    /// Opens an index file and checks its footer against the segment it must describe.
+    init(file: any StorageFile, segmentID: UInt32, storeID: [UInt8], cache: BlockCache) throws {
+        let size = try file.size()
+        guard size >= Int64(IndexFooter.size) else { throw StrataError(.corrupt, "index file shorter than its footer", path: file.path, offset: 0) }
+        let footer = try IndexFooter.decode(try file.readExactly(IndexFooter.size, at: size - Int64(IndexFooter.size)), fileSize: size, path: file.path)
+        guard footer.segmentID == segmentID, footer.storeID == storeID else {
+            throw StrataError(.corrupt, "index file belongs to another segment or store (segment \(footer.segmentID), expected \(segmentID))", path: file.path, offset: size - Int64(IndexFooter.size))
+        }
+        self.segmentID = segmentID
+        self.file = file
+        self.footer = footer
+        self.cache = cache
+        self.cacheID = Self.serials.wrappingAdd(1, ordering: .relaxed).oldValue | (1 << 63)
+    }
+
+    /// A block by handle, CRC checked once when read from disk, then served by the cache.
+    private func block(_ offset: UInt64, _ length: UInt64, what: String) throws(Damage) -> [UInt8] {
+        let key = BlockCache.Key(file: cacheID, offset: offset)
+        if let cached = cache.get(key) { return cached }
+        let bytes: [UInt8]
+        do {
+            guard length >= 8, length <= UInt64(Int32.max), offset <= UInt64(Int64.max) else {
+                throw StrataError(.corrupt, "index \(what) block length \(length) is impossible", path: path, offset: Int64(clamping: offset))
+            }
+            bytes = try file.readExactly(Int(length), at: Int64(offset))
+            let body = bytes.count - 4
+            var r = ByteReader(bytes, from: body)
+            guard try r.u32() == CRC32C.checksum(bytes[0..<body]) else {
+                throw StrataError(.corrupt, "index \(what) block checksum mismatch", path: path, offset: Int64(offset))
+            }
+        } catch let error as StrataError {
+            throw Damage(segmentID: segmentID, error: error)
+        } catch {
+            throw Damage(segmentID: segmentID, error: StrataError(.io, "\(error)", path: path, offset: Int64(clamping: offset)))
+        }
+        cache.put(key, bytes)
+        return bytes
+    }
+
+    private func damage(_ message: String, at offset: UInt64) -> Damage {
+        Damage(segmentID: segmentID, error: StrataError(.corrupt, message, path: path, offset: Int64(clamping: offset)))
+    }
+
+    /// Whether `key` lies in this file's key range and passes its filter.
+    func mayContain(_ key: RecordKey) throws(Damage) -> Bool {
+        guard footer.entryCount > 0, key.rawValue >= footer.minKey, key.rawValue <= footer.maxKey else { return false }
+        let filter = try block(footer.filter.offset, footer.filter.length, what: "filter")
+        return BloomFilter.mayContain(key, block: filter)
+    }
+
+    // MARK: Data blocks
+
+    /// The data fence: `count` entries of (last key u64, offset u64, length u32).
+    private func dataFence() throws(Damage) -> (bytes: [UInt8], count: Int) {
+        let bytes = try block(footer.dataFence.offset, footer.dataFence.length, what: "data fence")
+        let count = Int(Self.u32(bytes, 0))
+        guard count <= (bytes.count - 8) / 20 else { throw damage("data fence count \(count) exceeds its block", at: footer.dataFence.offset) }
+        return (bytes, count)
+    }
+
+    private func fenceHandle(_ fence: [UInt8], _ i: Int) -> (last: UInt64, offset: UInt64, length: UInt64) {
+        let at = 4 + i * 20
+        return (Self.u64(fence, at), Self.u64(fence, at + 8), UInt64(Self.u32(fence, at + 16)))
+    }
+
+    /// The first fence position whose last key is ≥ `key` (`count` when none).
+    private func fencePosition(_ fence: [UInt8], count: Int, atLeast key: UInt64) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if Self.u64(fence, 4 + mid * 20) < key { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The entries of data block `i` of the fence, decoded.
+    private func dataBlock(_ fence: [UInt8], _ i: Int) throws(Damage) -> [IndexEntry] {
+        let handle = fenceHandle(fence, i)
+        guard handle.offset <= footer.dataFence.offset, handle.length <= footer.dataFence.offset - handle.offset else {
+            throw damage("data block handle lies outside the data area", at: footer.dataFence.offset)
+        }
+        let bytes = try block(handle.offset, handle.length, what: "data")
+        do {
+            return try Self.decodeEntries(bytes, segmentID: segmentID, path: path, baseOffset: Int64(handle.offset))
+        } catch let error as StrataError {
+            throw Damage(segmentID: segmentID, error: error)
+        } catch {
+            throw damage("\(error)", at: handle.offset)
+        }
+    }
+
+    static func decodeEntries(_ bytes: [UInt8], segmentID: UInt32, path: String, baseOffset: Int64) throws -> [IndexEntry] {
+        var r = ByteReader(bytes, to: bytes.count - 4, path: path, baseOffset: baseOffset)
+        let count = Int(try r.u32("entry count"))
+        guard count <= r.remaining / 35 else { throw r.corrupt("data block entry count \(count) exceeds the block") }
+        var entries: [IndexEntry] = []
+        entries.reserveCapacity(count)
+        var previous: UInt64?
+        for _ in 0..<count {
+            let entry = try decodeEntry(&r, segmentID: segmentID)
+            if let previous, entry.key.rawValue <= previous { throw r.corrupt("data block keys out of order") }
+            previous = entry.key.rawValue
+            entries.append(entry)
+        }
+        guard r.isAtEnd else { throw r.corrupt("bytes after the last entry of a data block") }
+        return entries
+    }
+
+    static func decodeEntry(_ r: inout ByteReader, segmentID: UInt32) throws -> IndexEntry {
+        let key = try r.u64("key")
+        let sequence = try r.u64("sequence")
+        let kind = try r.u8("kind")
+        guard let recordKind = RecordKind(rawValue: kind) else { throw r.corrupt("unknown record kind \(kind)") }
+        let location = RecordLocation(segment: segmentID, frameOffset: try r.u32(), frameLength: try r.u32(),
+                                      recordOffset: try r.u32(), recordLength: try r.u32())
+        let blobCount = Int(try r.u16("blob count"))
+        guard blobCount <= r.remaining / BlobRef.encodedSize else { throw r.corrupt("blob count \(blobCount) exceeds the block") }
+        var blobs: [BlobRef] = []
+        if blobCount > 0 {
+            blobs.reserveCapacity(blobCount)
+            for _ in 0..<blobCount { blobs.append(try RecordCodec.decodeBlob(&r)) }
+        }
+        return IndexEntry(key: RecordKey(key), sequence: sequence, isTombstone: recordKind == .tombstone, location: location, blobs: blobs)
+    }
+
+    /// This file's entry for `key`, if it has one.
+    func entry(_ key: RecordKey) throws(Damage) -> IndexEntry? {
+        guard try mayContain(key) else { return nil }
+        let (fence, count) = try dataFence()
+        let i = fencePosition(fence, count: count, atLeast: key.rawValue)
+        guard i < count else { return nil }
+        let handle = fenceHandle(fence, i)
+        guard handle.offset <= footer.dataFence.offset, handle.length <= footer.dataFence.offset - handle.offset else {
+            throw damage("data block handle lies outside the data area", at: footer.dataFence.offset)
+        }
+        let bytes = try block(handle.offset, handle.length, what: "data")
+        // Walk the raw block, decoding only the entry asked for: a lookup is then one
+        // pass over about a hundred fixed-width heads, without an allocation per entry.
+        let end = bytes.count - 4
+        let entryCount = Int(Self.u32(bytes, 0))
+        var at = 4
+        for _ in 0..<entryCount {
+            guard at + 35 <= end else { break }
+            let k = Self.u64(bytes, at)
+            if k > key.rawValue { return nil }
+            let blobCount = Int(bytes[at + 33]) | Int(bytes[at + 34]) << 8
+            if k == key.rawValue {
+                do {
+                    var r = ByteReader(bytes, from: at, to: end, path: path, baseOffset: Int64(handle.offset))
+                    return try Self.decodeEntry(&r, segmentID: segmentID)
+                } catch let error as StrataError {
+                    throw Damage(segmentID: segmentID, error: error)
+                } catch {
+                    throw damage("\(error)", at: handle.offset)
+                }
+            }
+            at += 35 + blobCount * BlobRef.encodedSize
+        }
+        return nil
+    }
+
+    /// Entries in ascending key order from the first key ≥ `start`, a block at a time.
+    struct Cursor {
+        let file: IndexFile
+        var blockIndex: Int
+        var entries: [IndexEntry] = []
+        var position = 0
+        let fence: [UInt8]
+        let fenceCount: Int
+
+        var current: IndexEntry? { position < entries.count ? entries[position] : nil }
+
+        mutating func advance() throws(Damage) {
+            position += 1
+            try fill()
+        }
+
+        mutating func fill() throws(Damage) {
+            while position >= entries.count {
+                guard blockIndex < fenceCount else { return }
+                entries = try file.dataBlock(fence, blockIndex)
+                blockIndex += 1
+                position = 0
+            }
+        }
+    }
+
+    func cursor(from start: RecordKey) throws(Damage) -> Cursor {
+        let (fence, count) = try dataFence()
+        let i = footer.entryCount == 0 ? count : fencePosition(fence, count: count, atLeast: start.rawValue)
+        var cursor = Cursor(file: self, blockIndex: i, fence: fence, fenceCount: count)
+        try cursor.fill()
+        while let e = cursor.current, e.key < start { try cursor.advance() }
+        return cursor
+    }
+
+    /// The greatest key of this file below `upper` (exclusive) and ≥ `lower`, if any.
+    func lastKey(from lower: RecordKey, below upper: RecordKey) throws(Damage) -> RecordKey? {
+        guard footer.entryCount > 0, upper.rawValue > footer.minKey, lower.rawValue <= footer.maxKey else { return nil }
+        let (fence, count) = try dataFence()
+        var i = min(fencePosition(fence, count: count, atLeast: upper.rawValue), count - 1)
+        while i >= 0 {
+            let entries = try dataBlock(fence, i)
+            if let last = entries.last(where: { $0.key < upper }) { return last.key >= lower ? last.key : nil }
+            i -= 1
+        }
+        return nil
+    }
+
+    // MARK: Term blocks
+
+    /// The term fence's entries: each block's last (index, value) and its handle.
+    private func termFence() throws(Damage) -> [(index: UInt32, value: [UInt8], offset: UInt64, length: UInt64)] {
+        let fence = try block(footer.termFence.offset, footer.termFence.length, what: "term fence")
+        do {
+            var r = ByteReader(fence, to: fence.count - 4, path: path, baseOffset: Int64(footer.termFence.offset))
+            let count = Int(try r.u32("term fence count"))
+            guard count <= r.remaining / 26 else { throw r.corrupt("term fence count \(count) exceeds its block") }
+            var result: [(index: UInt32, value: [UInt8], offset: UInt64, length: UInt64)] = []
+            result.reserveCapacity(count)
+            for _ in 0..<count {
+                let index = try r.u32("term index")
+                let length = Int(try r.u16("term length"))
+                let value = try r.bytes(length, "term value")
+                _ = try r.u64("last key")
+                let offset = try r.u64("block offset"), blockLength = UInt64(try r.u32("block length"))
+                // Term blocks lie between the data blocks and the data fence.
+                guard offset <= footer.dataFence.offset, blockLength <= footer.dataFence.offset - offset else {
+                    throw r.corrupt("term block handle lies outside the term area")
+                }
+                result.append((index, value, offset, blockLength))
+            }
+            return result
+        } catch let error as StrataError {
+            throw Damage(segmentID: segmentID, error: error)
+        } catch {
+            throw damage("\(error)", at: footer.termFence.offset)
+        }
+    }
+
+    private func termBlock(offset: UInt64, length: UInt64) throws(Damage) -> [IndexTermEntry] {
+        let bytes = try block(offset, length, what: "term")
+        do {
+            var r = ByteReader(bytes, to: bytes.count - 4, path: path, baseOffset: Int64(offset))
+            let count = Int(try r.u32("term count"))
+            guard count <= r.remaining / 22 else { throw r.corrupt("term block count \(count) exceeds the block") }
+            var terms: [IndexTermEntry] = []
+            terms.reserveCapacity(count)
+            for _ in 0..<count {
+                let index = try r.u32("term index")
+                let length = Int(try r.u16("term length"))
+                let value = try r.bytes(length, "term value")
+                terms.append(IndexTermEntry(index: index, value: TermBytes(value), key: RecordKey(try r.u64("term key")), sequence: try r.u64("term sequence")))
+            }
+            guard r.isAtEnd else { throw r.corrupt("bytes after the last term of a term block") }
+            return terms
+        } catch let error as StrataError {
+            throw Damage(segmentID: segmentID, error: error)
+        } catch {
+            throw damage("\(error)", at: offset)
+        }
+    }
+
+    /// Term entries with `index` whose value lies within the bounds, in file order.
+    func terms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool,
+               _ body: (IndexTermEntry) -> Void) throws(Damage) {
+        guard footer.termCount > 0 else { return }
+        let lowerBytes = lower ?? []
+        for handle in try termFence() {
+            // Blocks whose last term sorts before (index, lower) hold nothing wanted.
+            if handle.index < index || (handle.index == index && handle.value.lexicographicallyPrecedes(lowerBytes)) { continue }
+            var done = false
+            for t in try termBlock(offset: handle.offset, length: handle.length) {
+                if t.index < index { continue }
+                if t.index > index { done = true; break }
+                let value = t.value.bytes
+                if let lower {
+                    if value.lexicographicallyPrecedes(lower) { continue }
+                    if !lowerInclusive && value == lower { continue }
+                }
+                if let upper {
+                    if upper.lexicographicallyPrecedes(value) { done = true; break }
+                    if !upperInclusive && value == upper { done = true; break }
+                }
+                body(t)
+            }
+            if done || handle.index > index { return }
+        }
+    }
+
+    /// Every entry and term of the file, checking each block (verify, upgrades).
+    func readAll() throws(Damage) -> (entries: [IndexEntry], terms: [IndexTermEntry]) {
+        var entries: [IndexEntry] = []
+        var cursor = try cursor(from: RecordKey(0))
+        while let e = cursor.current {
+            entries.append(e)
+            try cursor.advance()
+        }
+        var terms: [IndexTermEntry] = []
+        if footer.termCount > 0 {
+            for handle in try termFence() { terms += try termBlock(offset: handle.offset, length: handle.length) }
+        }
+        return (entries, terms)
+    }
+
+    /// Calls `body` with every entry, a block at a time (blob-file collection, counters).
+    func forEachEntry(_ body: (IndexEntry) throws -> Void) throws {
+        var cursor = try cursor(from: RecordKey(0))
+        while let e = cursor.current {
+            try body(e)
+            try cursor.advance()
+        }
+    }
+
+    static func u32(_ b: [UInt8], _ at: Int) -> UInt32 {
+        guard at >= 0, at + 4 <= b.count else { return 0 }
+        return b.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
+    }
+
+    static func u64(_ b: [UInt8], _ at: Int) -> UInt64 {
+        guard at >= 0, at + 8 <= b.count else { return 0 }
+        return b.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+    }
+}

@@ -1,0 +1,112 @@
+/// The active segment's index, in memory (FORMAT.md §7.6): for each key written since
+/// the last roll, its newest version, and the terms of every version written (one
+/// per sequence and key). It
+/// becomes the segment's index file when the segment seals, and is rebuilt at open by
+/// replaying the active segment. Its size is bounded by `LogStoreOptions.overlayEntryLimit`,
+/// past which the segment rolls.
+struct IndexOverlay: Sendable {
+    private(set) var entries: [RecordKey: IndexEntry] = [:]
+    /// Terms of every version added, in arrival order; readers keep a term only while
+    /// its key's current version has the term's sequence.
+    private(set) var terms: [IndexTermEntry] = []
+    private var sortedKeys: [RecordKey] = []
+    private var keysSorted = true
+    private var termsSorted = true
+
+    var count: Int { entries.count }
+    var isEmpty: Bool { entries.isEmpty }
+
+    func entry(_ key: RecordKey) -> IndexEntry? { entries[key] }
+
+    mutating func reserve(_ more: Int) {
+        entries.reserveCapacity(entries.count + more)
+        let needed = sortedKeys.count + more
+        if needed > sortedKeys.capacity { sortedKeys.reserveCapacity(max(needed, sortedKeys.capacity * 2)) }
+    }
+
+    /// Adds a version; returns the version it replaces in the overlay, if any.
+    @discardableResult
+    mutating func add(_ entry: IndexEntry, terms newTerms: [IndexTerm]) -> IndexEntry? {
+        let old = entries.updateValue(entry, forKey: entry.key)
+        if old == nil {
+            if let last = sortedKeys.last, entry.key <= last { keysSorted = false }
+            sortedKeys.append(entry.key)
+        }
+        // A key written twice in one transaction: the first version's terms carry the
+        // same sequence as the second's, so they must go (rare; a linear sweep).
+        if let old, old.sequence == entry.sequence {
+            terms.removeAll { $0.key == entry.key && $0.sequence == entry.sequence }
+        }
+        for term in newTerms {
+            let t = IndexTermEntry(index: term.index, value: TermBytes(term.value), key: entry.key, sequence: entry.sequence)
+            if termsSorted, let last = terms.last, IndexTermEntry.precedes(t, last) { termsSorted = false }
+            terms.append(t)
+        }
+        return old
+    }
+
+    /// The overlay as an index file's sorted entries and terms (only the current
+    /// version's terms), for the roll.
+    func sortedContents() -> (entries: [IndexEntry], terms: [IndexTermEntry]) {
+        let sorted = entries.values.sorted { $0.key < $1.key }
+        var kept: [IndexTermEntry] = []
+        for t in terms {
+            if let entry = entries[t.key], !entry.isTombstone, entry.sequence == t.sequence { kept.append(t) }
+        }
+        if !termsSorted { kept.sort(by: IndexTermEntry.precedes) }
+        return (sorted, kept)
+    }
+
+    /// Sorts the key and term lists if writes left them unsorted (range reads need them sorted).
+    mutating func normalize() {
+        if !keysSorted {
+            sortedKeys.sort()
+            keysSorted = true
+        }
+        if !termsSorted {
+            terms.sort(by: IndexTermEntry.precedes)
+            termsSorted = true
+        }
+    }
+
+    /// Keys in ascending order from the first ≥ `start` (call `normalize` first).
+    func keys(from start: RecordKey) -> ArraySlice<RecordKey> {
+        var low = 0, high = sortedKeys.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sortedKeys[mid] < start { low = mid + 1 } else { high = mid }
+        }
+        return sortedKeys[low...]
+    }
+
+    /// The overlay's terms with `index` within the bounds (call `normalize` first).
+    func terms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool, _ body: (IndexTermEntry) -> Void) {
+        let start = IndexTermEntry(index: index, value: TermBytes(lower ?? []), key: RecordKey(0), sequence: 0)
+        var low = 0, high = terms.count
+        while low < high {
+            let mid = (low + high) / 2
+            if IndexTermEntry.precedes(terms[mid], start) { low = mid + 1 } else { high = mid }
+        }
+        let lowerValue = lower.map(TermBytes.init), upperValue = upper.map(TermBytes.init)
+        for t in terms[low...] {
+            if t.index != index { break }
+            if let lowerValue, !lowerInclusive, t.value == lowerValue { continue }
+            if let upperValue {
+                if upperValue < t.value { break }
+                if !upperInclusive && t.value == upperValue { break }
+            }
+            body(t)
+        }
+    }
+}
+
+extension IndexOverlay {
+    /// The greatest overlay key in `lower..<upper` (tombstones included), if any.
+    func lastKey(from lower: RecordKey, below upper: RecordKey) -> RecordKey? {
+        var best: RecordKey?
+        for key in entries.keys where key >= lower && key < upper {
+            if best.map({ key > $0 }) ?? true { best = key }
+        }
+        return best
+    }
+}

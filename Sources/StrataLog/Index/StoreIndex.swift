@@ -1,0 +1,229 @@
+/// The store's index (FORMAT.md §7): the overlay of the active segment, one index file
+/// per sealed segment, and the counters. Memory is the overlay plus each file's footer;
+/// everything else is read through the block cache.
+///
+/// A key's current version is the one with the greatest sequence among the overlay and
+/// the files. Segment ids do not order versions (compaction outputs carry old sequences
+/// under new ids), so files are probed by descending `maxSequence` and the search stops
+/// once no remaining file can hold a newer version. The overlay always wins: the active
+/// segment holds only transactions committed after every sealed one.
+struct StoreIndex: Sendable {
+    var overlay = IndexOverlay()
+    /// Sorted by descending footer `maxSequence`.
+    private(set) var files: [IndexFile] = []
+    var counters = IndexCounters()
+
+    var count: Int { counters.liveCount }
+
+    mutating func install(_ file: IndexFile) {
+        files.removeAll { $0.segmentID == file.segmentID }
+        let at = files.firstIndex { $0.footer.maxSequence < file.footer.maxSequence } ?? files.count
+        files.insert(file, at: at)
+    }
+
+    mutating func remove(segments: Set<UInt32>) {
+        files.removeAll { segments.contains($0.segmentID) }
+    }
+
+    func file(for segment: UInt32) -> IndexFile? { files.first { $0.segmentID == segment } }
+
+    /// The newest version of `key` in the sealed files, tombstones included.
+    func sealedEntry(_ key: RecordKey) throws -> IndexEntry? {
+        var best: IndexEntry?
+        for file in files {
+            if let best, file.footer.maxSequence < best.sequence { break }
+            guard let found = try file.entry(key) else { continue }
+            if best.map({ found.isNewer(than: $0) }) ?? true { best = found }
+        }
+        return best
+    }
+
+    /// The current version of `key`, tombstones included.
+    func entry(_ key: RecordKey) throws -> IndexEntry? {
+        if let found = overlay.entry(key) { return found }
+        return try sealedEntry(key)
+    }
+
+    /// Applies a version written to the active segment (a commit, or open's replay):
+    /// the counters move from the version it replaces to it.
+    mutating func apply(_ entry: IndexEntry, terms: [IndexTerm], replacing previous: IndexEntry?) {
+        if let previous {
+            guard entry.isNewer(than: previous) else { return }
+            counters.remove(previous)
+        }
+        counters.add(entry)
+        overlay.add(entry, terms: terms)
+    }
+
+    /// Blob files that current versions reference: the overlay and every index file
+    /// streamed, each entry with blobs checked against the current version.
+    func blobFilesReferenced() throws -> Set<UInt32> {
+        var referenced = Set<UInt32>()
+        for e in overlay.entries.values { for blob in e.blobs { referenced.insert(blob.file) } }
+        for file in files {
+            var candidates: [IndexEntry] = []
+            try file.forEachEntry { e in if !e.blobs.isEmpty { candidates.append(e) } }
+            for e in candidates where try entry(e.key) == e { for blob in e.blobs { referenced.insert(blob.file) } }
+        }
+        return referenced
+    }
+
+    /// Up to `limit` current entries of `index` whose value starts with `prefix`,
+    /// ascending by (value, key), strictly after `after`: the overlay's and the files'
+    /// terms within the prefix, each kept only while its key's current version has
+    /// its sequence.
+    mutating func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) throws -> [TermEntry] {
+        guard limit > 0 else { return [] }
+        var lower = prefix
+        if let after, !after.value.lexicographicallyPrecedes(prefix) { lower = after.value }
+        // The first value after every value that starts with `prefix`, if any.
+        var upper: [UInt8]? = prefix
+        while let last = upper?.last, last == 0xFF { upper?.removeLast() }
+        if var u = upper, !u.isEmpty { u[u.count - 1] += 1; upper = u } else { upper = nil }
+        var candidates: [(TermEntry, UInt64)] = []
+        func note(_ t: IndexTermEntry) {
+            let entry = TermEntry(value: t.value.bytes, key: t.key)
+            guard entry.value.starts(with: prefix) else { return }
+            if let after, !(after < entry) { return }
+            candidates.append((entry, t.sequence))
+        }
+        overlay.normalize()
+        overlay.terms(index: index, from: lower, through: upper, lowerInclusive: true, upperInclusive: false, note)
+        for file in files {
+            try file.terms(index: index, from: lower, through: upper, lowerInclusive: true, upperInclusive: false, note)
+        }
+        candidates.sort { $0.0 < $1.0 }
+        var result: [TermEntry] = []
+        for (entry, sequence) in candidates {
+            if let last = result.last, last == entry { continue }
+            guard let current = try self.entry(entry.key), !current.isTombstone, current.sequence == sequence else { continue }
+            result.append(entry)
+            if result.count == limit { break }
+        }
+        return result
+    }
+
+    // MARK: Range reads
+
+    /// Calls `body` with the current version (tombstones included) of each key from
+    /// `start` up to `end` (exclusive), ascending, until it returns false: a merge of
+    /// the overlay and every file whose key range meets the range.
+    mutating func merge(from start: RecordKey, to end: RecordKey?, _ body: (IndexEntry) throws -> Bool) throws {
+        if let end, start >= end { return }
+        overlay.normalize()
+        let overlayKeys = overlay.keys(from: start)
+        var overlayPosition = overlayKeys.startIndex
+        var cursors: [IndexFile.Cursor] = []
+        for file in files where file.footer.entryCount > 0 && file.footer.maxKey >= start.rawValue && (end.map { file.footer.minKey < $0.rawValue } ?? true) {
+            let cursor = try file.cursor(from: start)
+            if cursor.current != nil { cursors.append(cursor) }
+        }
+        while true {
+            // The smallest key any source offers next.
+            var next: RecordKey?
+            if overlayPosition < overlayKeys.endIndex { next = overlayKeys[overlayPosition] }
+            for cursor in cursors { if let k = cursor.current?.key, next.map({ k < $0 }) ?? true { next = k } }
+            guard let key = next else { return }
+            if let end, key >= end { return }
+            var newest: IndexEntry?
+            // The overlay's version beats every file's.
+            let inOverlay = overlayPosition < overlayKeys.endIndex && overlayKeys[overlayPosition] == key
+            if inOverlay {
+                newest = overlay.entry(key)
+                overlayPosition += 1
+            }
+            for i in cursors.indices where cursors[i].current?.key == key {
+                if !inOverlay, let candidate = cursors[i].current, newest.map({ candidate.isNewer(than: $0) }) ?? true { newest = candidate }
+                try cursors[i].advance()
+            }
+            if let newest, try !body(newest) { return }
+        }
+    }
+
+    /// Every key's current version, tombstones included (counters of an upgraded store).
+    mutating func forEachCurrent(_ body: (IndexEntry) throws -> Void) throws {
+        try merge(from: RecordKey(0), to: nil) { try body($0); return true }
+    }
+
+    /// Live keys in `range` after `after` (exclusive), ascending, at most `limit`.
+    mutating func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) throws -> [RecordKey] {
+        guard limit > 0 else { return [] }
+        var start = range?.lowerBound ?? RecordKey(0)
+        if let after {
+            guard after.rawValue < UInt64.max else { return [] }
+            start = max(start, RecordKey(after.rawValue + 1))
+        }
+        var result: [RecordKey] = []
+        try merge(from: start, to: range?.upperBound) { entry in
+            if !entry.isTombstone { result.append(entry.key) }
+            return result.count < limit
+        }
+        return result
+    }
+
+    /// The greatest live key in `range`, reading back from its end.
+    func lastKey(in range: Range<RecordKey>) throws -> RecordKey? {
+        var upper = range.upperBound
+        while upper > range.lowerBound {
+            var best: RecordKey?
+            if let k = overlay.lastKey(from: range.lowerBound, below: upper) { best = k }
+            for file in files {
+                if let k = try file.lastKey(from: range.lowerBound, below: upper), best.map({ k > $0 }) ?? true { best = k }
+            }
+            guard let candidate = best else { return nil }
+            if let e = try entry(candidate), !e.isTombstone { return candidate }
+            upper = candidate
+        }
+        return nil
+    }
+
+    /// Live keys in `range`: from the per-prefix counters when the range is a whole
+    /// prefix (give or take a few keys at its start, such as the object layer's
+    /// counter record), by walking keys otherwise.
+    mutating func count(in range: Range<RecordKey>?) throws -> Int {
+        guard let range else { return counters.liveCount }
+        guard range.lowerBound < range.upperBound else { return 0 }
+        let prefix = UInt64(IndexCounters.prefix(range.lowerBound))
+        let prefixStart = prefix << 48
+        let reachesEnd = prefix == 0xFFFF ? range.upperBound.rawValue == UInt64.max : range.upperBound.rawValue == (prefix + 1) << 48
+        if reachesEnd && range.lowerBound.rawValue - prefixStart <= 16 {
+            var total = Int(clamping: counters.liveCountByPrefix[UInt16(prefix)] ?? 0)
+            var key = prefixStart
+            while key < range.lowerBound.rawValue {
+                if let e = try entry(RecordKey(key)), !e.isTombstone { total -= 1 }
+                key += 1
+            }
+            if prefix == 0xFFFF, let e = try entry(RecordKey(UInt64.max)), !e.isTombstone { total -= 1 }
+            return max(0, total)
+        }
+        var total = 0
+        var after: RecordKey?
+        while true {
+            let page = try keys(in: range, after: after, limit: 4096)
+            total += page.count
+            guard let last = page.last, page.count == 4096 else { return total }
+            after = last
+        }
+    }
+
+    /// Live keys whose current version carries a term of `index` within the bounds,
+    /// ascending. A term counts only while its key's current version has the term's
+    /// sequence: replaced and deleted versions' terms stay in the files until
+    /// compaction, and are dropped here.
+    mutating func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [RecordKey] {
+        var candidates: [(RecordKey, UInt64)] = []
+        overlay.normalize()
+        overlay.terms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { candidates.append(($0.key, $0.sequence)) }
+        for file in files {
+            try file.terms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { candidates.append(($0.key, $0.sequence)) }
+        }
+        var result: [RecordKey] = []
+        var seen = Set<RecordKey>()
+        for (key, sequence) in candidates where !seen.contains(key) {
+            guard let current = try entry(key), !current.isTombstone, current.sequence == sequence else { continue }
+            seen.insert(key)
+            result.append(key)
+        }
+        return result.sorted()
+    }
+}
