@@ -86,7 +86,8 @@ final class CompactionOutput {
         try segment.file.write(frame, at: segment.end)
         try segment.file.sync()
         let minSequence = segment.min == .max ? 0 : segment.min
-        let bytes = builder.encoded(segmentID: segment.id, storeID: store.storeID, minSequence: minSequence, maxSequence: segment.max, recordBytes: segment.bytes)
+        let bytes = builder.encoded(segmentID: segment.id, storeID: store.storeID, minSequence: minSequence, maxSequence: segment.max, recordBytes: segment.bytes,
+                                    segmentLength: segment.end + Int64(frame.count))
         builder = IndexFileBuilder()
         try LogStore.writeIndexFile(bytes, segmentID: segment.id, paths: store.paths, fileSystem: store.fileSystem)
         let index = try LogStore.openIndexFile(segment.id, paths: store.paths, storeID: store.storeID, fileSystem: store.fileSystem, cache: store.blockCache)

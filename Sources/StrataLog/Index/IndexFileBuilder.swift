@@ -36,7 +36,7 @@ struct IndexFileBuilder {
     }
 
     /// The file's bytes for segment `segmentID`.
-    func encoded(segmentID: UInt32, storeID: [UInt8], minSequence: UInt64, maxSequence: UInt64, recordBytes: Int64) -> [UInt8] {
+    func encoded(segmentID: UInt32, storeID: [UInt8], minSequence: UInt64, maxSequence: UInt64, recordBytes: Int64, segmentLength: Int64) -> [UInt8] {
         let sorted = entries.sorted { $0.key < $1.key }
         var kept: [IndexTermEntry] = []
         kept.reserveCapacity(terms.count)
@@ -45,12 +45,12 @@ struct IndexFileBuilder {
         }
         kept.sort(by: IndexTermEntry.precedes)
         return Self.encode(entries: sorted, terms: kept, segmentID: segmentID, storeID: storeID,
-                           minSequence: minSequence, maxSequence: maxSequence, recordBytes: recordBytes)
+                           minSequence: minSequence, maxSequence: maxSequence, recordBytes: recordBytes, segmentLength: segmentLength)
     }
 
     /// Encodes entries sorted by key (one per key) and terms sorted by `IndexTermEntry.precedes`.
     static func encode(entries: [IndexEntry], terms: [IndexTermEntry], segmentID: UInt32, storeID: [UInt8],
-                       minSequence: UInt64, maxSequence: UInt64, recordBytes: Int64) -> [UInt8] {
+                       minSequence: UInt64, maxSequence: UInt64, recordBytes: Int64, segmentLength: Int64) -> [UInt8] {
         var out = ByteWriter(capacity: entries.count * 40 + terms.count * 32 + 4096)
         var dataFence = ByteWriter(capacity: entries.count / 64 * 20 + 16)
         var fenceCount: UInt32 = 0
@@ -132,7 +132,8 @@ struct IndexFileBuilder {
                                  minKey: entries.first?.key.rawValue ?? 0, maxKey: entries.last?.key.rawValue ?? 0,
                                  minSequence: minSequence, maxSequence: maxSequence, recordBytes: UInt64(max(0, recordBytes)),
                                  entryCount: UInt64(entries.count), liveCount: UInt64(live), tombstoneCount: UInt64(entries.count - live),
-                                 termCount: UInt64(terms.count), dataFence: dataHandle, termFence: termHandle, filter: filterHandle)
+                                 termCount: UInt64(terms.count), dataFence: dataHandle, termFence: termHandle, filter: filterHandle,
+                                 segmentLength: UInt32(clamping: segmentLength))
         out.bytes(footer.encoded())
         return out.bytes
     }
@@ -150,7 +151,7 @@ struct IndexFileBuilder {
         var builder = IndexFileBuilder()
         let scan = try SegmentScanner(file: file, segmentID: segmentID, statistics: nil).scan(collect: false) { builder.add($0) }
         let bytes = builder.encoded(segmentID: segmentID, storeID: storeID, minSequence: scan.minSequence == .max ? 0 : scan.minSequence,
-                                    maxSequence: scan.maxSequence, recordBytes: scan.recordBytes)
+                                    maxSequence: scan.maxSequence, recordBytes: scan.recordBytes, segmentLength: scan.validEnd)
         return (bytes, scan)
     }
 }

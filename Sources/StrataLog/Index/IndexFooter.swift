@@ -25,6 +25,10 @@ struct IndexFooter: Equatable, Sendable {
     var dataFence: Handle
     var termFence: Handle
     var filter: Handle
+    /// The segment file's length when it was sealed (the end of its seal frame): open
+    /// compares it with the file, so a segment cut short or grown is never described
+    /// by an index file written for it before (FORMAT.md §7.1).
+    var segmentLength: UInt32 = 0
 
     func encoded() -> [UInt8] {
         var w = ByteWriter(capacity: Self.size)
@@ -36,7 +40,7 @@ struct IndexFooter: Equatable, Sendable {
                       dataFence.offset, dataFence.length, termFence.offset, termFence.length, filter.offset, filter.length] {
             w.u64(value)
         }
-        w.u32(0) // flags, reserved
+        w.u32(segmentLength)
         w.u32(CRC32C.checksum(w.bytes))
         return w.bytes
     }
@@ -65,7 +69,7 @@ struct IndexFooter: Equatable, Sendable {
         f.dataFence = Handle(offset: try r.u64(), length: try r.u64())
         f.termFence = Handle(offset: try r.u64(), length: try r.u64())
         f.filter = Handle(offset: try r.u64(), length: try r.u64())
-        _ = try r.u32("flags")
+        f.segmentLength = try r.u32("segment length")
         let body = UInt64(max(0, base))
         for (name, handle, minimum) in [("data fence", f.dataFence, 8), ("term fence", f.termFence, 8), ("filter", f.filter, 13)] as [(String, Handle, UInt64)] {
             guard handle.length >= minimum, handle.offset <= body, handle.length <= body - handle.offset else {

@@ -350,13 +350,14 @@ extension LogStore {
             builder.add(IndexEntry(key: e.key, sequence: e.sequence, isTombstone: e.isTombstone, location: e.location, blobs: e.blobs), terms: e.terms)
         }
         let bytes = builder.encoded(segmentID: info.id, storeID: manifest.storeID, minSequence: hint.minSequence, maxSequence: hint.maxSequence,
-                                    recordBytes: Int64(clamping: hint.recordBytes))
+                                    recordBytes: Int64(clamping: hint.recordBytes), segmentLength: try segment.size())
         return try installIndexBytes(bytes, segmentID: info.id, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem, cache: cache, writable: false)
     }
 
     /// A sealed segment's index file when it is sound (FORMAT.md §7.7): present, its
     /// footer intact and naming this segment and store, its sequences those of the
-    /// manifest's entry (§4.6), its record bytes within the segment. Otherwise nil,
+    /// manifest's entry (§4.6), the segment as long as when it was sealed, its record
+    /// bytes within the segment. Otherwise nil,
     /// with a warning.
     private static func loadIndexFile(_ info: Manifest.SegmentInfo, paths: StorePaths, manifest: Manifest, segmentSize: Int64, fileSystem: any FileSystem, cache: BlockCache, logger: Logger) -> IndexFile? {
         let path = paths.indexFile(info.id)
@@ -367,6 +368,7 @@ extension LogStore {
         do {
             let index = try openIndexFile(info.id, paths: paths, storeID: manifest.storeID, fileSystem: fileSystem, cache: cache)
             guard index.footer.maxSequence <= info.maxSequence, index.footer.minSequence == info.minSequence,
+                  Int64(index.footer.segmentLength) == segmentSize,
                   index.footer.recordBytes <= Self.maxRecordBytes(inSegmentOf: segmentSize) else {
                 try? index.file.close()
                 logger.warning("index file's sequences disagree with the manifest; rebuilding it from the segment", metadata: ["path": "\(path)"])

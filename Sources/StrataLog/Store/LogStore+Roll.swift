@@ -45,7 +45,7 @@ extension LogStore {
         }
         let minSequence = w.segmentMinSequence == .max ? 0 : w.segmentMinSequence
         let bytes = IndexFileBuilder.encode(entries: contents.entries, terms: contents.terms, segmentID: oldID, storeID: manifest.storeID,
-                                            minSequence: minSequence, maxSequence: w.segmentMaxSequence, recordBytes: recordBytes)
+                                            minSequence: minSequence, maxSequence: w.segmentMaxSequence, recordBytes: recordBytes, segmentLength: w.segmentEnd)
         try Self.writeIndexFile(bytes, segmentID: oldID, paths: paths, fileSystem: fileSystem)
         let indexFile = try Self.openIndexFile(oldID, paths: paths, storeID: manifest.storeID, fileSystem: fileSystem, cache: blockCache)
 

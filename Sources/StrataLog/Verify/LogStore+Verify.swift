@@ -49,7 +49,7 @@ extension LogStore {
             }
             if info.state == .sealed {
                 let expected = builder.encoded(segmentID: info.id, storeID: manifest.storeID, minSequence: scan.minSequence == .max ? 0 : scan.minSequence,
-                                               maxSequence: scan.maxSequence, recordBytes: scan.recordBytes)
+                                               maxSequence: scan.maxSequence, recordBytes: scan.recordBytes, segmentLength: scan.validEnd)
                 verifyIndexFile(info.id, expected: expected, report: &report)
             }
         }

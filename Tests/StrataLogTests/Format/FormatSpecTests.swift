@@ -140,7 +140,7 @@ import StrataTestSupport
         footer += u64(dataFenceAt) + u64(UInt64(dataFence.count))
         footer += u64(termFenceAt) + u64(UInt64(termFenceBlock.count))
         footer += u64(filterAt) + u64(UInt64(filter.count))
-        footer += u32(0)
+        footer += u32(147)                                                   // segment length: 48 + 71 + the 28-byte seal frame
         footer += u32(crc32c(footer))
         #expect(footer.count == 160)
         return file + footer
@@ -235,7 +235,7 @@ import StrataTestSupport
         for withTerm in [false, true] {
             let terms = withTerm ? [IndexTermEntry(index: 7, value: TermBytes([0xAB]), key: RecordKey(1), sequence: 1)] : []
             let encoded = IndexFileBuilder.encode(entries: [entry], terms: terms, segmentID: 1, storeID: Self.storeID,
-                                                  minSequence: 1, maxSequence: 1, recordBytes: 27)
+                                                  minSequence: 1, maxSequence: 1, recordBytes: 27, segmentLength: 147)
             let expected = Self.indexFile(withTerm: withTerm)
             #expect(encoded == expected)
             // And the reader finds what the bytes say.

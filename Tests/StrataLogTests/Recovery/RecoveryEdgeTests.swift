@@ -72,11 +72,12 @@ import StrataTestSupport
         }
         let segment = dir.path + "/segments/000001.seg"
         try FileBytes.truncate(segment, to: try FileBytes.size(segment) - 40)
-        // With its index file, open trusts it; verify finds the damage.
-        let withHint = try LogStore.open(at: dir.path, logger: .quiet)
-        #expect(try withHint.verify().problems.contains { $0.path == segment })
-        try withHint.close()
-        // Without it, open scans to rebuild it and refuses.
+        // Its index file recorded the segment's length when sealed: it no longer fits,
+        // so open rebuilds it from the segment, and refuses.
+        let withIndex = #expect(throws: StrataError.self) { _ = try LogStore.open(at: dir.path, logger: .quiet) }
+        #expect(withIndex?.code == .corrupt)
+        #expect(withIndex?.path == segment)
+        // Without it, the same.
         try POSIXFileSystem().remove(dir.path + "/index/000001.idx")
         let error = #expect(throws: StrataError.self) { _ = try LogStore.open(at: dir.path, logger: .quiet) }
         #expect(error?.code == .corrupt)
