@@ -10,6 +10,14 @@ enum Checksums {
         put32(CRC32C.checksum(file[..<(file.count - 4)]), into: &file, at: file.count - 4)
     }
 
+    /// An index file's footer (FORMAT.md §7.1): CRC of its first 156 bytes at 156. The
+    /// blocks keep their CRCs: a damaged block is rebuilt from its segment, not trusted.
+    static func repairIndexFooter(_ file: inout [UInt8]) {
+        guard file.count >= 160 else { return }
+        let start = file.count - 160
+        put32(CRC32C.checksum(file[start..<(start + 156)]), into: &file, at: start + 156)
+    }
+
     /// The 48-byte header of a segment or blob file: CRC of bytes 0..<44 at 44.
     static func repairFileHeader(_ file: inout [UInt8]) {
         guard file.count >= 48 else { return }

@@ -12,6 +12,7 @@ enum FileFields {
         var reader = FieldCursor(bytes: bytes, fields: [])
         if path.hasSuffix("MANIFEST") { reader.manifest() }
         else if path.hasSuffix(".hint") { reader.hint() }
+        else if path.hasSuffix(".idx") { reader.indexFooter() }
         else if path.hasSuffix(".seg") { reader.segment() }
         else if path.hasSuffix(".blob") { reader.blobFile() }
         fields = reader.fields
@@ -57,6 +58,16 @@ struct FieldCursor {
             guard let valueLength = field(4) else { return }
             skip(Int(min(valueLength, UInt64(remaining))))
         }
+    }
+
+    /// An index file's footer fields (FORMAT.md §7.1): the handles and counts a reader
+    /// must check before it allocates anything.
+    mutating func indexFooter() {
+        guard bytes.count >= 160 else { return }
+        position = bytes.count - 160
+        skip(8); field(4); field(4); skip(16)
+        for _ in 0..<15 { field(8) }
+        field(4)
     }
 
     mutating func hint() {

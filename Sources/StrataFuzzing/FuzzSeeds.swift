@@ -20,7 +20,7 @@ public enum FuzzSeeds {
         case .recordsBlock:
             return Array(recordsBlocks(files(".seg")).prefix(12))
         case .index:
-            return files(".hint").map { [0] + $0 }
+            return (files(".idx") + files(".hint")).map { [0] + $0 }
         case .manifest:
             return files("MANIFEST").map { [0] + $0 }
         case .blob:

@@ -27,7 +27,13 @@ extension FuzzTarget {
         var input = FuzzInput(bytes)
         let mode = input.byte()
         var file = input.rest()
-        if mode & 1 == 1 { Checksums.repairTrailer(&file) }
+        if mode & 1 == 1 {
+            if file.count >= 160 && Array(file[(file.count - 160)..<(file.count - 152)]) == Array("STRATIDX".utf8) {
+                Checksums.repairIndexFooter(&file)
+            } else {
+                Checksums.repairTrailer(&file)
+            }
+        }
         let decoded = try FuzzDecoders.decodeIndexFile(file)
         guard decoded.roundTrip else { throw FuzzFinding("index: a decoded index file does not encode back to itself") }
     }

@@ -114,6 +114,7 @@ enum StoreDamage {
     static func repairChecksums(_ files: inout [String: [UInt8]]) {
         for (path, var bytes) in files {
             if path.hasSuffix("MANIFEST") || path.hasSuffix(".hint") { Checksums.repairTrailer(&bytes) }
+            else if path.hasSuffix(".idx") { Checksums.repairIndexFooter(&bytes) }
             else if path.hasSuffix(".seg") { Checksums.repairFrames(&bytes, from: 48) }
             else if path.hasSuffix(".blob") { Checksums.repairBlobEntries(&bytes) }
             files[path] = bytes
