@@ -156,6 +156,7 @@ extension LogStore {
         state.lastSequence = manifest.segments.map(\.maxSequence).max() ?? 0
         // Sealed segments: the footer of each index file, nothing per object. A missing
         // or damaged index file is rebuilt from its segment with a warning.
+        var rebuiltSegments: [UInt32] = []
         for info in manifest.segments where info.state == .sealed {
             let file = try openChecked(paths.segment(info.id), magic: Format.segmentMagic, id: info.id, manifest: manifest, fileSystem: fileSystem, readOnly: true)
             state.segmentFiles[info.id] = file
@@ -170,6 +171,7 @@ extension LogStore {
             } else {
                 index = try rebuildIndexFile(segment: file, info: info, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem,
                                              cache: cache, writable: !options.readOnly).0
+                rebuiltSegments.append(info.id)
             }
             state.index.install(index)
             state.recordBytesBySegment[info.id] = Int64(clamping: index.footer.recordBytes)
@@ -181,6 +183,9 @@ extension LogStore {
             state.legacySealedCounters = state.index.counters
         } else {
             state.index.counters = manifest.counters
+            for id in rebuiltSegments {
+                try checkRebuiltLiveBytes(segment: id, index: state.index, counters: manifest.counters, path: paths.segment(id), logger: logger)
+            }
         }
 
         // The active segment: scanned whole; a torn tail is the end of the log.

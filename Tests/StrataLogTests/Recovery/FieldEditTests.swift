@@ -141,6 +141,54 @@ import StrataTestSupport
         Self.expectCorruptOpen(dir.path, file: segment)
     }
 
+    /// The same cut with a seal that agrees with what is left (the segment's first
+    /// transaction only), its index file present or removed: the sequence checks pass
+    /// (a compaction output may have a manifest max above its transactions), but the
+    /// rebuilt index holds fewer live bytes than the manifest counts. Before, it opened
+    /// clean with the other transactions' keys gone.
+    @Test(arguments: [false, true])
+    func aSealedSegmentCutAndResealedToAgreeIsRefused(removeIndexFiles: Bool) throws {
+        let dir = try TemporaryDirectory("edit-cut-agree")
+        defer { dir.remove() }
+        _ = try Self.makeStore(dir.path)
+        let sealed = try #require(try Self.sealedIDs(dir.path).first)
+        let segment = StoreSurgery.segment(dir.path, sealed)
+        let frames = try StoreSurgery.frames(segment)
+        let firstCommit = try #require(frames.firstIndex { $0.type == FrameType.commit.rawValue })
+        let kept = StoreSurgery.u64(frames[firstCommit].payload, at: 0)
+        var seal = ByteWriter(capacity: 16)
+        seal.u64(kept)
+        seal.u64(kept)
+        try StoreSurgery.rewriteFrames(segment, keep: { i, _ in i <= firstCommit },
+                                       appending: [StoreSurgery.encode(type: FrameType.seal.rawValue, flags: 0, payload: seal.bytes)])
+        if removeIndexFiles { try StoreSurgery.removeHints(dir.path) }
+        Self.expectCorruptOpen(dir.path, file: segment)
+    }
+
+    /// Index files removed from an intact store are rebuilt, and the live-bytes check
+    /// that refuses a cut segment finds nothing wrong (no false alarm on derived data).
+    @Test func removedIndexFilesOfAnIntactStoreAreRebuiltSilently() throws {
+        let dir = try TemporaryDirectory("edit-index-gone")
+        defer { dir.remove() }
+        let expected = try Self.makeStore(dir.path)
+        do {
+            let store = try LogStore.open(at: dir.path, options: Self.options, logger: .quiet)
+            for key in expected.keys.sorted().prefix(7) {
+                var batch = WriteBatch()
+                batch.delete(RecordKey(key))
+                _ = try store.commit(batch)
+            }
+            _ = try store.compact(force: true)
+            try store.close()
+        }
+        try StoreSurgery.removeHints(dir.path)
+        let store = try LogStore.open(at: dir.path, logger: .quiet)
+        defer { try? store.close() }
+        let remaining = expected.filter { !expected.keys.sorted().prefix(7).contains($0.key) }
+        try ManifestCounterTests.expectAll(store, remaining)
+        #expect(try store.verify().problems.isEmpty)
+    }
+
     /// A seal frame whose sequences were changed, hint intact: open trusts the hint
     /// and does not read the segment; verify reads it and reports the seal.
     @Test func verifyChecksTheSealAgainstTheTransactions() throws {
