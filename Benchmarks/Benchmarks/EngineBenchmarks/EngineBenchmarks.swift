@@ -40,7 +40,7 @@ let benchmarks: @Sendable () -> Void = {
         }
         // (4) Open a store of N employees and count them.
         for (engine, scan) in [(durable[0], false), (durable[0], true), (durable[1], false)] {
-            let how = engine.side == .sqlite ? "open + count" : scan ? "open, scan (no hints)" : "open with hints"
+            let how = engine.side == .sqlite ? "open + count" : scan ? "open, index files rebuilt" : "open with index files"
             measured("Open \(nLabel) · \(engine.side.rawValue) \(how)", set, heavy: false) {
                 try Workloads.open(engine, employees, scan: scan)
             }

@@ -1,7 +1,7 @@
 import BenchmarkHarness
 import BenchSupport
 
-/// (7) Opening an `ObjectStore` of N employees (hint files) and counting them. The
+/// (7) Opening an `ObjectStore` of N employees (index files present) and counting them. The
 /// engine-level open and SQLite's are EngineBenchmarks'.
 func registerOpen(_ scale: ObjectScale) {
     let engine = StrataObjectEngine()

@@ -8,8 +8,8 @@ import Foundation
 @main
 struct BenchSummary {
     static let usage = """
-        usage: BenchSummary [--employees N] [--repetitions R] [--skip-singles]
-                            [--sections engine,objects,photos,migration,maintenance]
+        usage: BenchSummary [--employees N] [--repetitions R] [--skip-singles] [--ten-million]
+                            [--sections engine,objects,photos,migration,maintenance,scale]
                             [--photo-employees N] [--migration-employees N,N…] [--blob-migration-employees N (0: none)]
         """
 
@@ -29,6 +29,7 @@ struct BenchSummary {
             case "--employees": summary.n = max(1, count(iterator.next(), default: summary.n))
             case "--repetitions": summary.repetitions = max(1, count(iterator.next(), default: summary.repetitions))
             case "--skip-singles": summary.skipSingles = true
+            case "--ten-million": summary.tenMillion = true
             case "--photo-employees": summary.photoEmployees = max(1, count(iterator.next(), default: summary.photoEmployees))
             case "--migration-employees":
                 summary.inlineMigrationEmployees = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
@@ -50,6 +51,7 @@ struct BenchSummary {
             if summary.sections.contains(.photos) { try summary.runPhotoList() }
             if summary.sections.contains(.migration) { try summary.runPhotoMigration() }
             if summary.sections.contains(.maintenance) { try summary.runMaintenance() }
+            if summary.sections.contains(.scale) { try summary.runScale() }
         } catch {
             FixtureCache.shared.removeAll()
             fail("BenchSummary failed: \(error)")

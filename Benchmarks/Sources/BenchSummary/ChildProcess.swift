@@ -11,8 +11,14 @@ enum ChildProcess {
     /// The child's side: runs `task` on `directory` and prints the sample.
     static func main(task name: String, directory: String) -> Never {
         do {
-            guard let task = PhotoTask(rawValue: name) else { throw BenchError("unknown child task \(name)") }
-            let iteration = try task.iteration(in: directory)
+            let iteration: WorkloadIteration
+            if let task = PhotoTask(rawValue: name) {
+                iteration = try task.iteration(in: directory)
+            } else if let task = ReadTask(rawValue: name) {
+                iteration = try task.iteration(in: directory)
+            } else {
+                throw BenchError("unknown child task \(name)")
+            }
             var sample = try Sample.once(iteration, resetPeak: false)
             sample.isolated = true
             let data = try JSONEncoder().encode(sample)
@@ -31,25 +37,26 @@ enum ChildProcess {
         for _ in 0..<max(1, repetitions) {
             let (directory, scratch) = try task.prepare(scenario)
             defer { scratch?.remove() }
-            samples.append(try run(task, directory: directory))
+            samples.append(try run(task.rawValue, directory: directory))
         }
         return Sample.combine(samples)
     }
 
-    static func run(_ task: PhotoTask, directory: String) throws -> Sample {
+    /// Runs the child task named `task` (a `PhotoTask` or `ReadTask`) once on `directory`.
+    static func run(_ task: String, directory: String) throws -> Sample {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = [flag, task.rawValue, directory]
+        process.arguments = [flag, task, directory]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw BenchError("child \(task.rawValue) exited with \(process.terminationStatus)")
+            throw BenchError("child \(task) exited with \(process.terminationStatus)")
         }
         guard let line = data.split(separator: UInt8(ascii: "\n")).last else {
-            throw BenchError("child \(task.rawValue) printed nothing")
+            throw BenchError("child \(task) printed nothing")
         }
         return try JSONDecoder().decode(Sample.self, from: Data(line))
     }

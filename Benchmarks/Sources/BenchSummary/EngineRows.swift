@@ -44,7 +44,7 @@ extension Summary {
         try check(fetch)
 
         for scan in [false, true] {
-            let row = try compare("Open \(nLabel) + count, Strata \(scan ? "scanning (no hints)" : "with hints")", .milliseconds,
+            let row = try compare("Open \(nLabel) + count, Strata \(scan ? "index files deleted (rebuilt from segments)" : "with index files")", .milliseconds,
                                   repetitions: max(repetitions, 5),
                                   strata: { try Workloads.open(strataDurable, employees, scan: scan) },
                                   sqlite: { try Workloads.open(sqliteFull, employees) })

@@ -59,7 +59,7 @@ extension Summary {
         try strataStore.close()
         try sqliteStore.close()
 
-        try check(compare("Open \(nLabel) + count, Strata ObjectStore (hints)", .milliseconds, repetitions: max(repetitions, 5),
+        try check(compare("Open \(nLabel) + count, Strata ObjectStore", .milliseconds, repetitions: max(repetitions, 5),
                           strata: { try Workloads.open(contextDurable, employees) },
                           sqlite: { try Workloads.open(sqliteFull, employees) }), expected: n)
     }

@@ -5,12 +5,14 @@ import Foundation
 final class Summary {
     /// What to run (`--sections`): all by default.
     enum Section: String, CaseIterable {
-        case engine, objects, photos, migration, maintenance
+        case engine, objects, photos, migration, maintenance, scale
     }
 
     var n = BenchScale.employees
     var repetitions = 3
     var skipSingles = false
+    /// `--ten-million`: the scale section adds its engine rows at 10,000,000 employees.
+    var tenMillion = false
     var sections = Set(Section.allCases)
     var photoEmployees = 20_000
     var inlineMigrationEmployees = BenchScale.inlineMigrationEmployees

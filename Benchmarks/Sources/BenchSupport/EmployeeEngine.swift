@@ -39,7 +39,7 @@ public protocol EmployeeStore: AnyObject {
     /// result; returns a checksum of what it read. Throws for an engine without queries.
     func run(_ queries: [EmployeeQuery]) throws -> Int
     /// Makes the store's on-disk state the one a later `open` should see (Strata:
-    /// seals the active segment so hint files exist).
+    /// seals the active segment so its index file exists).
     func prepareForReopen() throws
     func close() throws
 }

@@ -4,7 +4,7 @@ import Synchronization
 /// Stores of N employees built once per process and store format (engine, object layer,
 /// SQLite), for the workloads that read (fetch, query, open) or start from a full store
 /// (lightweight migration, compaction: they copy it first). Built with the engine's
-/// `fixtureBuilder`, then sealed (Strata: hint files) or checkpointed (SQLite).
+/// `fixtureBuilder`, then sealed (Strata: every segment has its index file) or checkpointed (SQLite).
 public final class FixtureCache: Sendable {
     public static let shared = FixtureCache()
 

@@ -37,10 +37,12 @@ public struct StrataLogEngine: EmployeeEngine {
         try StrataLogEmployeeStore(path: Self.storePath(in: directory), durability: durability, create: false)
     }
 
-    /// Deletes the hint files, so that the next open scans every segment.
-    public static func removeHints(in directory: String) throws {
+    /// Deletes the sealed segments' index files (format 2: `index/NNNNNN.idx`, FORMAT.md
+    /// §7; and format-1 `.hint` files, should any be left), so that the next open rebuilds
+    /// each from its segment, as an open after a lost index does.
+    public static func removeIndexFiles(in directory: String) throws {
         let index = (storePath(in: directory) as NSString).appendingPathComponent("index")
-        for name in try FileManager.default.contentsOfDirectory(atPath: index) where name.hasSuffix(".hint") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: index) where name.hasSuffix(".idx") || name.hasSuffix(".hint") {
             try FileManager.default.removeItem(atPath: (index as NSString).appendingPathComponent(name))
         }
     }

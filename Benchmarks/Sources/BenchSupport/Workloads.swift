@@ -37,12 +37,12 @@ public enum Workloads {
         WorkloadIteration(run: { try store.run(queries) }, finish: {})
     }
 
-    /// (4) Open a store of all employees and count them. Strata with its hint files,
-    /// or (`scan`) with them deleted, so that open scans every segment (and writes the
-    /// hints again, as a real open after a lost index does).
+    /// (4) Open a store of all employees and count them. Strata with its index files,
+    /// or (`scan`) with them deleted, so that open rebuilds each from its segment (and
+    /// writes it again, as a real open after a lost index does).
     public static func open(_ engine: any EmployeeEngine, _ employees: [Employee], scan: Bool = false) throws -> WorkloadIteration {
         let directory = try FixtureCache.shared.directory(for: engine, employees: employees)
-        if scan { try StrataLogEngine.removeHints(in: directory) }
+        if scan { try StrataLogEngine.removeIndexFiles(in: directory) }
         var opened: (any EmployeeStore)?
         return WorkloadIteration(
             run: {

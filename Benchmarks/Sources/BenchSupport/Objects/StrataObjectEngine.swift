@@ -37,7 +37,7 @@ public struct StrataObjectEngine: EmployeeEngine {
 
     public var fixtureBuilder: any EmployeeEngine { StrataObjectEngine(durability: .none, writer: .batchInsert) }
 
-    /// The same directory name as the engine's, so `StrataLogEngine.removeHints` applies.
+    /// The same directory name as the engine's, so `StrataLogEngine.removeIndexFiles` applies.
     public static func storePath(in directory: String) -> String { StrataLogEngine.storePath(in: directory) }
 
     /// Options without the default logger (it prints every open, which would be timed).
