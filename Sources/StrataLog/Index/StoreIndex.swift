@@ -29,6 +29,12 @@ struct StoreIndex: Sendable {
 
     /// The newest version of `key` in the sealed files, tombstones included.
     func sealedEntry(_ key: RecordKey) throws -> IndexEntry? {
+        try Self.sealedEntry(key, in: files)
+    }
+
+    /// The newest version of `key` in `files` (sorted by descending `maxSequence`, as
+    /// `files` is): a snapshot of the list lets readers probe outside the state lock.
+    static func sealedEntry(_ key: RecordKey, in files: [IndexFile]) throws -> IndexEntry? {
         var best: IndexEntry?
         for file in files {
             if let best, file.footer.maxSequence < best.sequence { break }

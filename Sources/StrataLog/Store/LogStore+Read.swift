@@ -5,14 +5,7 @@ extension LogStore {
     ///
     /// - Throws: `.corrupt` naming the file and offset when the frame is damaged.
     public func get(_ key: RecordKey) throws -> Record? {
-        let found = try readIndex { s -> (IndexEntry, any StorageFile)? in
-            guard let entry = try s.index.entry(key), !entry.isTombstone else { return nil }
-            guard let file = s.segmentFiles[entry.location.segment] else {
-                throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
-            }
-            return (entry, file)
-        }
-        guard let (entry, file) = found else { return nil }
+        guard let (_, entry, file) = try locate([key]).first else { return nil }
         let record = try readRecord(at: entry.location, in: file)
         try Self.check(record, is: key, entry, path: file.path)
         return record
@@ -22,18 +15,7 @@ extension LogStore {
     /// deleted). Records that share a block are served by one read of it, so fetching
     /// the keys of a range costs about one `pread` per block, not per record.
     public func get(_ keys: [RecordKey]) throws -> [Record?] {
-        let found = try readIndex { s -> [(Int, IndexEntry, any StorageFile)] in
-            var found: [(Int, IndexEntry, any StorageFile)] = []
-            found.reserveCapacity(keys.count)
-            for (position, key) in keys.enumerated() {
-                guard let entry = try s.index.entry(key), !entry.isTombstone else { continue }
-                guard let file = s.segmentFiles[entry.location.segment] else {
-                    throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
-                }
-                found.append((position, entry, file))
-            }
-            return found
-        }
+        let found = try locate(keys)
         var result = [Record?](repeating: nil, count: keys.count)
         let byFrame = found.sorted {
             ($0.1.location.segment, $0.1.location.frameOffset) < ($1.1.location.segment, $1.1.location.frameOffset)
@@ -201,6 +183,47 @@ extension LogStore {
         guard record.key == key, record.sequence == entry.sequence, record.isTombstone == entry.isTombstone else {
             throw StrataError(.corrupt, "record at this location is \(record.isTombstone ? "a tombstone" : "a put") of \(record.key)@\(record.sequence), the index expected \(entry.isTombstone ? "a tombstone" : "a put") of \(key)@\(entry.sequence)",
                               path: path, offset: Int64(entry.location.frameOffset))
+        }
+    }
+}
+
+extension LogStore {
+    /// The current live versions of `keys` (position in `keys`, entry, the segment file
+    /// it points into). The overlay and a snapshot of the sealed index files' list are
+    /// taken under the state lock; the files themselves — blocks read from disk through
+    /// the cache — are probed after it is released, so concurrent readers do not queue
+    /// behind one another's `pread`s (a file's handle lives while a reference does).
+    /// The answer is the index as it was when the lock was held. When a compaction
+    /// retired a segment a found version points into before its file could be looked
+    /// up, the lookup runs again on the new list; a damaged index file is rebuilt.
+    func locate(_ keys: [RecordKey]) throws -> [(Int, IndexEntry, any StorageFile)] {
+        try repairingIndex {
+            while true {
+                let (fromOverlay, files) = try state.withLock { s -> ([IndexEntry?], [IndexFile]) in
+                    if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
+                    return (keys.map { s.index.overlay.entry($0) }, s.index.files)
+                }
+                var entries = fromOverlay
+                for i in keys.indices where entries[i] == nil {
+                    entries[i] = try StoreIndex.sealedEntry(keys[i], in: files)
+                }
+                let resolved = try state.withLock { s -> [(Int, IndexEntry, any StorageFile)]? in
+                    if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
+                    var found: [(Int, IndexEntry, any StorageFile)] = []
+                    found.reserveCapacity(keys.count)
+                    for (position, entry) in entries.enumerated() {
+                        guard let entry, !entry.isTombstone else { continue }
+                        guard let file = s.segmentFiles[entry.location.segment] else {
+                            let current = s.index.files
+                            if current.count != files.count || zip(current, files).contains(where: { $0 !== $1 }) { return nil }
+                            throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
+                        }
+                        found.append((position, entry, file))
+                    }
+                    return found
+                }
+                if let resolved { return resolved }
+            }
         }
     }
 }
