@@ -1,0 +1,107 @@
+import Foundation
+import StrataLog
+
+/// One saved object as ``ObjectStore/enumerateStoredValues(entityName:attributes:toOneRelationships:batchSize:_:)``
+/// hands it over: its id and the values asked for, without a managed object.
+public struct StoredValues: Sendable {
+    /// The object's id.
+    public var objectID: ObjectID
+    /// The attributes asked for, in the order asked (external binaries read from the
+    /// blob area; `.null` when unset).
+    public var values: [Value]
+    /// The to-one relationships asked for, in the order asked (nil when unset).
+    public var destinations: [ObjectID?]
+}
+
+extension ObjectStore {
+    /// Walks the saved objects of one entity (its sub-entities not included) in key
+    /// order, a batch at a time, without a context or managed objects: each record is
+    /// read once, decoded, and only the named properties are handed over. For exports
+    /// and other bulk reads, where a context's faults and registry are pure overhead;
+    /// memory follows the batch size.
+    ///
+    /// ```swift
+    /// try store.enumerateStoredValues(entityName: "Employee", attributes: ["name", "salary"],
+    ///                                 toOneRelationships: ["department"]) { batch in
+    ///     for employee in batch { print(employee.objectID, employee.values[0], employee.destinations[0] as Any) }
+    /// }
+    /// ```
+    ///
+    /// Unsaved changes of any context are not seen (this reads the store). Objects
+    /// saved while the walk runs may or may not be included.
+    ///
+    /// - Parameters:
+    ///   - entityName: A concrete entity.
+    ///   - attributes: Stored attributes to read (not transient ones).
+    ///   - toOneRelationships: To-one relationships whose destinations to give.
+    ///   - batchSize: Objects per call of `body` (at least 1).
+    ///   - body: Called once per non-empty batch; an error it throws stops the walk.
+    /// - Throws: `.unknownKeyPath` for an unknown entity or property (or a transient
+    ///   attribute, a to-many), `.invalidArgument` for a batch size below 1,
+    ///   `.corrupt` for a damaged record or blob.
+    public func enumerateStoredValues(entityName: String, attributes: [String], toOneRelationships: [String] = [],
+                                      batchSize: Int = 512, _ body: ([StoredValues]) throws -> Void) throws {
+        guard batchSize >= 1 else {
+            throw StrataError(.invalidArgument, "the batch size must be at least 1, not \(batchSize)", context: ["entity": entityName])
+        }
+        guard let entity = model.entity(named: entityName) else {
+            throw StrataError(.unknownKeyPath, "the model has no entity '\(entityName)'", context: ["entity": entityName])
+        }
+        let layout = try schema.layout(entityName)
+        func number(_ name: String, valid: Bool) throws -> Int {
+            guard valid, let number = layout.fieldNumbers[name] else {
+                throw StrataError(.unknownKeyPath, "\(entityName) has no stored \(valid ? "property" : "attribute or to-one relationship") '\(name)'",
+                                  context: ["entity": entityName, "keyPath": name])
+            }
+            return number
+        }
+        let attributeNumbers = try attributes.map { name in
+            try number(name, valid: entity.attributesByName[name].map { !$0.isTransient } ?? false)
+        }
+        let relationshipNumbers = try toOneRelationships.map { name in
+            try number(name, valid: entity.relationshipsByName[name].map { !$0.isToMany } ?? false)
+        }
+        let range = StoreSchema.range(tag: layout.tag)
+        var after: RecordKey?
+        var batch: [StoredValues] = []
+        batch.reserveCapacity(batchSize)
+        while true {
+            let keys = records.keys(in: range, after: after, limit: batchSize)
+            guard let last = keys.last else { return }
+            after = last
+            for record in try records.get(keys) {
+                guard let record else { continue }
+                let stored = try ObjectCodec.decode(record)
+                var values: [Value] = []
+                values.reserveCapacity(attributeNumbers.count)
+                for number in attributeNumbers {
+                    let field = number < stored.fields.count ? stored.fields[number] : .null
+                    switch field {
+                    case .value(let value): values.append(value)
+                    case .blob(let ref, _): values.append(.binary(Data(try records.readBlob(ref))))
+                    case .null: values.append(.null)
+                    case .reference, .references:
+                        throw StrataError(.corrupt, "\(entityName).\(layout.fields[number].name) holds a relationship in the record",
+                                          context: ["entity": entityName, "keyPath": layout.fields[number].name])
+                    }
+                }
+                var destinations: [ObjectID?] = []
+                destinations.reserveCapacity(relationshipNumbers.count)
+                for number in relationshipNumbers {
+                    if number < stored.fields.count, case .reference(let key) = stored.fields[number] {
+                        guard let destination = objectID(for: key) else {
+                            throw StrataError(.objectNotFound, "no entity of this model has key \(key)", context: ["key": "\(key.rawValue)"])
+                        }
+                        destinations.append(destination)
+                    } else {
+                        destinations.append(nil)
+                    }
+                }
+                batch.append(StoredValues(objectID: ObjectID(entityName: entityName, key: record.key, storeIdentifier: identifier),
+                                          values: values, destinations: destinations))
+            }
+            if !batch.isEmpty { try body(batch) }
+            batch.removeAll(keepingCapacity: true)
+        }
+    }
+}
