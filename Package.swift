@@ -79,10 +79,19 @@ let package = Package(
             name: "StrataData",
             dependencies: ["Strata", "StrataMacros"]
         ),
+        // JSON Lines as `strata import` reads and `export` writes them: the line decoder
+        // (fast, driven by the entity's properties, with Foundation's JSONDecoder as its
+        // reference), value conversion, dates. A library of its own so that the fuzz
+        // targets reach the decoder; the object layer knows nothing of JSON Lines.
+        .target(
+            name: "StrataImport",
+            dependencies: ["Strata"]
+        ),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
                 "Strata",
+                "StrataImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -101,7 +110,7 @@ let package = Package(
         ),
         .target(
             name: "StrataFuzzing",
-            dependencies: ["Strata", "StrataLog", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Strata", "StrataLog", "StrataImport", .product(name: "Logging", package: "swift-log")]
         ),
         .target(
             name: "StrataTestSupport",
@@ -130,8 +139,12 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "StrataImportTests",
+            dependencies: ["StrataImport", "Strata"]
+        ),
+        .testTarget(
             name: "StrataCLITests",
-            dependencies: ["StrataCLI", "Strata", "StrataTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["StrataCLI", "Strata", "StrataImport", "StrataTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

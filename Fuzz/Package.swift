@@ -23,6 +23,7 @@ let package = Package(
         .executableTarget(name: "FuzzModel", dependencies: [.product(name: "StrataFuzzing", package: "Strata")]),
         .executableTarget(name: "FuzzPredicate", dependencies: [.product(name: "StrataFuzzing", package: "Strata")]),
         .executableTarget(name: "FuzzMapping", dependencies: [.product(name: "StrataFuzzing", package: "Strata")]),
+        .executableTarget(name: "FuzzImportLine", dependencies: [.product(name: "StrataFuzzing", package: "Strata")]),
     ],
     swiftLanguageModes: [.v6]
 )

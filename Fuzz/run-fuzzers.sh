@@ -11,7 +11,7 @@ SECONDS_EACH=${FUZZ_SECONDS:-20}
 # libFuzzer's per-input timeout counts wall time: on a loaded machine (or under
 # `nice`) a 1-second input can pass 10 s without being slow. Raise it there.
 TIMEOUT=${FUZZ_TIMEOUT:-10}
-TARGETS=${FUZZ_TARGETS:-"segment records-block index manifest blob object-record store model predicate mapping"}
+TARGETS=${FUZZ_TARGETS:-"segment records-block index manifest blob object-record store model predicate mapping import-line"}
 BIN=$(swift build --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address --show-bin-path)
 mkdir -p .work/logs .work/crashes
 status=0

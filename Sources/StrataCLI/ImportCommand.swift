@@ -54,7 +54,7 @@ struct ImportCommand: ParsableCommand {
                 try copy.finish()
                 secondPass = copy.path
             }
-            try importer.insert(try LineReader(path: secondPass, maximumLineLength: maxLineBytes))
+            try importer.insert(path: secondPass, maximumLineLength: maxLineBytes)
             print("imported \(importer.committedObjects) objects in \(importer.transactions) transaction(s) into \(store)")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataImport
 
 /// Imports JSON Lines into a store in two passes over the input.
 ///
@@ -24,8 +25,7 @@ final class Importer {
     private let context: ObjectContext
     private let batchSize: Int
     private let carryLimit: Int
-    private let converter = JSONLines()
-    private let coder = JSONLineCoder()
+    private let decoder: JSONLineDecoder
 
     private struct Name {
         var line: Int
@@ -51,12 +51,15 @@ final class Importer {
     private(set) var committedObjects = 0
     private(set) var committedThroughLine = 0
     private(set) var transactions = 0
+    /// Transactions written by `store.batchInsert` (the rest went through the context).
+    private(set) var batchInserts = 0
 
     init(store: ObjectStore, batchSize: Int) {
         self.store = store
         self.context = store.newContext()
         self.batchSize = batchSize
         self.carryLimit = max(batchSize * 10, 10_000)
+        self.decoder = JSONLineDecoder(model: store.model)
     }
 
     // MARK: Pass 1
@@ -86,42 +89,129 @@ final class Importer {
 
     // MARK: Pass 2
 
-    /// Inserts the objects, committing a transaction every `batchSize` lines.
-    func insert(_ reader: LineReader) throws {
-        var number = 0
-        var linesInBatch = 0
+    /// Inserts the objects of the file at `path`, committing a transaction every
+    /// `batchSize` lines. Lines are read and decoded a batch ahead on another thread
+    /// (`LineBatchReader`). A batch goes through `store.batchInsert` — no context, no
+    /// managed objects — when it can (`batchInsertRows(_:)`); otherwise, or when the
+    /// batch insert refuses it, through the context, line by line, as it always has,
+    /// so every error and every carried batch is what it was.
+    func insert(path: String, maximumLineLength: Int) throws {
+        let reader = LineBatchReader(path: path, maximumLineLength: maximumLineLength, batchSize: batchSize, model: store.model)
+        defer { reader.cancel() }
         var spanStart = 1
         var done = 0
-        while let line = try reader.next() {
-            number += 1
-            guard !Self.isBlank(line) else { continue }
-            do {
-                try insertLine(try parse(line), number: number)
-            } catch let problem as LineProblem {
+        while let batch = try reader.next() {
+            if !batch.lines.isEmpty, try insertBatch(batch) {
+                spanStart = batch.end + 1
+                done += batch.lines.count
+                Terminal.progress("importing", done: done, total: objectCount)
+                if batch.isLast { break }
+                continue
+            }
+            for (index, (number, line)) in batch.lines.enumerated() {
+                do {
+                    try insertLine(line, number: number)
+                } catch let problem as LineProblem {
+                    context.rollback()
+                    throw failure("line \(number): \(problem)", spanStart: spanStart, spanEnd: number)
+                } catch let error as StrataError {
+                    context.rollback()
+                    throw failure("line \(number): \(error.message)", spanStart: spanStart, spanEnd: number)
+                }
+                done += 1
+                if index == batchSize - 1 {
+                    if try commit(spanStart: spanStart, through: number, more: true) {
+                        spanStart = number + 1
+                    }
+                    Terminal.progress("importing", done: done, total: objectCount)
+                }
+            }
+            if let (number, problem) = batch.problem {
                 context.rollback()
                 throw failure("line \(number): \(problem)", spanStart: spanStart, spanEnd: number)
-            } catch let error as StrataError {
-                context.rollback()
-                throw failure("line \(number): \(error.message)", spanStart: spanStart, spanEnd: number)
             }
-            linesInBatch += 1
-            done += 1
-            if linesInBatch >= batchSize {
-                if try commit(spanStart: spanStart, through: number, more: true) {
-                    spanStart = number + 1
+            if batch.isLast {
+                if context.hasChanges {
+                    _ = try commit(spanStart: spanStart, through: batch.end, more: false)
                 }
-                linesInBatch = 0
-                Terminal.progress("importing", done: done, total: objectCount)
+                break
             }
-        }
-        if context.hasChanges {
-            _ = try commit(spanStart: spanStart, through: number, more: false)
         }
         Terminal.progress("importing", done: done, total: objectCount)
         if let (name, links) = pending.first, let link = links.first {
             // Cannot happen after a complete first pass; kept as a guard, not a trap.
             throw CommandFailure("line \(link.line): the link to '\(name)' was never made")
         }
+    }
+
+    /// Commits a whole batch with `store.batchInsert` when it can: true when it did,
+    /// false when the batch must go through the context (nothing written then).
+    private func insertBatch(_ batch: LineBatch) throws -> Bool {
+        guard batch.problem == nil, let rows = batchInsertRows(batch) else { return false }
+        let ids: [ObjectID]
+        do {
+            ids = try store.batchInsert(entityName: rows.entity, objects: rows.objects, relationships: rows.relationships)
+        } catch is StrataError {
+            // Refused whole, nothing written: the context path says why in the words
+            // it always has (or carries the batch on, as it may).
+            return false
+        }
+        for ((number, line), id) in zip(batch.lines, ids) where !line.names.isEmpty {
+            created[number] = id
+        }
+        transactions += 1
+        committedObjects += ids.count
+        committedThroughLine = batch.end
+        batchInserts += 1
+        return true
+    }
+
+    /// The batch as `batchInsert` input, or nil when only the context can insert it: a
+    /// batch of one entity with nothing pending, whose links are to-ones that name
+    /// committed objects and whose inverse (if any) is a derived to-many without a
+    /// maximum; an entity that requires members of a to-many is left to the context,
+    /// whose validation counts them.
+    private func batchInsertRows(_ batch: LineBatch) -> (entity: String, objects: [[String: Value]], relationships: [[String: ObjectID]])? {
+        guard !context.hasChanges, pending.isEmpty, let entity = batch.lines.first?.line.entity else { return nil }
+        guard batchInsertable(entity) else { return nil }
+        var objects: [[String: Value]] = []
+        objects.reserveCapacity(batch.lines.count)
+        var relationships: [[String: ObjectID]] = []
+        var anyLinks = false
+        for (_, line) in batch.lines {
+            guard line.entity.name == entity.name else { return nil }
+            var values: [String: Value] = Dictionary(minimumCapacity: line.values.count)
+            for (attribute, value) in line.values { values[attribute.name] = value }
+            objects.append(values)
+            var links: [String: ObjectID] = [:]
+            for (relationship, targets) in line.links {
+                guard targets.count <= 1 else { return nil }
+                guard let target = targets.first else { continue }
+                guard !relationship.isToMany, linkInsertable(relationship),
+                      case .object(let id)? = try? resolve(target, for: relationship, of: entity.name) else { return nil }
+                links[relationship.name] = id
+                anyLinks = true
+            }
+            relationships.append(links)
+        }
+        return (entity.name, objects, anyLinks ? relationships : [])
+    }
+
+    private var insertableEntities: [String: Bool] = [:]
+
+    private func batchInsertable(_ entity: EntityDescription) -> Bool {
+        if let known = insertableEntities[entity.name] { return known }
+        let fits = !entity.relationships.contains { relationship in
+            relationship.isToMany && (relationship.minimumCount ?? (relationship.isOptional ? 0 : 1)) > 0
+        }
+        insertableEntities[entity.name] = fits
+        return fits
+    }
+
+    private func linkInsertable(_ relationship: RelationshipDescription) -> Bool {
+        guard let inverseName = relationship.inverseName else { return true }
+        guard let inverse = store.model.entity(named: relationship.destinationEntityName)?.relationshipsByName[inverseName] else { return false }
+        return inverse.isToMany && !inverse.isOrdered && inverse.maximumCount == nil
     }
 
     private func insertLine(_ line: ImportLine, number: Int) throws {
@@ -245,10 +335,10 @@ final class Importer {
     // MARK: Lines
 
     private func parse(_ line: ArraySlice<UInt8>) throws(LineProblem) -> ImportLine {
-        try ImportLine(try coder.decode(line), model: store.model, values: converter)
+        try decoder.decode(line)
     }
 
-    private static func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
+    static func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
         line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
     }
 }

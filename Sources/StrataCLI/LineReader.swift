@@ -55,7 +55,11 @@ final class LineReader {
     func next() throws -> ArraySlice<UInt8>? {
         while true {
             let from = max(start, searched)
-            let newline = buffer[from...].firstIndex(of: UInt8(ascii: "\n"))
+            let newline: Int? = buffer.withUnsafeBufferPointer { all in
+                guard from < all.count, let base = all.baseAddress,
+                      let found = memchr(base + from, Int32(UInt8(ascii: "\n")), all.count - from) else { return nil }
+                return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            }
             bytesSearched += (newline.map { $0 + 1 } ?? buffer.count) - from
             if let newline {
                 try checkLength(newline - start)
@@ -92,18 +96,20 @@ final class LineReader {
             searched -= start
             start = 0
         }
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        // Read straight into the buffer's tail: no chunk is allocated per read.
+        let kept = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: Self.chunkSize))
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + kept, Self.chunkSize) }
+        buffer.removeSubrange(kept + max(0, count)..<buffer.count)
         if count < 0 {
             if errno == EINTR { return }
             throw CommandFailure("read failed: \(String(cString: strerror(errno)))")
         }
-        if count == 0 {
-            atEnd = true
-        } else {
-            buffer.append(contentsOf: chunk[0..<count])
-        }
+        if count == 0 { atEnd = true }
     }
+
+    /// Bytes asked of each `read`.
+    static let chunkSize = 64 << 10
 }
 
 /// A copy of standard input in a temporary file, so that an import can read its

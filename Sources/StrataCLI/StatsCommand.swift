@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataImport
 
 /// `strata stats STORE [--json]`: what the store holds and how much of it is garbage:
 /// format version, bytes in segments and blobs, garbage ratios, and for an object

@@ -41,6 +41,8 @@ public enum FuzzSeeds {
             return modelFiles + [PredicateFixture.model, StoreTemplate.model].compactMap { try? $0?.jsonData() }.map { [UInt8]($0) }
         case .predicate:
             return predicates.map { Array($0.utf8) }
+        case .importLine:
+            return ImportLineFixture.seeds.map { Array($0.utf8) }
         case .mapping:
             return [[], [1, 2, 3, 4, 5, 6, 7, 8], [0, 3, 0, 1, 2, 0, 2, 9, 0, 4, 3, 1, 0, 0, 7, 0, 2, 4, 5, 1, 0, 0, 2, 0, 8, 0, 1, 0, 3],
                     Array(repeating: 0x41, count: 64), Array((0..<96).map { UInt8(truncatingIfNeeded: $0 * 37) })]

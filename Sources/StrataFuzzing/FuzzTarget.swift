@@ -1,3 +1,4 @@
+import StrataImport
 import StrataLog
 /// The fuzz targets: one libFuzzer executable each in `Fuzz/`, one corpus directory
 /// each in `Fuzz/Corpus/<rawValue>/`, replayed by the tests. Both call `run(_:)`, so a
@@ -28,6 +29,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case predicate
     /// A pair of models made from the input: mapping inference and plan validation.
     case mapping
+    /// One line of a JSON Lines import: the fast decoder against its reference.
+    case importLine = "import-line"
 
     /// Runs the target on one input.
     ///
@@ -47,12 +50,16 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             case .model: try Self.model(bytes)
             case .predicate: try Self.predicate(bytes)
             case .mapping: try Self.mapping(bytes)
+            case .importLine: try Self.importLine(bytes)
             }
             return nil
         } catch let finding as FuzzFinding {
             return finding
         } catch is StrataError {
             // Refusing bad input with a clear error is the promise kept.
+            return nil
+        } catch is LineProblem {
+            // An import line's refusal, as `strata import` reports it.
             return nil
         } catch {
             return FuzzFinding("\(self.rawValue): threw \(type(of: error)), not a StrataError: \(error)")

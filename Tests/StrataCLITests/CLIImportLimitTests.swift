@@ -2,6 +2,7 @@ import Foundation
 import StrataTestSupport
 import Testing
 @testable import StrataCLI
+import StrataImport
 
 /// Hostile import input (issue 16): a long line was searched for its newline from its
 /// start after every 64 KiB read (minutes for 200 MiB); a line had no length limit

@@ -7,7 +7,9 @@ import Foundation
 /// about 0.2 µs, so six digits survive export → import → export unchanged while
 /// nine would print noise. `ISO8601DateFormatter` itself keeps milliseconds only, so
 /// the fraction is written and read here.
-final class DateText {
+public final class DateText {
+    public init() {}
+
     private let formatter: ISO8601DateFormatter = {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
@@ -15,7 +17,7 @@ final class DateText {
     }()
 
     /// `2024-05-01T12:00:00Z`, or `2024-05-01T12:00:00.25Z` when there is a fraction.
-    func string(from date: Date) -> String {
+    public func string(from date: Date) -> String {
         let seconds = date.timeIntervalSince1970
         var whole = seconds.rounded(.down)
         var micros = ((seconds - whole) * 1_000_000).rounded()
@@ -33,7 +35,7 @@ final class DateText {
 
     /// Reads an ISO 8601 date with any number of fraction digits and a `Z` or
     /// `±hh:mm` zone; nil when `text` is not one.
-    func date(from text: String) -> Date? {
+    public func date(from text: String) -> Date? {
         guard let t = text.firstIndex(of: "T"), let dot = text[t...].firstIndex(of: ".") else {
             return formatter.date(from: text)
         }

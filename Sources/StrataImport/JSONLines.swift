@@ -18,15 +18,17 @@ import Strata
 /// | transformable | `{"@base64": "…"}`, the transformer's bytes exactly; with the built-in `JSON` transformer, the JSON itself |
 ///
 /// `null` clears an attribute.
-struct JSONLines {
+public struct JSONLines {
+    public init() {}
+
     /// The key of an object's entity.
-    static let entityKey = "@entity"
+    public static let entityKey = "@entity"
     /// The key of a local name that relationships of the same import refer to.
-    static let refKey = "@ref"
+    public static let refKey = "@ref"
     /// The key of an object URI (exported objects; relationship targets).
-    static let idKey = "@id"
+    public static let idKey = "@id"
     /// The key of a binary value's base64 text.
-    static let base64Key = "@base64"
+    public static let base64Key = "@base64"
 
     private let dates = DateText()
     private let coder = JSONLineCoder()
@@ -36,7 +38,7 @@ struct JSONLines {
     /// The value of `attribute` that `json` stands for.
     ///
     /// - Throws: A `LineProblem` naming the attribute, its type and what was given.
-    func value(_ json: JSONValue, for attribute: AttributeDescription, of entity: String) throws(LineProblem) -> Value {
+    public func value(_ json: JSONValue, for attribute: AttributeDescription, of entity: String) throws(LineProblem) -> Value {
         func mismatch(_ hint: String = "") -> LineProblem {
             LineProblem("\(entity).\(attribute.name) is \(attribute.type.rawValue), got \(json.kindDescription)\(Self.sample(json))" + hint)
         }
@@ -123,7 +125,7 @@ struct JSONLines {
     // MARK: Export
 
     /// The JSON form of a stored value.
-    func json(_ value: Value) -> JSONValue {
+    public func json(_ value: Value) -> JSONValue {
         switch value {
         case .null: return .null
         case .bool(let value): return .bool(value)
@@ -148,7 +150,7 @@ struct JSONLines {
     /// The JSON form of an attribute's stored value: as ``json(_:)``, except that a
     /// transformable attribute of the built-in JSON transformer shows its JSON (when
     /// its bytes parse), and any other transformable one its bytes as base64.
-    func json(_ value: Value, of attribute: AttributeDescription) -> JSONValue {
+    public func json(_ value: Value, of attribute: AttributeDescription) -> JSONValue {
         if attribute.type == .transformable, attribute.valueTransformerName == JSONValueTransformer.name,
            case .binary(let data) = value, let parsed = try? coder.decode(data) {
             // An object of one "@base64" key would read back as bytes: keep it as bytes.
@@ -161,7 +163,7 @@ struct JSONLines {
     // MARK: Helpers
 
     /// A short quote of the offending value for error messages.
-    static func sample(_ json: JSONValue) -> String {
+    public static func sample(_ json: JSONValue) -> String {
         switch json {
         case .string(let text): return " \"\(text.count > 40 ? text.prefix(40) + "…" : text)\""
         case .integer(let value): return " \(value)"
@@ -173,7 +175,7 @@ struct JSONLines {
 
     /// A decimal only when the whole text is one: `Decimal(string:)` alone accepts a
     /// prefix ("12abc" reads as 12).
-    static func exactDecimal(_ text: String) -> Decimal? {
+    public static func exactDecimal(_ text: String) -> Decimal? {
         let allowed = Set("0123456789+-.eE")
         guard !text.isEmpty, text.allSatisfy(allowed.contains) else { return nil }
         let scanner = Scanner(string: text)
