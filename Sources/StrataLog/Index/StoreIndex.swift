@@ -153,15 +153,22 @@ struct StoreIndex: Sendable {
 
     /// Live keys in `range` after `after` (exclusive), ascending, at most `limit`.
     mutating func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) throws -> [RecordKey] {
+        try entries(in: range, after: after, limit: limit).map(\.key)
+    }
+
+    /// Up to `limit` current live entries after `after` (exclusive), ascending by key:
+    /// what `keys(in:after:limit:)` lists, with each key's location, so that a scan
+    /// reads the records without looking every key up again.
+    mutating func entries(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) throws -> [IndexEntry] {
         guard limit > 0 else { return [] }
         var start = range?.lowerBound ?? RecordKey(0)
         if let after {
             guard after.rawValue < UInt64.max else { return [] }
             start = max(start, RecordKey(after.rawValue + 1))
         }
-        var result: [RecordKey] = []
+        var result: [IndexEntry] = []
         try merge(from: start, to: range?.upperBound) { entry in
-            if !entry.isTombstone { result.append(entry.key) }
+            if !entry.isTombstone { result.append(entry) }
             return result.count < limit
         }
         return result

@@ -15,7 +15,12 @@ extension LogStore {
     /// deleted). Records that share a block are served by one read of it, so fetching
     /// the keys of a range costs about one `pread` per block, not per record.
     public func get(_ keys: [RecordKey]) throws -> [Record?] {
-        let found = try locate(keys)
+        try records(try locate(keys), keys: keys)
+    }
+
+    /// The records of the index entries found for the positions of `keys`, each
+    /// frame read once however many of them it holds.
+    private func records(_ found: [(Int, IndexEntry, any StorageFile)], keys: [RecordKey]) throws -> [Record?] {
         var result = [Record?](repeating: nil, count: keys.count)
         let byFrame = found.sorted {
             ($0.1.location.segment, $0.1.location.frameOffset) < ($1.1.location.segment, $1.1.location.frameOffset)
@@ -87,14 +92,29 @@ extension LogStore {
 
     /// Calls `body` with the live records of `range` in batches of at most `batchSize`,
     /// in key order, so a caller can stream a whole store in bounded memory.
+    ///
+    /// Each batch's records come from the one merged walk of the index that lists
+    /// them: no key is looked up a second time (filters, index blocks), and records
+    /// that share a block are served by one read of it.
     public func scan(_ range: Range<RecordKey>? = nil, batchSize: Int = 1024, _ body: ([Record]) throws -> Void) throws {
         var after: RecordKey?
         while true {
-            let keys = self.keys(in: range, after: after, limit: max(1, batchSize))
-            if keys.isEmpty { return }
-            let batch = try get(keys).compactMap { $0 }
+            let found = try readIndex { s -> [(Int, IndexEntry, any StorageFile)] in
+                let entries = try s.index.entries(in: range, after: after, limit: max(1, batchSize))
+                var found: [(Int, IndexEntry, any StorageFile)] = []
+                found.reserveCapacity(entries.count)
+                for (position, entry) in entries.enumerated() {
+                    guard let file = s.segmentFiles[entry.location.segment] else {
+                        throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
+                    }
+                    found.append((position, entry, file))
+                }
+                return found
+            }
+            guard let last = found.last?.1.key else { return }
+            let batch = try records(found, keys: found.map(\.1.key)).compactMap { $0 }
             if !batch.isEmpty { try body(batch) }
-            after = keys.last
+            after = last
         }
     }
 
