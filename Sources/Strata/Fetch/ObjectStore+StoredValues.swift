@@ -61,16 +61,10 @@ extension ObjectStore {
         let relationshipNumbers = try toOneRelationships.map { name in
             try number(name, valid: entity.relationshipsByName[name].map { !$0.isToMany } ?? false)
         }
-        let range = StoreSchema.range(tag: layout.tag)
-        var after: RecordKey?
         var batch: [StoredValues] = []
         batch.reserveCapacity(batchSize)
-        while true {
-            let keys = records.keys(in: range, after: after, limit: batchSize)
-            guard let last = keys.last else { return }
-            after = last
-            for record in try records.get(keys) {
-                guard let record else { continue }
+        try records.scan(StoreSchema.range(tag: layout.tag), batchSize: batchSize) { page in
+            for record in page {
                 let stored = try ObjectCodec.decode(record)
                 var values: [Value] = []
                 values.reserveCapacity(attributeNumbers.count)

@@ -41,6 +41,9 @@ public protocol RecordStore: AnyObject, Sendable {
     /// Relationship edges are listed this way (docs/FORMAT.md §11), without reading
     /// the edge records.
     func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) -> [TermEntry]
+    /// The live records of a range in key order, `batchSize` at a time: a whole
+    /// entity streamed in bounded memory.
+    func scan(_ range: Range<RecordKey>?, batchSize: Int, _ body: ([Record]) throws -> Void) throws
     /// Appends a blob and returns its reference.
     func writeBlob(_ bytes: [UInt8]) throws -> BlobRef
     /// Reads a blob by reference, checksums verified.
