@@ -100,6 +100,18 @@ struct ExportCommand: ParsableCommand {
         }
         var entityValue = JSONLineWriter()
         entityValue.appendString(entity.name)
+        // URIs as bytes: `"strata://STORE/ENTITY/` once per entity, then the serial.
+        var uriPrefixes: [String: [UInt8]] = [:]
+        func appendURI(_ id: ObjectID) {
+            if uriPrefixes[id.entityName] == nil {
+                var prefix = JSONLineWriter()
+                prefix.appendString("strata://\(id.storeIdentifier)/\(id.entityName)/")
+                uriPrefixes[id.entityName] = Array(prefix.bytes.dropLast())
+            }
+            writer.append(raw: uriPrefixes[id.entityName] ?? [])
+            writer.appendInteger(Int64(bitPattern: id.serial))
+            writer.append(raw: "\"")
+        }
         try store.enumerateStoredValues(entityName: entity.name, attributes: attributes.map(\.name),
                                         toOneRelationships: toOnes.map(\.name), batchSize: chunkSize) { batch in
             for object in batch {
@@ -108,13 +120,22 @@ struct ExportCommand: ParsableCommand {
                     writer.append(raw: encodedKeys[position])
                     switch slots[index] {
                     case .entity: writer.append(raw: entityValue.bytes)
-                    case .id: writer.appendString(object.objectID.uriRepresentation)
-                    case .attribute(let number): try writer.append(values.json(object.values[number], of: attributes[number]))
+                    case .id: appendURI(object.objectID)
+                    case .attribute(let number):
+                        // The common scalars directly; the rest as `JSONLines.json` gives them.
+                        switch object.values[number] {
+                        case .null: writer.append(raw: "null")
+                        case .string(let text): writer.appendString(text)
+                        case .int(let integer): writer.appendInteger(integer)
+                        case .bool(let flag): writer.append(raw: flag ? "true" : "false")
+                        case .double(let double) where double.isFinite: writer.appendDouble(double)
+                        case let value: try writer.append(values.json(value, of: attributes[number]))
+                        }
                     case .toOne(let number):
                         if let destination = object.destinations[number] {
                             writer.append(raw: "{")
                             writer.appendKey(JSONLines.idKey)
-                            writer.appendString(destination.uriRepresentation)
+                            appendURI(destination)
                             writer.append(raw: "}")
                         } else {
                             writer.append(raw: "null")

@@ -73,7 +73,7 @@ final class Importer {
             guard !Self.isBlank(line) else { continue }
             let parsed: ImportLine
             do {
-                parsed = try parse(line)
+                parsed = try decoder.check(line)
             } catch {
                 throw CommandFailure("line \(number): \(error); nothing was imported")
             }
@@ -172,17 +172,12 @@ final class Importer {
     /// maximum; an entity that requires members of a to-many is left to the context,
     /// whose validation counts them.
     private func batchInsertRows(_ batch: LineBatch) -> (entity: String, objects: [[String: Value]], relationships: [[String: ObjectID]])? {
-        guard !context.hasChanges, pending.isEmpty, let entity = batch.lines.first?.line.entity else { return nil }
-        guard batchInsertable(entity) else { return nil }
-        var objects: [[String: Value]] = []
-        objects.reserveCapacity(batch.lines.count)
+        guard !context.hasChanges, pending.isEmpty, let objects = batch.objects, let entity = batch.lines.first?.line.entity,
+              batchInsertable(entity) else { return nil }
+        guard batch.hasLinks else { return (entity.name, objects, []) }
         var relationships: [[String: ObjectID]] = []
-        var anyLinks = false
+        relationships.reserveCapacity(batch.lines.count)
         for (_, line) in batch.lines {
-            guard line.entity.name == entity.name else { return nil }
-            var values: [String: Value] = Dictionary(minimumCapacity: line.values.count)
-            for (attribute, value) in line.values { values[attribute.name] = value }
-            objects.append(values)
             var links: [String: ObjectID] = [:]
             for (relationship, targets) in line.links {
                 guard targets.count <= 1 else { return nil }
@@ -190,11 +185,10 @@ final class Importer {
                 guard !relationship.isToMany, linkInsertable(relationship),
                       case .object(let id)? = try? resolve(target, for: relationship, of: entity.name) else { return nil }
                 links[relationship.name] = id
-                anyLinks = true
             }
             relationships.append(links)
         }
-        return (entity.name, objects, anyLinks ? relationships : [])
+        return (entity.name, objects, relationships)
     }
 
     private var insertableEntities: [String: Bool] = [:]
@@ -333,10 +327,6 @@ final class Importer {
     }
 
     // MARK: Lines
-
-    private func parse(_ line: ArraySlice<UInt8>) throws(LineProblem) -> ImportLine {
-        try decoder.decode(line)
-    }
 
     static func isBlank(_ line: ArraySlice<UInt8>) -> Bool {
         line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }

@@ -14,6 +14,26 @@ struct LineBatch: Sendable {
     /// A line that failed to decode after `lines` (the input changed since the first
     /// pass): the import fails there, as it would have on reaching it.
     var problem: (number: Int, problem: LineProblem)?
+    /// The lines' attribute values as `store.batchInsert` takes them, when every line
+    /// is of one entity (made on the reader's thread, off the writer's).
+    var objects: [[String: Value]]?
+    /// Whether any line has a relationship target.
+    var hasLinks = false
+
+    /// Fills `objects` and `hasLinks`.
+    mutating func prepareRows() {
+        guard let entity = lines.first?.line.entity.name else { return }
+        var rows: [[String: Value]] = []
+        rows.reserveCapacity(lines.count)
+        for (_, line) in lines {
+            guard line.entity.name == entity else { return }
+            var values: [String: Value] = Dictionary(minimumCapacity: line.values.count)
+            for (attribute, value) in line.values { values[attribute.name] = value }
+            rows.append(values)
+            if !line.links.isEmpty { hasLinks = true }
+        }
+        objects = rows
+    }
 }
 
 /// Reads and decodes the second pass on a thread of its own, a batch ahead of the
@@ -87,6 +107,7 @@ final class LineBatchReader: @unchecked Sendable {
                 }
                 if batch.lines.count >= batchSize {
                     batch.end = number
+                    batch.prepareRows()
                     guard put(.success(batch)) else { return }
                     batch = LineBatch()
                     batch.lines.reserveCapacity(batchSize)
@@ -94,6 +115,7 @@ final class LineBatchReader: @unchecked Sendable {
             }
             batch.end = number
             batch.isLast = true
+            batch.prepareRows()
             _ = put(.success(batch))
         } catch {
             _ = put(.failure(error))

@@ -31,6 +31,8 @@ public final class JSONLineDecoder {
     private var lastPlan: EntityPlan?
     /// The keys and value positions of the line being read, reused from line to line.
     private var fields: [(key: Range<Int>, value: Int)] = []
+    /// Which of the entity's properties the line has given, reused likewise.
+    private var seen: [Bool] = []
 
     /// How many lines went to the reference path, for tests and benchmarks.
     public private(set) var referenceDecodes = 0
@@ -49,6 +51,18 @@ public final class JSONLineDecoder {
         return try decodeReference(line)
     }
 
+    /// Checks one line as ``decode(_:)`` does and keeps only its entity and names (its
+    /// values and links are empty): what an import's first pass needs.
+    ///
+    /// - Throws: What ``decode(_:)`` throws for the line.
+    public func check(_ line: ArraySlice<UInt8>) throws(LineProblem) -> ImportLine {
+        if let fast = line.withUnsafeBufferPointer({ decodeFast($0, keep: false) }) { return fast }
+        var checked = try decodeReference(line)
+        checked.values = []
+        checked.links = []
+        return checked
+    }
+
     /// The reference path alone: a `JSONValue` tree, then the model's checks.
     public func decodeReference(_ line: ArraySlice<UInt8>) throws(LineProblem) -> ImportLine {
         referenceDecodes += 1
@@ -57,10 +71,11 @@ public final class JSONLineDecoder {
 
     /// The fast path alone: nil when the line needs the reference path.
     public func decodeFast(_ line: ArraySlice<UInt8>) -> ImportLine? {
-        line.withUnsafeBufferPointer { decodeFast($0) }
+        line.withUnsafeBufferPointer { decodeFast($0, keep: true) }
     }
 
-    private func decodeFast(_ bytes: UnsafeBufferPointer<UInt8>) -> ImportLine? {
+    /// The fast path; without `keep`, values and links are checked but not kept.
+    private func decodeFast(_ bytes: UnsafeBufferPointer<UInt8>, keep: Bool) -> ImportLine? {
         var scanner = JSONLineScanner(bytes)
         // Pass over the keys: where each value starts, and the entity's name.
         fields.removeAll(keepingCapacity: true)
@@ -86,16 +101,17 @@ public final class JSONLineDecoder {
         }
         scanner.skipWhitespace()
         guard scanner.atEnd, let entityName, let plan = plan(for: entityName) else { return nil }
-        return read(bytes, plan: plan)
+        return read(bytes, plan: plan, keep: keep)
     }
 
     /// The values, read now that the entity is known.
-    private func read(_ bytes: UnsafeBufferPointer<UInt8>, plan: EntityPlan) -> ImportLine? {
-        var seen = [Bool](repeating: false, count: plan.properties.count)
+    private func read(_ bytes: UnsafeBufferPointer<UInt8>, plan: EntityPlan, keep: Bool) -> ImportLine? {
+        seen.removeAll(keepingCapacity: true)
+        seen.append(contentsOf: repeatElement(false, count: plan.properties.count))
         var idName: String?
         var refName: String?
         var values: [(AttributeDescription, Value)] = []
-        values.reserveCapacity(fields.count)
+        if keep { values.reserveCapacity(fields.count) }
         var links: [(RelationshipDescription, [ImportLine.Target])] = []
         var sortedValues = true
         for (key, valueStart) in fields {
@@ -120,12 +136,13 @@ public final class JSONLineDecoder {
             switch plan.properties[index] {
             case .attribute(let attribute):
                 guard let value = attributeValue(&scanner, attribute, entity: plan.entity.name) else { return nil }
+                guard keep else { continue }
                 if let last = values.last, last.0.name > attribute.name { sortedValues = false }
                 values.append((attribute, value))
             case .relationship(let relationship):
                 guard let json = scanner.nested(depthLeft: JSONLineCoder.maximumDepth - 1),
                       let targets = Self.targets(json, relationship) else { return nil }
-                links.append((relationship, targets))
+                if keep { links.append((relationship, targets)) }
             case .referencePath:
                 return nil
             }
