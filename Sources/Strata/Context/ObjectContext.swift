@@ -29,6 +29,9 @@ public final class ObjectContext {
     /// Unsaved membership changes of stored to-manys, by edge relation tag.
     var edgeChanges: [UInt16: EdgeChanges] = [:]
 
+    /// Judges every fetch on managed objects, never compiled (tests compare the two).
+    var interpretsFetches = false
+
     struct WeakObject {
         weak var object: ManagedObject?
     }

@@ -61,8 +61,11 @@ extension ObjectContext {
     }
 
     /// Plans and runs a request: candidate keys (from the index or the entity's key
-    /// ranges), corrected by unsaved changes, filtered by the predicate in batches,
-    /// sorted stably, windowed by offset and limit.
+    /// ranges), corrected by unsaved changes, filtered by the predicate, sorted stably
+    /// (top-k with a limit), windowed by offset and limit. A request whose predicate
+    /// and sort keys read only the entity's own attributes is compiled and judged on
+    /// records (ObjectContext+CompiledFetch.swift); any other is judged on managed
+    /// objects, in batches, below.
     func execute(_ request: FetchRequest, keepObjects: Bool) throws -> FetchResult {
         guard let entity = store.model.entity(named: request.entityName) else {
             throw StrataError(.unknownKeyPath, "the model has no entity '\(request.entityName)'", context: ["entity": request.entityName])
@@ -72,7 +75,18 @@ extension ObjectContext {
         let tags = request.includesSubentities ? layout.kindTags : [layout.tag]
         let tagSet = Set(tags)
 
-        var candidates = try candidateKeys(request, entity: entity, tags: tags)
+        let indexed = try indexedCandidates(request, entity: entity, tags: tags)
+        if !interpretsFetches && (request.predicate != nil || !request.sortKeys.isEmpty),
+           let compiled = compileFetch(request, tags: tags).fetches {
+            return try executeCompiled(request, tags: tags, indexed: indexed?.keys, compiled: compiled, keepObjects: keepObjects)
+        }
+        var candidates: [RecordKey]
+        if let indexed {
+            candidates = indexed.keys
+        } else {
+            candidates = []
+            for tag in tags.sorted() { candidates += store.records.keys(in: StoreSchema.range(tag: tag)) }
+        }
         if request.includesPendingChanges && !changed.isEmpty {
             // Unsaved inserts join, unsaved deletes leave; unsaved updates join too, as
             // an index lookup on stored values may not list an object whose new value

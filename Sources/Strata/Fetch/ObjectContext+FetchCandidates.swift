@@ -7,25 +7,32 @@ extension ObjectContext {
     /// intersect. The predicate is still
     /// evaluated on every candidate, so the index only has to give a superset.
     func candidateKeys(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> [RecordKey] {
-        let layout = try schema.layout(entity.name)
-        if let predicate = request.predicate {
-            // The conditions are AND-ed: the intersection of what each index serves
-            // (`age >= 10 AND age < 15` is two half-open ranges) is still a superset.
-            var served: Set<RecordKey>?
-            for condition in predicate.indexableConditions() {
-                guard let number = layout.fieldNumbers[condition.key], let index = layout.fields[number].termIndex,
-                      case .attribute(let type, _) = layout.fields[number].kind,
-                      let keys = indexedKeys(condition, type: type, index: index) else { continue }
-                served = served.map { $0.intersection(keys) } ?? Set(keys)
-            }
-            if let served {
-                let tagSet = Set(tags)
-                return served.filter { tagSet.contains(StoreSchema.tag(of: $0)) }.sorted()
-            }
-        }
+        if let indexed = try indexedCandidates(request, entity: entity, tags: tags) { return indexed.keys }
         var keys: [RecordKey] = []
         for tag in tags.sorted() { keys += store.records.keys(in: StoreSchema.range(tag: tag)) }
         return keys
+    }
+
+    /// The candidates the indexes serve for a request's predicate, ascending, with the
+    /// conditions that served them (as `explain` shows them); nil when no index helps
+    /// and the entity's ranges are scanned.
+    func indexedCandidates(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> (keys: [RecordKey], conditions: [String])? {
+        let layout = try schema.layout(entity.name)
+        guard let predicate = request.predicate else { return nil }
+        // The conditions are AND-ed: the intersection of what each index serves
+        // (`age >= 10 AND age < 15` is two half-open ranges) is still a superset.
+        var served: Set<RecordKey>?
+        var used: [String] = []
+        for condition in predicate.indexableConditions() {
+            guard let number = layout.fieldNumbers[condition.key], let index = layout.fields[number].termIndex,
+                  case .attribute(let type, _) = layout.fields[number].kind,
+                  let keys = indexedKeys(condition, type: type, index: index) else { continue }
+            served = served.map { $0.intersection(keys) } ?? Set(keys)
+            used.append(condition.source.description)
+        }
+        guard let served else { return nil }
+        let tagSet = Set(tags)
+        return (served.filter { tagSet.contains(StoreSchema.tag(of: $0)) }.sorted(), used)
     }
 
     /// The keys an index holds for a condition, or nil when the index cannot answer it

@@ -43,8 +43,13 @@ extension Predicate {
 
 extension PredicateComparison {
     func evaluate(_ subject: any PredicateSubject) throws -> Bool {
-        let left = try lhs.resolve(subject)
-        let right = try rhs.resolve(subject)
+        try evaluate(left: try lhs.resolve(subject), right: try rhs.resolve(subject))
+    }
+
+    /// The comparison of two sides already resolved: what a compiled predicate
+    /// (Fetch/CompiledPredicate.swift) calls with values read from a record, so both
+    /// ways of judging share every rule and every error.
+    func evaluate(left: PredicateResolvedExpression, right: PredicateResolvedExpression) throws -> Bool {
         let rightOperands = try rightSide(right)
         switch quantifier {
         case .direct:
@@ -90,7 +95,7 @@ extension PredicateComparison {
     }
 
     /// Compares one left operand with the right side.
-    private func test(_ left: PredicateOperand, _ right: [PredicateOperand]) throws -> Bool {
+    func test(_ left: PredicateOperand, _ right: [PredicateOperand]) throws -> Bool {
         switch op {
         case .in:
             return right.contains { PredicateValueComparison.equal(left, $0, options: options) }

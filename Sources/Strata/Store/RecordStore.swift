@@ -44,6 +44,14 @@ public protocol RecordStore: AnyObject, Sendable {
     /// The live records of a range in key order, `batchSize` at a time: a whole
     /// entity streamed in bounded memory.
     func scan(_ range: Range<RecordKey>?, batchSize: Int, _ body: ([Record]) throws -> Void) throws
+    /// Calls `body` with each live record among `keys`, in order (absent ones skipped),
+    /// read in place without copying it out (`LogStore` reads each block once); `body`
+    /// gets the key's position in `keys` and returns false to stop. Queries judge
+    /// records this way and keep only the matches.
+    func visitRecords(_ keys: [RecordKey], _ body: (Int, RecordView) throws -> Bool) throws
+    /// Calls `body` with each live record of `range` in key order, read in place, until
+    /// it returns false; keys for which `wants` answers false are passed over unread.
+    func visitRecords(in range: Range<RecordKey>, wants: (RecordKey) -> Bool, _ body: (RecordView) throws -> Bool) throws
     /// Appends a blob and returns its reference.
     func writeBlob(_ bytes: [UInt8]) throws -> BlobRef
     /// Reads a blob by reference, checksums verified.
@@ -69,6 +77,27 @@ extension LogStore: RecordStore {}
 extension RecordStore {
     /// Counts by listing the range's keys: for store types without counters.
     public func count(in range: Range<RecordKey>?) -> Int { keys(in: range).count }
+
+    /// Reads the records with `get` and views their copies: for store types without blocks.
+    public func visitRecords(_ keys: [RecordKey], _ body: (Int, RecordView) throws -> Bool) throws {
+        var start = 0
+        while start < keys.count {
+            let end = min(keys.count, start + 512)
+            for (offset, record) in try get(Array(keys[start..<end])).enumerated() {
+                guard let record else { continue }
+                let more = try record.value.withUnsafeBytes { bytes in
+                    try body(start + offset, RecordView(key: record.key, sequence: record.sequence, value: bytes, blobs: record.blobs))
+                }
+                if !more { return }
+            }
+            start = end
+        }
+    }
+
+    /// Lists the range's keys, then visits them: for store types without a range walk.
+    public func visitRecords(in range: Range<RecordKey>, wants: (RecordKey) -> Bool, _ body: (RecordView) throws -> Bool) throws {
+        try visitRecords(keys(in: range).filter(wants)) { try body($1) }
+    }
 
     /// Lists the range's keys: for store types that cannot read back from a range's end.
     public func lastKey(in range: Range<RecordKey>) -> RecordKey? { keys(in: range).last }

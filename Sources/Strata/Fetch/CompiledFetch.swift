@@ -1,0 +1,53 @@
+import StrataLog
+
+/// A fetch request compiled for one entity's records (one per tag of a fetch with
+/// sub-entities, whose layouts differ): the predicate and the sort keys resolved to
+/// fields once, and the slots the fields of each candidate record are decoded into.
+/// A class, so the slots are reused record after record without a copy.
+final class CompiledFetch {
+    var slots: RecordFieldSlots
+    /// Nil without a predicate (every record matches).
+    let predicate: CompiledPredicate?
+    /// Each sort key's slot.
+    let sortSlots: [Int]
+
+    /// Compiles `request` for `shape`'s records.
+    ///
+    /// - Throws: ``CompiledPredicate/Refusal`` when the predicate or a sort key needs a
+    ///   managed object (relationships, transient attributes, `@count`).
+    init(_ request: FetchRequest, shape: StoreSchema.EntityShape) throws {
+        var fields: [Int] = []
+        let predicate = try request.predicate.map {
+            try CompiledPredicate.compile($0, entity: shape.entity, layout: shape.layout, fields: &fields)
+        }
+        var sortFields: [Int] = []
+        for key in request.sortKeys {
+            guard let attribute = shape.entity.attributesByName[key.keyPath] else {
+                throw CompiledPredicate.Refusal(reason: "the sort key '\(key.keyPath)' is not an attribute")
+            }
+            guard !attribute.isTransient, let number = shape.layout.fieldNumbers[key.keyPath] else {
+                throw CompiledPredicate.Refusal(reason: "the sort key '\(key.keyPath)' is transient")
+            }
+            sortFields.append(number)
+        }
+        let slots = RecordFieldSlots(fields: fields + sortFields)
+        self.slots = slots
+        self.predicate = predicate?.bound(to: slots)
+        self.sortSlots = sortFields.map(slots.slot(of:))
+    }
+
+    /// The sort values of the record loaded last; nil when one is not an attribute
+    /// value (judge the object instead).
+    func sortValues() -> [Value]? {
+        var values: [Value] = []
+        values.reserveCapacity(sortSlots.count)
+        for slot in sortSlots {
+            switch slots.values[slot] {
+            case .null: values.append(.null)
+            case .value(let value): values.append(value)
+            default: return nil
+            }
+        }
+        return values
+    }
+}

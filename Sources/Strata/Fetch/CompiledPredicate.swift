@@ -1,0 +1,213 @@
+import StrataLog
+
+/// A predicate resolved against one entity's record layout, judged on the fields of
+/// a record (``RecordFieldSlots``) instead of a managed object: key paths are field
+/// numbers, found once per request; comparisons of an integer attribute with an
+/// integer constant are specialised; every other comparison calls the interpreter's
+/// own `PredicateComparison.evaluate(left:right:)`, so both ways share every rule
+/// and every error.
+///
+/// What it cannot judge from a record's fields, it leaves to the object (the caller
+/// judges that one candidate as a managed object, as an uncompiled fetch would):
+/// key paths through relationships, `@count`, transient attributes and lists of key
+/// paths make `compile` fail for the whole request; an external binary or a damaged
+/// field makes `evaluate` answer nil for that record only.
+indirect enum CompiledPredicate {
+    case constant(Bool)
+    case and([CompiledPredicate])
+    case or([CompiledPredicate])
+    case not(CompiledPredicate)
+    /// `field op constant` for an integer attribute and an integer constant.
+    case integer(slot: Int, op: PredicateOperator, Int64, CompiledComparison)
+    /// `field BETWEEN {lower, upper}` for an integer attribute and integer bounds.
+    case integerBetween(slot: Int, Int64, Int64, CompiledComparison)
+    case comparison(CompiledComparison)
+
+    /// Why a predicate cannot be compiled (shown by `explain`).
+    struct Refusal: Error {
+        var reason: String
+    }
+
+    /// Compiles `predicate` for `layout`, adding the fields it reads to `fields`.
+    ///
+    /// - Throws: ``Refusal`` naming what needs a managed object.
+    static func compile(_ predicate: Predicate, entity: EntityDescription, layout: StoreSchema.EntityLayout,
+                        fields: inout [Int]) throws -> CompiledPredicate {
+        switch predicate {
+        case .truePredicate: return .constant(true)
+        case .falsePredicate: return .constant(false)
+        case .not(let operand): return .not(try compile(operand, entity: entity, layout: layout, fields: &fields))
+        case .and(let operands): return .and(try operands.map { try compile($0, entity: entity, layout: layout, fields: &fields) })
+        case .or(let operands): return .or(try operands.map { try compile($0, entity: entity, layout: layout, fields: &fields) })
+        case .comparison(let comparison):
+            let compiled = CompiledComparison(source: comparison,
+                                              lhs: try CompiledOperand(comparison.lhs, entity: entity, layout: layout, fields: &fields),
+                                              rhs: try CompiledOperand(comparison.rhs, entity: entity, layout: layout, fields: &fields))
+            guard comparison.quantifier == .direct, case .field(let number, let type) = compiled.lhs, type.isInteger else {
+                return .comparison(compiled)
+            }
+            switch (comparison.op, compiled.rhs) {
+            case (.equalTo, .constant(.single(.value(.int(let c))))), (.notEqualTo, .constant(.single(.value(.int(let c))))),
+                 (.lessThan, .constant(.single(.value(.int(let c))))), (.lessThanOrEqualTo, .constant(.single(.value(.int(let c))))),
+                 (.greaterThan, .constant(.single(.value(.int(let c))))), (.greaterThanOrEqualTo, .constant(.single(.value(.int(let c))))):
+                return .integer(slot: number, op: comparison.op, c, compiled)
+            case (.between, .constant(.many(let bounds))) where bounds.count == 2:
+                guard case .value(.int(let low)) = bounds[0], case .value(.int(let high)) = bounds[1] else { return .comparison(compiled) }
+                return .integerBetween(slot: number, low, high, compiled)
+            default:
+                return .comparison(compiled)
+            }
+        }
+    }
+
+    /// Replaces field numbers by slot numbers once the slots are laid out.
+    func bound(to slots: RecordFieldSlots) -> CompiledPredicate {
+        switch self {
+        case .constant: return self
+        case .and(let operands): return .and(operands.map { $0.bound(to: slots) })
+        case .or(let operands): return .or(operands.map { $0.bound(to: slots) })
+        case .not(let operand): return .not(operand.bound(to: slots))
+        case .integer(let number, let op, let c, let comparison): return .integer(slot: slots.slot(of: number), op: op, c, comparison.bound(to: slots))
+        case .integerBetween(let number, let low, let high, let comparison):
+            return .integerBetween(slot: slots.slot(of: number), low, high, comparison.bound(to: slots))
+        case .comparison(let comparison): return .comparison(comparison.bound(to: slots))
+        }
+    }
+
+    /// Whether the record whose fields `values` holds satisfies the predicate; nil
+    /// when a field it reads is not an attribute value (judge the object instead).
+    ///
+    /// - Throws: what the interpreter throws for the same values.
+    func evaluate(_ values: [FieldValue]) throws -> Bool? {
+        switch self {
+        case .constant(let result):
+            return result
+        case .and(let operands):
+            for operand in operands {
+                guard let result = try operand.evaluate(values) else { return nil }
+                if !result { return false }
+            }
+            return true
+        case .or(let operands):
+            for operand in operands {
+                guard let result = try operand.evaluate(values) else { return nil }
+                if result { return true }
+            }
+            return false
+        case .not(let operand):
+            return try operand.evaluate(values).map { !$0 }
+        case .integer(let slot, let op, let c, let comparison):
+            switch values[slot] {
+            case .value(.int(let v)):
+                switch op {
+                case .equalTo: return v == c
+                case .notEqualTo: return v != c
+                case .lessThan: return v < c
+                case .lessThanOrEqualTo: return v <= c
+                case .greaterThan: return v > c
+                default: return v >= c
+                }
+            case .null:
+                // nil equals no number; every ordering with a nil side is false.
+                return op == .notEqualTo
+            default:
+                return try comparison.evaluate(values)
+            }
+        case .integerBetween(let slot, let low, let high, let comparison):
+            switch values[slot] {
+            case .value(.int(let v)): return v >= low && v <= high
+            case .null: return false
+            default: return try comparison.evaluate(values)
+            }
+        case .comparison(let comparison):
+            return try comparison.evaluate(values)
+        }
+    }
+}
+
+/// One comparison with its sides resolved to fields or constants.
+struct CompiledComparison {
+    let source: PredicateComparison
+    let lhs: CompiledOperand
+    let rhs: CompiledOperand
+
+    func bound(to slots: RecordFieldSlots) -> CompiledComparison {
+        CompiledComparison(source: source, lhs: lhs.bound(to: slots), rhs: rhs.bound(to: slots))
+    }
+
+    func evaluate(_ values: [FieldValue]) throws -> Bool? {
+        guard let left = lhs.resolve(values), let right = rhs.resolve(values) else { return nil }
+        return try source.evaluate(left: left, right: right)
+    }
+}
+
+/// One side of a compiled comparison: a constant (already resolved), or an attribute
+/// of the record by field number (a slot number once bound).
+enum CompiledOperand {
+    case constant(PredicateResolvedExpression)
+    case field(Int, AttributeType)
+
+    init(_ expression: PredicateExpression, entity: EntityDescription, layout: StoreSchema.EntityLayout, fields: inout [Int]) throws {
+        switch expression {
+        case .constant(let value):
+            self = .constant(.single(.value(value)))
+        case .object(let id):
+            self = .constant(.single(.object(id)))
+        case .variable(let name):
+            throw CompiledPredicate.Refusal(reason: "the variable $\(name) is not substituted")
+        case .count(let path):
+            throw CompiledPredicate.Refusal(reason: "'\(path).@count' counts related objects")
+        case .list(let elements):
+            var operands: [PredicateOperand] = []
+            for element in elements {
+                guard case .constant(.single(let operand)) = try CompiledOperand(element, entity: entity, layout: layout, fields: &fields) else {
+                    throw CompiledPredicate.Refusal(reason: "a list holds a key path")
+                }
+                operands.append(operand)
+            }
+            self = .constant(.many(operands))
+        case .keyPath(let path):
+            guard !path.utf8.contains(UInt8(ascii: ".")) else {
+                throw CompiledPredicate.Refusal(reason: "the key path '\(path)' leads through a relationship")
+            }
+            guard let attribute = entity.attributesByName[path] else {
+                throw CompiledPredicate.Refusal(reason: "'\(path)' is a relationship")
+            }
+            guard !attribute.isTransient, let number = layout.fieldNumbers[path] else {
+                throw CompiledPredicate.Refusal(reason: "'\(path)' is transient")
+            }
+            fields.append(number)
+            self = .field(number, attribute.type)
+        }
+    }
+
+    func bound(to slots: RecordFieldSlots) -> CompiledOperand {
+        guard case .field(let number, let type) = self else { return self }
+        return .field(slots.slot(of: number), type)
+    }
+
+    /// The operand for a record's slots; nil for a field that is not an attribute
+    /// value (an external binary's reference, or damage the object reports).
+    func resolve(_ values: [FieldValue]) -> PredicateResolvedExpression? {
+        switch self {
+        case .constant(let resolved):
+            return resolved
+        case .field(let slot, _):
+            switch values[slot] {
+            case .null: return .single(.value(.null))
+            case .value(let value): return .single(.value(value))
+            default: return nil
+            }
+        }
+    }
+}
+
+extension AttributeType {
+    /// Integer attributes: their values are always `.int`.
+    var isInteger: Bool {
+        switch self {
+        case .int16, .int32, .int64: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,81 @@
+/// How a fetch request runs, as SQLite's `EXPLAIN QUERY PLAN` tells: where its
+/// candidates come from, how they are judged, and how the matches are ordered.
+/// ``FetchRequest/explain(in:)`` returns one; its `description` is the text.
+///
+/// ```swift
+/// var request = FetchRequest(entityName: "Employee", predicate: try Predicate(format: "departmentID == 7"))
+/// request.sortKeys = [.descending("salary")]
+/// request.fetchLimit = 20
+/// print(try request.explain(in: context))
+/// // SEARCH Employee USING INDEX (departmentID == 7)
+/// // FILTER ON RECORDS (compiled)
+/// // ORDER BY salary DESC: TOP 20 (bounded heap)
+/// ```
+public struct FetchPlan: Sendable, Hashable, CustomStringConvertible {
+    /// Where the candidates come from.
+    public enum Access: Sendable, Hashable {
+        /// The entity's keys, read from the index of keys: no record is read (no
+        /// predicate and no sort keys).
+        case keys
+        /// Every object of the entity (and its sub-entities): a scan.
+        case scan
+        /// The objects an index lists for these `AND`-ed conditions of the predicate.
+        case index(conditions: [String])
+    }
+
+    /// How candidates are judged.
+    public enum Filter: Sendable, Hashable {
+        /// Not at all: no predicate and no sort keys.
+        case none
+        /// On records: the predicate and sort keys compiled to field numbers, a
+        /// managed object made only for a result.
+        case records
+        /// On managed objects, one per candidate, for the reason given (a key path
+        /// through a relationship, a transient attribute, …).
+        case objects(reason: String)
+    }
+
+    /// How the matches are put in order.
+    public enum Order: Sendable, Hashable {
+        /// Key (insertion) order; `stopsAfter` matches when there is a limit.
+        case keyOrder(stopsAfter: Int?)
+        /// The best `count` kept in a bounded heap while judging (sort keys and a limit).
+        case top(count: Int)
+        /// Every match sorted (sort keys without a limit).
+        case sortAll
+    }
+
+    /// The entity fetched.
+    public var entityName: String
+    /// Where candidates come from.
+    public var access: Access
+    /// How they are judged.
+    public var filter: Filter
+    /// How matches are ordered.
+    public var order: Order
+    /// The sort keys, for the description.
+    public var sortKeys: [SortKey]
+
+    /// The plan as lines of text, SQLite's `EXPLAIN QUERY PLAN` style.
+    public var description: String {
+        var lines: [String] = []
+        switch access {
+        case .keys: lines.append("SCAN \(entityName) KEYS (no record read)")
+        case .scan: lines.append("SCAN \(entityName)")
+        case .index(let conditions): lines.append("SEARCH \(entityName) USING INDEX (\(conditions.joined(separator: " AND ")))")
+        }
+        switch filter {
+        case .none: break
+        case .records: lines.append("FILTER ON RECORDS (compiled)")
+        case .objects(let reason): lines.append("FILTER ON OBJECTS (\(reason))")
+        }
+        let by = sortKeys.map { "\($0.keyPath)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ")
+        switch order {
+        case .keyOrder(let stop?): lines.append("KEY ORDER, STOP AFTER \(stop)")
+        case .keyOrder(nil): break
+        case .top(let count): lines.append("ORDER BY \(by): TOP \(count) (bounded heap)")
+        case .sortAll: lines.append("ORDER BY \(by): SORT ALL")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,100 @@
+import StrataLog
+
+/// One match of a fetch on its way to the result: its key, its place among the
+/// candidates (ties keep it, which makes sorting stable), its sort values and, when
+/// the fetch hands out objects, its object or decoded record.
+struct FetchRow {
+    var key: RecordKey
+    var position: Int
+    var values: [Value]
+    var object: ManagedObject?
+    var stored: StoredObject?
+}
+
+/// Collects a fetch's matches: in candidate order without sort keys; with sort keys
+/// and a limit, the best `capacity` rows in a bounded max-heap (top-k: the worst kept
+/// row on top, so a candidate that cannot enter costs one comparison); with sort keys
+/// and no limit, every row, sorted at the end.
+struct FetchRowCollector {
+    let sortKeys: [SortKey]
+    /// Top-k's k; nil keeps every row.
+    let capacity: Int?
+    private(set) var rows: [FetchRow] = []
+
+    init(sortKeys: [SortKey], capacity: Int?) {
+        self.sortKeys = sortKeys
+        self.capacity = sortKeys.isEmpty ? nil : capacity
+    }
+
+    var count: Int { rows.count }
+
+    /// Whether `a` comes before `b`: by the sort keys, then by position.
+    func precedes(_ a: [Value], _ aPosition: Int, _ b: [Value], _ bPosition: Int) -> Bool {
+        for (index, key) in sortKeys.enumerated() {
+            switch key.compare(a[index], b[index]) {
+            case .orderedAscending: return true
+            case .orderedDescending: return false
+            case .orderedSame: continue
+            }
+        }
+        return aPosition < bPosition
+    }
+
+    /// Whether a row with these values would be kept (always, without a capacity).
+    func accepts(_ values: [Value], position: Int) -> Bool {
+        guard let capacity else { return true }
+        if rows.count < capacity { return true }
+        guard let worst = rows.first else { return false }
+        return precedes(values, position, worst.values, worst.position)
+    }
+
+    /// Adds a row (check `accepts` first when there is a capacity).
+    mutating func add(_ row: FetchRow) {
+        guard let capacity else {
+            rows.append(row)
+            return
+        }
+        guard capacity > 0 else { return }
+        if rows.count < capacity {
+            rows.append(row)
+            siftUp(rows.count - 1)
+        } else {
+            rows[0] = row
+            siftDown(0)
+        }
+    }
+
+    /// The rows in result order.
+    func finish() -> [FetchRow] {
+        guard !sortKeys.isEmpty else { return rows }
+        return rows.sorted { precedes($0.values, $0.position, $1.values, $1.position) }
+    }
+
+    /// Max-heap by result order: a parent comes after its children.
+    private func after(_ i: Int, _ j: Int) -> Bool {
+        precedes(rows[j].values, rows[j].position, rows[i].values, rows[i].position)
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard after(child, parent) else { return }
+            rows.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var largest = parent
+            if left < rows.count && after(left, largest) { largest = left }
+            if right < rows.count && after(right, largest) { largest = right }
+            guard largest != parent else { return }
+            rows.swapAt(parent, largest)
+            parent = largest
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import StrataLog
+
+/// Fetches that judge records, not objects (the planned path of `execute`).
+///
+/// Each candidate is read in place from its block (`RecordStore.visitRecords`), the
+/// fields the predicate and sort keys read are decoded into slots, and the compiled
+/// predicate judges them; a `ManagedObject` is made only for a result. Candidates
+/// the context already holds loaded (or has changed) are judged as objects, exactly
+/// as an uncompiled fetch judges them, and so is a record whose fields the compiled
+/// predicate cannot read (an external binary): the answer, its order and its errors
+/// are the same either way, which `FetchDifferentialTests` checks on random data.
+extension ObjectContext {
+    /// Compiles a request for each tag it fetches; nil when it needs managed objects.
+    func compileFetch(_ request: FetchRequest, tags: [UInt16]) -> (fetches: [UInt16: CompiledFetch]?, refusal: String?) {
+        var fetches: [UInt16: CompiledFetch] = [:]
+        for tag in tags {
+            guard let name = schema.entityByTag[tag], let shape = schema.shapes[name] else { continue }
+            do {
+                fetches[tag] = try CompiledFetch(request, shape: shape)
+            } catch let refusal as CompiledPredicate.Refusal {
+                return (nil, refusal.reason)
+            } catch {
+                return (nil, "\(error)")
+            }
+        }
+        return (fetches, nil)
+    }
+
+    /// Whether the context holds `key`'s object loaded: it is judged as the object
+    /// (its values as this context last read them), not on the store's record.
+    private func holdsLoaded(_ key: RecordKey) -> Bool {
+        guard !registry.isEmpty, let object = registry[key]?.object else { return false }
+        return !object.isFault && object.loadedFieldNumbers == nil
+    }
+
+    /// Runs a compiled request. `indexed` are the index's candidates (nil: scan the
+    /// entity's ranges).
+    func executeCompiled(_ request: FetchRequest, tags: [UInt16], indexed: [RecordKey]?, compiled: [UInt16: CompiledFetch],
+                         keepObjects: Bool) throws -> FetchResult {
+        let offset = max(0, request.fetchOffset)
+        let limit = request.fetchLimit.flatMap { $0 >= 0 ? $0 : nil }
+        let needed = limit.map { offset + $0 }
+        let tagSet = Set(tags)
+        let pending = request.includesPendingChanges && !changed.isEmpty
+        let storeOnly = !request.includesPendingChanges
+        var collector = FetchRowCollector(sortKeys: request.sortKeys, capacity: needed)
+        // Without sort keys the first offset + limit matches are the answer: stop there.
+        let enough = request.sortKeys.isEmpty ? needed : nil
+        var loadedByFetch: Set<RecordKey> = []
+        var done = enough == 0
+
+        func judgeObject(_ key: RecordKey, position: Int) throws {
+            guard let object = try preload([key], loaded: &loadedByFetch).first ?? nil else { return }
+            let subject = try fetchSubject(object, storeOnly: storeOnly)
+            if let predicate = request.predicate, try !predicate.evaluate(with: subject) { return }
+            let values = try request.sortKeys.map { try $0.value(of: subject) }
+            guard collector.accepts(values, position: position) else { return }
+            collector.add(FetchRow(key: key, position: position, values: values, object: object, stored: nil))
+            if let enough, collector.count >= enough { done = true }
+        }
+
+        func judgeRecord(_ view: RecordView, position: Int) throws {
+            guard let fetch = compiled[StoreSchema.tag(of: view.key)] else { return }
+            guard try fetch.slots.load(view), let matched = try fetch.predicate.map({ try $0.evaluate(fetch.slots.values) }) ?? true,
+                  let values = matched ? fetch.sortValues() : [] else {
+                return try judgeObject(view.key, position: position)
+            }
+            guard matched, collector.accepts(values, position: position) else { return }
+            // Only a kept match is decoded whole, and only when objects are handed out
+            // (their records then need no second read); rows before the offset are not.
+            let wantsRecord = keepObjects && (!request.sortKeys.isEmpty || collector.count >= offset)
+            let stored = wantsRecord ? try ObjectCodec.decode(try view.record()) : nil
+            collector.add(FetchRow(key: view.key, position: position, values: values, object: nil, stored: stored))
+            if let enough, collector.count >= enough { done = true }
+        }
+
+        if let indexed {
+            var candidates = indexed
+            if pending {
+                var set = Set(candidates)
+                for object in changed.values where tagSet.contains(object.layout.tag) {
+                    if object.isDeleted { set.remove(object.objectID.key) } else { set.insert(object.objectID.key) }
+                }
+                candidates = set.sorted()
+            }
+            var viaObject = [Bool](repeating: false, count: candidates.count)
+            var recordKeys: [RecordKey] = []
+            var recordPositions: [Int] = []
+            recordKeys.reserveCapacity(candidates.count)
+            for (position, key) in candidates.enumerated() {
+                if (pending && changed[key] != nil) || holdsLoaded(key) {
+                    viaObject[position] = true
+                } else {
+                    recordKeys.append(key)
+                    recordPositions.append(position)
+                }
+            }
+            var next = 0
+            func objectsBefore(_ end: Int) throws {
+                while next < end && !done {
+                    if viaObject[next] { try judgeObject(candidates[next], position: next) }
+                    next += 1
+                }
+            }
+            if !done {
+                try store.records.visitRecords(recordKeys) { i, view in
+                    let position = recordPositions[i]
+                    try objectsBefore(position)
+                    if done { return false }
+                    next = position + 1
+                    try judgeRecord(view, position: position)
+                    return !done
+                }
+            }
+            try objectsBefore(candidates.count)
+        } else {
+            var position = 0
+            let queue = ObjectRouteQueue()
+            for tag in tags.sorted() where !done {
+                queue.reset(pending ? changed.values.filter { $0.layout.tag == tag && !$0.isDeleted }.map(\.objectID.key).sorted() : [])
+                func objectsBefore(_ key: RecordKey?) throws {
+                    while !done, let next = queue.next(before: key) {
+                        try judgeObject(next, position: position)
+                        position += 1
+                    }
+                }
+                try store.records.visitRecords(in: StoreSchema.range(tag: tag), wants: { key in
+                    if pending && self.changed[key] != nil { return false }
+                    if self.holdsLoaded(key) { queue.deferred.append(key); return false }
+                    return true
+                }) { view in
+                    try objectsBefore(view.key)
+                    if done { return false }
+                    try judgeRecord(view, position: position)
+                    position += 1
+                    return !done
+                }
+                try objectsBefore(nil)
+            }
+        }
+
+        let windowed = collector.finish().dropFirst(offset).prefix(limit ?? .max)
+        let keys = windowed.map(\.key)
+        guard keepObjects else { return FetchResult(keys: keys, objects: [], loadedByFetch: loadedByFetch) }
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(windowed.count)
+        for row in windowed {
+            if let object = row.object {
+                objects.append(object)
+                continue
+            }
+            let object = try object(forKey: row.key)
+            if let stored = row.stored, (object.stored == nil && !object.isNew) || object.loadedFieldNumbers != nil {
+                // As an uncompiled fetch leaves them: the records read to judge the
+                // results are kept in their objects.
+                object.stored = stored
+                object.loadedFieldNumbers = nil
+                loadedByFetch.insert(row.key)
+            }
+            objects.append(object)
+        }
+        return FetchResult(keys: keys, objects: objects, loadedByFetch: loadedByFetch)
+    }
+}
+
+/// The candidates of a scan judged as objects, ascending: the context's changed
+/// objects of one entity, and loaded objects met during the walk (`deferred`, found
+/// in ascending order), merged into the walk by key.
+final class ObjectRouteQueue {
+    var changed: [RecordKey] = []
+    var changedHead = 0
+    var deferred: [RecordKey] = []
+    var deferredHead = 0
+
+    func reset(_ keys: [RecordKey]) {
+        changed = keys
+        changedHead = 0
+        deferred = []
+        deferredHead = 0
+    }
+
+    /// The smallest queued key below `bound` (any, when nil), taken off the queue.
+    func next(before bound: RecordKey?) -> RecordKey? {
+        let a = changedHead < changed.count ? changed[changedHead] : nil
+        let b = deferredHead < deferred.count ? deferred[deferredHead] : nil
+        let smallest: RecordKey
+        switch (a, b) {
+        case (nil, nil): return nil
+        case (let x?, nil): smallest = x
+        case (nil, let y?): smallest = y
+        case (let x?, let y?): smallest = min(x, y)
+        }
+        if let bound, smallest >= bound { return nil }
+        if smallest == a { changedHead += 1 } else { deferredHead += 1 }
+        return smallest
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import StrataLog
+
+/// The fields a compiled fetch reads, decoded straight from a record's encoded value
+/// (docs/FORMAT.md §11.1) into a few reusable slots: the fields before the last one
+/// wanted are skipped without decoding, the ones after it are not looked at, and no
+/// `StoredObject` or field array is made for a record that does not match.
+struct RecordFieldSlots {
+    /// Field number → slot, or -1 for a field no slot wants.
+    let slotOfField: [Int]
+    /// The slots' values for the record loaded last.
+    var values: [FieldValue]
+
+    /// Slots for the given field numbers, in that order (duplicates share a slot).
+    init(fields: [Int]) {
+        var slotOfField = [Int](repeating: -1, count: (fields.max() ?? -1) + 1)
+        var count = 0
+        for number in fields where slotOfField[number] < 0 {
+            slotOfField[number] = count
+            count += 1
+        }
+        self.slotOfField = slotOfField
+        values = Array(repeating: .null, count: count)
+    }
+
+    /// The slot of a field number.
+    func slot(of number: Int) -> Int { slotOfField[number] }
+
+    /// Decodes the wanted fields of `view`'s value into the slots. A field the record
+    /// does not have (written under a shorter layout) reads as null, as a managed
+    /// object reads it. Returns false when a wanted field is an external binary (its
+    /// reference needs the record's blob list): such a record is judged as an object.
+    ///
+    /// - Throws: `.corrupt` for a value that does not decode.
+    mutating func load(_ view: RecordView) throws -> Bool {
+        for i in values.indices { values[i] = .null }
+        guard !slotOfField.isEmpty else { return true }
+        var r = RawFieldReader(bytes: view.value, key: view.key)
+        let version = try r.u8()
+        guard version == ObjectCodec.version else {
+            throw StrataError(.corrupt, "object record \(view.key) has codec version \(version), this release reads \(ObjectCodec.version)")
+        }
+        let count = try r.length()
+        for number in 0..<min(count, slotOfField.count) {
+            let slot = slotOfField[number]
+            let tagByte = try r.u8()
+            guard let tag = ObjectCodec.FieldTag(rawValue: tagByte) else {
+                throw StrataError(.corrupt, "object record \(view.key) has unknown field tag \(tagByte)")
+            }
+            switch tag {
+            case .null:
+                continue
+            case .value:
+                if slot >= 0 { values[slot] = .value(try r.value()) } else { try r.skipValue() }
+            case .blob:
+                if slot >= 0 { return false }
+                _ = try r.varint()
+                _ = try r.varint()
+            case .reference:
+                let key = RecordKey(try r.u64())
+                if slot >= 0 { values[slot] = .reference(key) }
+            case .references:
+                let n = try r.length()
+                guard n <= r.remaining / 8 else { throw StrataError(.corrupt, "object record \(view.key) announces \(n) references") }
+                if slot >= 0 {
+                    var keys: [RecordKey] = []
+                    for _ in 0..<n { keys.append(RecordKey(try r.u64())) }
+                    values[slot] = .references(keys)
+                } else {
+                    try r.skip(n * 8)
+                }
+            }
+        }
+        return true
+    }
+}
+
+/// `FieldReader` over bytes in place: every read checks bounds and throws `.corrupt`.
+struct RawFieldReader {
+    let bytes: UnsafeRawBufferPointer
+    let key: RecordKey
+    var position = 0
+
+    var remaining: Int { bytes.count - position }
+
+    private func ended() -> StrataError { StrataError(.corrupt, "object record \(key) ends early") }
+
+    mutating func u8() throws -> UInt8 {
+        guard position < bytes.count else { throw ended() }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    mutating func u64() throws -> UInt64 {
+        guard position + 8 <= bytes.count else { throw ended() }
+        defer { position += 8 }
+        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+    }
+
+    mutating func varint() throws -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try u8()
+            guard shift < 64 else { throw StrataError(.corrupt, "varint too long in object record \(key)") }
+            result |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return result }
+            shift += 7
+        }
+    }
+
+    mutating func length() throws -> Int {
+        let value = try varint()
+        guard value <= UInt64(remaining) else {
+            throw StrataError(.corrupt, "object record \(key) announces \(value) bytes or items, \(remaining) bytes remain")
+        }
+        return Int(value)
+    }
+
+    mutating func skip(_ count: Int) throws {
+        guard count >= 0, count <= remaining else { throw ended() }
+        position += count
+    }
+
+    mutating func slice(_ count: Int) throws -> UnsafeRawBufferPointer {
+        guard count >= 0, count <= remaining else { throw ended() }
+        defer { position += count }
+        return UnsafeRawBufferPointer(rebasing: bytes[position..<position + count])
+    }
+
+    mutating func string() throws -> String {
+        String(decoding: try slice(try length()), as: UTF8.self)
+    }
+
+    /// Passes over one value without decoding it.
+    mutating func skipValue() throws {
+        let kindByte = try u8()
+        if kindByte == 0 { return }
+        guard let kind = ObjectCodec.ValueKind(rawValue: kindByte) else { throw StrataError(.corrupt, "unknown value kind \(kindByte) in object record \(key)") }
+        switch kind {
+        case .bool: try skip(1)
+        case .int: _ = try varint()
+        case .double, .date: try skip(8)
+        case .uuid: try skip(16)
+        case .decimal, .string, .url, .binary, .composite: try skip(try length())
+        }
+    }
+
+    /// One value, as `ObjectCodec.decodeValue` decodes it.
+    mutating func value() throws -> Value {
+        let kindByte = try u8()
+        if kindByte == 0 { return .null }
+        guard let kind = ObjectCodec.ValueKind(rawValue: kindByte) else { throw StrataError(.corrupt, "unknown value kind \(kindByte) in object record \(key)") }
+        switch kind {
+        case .bool: return .bool(try u8() != 0)
+        case .int:
+            let z = try varint()
+            return .int(Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1))))
+        case .double: return .double(Double(bitPattern: try u64()))
+        case .decimal:
+            let text = try string()
+            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw StrataError(.corrupt, "decimal '\(text)' does not parse") }
+            return .decimal(decimal)
+        case .string: return .string(try string())
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try u64())))
+        case .binary: return .binary(Data(try slice(try length())))
+        case .uuid:
+            let b = try slice(16)
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        case .url:
+            let text = try string()
+            guard let url = URL(string: text) else { throw StrataError(.corrupt, "URL '\(text)' does not parse") }
+            return .url(url)
+        case .composite: return .composite(Data(try slice(try length())))
+        }
+    }
+}

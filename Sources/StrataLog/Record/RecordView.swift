@@ -1,0 +1,82 @@
+/// One live record read in place, inside the block that holds it: what
+/// `LogStore.visitRecords` hands a caller that judges many records and keeps few (a
+/// query), so that judging a record allocates nothing. The bytes are valid only
+/// during the call that receives the view; `record()` copies them out.
+///
+/// ```swift
+/// try store.visitRecords(keys) { position, view in
+///     if view.value.first == 1 { kept.append(try view.record()) }
+///     return true
+/// }
+/// ```
+public struct RecordView {
+    /// The record's key.
+    public let key: RecordKey
+    /// The transaction that wrote this version.
+    public let sequence: UInt64
+    /// The value's bytes (FORMAT.md §3.3), valid during the call only.
+    public let value: UnsafeRawBufferPointer
+    private let blobSource: BlobSource
+
+    private enum BlobSource {
+        /// Encoded references (FORMAT.md §3.3), `count` of them.
+        case encoded(UnsafeRawBufferPointer, count: Int)
+        case decoded([BlobRef])
+    }
+
+    /// A view of encoded blob references, as they follow the value in a block.
+    init(key: RecordKey, sequence: UInt64, value: UnsafeRawBufferPointer, encodedBlobs: UnsafeRawBufferPointer, blobCount: Int) {
+        self.key = key
+        self.sequence = sequence
+        self.value = value
+        self.blobSource = .encoded(encodedBlobs, count: blobCount)
+    }
+
+    /// A view of a record already decoded (store types without blocks).
+    public init(key: RecordKey, sequence: UInt64, value: UnsafeRawBufferPointer, blobs: [BlobRef]) {
+        self.key = key
+        self.sequence = sequence
+        self.value = value
+        self.blobSource = .decoded(blobs)
+    }
+
+    /// How many blob references the record carries.
+    public var blobCount: Int {
+        switch blobSource {
+        case .encoded(_, let count): count
+        case .decoded(let blobs): blobs.count
+        }
+    }
+
+    /// The record's blob references, decoded.
+    ///
+    /// - Throws: `.corrupt` for a reference past any blob file (FORMAT.md §5.3).
+    public func blobs() throws -> [BlobRef] {
+        switch blobSource {
+        case .decoded(let blobs):
+            return blobs
+        case .encoded(let bytes, let count):
+            var blobs: [BlobRef] = []
+            blobs.reserveCapacity(count)
+            for i in 0..<count {
+                let base = i * BlobRef.encodedSize
+                let ref = BlobRef(file: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: base, as: UInt32.self)),
+                                  offset: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 4, as: UInt64.self)),
+                                  length: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 12, as: UInt64.self)),
+                                  checksum: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 20, as: UInt32.self)))
+                guard ref.offset <= Format.maxBlobOffset, ref.length <= Format.maxBlobLength else {
+                    throw StrataError(.corrupt, "record \(key) references a blob past any blob file (offset \(ref.offset), length \(ref.length))")
+                }
+                blobs.append(ref)
+            }
+            return blobs
+        }
+    }
+
+    /// The record copied out of its block (its value and blobs; terms are not kept).
+    ///
+    /// - Throws: as ``blobs()``.
+    public func record() throws -> Record {
+        Record(key: key, sequence: sequence, value: Array(value), blobs: try blobs())
+    }
+}
