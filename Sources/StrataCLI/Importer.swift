@@ -65,25 +65,65 @@ final class Importer {
     // MARK: Pass 1
 
     /// Checks every line and collects names; copies each line to `spool` if given.
+    ///
+    /// Lines are checked a run at a time on two threads — a `LineChecker` takes one
+    /// run while this thread checks the next — and their names are collected in line
+    /// order, so the first bad line (or the first duplicate name) is the one reported,
+    /// as when one thread read them all.
     func scan(_ reader: LineReader, spool: InputSpool?) throws {
+        let checker = LineChecker(model: store.model)
+        defer { checker.stop() }
         var number = 0
-        while let line = try reader.next() {
+        var run = RawLines()
+        var handedOver = false
+        while true {
+            let line: ArraySlice<UInt8>?
+            do {
+                line = try reader.next()
+            } catch {
+                // A line over the limit or a read failure: lines before it come first.
+                if handedOver { try collect(checker.take()) }
+                try collect(CheckedLines(run, decoder: decoder))
+                throw error
+            }
+            guard let line else { break }
             number += 1
             try spool?.append(line)
-            guard !Self.isBlank(line) else { continue }
-            let parsed: ImportLine
-            do {
-                parsed = try decoder.check(line)
-            } catch {
-                throw CommandFailure("line \(number): \(error); nothing was imported")
+            if run.count == 0 { run.firstNumber = number }
+            run.append(line)
+            guard run.count >= Self.checkRun else { continue }
+            if handedOver {
+                // This run here, the one before it there; then both, in order.
+                let mine = CheckedLines(run, decoder: decoder)
+                handedOver = false
+                try collect(checker.take())
+                try collect(mine)
+            } else {
+                checker.submit(run)
+                handedOver = true
             }
-            for name in parsed.names {
+            run = RawLines()
+        }
+        if handedOver { try collect(checker.take()) }
+        try collect(CheckedLines(run, decoder: decoder))
+    }
+
+    /// Lines per run of the first pass.
+    private static let checkRun = 1_000
+
+    /// Takes the names of checked lines in order; throws at the first bad line.
+    private func collect(_ checked: CheckedLines) throws {
+        for (number, entity, lineNames) in checked.lines {
+            for name in lineNames {
                 if let earlier = names[name] {
                     throw CommandFailure("line \(number): the name '\(name)' is already defined on line \(earlier.line); nothing was imported")
                 }
-                names[name] = Name(line: number, entity: parsed.entity.name)
+                names[name] = Name(line: number, entity: entity)
             }
             objectCount += 1
+        }
+        if let (number, problem) = checked.failure {
+            throw CommandFailure("line \(number): \(problem); nothing was imported")
         }
     }
 
