@@ -145,7 +145,9 @@ final class Importer {
                 spanStart = batch.end + 1
                 done += batch.lines.count
                 Terminal.progress("importing", done: done, total: objectCount)
-                if batch.isLast { break }
+                let isLast = batch.isLast
+                reader.dispose(batch)
+                if isLast { break }
                 continue
             }
             for (index, (number, line)) in batch.lines.enumerated() {

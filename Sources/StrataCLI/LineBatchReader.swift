@@ -46,6 +46,9 @@ final class LineBatchReader: @unchecked Sendable {
     private var cancelled = false
     private var finished = false
     private let capacity = 2
+    /// Batches the writer is done with, released on the reader's thread: freeing a
+    /// thousand decoded lines is work the writer need not do.
+    private var spent: [LineBatch] = []
 
     /// Starts reading `path` with lines of at most `maximumLineLength` bytes,
     /// `batchSize` non-blank lines a batch, decoded against `model`.
@@ -68,6 +71,13 @@ final class LineBatchReader: @unchecked Sendable {
         let result = ready.removeFirst()
         condition.broadcast()
         return try result.get()
+    }
+
+    /// Hands a batch back to be released on the reader's thread.
+    func dispose(_ batch: consuming LineBatch) {
+        condition.lock()
+        spent.append(batch)
+        condition.unlock()
     }
 
     /// Stops the reader (the writer failed) and waits for its thread to let go.
@@ -124,8 +134,11 @@ final class LineBatchReader: @unchecked Sendable {
 
     /// Hands a batch over, waiting while `capacity` are waiting; false once cancelled.
     private func put(_ item: Result<LineBatch, any Error>) -> Bool {
+        var released: [LineBatch] = []
+        defer { released.removeAll() }
         condition.lock()
         defer { condition.unlock() }
+        swap(&released, &spent)
         while ready.count >= capacity && !cancelled { condition.wait() }
         guard !cancelled else { return false }
         ready.append(item)
