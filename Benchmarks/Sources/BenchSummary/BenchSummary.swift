@@ -9,7 +9,7 @@ import Foundation
 struct BenchSummary {
     static let usage = """
         usage: BenchSummary [--employees N] [--repetitions R] [--skip-singles] [--ten-million]
-                            [--sections engine,objects,photos,migration,maintenance,scale]
+                            [--sections engine,objects,photos,migration,maintenance,scale,cli] [--cli-employees N,N…]
                             [--photo-employees N] [--migration-employees N,N…] [--blob-migration-employees N (0: none)]
         """
 
@@ -33,6 +33,8 @@ struct BenchSummary {
             case "--photo-employees": summary.photoEmployees = max(1, count(iterator.next(), default: summary.photoEmployees))
             case "--migration-employees":
                 summary.inlineMigrationEmployees = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+            case "--cli-employees":
+                summary.commandLineEmployees = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
             case "--blob-migration-employees": summary.blobMigrationEmployees = count(iterator.next(), default: summary.blobMigrationEmployees)
             case "--sections":
                 let names = (iterator.next() ?? "").split(separator: ",").map(String.init)
@@ -52,6 +54,7 @@ struct BenchSummary {
             if summary.sections.contains(.migration) { try summary.runPhotoMigration() }
             if summary.sections.contains(.maintenance) { try summary.runMaintenance() }
             if summary.sections.contains(.scale) { try summary.runScale() }
+            if summary.sections.contains(.cli) { try summary.runCommandLine() }
         } catch {
             FixtureCache.shared.removeAll()
             fail("BenchSummary failed: \(error)")

@@ -5,7 +5,7 @@ import Foundation
 final class Summary {
     /// What to run (`--sections`): all by default.
     enum Section: String, CaseIterable {
-        case engine, objects, photos, migration, maintenance, scale
+        case engine, objects, photos, migration, maintenance, scale, cli
     }
 
     var n = BenchScale.employees
@@ -17,6 +17,8 @@ final class Summary {
     var photoEmployees = 20_000
     var inlineMigrationEmployees = BenchScale.inlineMigrationEmployees
     var blobMigrationEmployees = BenchScale.blobMigrationEmployees(packageBenchmark: false)
+    /// Lines of the command-line rows: N, and 100k beside 1M under STRATA_BENCH_FULL.
+    var commandLineEmployees = BenchScale.isFull ? [100_000, 1_000_000] : [BenchScale.employees]
 
     /// Strata beside SQLite.
     var rows: [SummaryRow] = []
