@@ -72,6 +72,10 @@ final class IndexFile: Sendable {
     /// Whether `key` lies in this file's key range and passes its filter.
     func mayContain(_ key: RecordKey) throws(Damage) -> Bool {
         guard footer.entryCount > 0, key.rawValue >= footer.minKey, key.rawValue <= footer.maxKey else { return false }
+        // A filter too big for the cache (one transaction of millions of keys makes a
+        // segment whose filter is megabytes) would be read from disk at every lookup:
+        // the data fence answers instead. The filter only saves reads; it decides nothing.
+        guard footer.filter.length <= UInt64(cache.budget / 4) else { return true }
         let filter = try block(footer.filter.offset, footer.filter.length, what: "filter")
         return BloomFilter.mayContain(key, block: filter)
     }

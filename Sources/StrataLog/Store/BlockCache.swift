@@ -5,8 +5,8 @@ import Synchronization
 /// decompression per block, not per record. Frames never change once written, so a
 /// cached block is never stale; blocks of deleted segments simply age out.
 final class BlockCache: Sendable {
-    /// Segment frames use the segment id as `file`; index files use an id with the
-    /// top bit set, unique to each opening (`IndexFile.cacheID`).
+    /// Segment frames use the segment id above the store's `cacheNamespace` as `file`;
+    /// index files use an id with the top bit set, unique to each opening (`IndexFile.cacheID`).
     struct Key: Hashable {
         var file: UInt64
         var offset: UInt64

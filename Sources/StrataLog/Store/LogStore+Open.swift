@@ -36,7 +36,11 @@ extension LogStore {
         var firstBlobID: UInt32
     }
 
-    static func open(at path: String, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, identity: Identity?) throws -> LogStore {
+    /// `cache`: the block cache to read through, shared with another store (a staging
+    /// store reads through its owner's, so that a migration holds one cache, not two);
+    /// nil makes one of `options.blockCacheBytes`.
+    static func open(at path: String, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, identity: Identity?,
+                     cache: BlockCache? = nil) throws -> LogStore {
         let paths = StorePaths(path)
         let started = ContinuousClock.now
         if !fileSystem.exists(paths.manifest) {
@@ -51,7 +55,7 @@ extension LogStore {
             if !fileSystem.exists(paths.manifest) {
                 try create(paths: paths, fileSystem: fileSystem, logger: logger, identity: identity)
             }
-            let store = try recover(paths: paths, options: options, fileSystem: fileSystem, logger: logger, lock: lock)
+            let store = try recover(paths: paths, options: options, fileSystem: fileSystem, logger: logger, lock: lock, cache: cache)
             logger.info("opened store", metadata: [
                 "path": "\(path)", "keys": "\(store.count)", "lastSequence": "\(store.lastSequence)",
                 "elapsed": "\(ContinuousClock.now - started)",
@@ -128,7 +132,8 @@ extension LogStore {
         return (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
-    private static func recover(paths: StorePaths, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, lock: (any FileLock)?) throws -> LogStore {
+    private static func recover(paths: StorePaths, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, lock: (any FileLock)?,
+                                cache shared: BlockCache?) throws -> LogStore {
         let manifestWriter = ManifestWriter(fileSystem: fileSystem, paths: paths)
         if !options.readOnly {
             try fileSystem.remove(paths.manifestTemp)
@@ -148,7 +153,7 @@ extension LogStore {
         }
         if !options.readOnly { try removeLeftovers(paths: paths, manifest: manifest, fileSystem: fileSystem, logger: logger) }
 
-        let cache = BlockCache(budget: options.blockCacheBytes)
+        let cache = shared ?? BlockCache(budget: options.blockCacheBytes)
         var state = State(manifest: manifest)
         let upgrading = manifest.version < 2
         // Sequences never go back, even when compaction dropped the records that

@@ -147,7 +147,7 @@ extension LogStore {
     /// One `pread` of a whole frame, checksum verified, payload decompressed — or the
     /// block from the cache when it was read recently.
     func readFrame(at location: RecordLocation, in file: any StorageFile) throws -> [UInt8] {
-        let key = BlockCache.Key(file: UInt64(location.segment), offset: UInt64(location.frameOffset))
+        let key = BlockCache.Key(file: cacheNamespace | UInt64(location.segment), offset: UInt64(location.frameOffset))
         if let cached = blockCache.get(key) { return cached }
         let raw = try readFrameFromDisk(at: location, in: file)
         blockCache.put(key, raw)

@@ -22,9 +22,13 @@ extension LogStore {
         options.segmentSizeLimit = self.options.segmentSizeLimit
         options.blockSize = self.options.blockSize
         options.compressRecords = self.options.compressRecords
+        options.overlayEntryLimit = self.options.overlayEntryLimit
+        // One cache for the owner and its staging store: a migration's memory is one
+        // cache (blocks of each store keyed apart, `LogStore.cacheNamespace`), not two.
         let staging = try LogStore.open(
             at: paths.staging, options: options, fileSystem: fileSystem, logger: logger,
-            identity: Identity(storeID: manifest.storeID, firstSegmentID: manifest.nextSegmentID, firstBlobID: manifest.nextBlobID))
+            identity: Identity(storeID: manifest.storeID, firstSegmentID: manifest.nextSegmentID, firstBlobID: manifest.nextBlobID),
+            cache: blockCache)
         // A staging store's own blob files are not its owner's yet: the next stage
         // carries them by path, to be moved in at the swap.
         var carry = carried

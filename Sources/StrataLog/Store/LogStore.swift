@@ -24,6 +24,11 @@ public final class LogStore: Sendable {
     let logger: Logger
     let counters = StatisticsCounters()
     let blockCache: BlockCache
+    /// Set above a segment id in this store's block-cache keys (bits 32…62), unique to
+    /// this opening: stores that share a cache (a staging store and its owner) may
+    /// number segments alike.
+    let cacheNamespace: UInt64
+    private static let cacheNamespaces = Atomic<UInt64>(1)
     let lockHandle: (any FileLock)?
     /// Short-held: index, open files, manifest, sequence. Never held during I/O on
     /// the write path, so reads proceed while a commit fsyncs.
@@ -92,6 +97,7 @@ public final class LogStore: Sendable {
         self.lockHandle = lock
         // Made before the store, because open reads index files through it.
         self.blockCache = cache
+        self.cacheNamespace = (Self.cacheNamespaces.wrappingAdd(1, ordering: .relaxed).oldValue & 0x7FFF_FFFF) << 32
         self.state = Locked(state)
         self.writer = Locked(writer)
     }
