@@ -38,7 +38,7 @@ struct CheckedLines: Sendable {
             let number = raw.firstNumber + index
             do {
                 let checked = try decoder.check(line)
-                lines.append((number, checked.entity.name, checked.names))
+                lines.append((number, checked.entityName, checked.names))
             } catch {
                 failure = (number, error)
                 return

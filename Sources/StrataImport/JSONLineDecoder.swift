@@ -51,16 +51,19 @@ public final class JSONLineDecoder {
         return try decodeReference(line)
     }
 
-    /// Checks one line as ``decode(_:)`` does and keeps only its entity and names (its
-    /// values and links are empty): what an import's first pass needs.
+    /// Checks one line as ``decode(_:)`` does and keeps only its entity's name and its
+    /// names: what an import's first pass needs, without a copy of the entity's
+    /// description or of the values per line.
     ///
     /// - Throws: What ``decode(_:)`` throws for the line.
-    public func check(_ line: ArraySlice<UInt8>) throws(LineProblem) -> ImportLine {
-        if let fast = line.withUnsafeBufferPointer({ decodeFast($0, keep: false) }) { return fast }
-        var checked = try decodeReference(line)
-        checked.values = []
-        checked.links = []
-        return checked
+    public func check(_ line: ArraySlice<UInt8>) throws(LineProblem) -> CheckedLine {
+        let fast = line.withUnsafeBufferPointer { bytes -> CheckedLine? in
+            guard let (plan, fields) = decodeFields(bytes, keep: false) else { return nil }
+            return CheckedLine(entityName: plan.entity.name, names: fields.names)
+        }
+        if let fast { return fast }
+        let checked = try decodeReference(line)
+        return CheckedLine(entityName: checked.entity.name, names: checked.names)
     }
 
     /// The reference path alone: a `JSONValue` tree, then the model's checks.
@@ -71,11 +74,22 @@ public final class JSONLineDecoder {
 
     /// The fast path alone: nil when the line needs the reference path.
     public func decodeFast(_ line: ArraySlice<UInt8>) -> ImportLine? {
-        line.withUnsafeBufferPointer { decodeFast($0, keep: true) }
+        line.withUnsafeBufferPointer { bytes in
+            decodeFields(bytes, keep: true).map { plan, fields in
+                ImportLine(entity: plan.entity, names: fields.names, values: fields.values, links: fields.links)
+            }
+        }
+    }
+
+    /// What the fast path read of a line.
+    private struct Fields {
+        var names: [String]
+        var values: [(AttributeDescription, Value)]
+        var links: [(RelationshipDescription, [ImportLine.Target])]
     }
 
     /// The fast path; without `keep`, values and links are checked but not kept.
-    private func decodeFast(_ bytes: UnsafeBufferPointer<UInt8>, keep: Bool) -> ImportLine? {
+    private func decodeFields(_ bytes: UnsafeBufferPointer<UInt8>, keep: Bool) -> (EntityPlan, Fields)? {
         var scanner = JSONLineScanner(bytes)
         // Pass over the keys: where each value starts, and the entity's name.
         fields.removeAll(keepingCapacity: true)
@@ -101,11 +115,11 @@ public final class JSONLineDecoder {
         }
         scanner.skipWhitespace()
         guard scanner.atEnd, let entityName, let plan = plan(for: entityName) else { return nil }
-        return read(bytes, plan: plan, keep: keep)
+        return read(bytes, plan: plan, keep: keep).map { (plan, $0) }
     }
 
     /// The values, read now that the entity is known.
-    private func read(_ bytes: UnsafeBufferPointer<UInt8>, plan: EntityPlan, keep: Bool) -> ImportLine? {
+    private func read(_ bytes: UnsafeBufferPointer<UInt8>, plan: EntityPlan, keep: Bool) -> Fields? {
         seen.removeAll(keepingCapacity: true)
         seen.append(contentsOf: repeatElement(false, count: plan.properties.count))
         var idName: String?
@@ -152,7 +166,7 @@ public final class JSONLineDecoder {
         var names: [String] = []
         if let idName { names.append(idName) }
         if let refName { names.append(refName) }
-        return ImportLine(entity: plan.entity, names: names, values: values, links: links)
+        return Fields(names: names, values: values, links: links)
     }
 
     /// One attribute's value, converted as the reference path converts it; nil where

@@ -145,3 +145,24 @@ struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// `check` (an import's first pass) accepts and refuses what `decode` does, with the
+/// same entity and names.
+@Suite struct JSONLineCheckTests {
+    private let decoder = JSONLineDecoder(model: ImportTestModel.model)
+
+    @Test(arguments: JSONLineDecoderTests.plainLines + JSONLineDecoderTests.referenceLines)
+    func checkAgreesWithDecode(_ text: String) {
+        let line = Array(text.utf8)[...]
+        let decoded = Result { () throws(LineProblem) in try decoder.decode(line) }
+        let checked = Result { () throws(LineProblem) in try decoder.check(line) }
+        switch (decoded, checked) {
+        case let (.success(full), .success(names)):
+            #expect(names == CheckedLine(entityName: full.entity.name, names: full.names), "\(text)")
+        case let (.failure(a), .failure(b)):
+            #expect(a.description == b.description)
+        default:
+            Issue.record("check and decode disagree on \(text)")
+        }
+    }
+}
