@@ -30,9 +30,40 @@ extension ObjectContext {
             served = served.map { $0.intersection(keys) } ?? Set(keys)
             used.append(condition.source.description)
         }
+        for condition in Self.prefixConditions(predicate) where store.exactTerms {
+            guard let number = layout.fieldNumbers[condition.key], let index = layout.fields[number].termIndex,
+                  case .attribute(.string, _) = layout.fields[number].kind else { continue }
+            // Terms are the strings' NFC UTF-8, cut at 1,024 bytes: every string that
+            // begins with an ASCII prefix has a term in [prefix, prefix with its last
+            // byte raised), its first 1,024 bytes at most.
+            let low = Array(condition.prefix.utf8.prefix(1024))
+            var high = low
+            high[high.count - 1] += 1
+            let keys = store.records.keys(index: index, from: low, through: high, lowerInclusive: true, upperInclusive: false)
+            served = served.map { $0.intersection(keys) } ?? Set(keys)
+            used.append(condition.source.description)
+        }
         guard let served else { return nil }
         let tagSet = Set(tags)
         return (served.filter { tagSet.contains(StoreSchema.tag(of: $0)) }.sorted(), used)
+    }
+
+    /// The top-level `AND`-ed `key BEGINSWITH 'prefix'` comparisons an index of strings
+    /// can serve as a range: a plain key, no `[c]`/`[d]` folding, no quantifier, and a
+    /// non-empty ASCII prefix (whose bytes every matching string's canonical form
+    /// starts with; a prefix beyond ASCII is judged by a scan).
+    static func prefixConditions(_ predicate: Predicate) -> [(key: String, prefix: String, source: Predicate)] {
+        switch predicate {
+        case .and(let operands):
+            return operands.flatMap(prefixConditions)
+        case .comparison(let c):
+            guard c.op == .beginsWith, c.quantifier == .direct, c.options.isEmpty, case .keyPath(let key) = c.lhs,
+                  !key.utf8.contains(UInt8(ascii: ".")), case .constant(.string(let prefix)) = c.rhs,
+                  !prefix.isEmpty, prefix.utf8.allSatisfy({ $0 < 0x7F }) else { return [] }
+            return [(key, prefix, predicate)]
+        default:
+            return []
+        }
     }
 
     /// The keys an index holds for a condition, or nil when the index cannot answer it

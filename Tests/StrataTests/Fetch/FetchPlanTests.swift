@@ -71,6 +71,31 @@ struct FetchPlanTests {
         }
     }
 
+    @Test("BEGINSWITH on an indexed string reads an index range", arguments: FetchFixtures.Kind.allCases)
+    func prefixRange(kind: FetchFixtures.Kind) throws {
+        try FetchFixtures.withStore(kind) { store in
+            try FetchFixtures.populate(store)
+            let context = store.newContext()
+            let request = try Self.request("email BEGINSWITH 'da' AND age > 1")
+            guard case .index(let conditions) = try request.explain(in: context).access else {
+                Issue.record("BEGINSWITH on a unique attribute did not use its index")
+                return
+            }
+            #expect(conditions.count == 2 && conditions.contains { $0.hasPrefix("email BEGINSWITH") })
+            store.resetStatistics()
+            #expect(try FetchFixtures.firstNames(context.fetch(request)) == ["Dana"])
+            #expect(store.statistics.recordsDecoded == 1) // only the index's candidate was read
+            // Folding, a non-ASCII prefix or an attribute without an index: a scan, same answers.
+            for format in ["email BEGINSWITH[c] 'DA'", "name BEGINSWITH 'Da'"] {
+                let scan = try Self.request(format)
+                #expect(try scan.explain(in: context).access == .scan, "\(format)")
+                #expect(try FetchFixtures.firstNames(store.newContext().fetch(scan)) == ["Dana"], "\(format)")
+            }
+            #expect(try Self.request("email BEGINSWITH 'é'").explain(in: context).access == .scan)
+            #expect(try store.newContext().fetch(try Self.request("name BEGINSWITH 'Sa'", entity: "Department")).count == 1)
+        }
+    }
+
     @Test("a compiled fetch makes objects for its results only", arguments: FetchFixtures.Kind.allCases)
     func objectsForResultsOnly(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
