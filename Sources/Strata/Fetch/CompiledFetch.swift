@@ -5,7 +5,11 @@ import StrataLog
 /// fields once, and the slots the fields of each candidate record are decoded into.
 /// A class, so the slots are reused record after record without a copy.
 final class CompiledFetch {
+    /// The fields the predicate reads, decoded for every candidate.
     var slots: RecordFieldSlots
+    /// The fields the sort keys read, decoded for matches only (a name to sort by is
+    /// a string made per record; most candidates of a query do not match).
+    var sortReader: RecordFieldSlots
     /// Nil without a predicate (every record matches).
     let predicate: CompiledPredicate?
     /// Each sort key's slot.
@@ -30,19 +34,22 @@ final class CompiledFetch {
             }
             sortFields.append(number)
         }
-        let slots = RecordFieldSlots(fields: fields + sortFields)
+        let slots = RecordFieldSlots(fields: fields)
+        let sortReader = RecordFieldSlots(fields: sortFields)
         self.slots = slots
+        self.sortReader = sortReader
         self.predicate = predicate?.bound(to: slots)
-        self.sortSlots = sortFields.map(slots.slot(of:))
+        self.sortSlots = sortFields.map(sortReader.slot(of:))
     }
 
-    /// The sort values of the record loaded last; nil when one is not an attribute
+    /// The sort values of `view` (whose predicate fields are loaded); nil when one is not an attribute
     /// value (judge the object instead).
-    func sortValues() -> [Value]? {
+    func sortValues(_ view: RecordView) throws -> [Value]? {
+        guard try sortReader.load(view) else { return nil }
         var values: [Value] = []
         values.reserveCapacity(sortSlots.count)
         for slot in sortSlots {
-            switch slots.values[slot] {
+            switch sortReader.values[slot] {
             case .null: values.append(.null)
             case .value(let value): values.append(value)
             default: return nil

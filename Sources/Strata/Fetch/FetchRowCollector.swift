@@ -2,13 +2,13 @@ import StrataLog
 
 /// One match of a fetch on its way to the result: its key, its place among the
 /// candidates (ties keep it, which makes sorting stable), its sort values and, when
-/// the fetch hands out objects, its object or decoded record.
+/// the fetch hands out objects, its object or its record (copied out of its block).
 struct FetchRow {
     var key: RecordKey
     var position: Int
     var values: [Value]
     var object: ManagedObject?
-    var stored: StoredObject?
+    var record: Record?
 }
 
 /// Collects a fetch's matches: in candidate order without sort keys; with sort keys

@@ -55,22 +55,23 @@ extension ObjectContext {
             if let predicate = request.predicate, try !predicate.evaluate(with: subject) { return }
             let values = try request.sortKeys.map { try $0.value(of: subject) }
             guard collector.accepts(values, position: position) else { return }
-            collector.add(FetchRow(key: key, position: position, values: values, object: object, stored: nil))
+            collector.add(FetchRow(key: key, position: position, values: values, object: object, record: nil))
             if let enough, collector.count >= enough { done = true }
         }
 
         func judgeRecord(_ view: RecordView, position: Int) throws {
             guard let fetch = compiled[StoreSchema.tag(of: view.key)] else { return }
             guard try fetch.slots.load(view), let matched = try fetch.predicate.map({ try $0.evaluate(fetch.slots.values) }) ?? true,
-                  let values = matched ? fetch.sortValues() : [] else {
+                  let values = matched ? try fetch.sortValues(view) : [] else {
                 return try judgeObject(view.key, position: position)
             }
             guard matched, collector.accepts(values, position: position) else { return }
-            // Only a kept match is decoded whole, and only when objects are handed out
-            // (their records then need no second read); rows before the offset are not.
+            // Only a kept match is copied out of its block, and only when objects are
+            // handed out (their records then need no second read); rows before the
+            // offset are not. It is decoded once it is a result.
             let wantsRecord = keepObjects && (!request.sortKeys.isEmpty || collector.count >= offset)
-            let stored = wantsRecord ? try ObjectCodec.decode(try view.record()) : nil
-            collector.add(FetchRow(key: view.key, position: position, values: values, object: nil, stored: stored))
+            let record = wantsRecord ? try view.record() : nil
+            collector.add(FetchRow(key: view.key, position: position, values: values, object: nil, record: record))
             if let enough, collector.count >= enough { done = true }
         }
 
@@ -150,10 +151,10 @@ extension ObjectContext {
                 continue
             }
             let object = try object(forKey: row.key)
-            if let stored = row.stored, (object.stored == nil && !object.isNew) || object.loadedFieldNumbers != nil {
+            if let record = row.record, (object.stored == nil && !object.isNew) || object.loadedFieldNumbers != nil {
                 // As an uncompiled fetch leaves them: the records read to judge the
                 // results are kept in their objects.
-                object.stored = stored
+                object.stored = try ObjectCodec.decode(record)
                 object.loadedFieldNumbers = nil
                 loadedByFetch.insert(row.key)
             }
