@@ -12,7 +12,8 @@ SECONDS_EACH=${FUZZ_SECONDS:-20}
 # `nice`) a 1-second input can pass 10 s without being slow. Raise it there.
 TIMEOUT=${FUZZ_TIMEOUT:-10}
 TARGETS=${FUZZ_TARGETS:-"segment records-block index manifest blob object-record store model predicate mapping import-line"}
-BIN=$(swift build --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address --show-bin-path)
+# FUZZ_BIN: the built targets' folder when they were built with another --scratch-path.
+BIN=${FUZZ_BIN:-$(swift build --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address --show-bin-path)}
 mkdir -p .work/logs .work/crashes
 status=0
 for target in $TARGETS; do

@@ -53,12 +53,19 @@ enum PredicateFixture {
         }
     }()
 
-    static let department = DictionarySubject("Department", [
-        "name": .value(.string("R&D")),
-        "budget": .value(.decimal(Decimal(string: "1000.50") ?? 0)),
-    ])
+    // The objects are made for each input, not kept in `static let`s: LeakSanitizer
+    // reported the strings of a once-initialised global as 1,040 bytes leaked at the
+    // exit of a 30-minute run (862,250 inputs and no input leaking: most likely the
+    // flag bits Swift keeps in string and enum payload pointers, which LSan does not
+    // follow from a global), failing `make fuzz`.
+    static var department: DictionarySubject {
+        DictionarySubject("Department", [
+            "name": .value(.string("R&D")),
+            "budget": .value(.decimal(Decimal(string: "1000.50") ?? 0)),
+        ])
+    }
 
-    static let employee: DictionarySubject = {
+    static var employee: DictionarySubject {
         let report = DictionarySubject("Employee", [
             "name": .value(.string("Ann")), "age": .value(.int(31)), "salary": .value(.double(-0.0)),
             "active": .value(.bool(false)), "hired": .value(.null), "id": .value(.null),
@@ -72,5 +79,5 @@ enum PredicateFixture {
             "photo": .value(.binary(Data([0, 1, 2]))), "site": .value(URL(string: "https://example.com/a").map { .url($0) } ?? .null),
             "department": .toOne(department), "reports": .toMany([report, report]), "manager": .toOne(report),
         ])
-    }()
+    }
 }
