@@ -69,21 +69,17 @@ extension PersistentModel {
         }
     }
 
-    /// What a failed composite read returns: nil for an optional, the property's declared
-    /// default, else a value decoded from an empty JSON object or array. A type none of
-    /// those can make (a non-optional enum without a default) has no placeholder; that
-    /// read traps after the error is recorded — give such properties a default value.
+    /// What a failed composite read returns: nil for an optional, else the
+    /// ``CompositePlaceholder`` (the declared default, a zero value, an enum's first
+    /// case). `Schema` refuses a model whose non-optional composite has none of these,
+    /// so for a model of a container's schema (and for any model whose initializer set
+    /// the property) this never reaches its last line: only a model made by hand with
+    /// `init(backingData: ModelBackingData())` of a type every `Schema` refuses can.
     static func compositePlaceholder<Value: Codable>(_ key: String) -> Value {
         if let none = (Value.self as? any OptionalType.Type)?.noneValue as? Value { return none }
-        if let metadata = schemaMetadata.first(where: { $0.name == key }),
-           let stored = metadata.defaultValue,
-           let value = try? CompositeCoding.decode(stored, as: Value.self) {
-            return value
-        }
-        for empty in ["{}", "[]", "\"\"", "0"] {
-            if let value = try? JSONDecoder().decode(Value.self, from: Data(empty.utf8)) { return value }
-        }
-        preconditionFailure("\(entityName).\(key): no placeholder for \(Value.self) after a failed read; the error is in modelContext.accessErrors")
+        let declared = schemaMetadata.first { $0.name == key }?.defaultValue
+        if let value = CompositePlaceholder.make(Value.self, declaredDefault: declared) { return value }
+        preconditionFailure("\(entityName).\(key): \(Value.self) has no placeholder; Schema refuses this model (give the property a default value)")
     }
 
     // MARK: Relationships
@@ -102,9 +98,18 @@ extension PersistentModel {
         }
     }
 
+    /// A required (non-optional) to-one. When it is not set — untyped code inserted the
+    /// object without it, the destination was deleted and the rule nullified it, or the
+    /// read failed — the read records a `validationFailed` error in the context's
+    /// ``ModelContext/accessErrors`` (so the next `save()` refuses, as the save's own
+    /// validation would) and returns a detached placeholder model: a new instance of
+    /// `Model`, never inserted, whose properties read their placeholders and whose
+    /// writes go nowhere. SwiftData traps here; a server should not.
     public func getValue<Model: PersistentModel>(forKey key: String) -> Model {
         if let model: Model = getValue(forKey: key) { return model }
-        preconditionFailure("\(Self.entityName).\(key) is a required relationship and it is not set (or could not be read; see modelContext.accessErrors)")
+        let missing = StrataError(.validationFailed, "\(Self.entityName).\(key) is a required relationship and it is not set; the read returned a detached placeholder \(Model.entityName)", context: ["entity": Self.entityName, "keyPath": key])
+        persistentBackingData.context?.recordAccessError(missing, model: Self.entityName, key: key)
+        return Model(backingData: ModelBackingData())
     }
 
     public func getValue<Model: PersistentModel>(forKey key: String) -> [Model] {

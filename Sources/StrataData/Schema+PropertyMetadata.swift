@@ -56,7 +56,23 @@ extension Schema {
             default:
                 self.defaultValue = nil
             }
+            if problem == nil, case .composite(optional: false) = kind,
+               !Self.hasPlaceholder(PropertyValue.self, declaredDefault: self.defaultValue) {
+                problem = "a non-optional Codable property needs a value to return when a read fails "
+                    + "(a null left by untyped code, JSON of another shape), and Strata cannot make one for \(PropertyValue.self): "
+                    + "give it a default value, make it optional, or make the enum CaseIterable"
+            }
             defaultProblem = problem
+        }
+
+        /// Whether a failed read of a non-optional composite of this type has a value to
+        /// return (``CompositePlaceholder``), so that it never traps.
+        static func hasPlaceholder(_ type: Any.Type, declaredDefault: Value?) -> Bool {
+            guard let decodable = type as? any Decodable.Type else { return false }
+            func make<T: Decodable>(_ type: T.Type) -> Bool {
+                CompositePlaceholder.make(type, declaredDefault: declaredDefault) != nil
+            }
+            return make(decodable)
         }
 
         static func kind(of type: Any.Type) -> Kind {

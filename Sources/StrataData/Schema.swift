@@ -28,7 +28,9 @@ public struct Schema: @unchecked Sendable {
     ///
     /// - Throws: ``StrataError`` `invalidModel` naming the model and property at fault
     ///   (an inverse that does not exist, a `#Unique` or `#Index` naming no
-    ///   persisted attribute, a default value that does not encode).
+    ///   persisted attribute, a default value that does not encode, a non-optional
+    ///   `Codable` property that has no value to return from a failed read — an enum
+    ///   that is not `CaseIterable`, without a default value).
     public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) throws {
         var seen: [String: any PersistentModel.Type] = [:]
         var all: [any PersistentModel.Type] = []

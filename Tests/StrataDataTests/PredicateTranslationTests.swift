@@ -93,6 +93,34 @@ import Testing
         #expect(coalesce?.message.contains("NilCoalesce") == true)
     }
 
+    @Test func aBoolPropertyAndRefusedComputedAndSortForms() throws {
+        let (container, context) = try inMemoryContainer(Sample.self)
+        for (text, flag) in [("a", true), ("b", false), ("c", true)] {
+            let sample = Sample(text: text)
+            sample.flag = flag
+            context.insert(sample)
+        }
+        try context.save()
+        let flagged = try context.fetch(FetchDescriptor<Sample>(predicate: #Predicate { $0.flag }, sortBy: [SortDescriptor(\.text)]))
+        #expect(flagged.map(\.text) == ["a", "c"])
+        let request = try FetchDescriptor<Sample>(predicate: #Predicate { $0.flag }).fetchRequest(schema: container.schema)
+        #expect(request.predicate == (Strata.Predicate.key("flag") == true))
+        let unflagged = try context.fetch(FetchDescriptor<Sample>(predicate: #Predicate { !$0.flag })).map(\.text)
+        #expect(unflagged == ["b"])
+        // A computed property is not in the store.
+        let computed = #expect(throws: StrataError.self) {
+            _ = try context.fetch(FetchDescriptor<Sample>(predicate: #Predicate { $0.computed == "A" }))
+        }
+        #expect(computed?.code == .untranslatablePredicate)
+        #expect(computed?.message.contains("computed") == true || computed?.message.contains("not a persisted property") == true,
+                "\(String(describing: computed))")
+        // Sorting by a transient property, or prefetching one, names an unknown key path.
+        var sortedByScratch = FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.text)])
+        sortedByScratch.relationshipKeyPathsForPrefetching = [\Sample.scratch]
+        let prefetch = #expect(throws: StrataError.self) { _ = try context.fetch(sortedByScratch) }
+        #expect(prefetch?.code == .unknownKeyPath)
+    }
+
     @Test func theTranslationIsStrataPredicate() throws {
         let (container, _) = try inMemoryContainer(Employee.self, Department.self)
         let descriptor = FetchDescriptor<Employee>(predicate: #Predicate { $0.salary >= 100 && $0.department?.name == "Sales" })

@@ -68,6 +68,23 @@ import Testing
         #expect(team.members.count == 1)
     }
 
+    @Test func minimumModelCountIsCheckedAtSave() throws {
+        let (_, context) = try inMemoryContainer(Crew.self, Sailor.self)
+        let crew = Crew(name: "empty")
+        context.insert(crew)
+        let error = #expect(throws: StrataError.self) { try context.save() }
+        #expect(error?.code == .validationFailed)
+        #expect(error?.message.contains("sailors") == true, "\(String(describing: error))")
+        crew.sailors = [Sailor(name: "s")]
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<Sailor>()) == 1)
+        // The schema keeps the counts and the renaming identifier.
+        let schema = try Schema([Team.self, Member.self])
+        let members = try #require(schema.objectModel.entity(named: "Team")?.relationshipsByName["members"])
+        #expect(members.maximumCount == 2 && members.minimumCount == nil && members.renamingIdentifier == "crew")
+        #expect(members.deleteRule == .deny)
+    }
+
     @Test func deleteModelWhere() throws {
         let (_, context) = try inMemoryContainer(Employee.self, Department.self)
         try insertStaff(context)
@@ -87,5 +104,17 @@ import Testing
 @Model final class Member {
     var name: String
     var team: Team?
+    init(name: String) { self.name = name }
+}
+
+@Model final class Crew {
+    var name: String
+    @Relationship(deleteRule: .cascade, minimumModelCount: 1, inverse: \Sailor.crew) var sailors: [Sailor] = []
+    init(name: String) { self.name = name }
+}
+
+@Model final class Sailor {
+    var name: String
+    var crew: Crew?
     init(name: String) { self.name = name }
 }

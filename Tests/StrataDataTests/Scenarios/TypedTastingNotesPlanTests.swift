@@ -201,6 +201,41 @@ struct FailingDidPlan: SchemaMigrationPlan {
     static var stages: [MigrationStage] { [NotesPlan.stage(failIn: "did")] }
 }
 
+/// The same merge as a streaming stage: didMigrate walks the old store in batches of two
+/// (`enumerate(_:batchSize:)`) instead of carrying every note.
+struct StreamingNotesPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [NotesV1.self, NotesV2.self] }
+    static var stages: [MigrationStage] {
+        [.customStreaming(fromVersion: NotesV1.self, toVersion: NotesV2.self, willMigrate: nil, didMigrate: { new, old, _ in
+            let users = try new.fetch(FetchDescriptor<NotesV2.User>())
+            func user(_ name: String?) -> NotesV2.User? { users.first { $0.name == name } }
+            try old.enumerate(FetchDescriptor<NotesV1.WineNote>(), batchSize: 2) { wine in
+                let note = NotesV2.WineTastingNote(title: wine.title)
+                note.rating = wine.rating; note.notes = wine.notes; note.user = user(wine.user?.name)
+                note.ingredients = [Ingredient(name: wine.grape, amount: "1"), Ingredient(name: wine.winery, amount: "1")]
+                new.insert(note)
+            }
+            try old.enumerate(FetchDescriptor<NotesV1.CoffeeNote>(), batchSize: 2) { coffee in
+                let note = NotesV2.CoffeeTastingNote(title: coffee.title)
+                note.rating = coffee.rating; note.user = user(coffee.user?.name)
+                note.ingredients = [Ingredient(name: coffee.roaster, amount: "1")]
+                new.insert(note)
+            }
+            try old.enumerate(FetchDescriptor<NotesV1.WhiskeyNote>(), batchSize: 2) { whiskey in
+                let note = NotesV2.WhiskeyTastingNote(title: whiskey.title)
+                note.rating = whiskey.rating; note.user = user(whiskey.user?.name)
+                note.ingredients = [Ingredient(name: whiskey.distillery, amount: "1")]
+                new.insert(note)
+            }
+            try old.enumerate(FetchDescriptor<NotesV1.CocktailNote>(), batchSize: 2) { cocktail in
+                let note = NotesV2.CocktailTastingNote(title: cocktail.title)
+                note.rating = cocktail.rating; note.user = user(cocktail.user?.name)
+                new.insert(note)
+            }
+        })]
+    }
+}
+
 @Suite struct TypedTastingNotesPlanTests {
     static func makeV1(_ url: URL) throws {
         let container = try ModelContainer(for: try NotesV1.schema(), configurations: [ModelConfiguration(url: url)])
@@ -242,6 +277,25 @@ struct FailingDidPlan: SchemaMigrationPlan {
         let cocktail = try #require(try context.fetch(FetchDescriptor<NotesV2.CocktailTastingNote>()).first)
         #expect(cocktail.ingredients == [Ingredient(name: "gin", amount: "30 ml"), Ingredient(name: "lime juice", amount: "15 ml")])
         #expect(try context.fetchCount(FetchDescriptor<NotesV2.User>()) == 1)
+    }
+
+    @Test func aStreamingStageWalksTheOldNotesInBatches() throws {
+        let dir = try TemporaryDirectory("typed-tasting-stream")
+        defer { dir.remove() }
+        let url = URL(fileURLWithPath: dir.path)
+        try Self.makeV1(url)
+        let container = try ModelContainer(for: try NotesV2.schema(), migrationPlan: StreamingNotesPlan.self, configurations: [ModelConfiguration(url: url)])
+        defer { try? container.close() }
+        let context = ModelContext(container)
+        let wines = try context.fetch(FetchDescriptor<NotesV2.WineTastingNote>(sortBy: [SortDescriptor(\.title)]))
+        #expect(wines.map(\.title) == ["Wine 0", "Wine 1", "Wine 2"])
+        #expect(wines.map(\.rating) == [1, 2, 3])
+        #expect(wines[0].notes == "oaky")
+        #expect(wines[2].ingredients == [Ingredient(name: "grape 2", amount: "1"), Ingredient(name: "winery 2", amount: "1")])
+        #expect(wines.allSatisfy { $0.user?.name == "Mara" })
+        #expect(try context.fetchCount(FetchDescriptor<NotesV2.CoffeeTastingNote>()) == 3)
+        #expect(try context.fetchCount(FetchDescriptor<NotesV2.WhiskeyTastingNote>()) == 3)
+        #expect(try context.fetchCount(FetchDescriptor<NotesV2.CocktailTastingNote>()) == 3)
     }
 
     @Test(arguments: ["will", "did"])
