@@ -25,6 +25,7 @@ let package = Package(
             name: "BenchSupport",
             dependencies: [
                 .product(name: "Strata", package: "Strata"),
+                .product(name: "StrataData", package: "Strata"),
                 .product(name: "StrataLog", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -9,7 +9,7 @@ import Foundation
 struct BenchSummary {
     static let usage = """
         usage: BenchSummary [--employees N] [--repetitions R] [--skip-singles] [--ten-million]
-                            [--sections engine,objects,photos,migration,maintenance,scale,cli] [--cli-employees N,N…]
+                            [--sections engine,objects,typed,photos,migration,maintenance,scale,cli] [--cli-employees N,N…]
                             [--photo-employees N] [--migration-employees N,N…] [--blob-migration-employees N (0: none)]
         """
 
@@ -50,6 +50,7 @@ struct BenchSummary {
         do {
             if summary.sections.contains(.engine) { try summary.runEngine() }
             if summary.sections.contains(.objects) { try summary.runObjects() }
+            if summary.sections.contains(.typed) { try summary.runTyped() }
             if summary.sections.contains(.photos) { try summary.runPhotoList() }
             if summary.sections.contains(.migration) { try summary.runPhotoMigration() }
             if summary.sections.contains(.maintenance) { try summary.runMaintenance() }
