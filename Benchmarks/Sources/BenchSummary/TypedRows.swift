@@ -18,32 +18,28 @@ extension Summary {
                          untyped: { try Workloads.insertOneTransaction(untyped, employees) },
                          sqlite: { try Workloads.insertOneTransaction(sqlite, employees) })
 
-        progress("opening the typed, untyped and SQLite stores of \(nLabel) employees")
-        let typedStore = try Workloads.openForFetch(typed, employees)
-        let untypedStore = try Workloads.openForFetch(untyped, employees)
-        let sqliteStore = try Workloads.openForFetch(sqlite, employees)
-        defer {
-            try? typedStore.close()
-            try? untypedStore.close()
-            try? sqliteStore.close()
-        }
-        try compareTyped("Fetch \(BenchScale.label(ids.count)) random ids of \(nLabel) through faults, read name + salary",
-                         .throughput(operations: ids.count, unit: "lookups"), checked: true,
-                         typed: { Workloads.fetch(typedStore, ids: ids) },
-                         untyped: { Workloads.fetch(untypedStore, ids: ids) },
-                         sqlite: { Workloads.fetch(sqliteStore, ids: ids) })
+        // Typed and untyped share one fixture store (the same entity), which one process
+        // may open only once at a time: each side's store is open for its own three
+        // workloads, then closed.
         let indexed = EmployeeQuery.byDepartment(count: EmployeeQuery.indexedQueries)
-        try compareTyped("Query \(nLabel): departmentID == d (indexed), by salary desc, limit 20",
-                         .throughput(operations: indexed.count, unit: "queries"), checked: true,
-                         typed: { Workloads.query(typedStore, indexed) },
-                         untyped: { Workloads.query(untypedStore, indexed) },
-                         sqlite: { Workloads.query(sqliteStore, indexed) })
         let scanned = EmployeeQuery.bySalary(count: EmployeeQuery.scanQueries)
-        try compareTyped("Query \(nLabel): salary BETWEEN (not indexed), by name, limit 20",
-                         .throughput(operations: scanned.count, unit: "queries"), checked: true,
-                         typed: { Workloads.query(typedStore, scanned) },
-                         untyped: { Workloads.query(untypedStore, scanned) },
-                         sqlite: { Workloads.query(sqliteStore, scanned) })
+        func measureReads(_ engine: any EmployeeEngine) throws -> [Sample] {
+            progress("fetch and queries of \(nLabel) · \(engine.name)")
+            let store = try Workloads.openForFetch(engine, employees)
+            defer { try? store.close() }
+            return [try Sample.measure(repetitions: repetitions) { Workloads.fetch(store, ids: ids) },
+                    try Sample.measure(repetitions: repetitions) { Workloads.query(store, indexed) },
+                    try Sample.measure(repetitions: repetitions) { Workloads.query(store, scanned) }]
+        }
+        let t = try measureReads(typed), u = try measureReads(untyped), q = try measureReads(sqlite)
+        let reads: [(String, SummaryRow.Figure)] = [
+            ("Fetch \(BenchScale.label(ids.count)) random ids of \(nLabel) through faults, read name + salary", .throughput(operations: ids.count, unit: "lookups")),
+            ("Query \(nLabel): departmentID == d (indexed), by salary desc, limit 20", .throughput(operations: indexed.count, unit: "queries")),
+            ("Query \(nLabel): salary BETWEEN (not indexed), by name, limit 20", .throughput(operations: scanned.count, unit: "queries")),
+        ]
+        for (i, (workload, figure)) in reads.enumerated() {
+            try keepTyped(workload, figure, checked: true, typed: t[i], untyped: u[i], sqlite: q[i])
+        }
     }
 
     /// Measures typed, untyped and SQLite, one after the other, as the same repetitions;
@@ -56,6 +52,12 @@ extension Summary {
         let t = try Sample.measure(repetitions: repetitions, typed)
         let u = try Sample.measure(repetitions: repetitions, untyped)
         let q = try Sample.measure(repetitions: repetitions, sqlite)
+        try keepTyped(workload, figure, checked: checked, typed: t, untyped: u, sqlite: q)
+    }
+
+    /// Keeps the untyped and typed rows of three samples and their time ratio.
+    func keepTyped(_ workload: String, _ figure: SummaryRow.Figure, checked: Bool,
+                   typed t: Sample, untyped u: Sample, sqlite q: Sample) throws {
         if checked, t.result != u.result || u.result != q.result {
             throw BenchError("\(workload): typed returned \(t.result), untyped \(u.result), SQLite \(q.result)")
         }
