@@ -85,7 +85,9 @@ enum StoreDamage {
             let mask: UInt64 = field.width >= 8 ? .max : (1 << (8 * UInt64(field.width))) - 1
             let values: [UInt64] = [0, 1, mask, mask - 1, old &+ 1, old &- 1, old &+ 2, mask >> 1, input.u64(),
                                     fields.isEmpty ? 0 : read(bytes, fields[input.below(fields.count)])]
-            write(values[input.below(values.count)] & mask, into: &bytes, field)
+            let value = values[input.below(values.count)] & mask
+            trace("\(path): field \(field) \(old) → \(value)")
+            write(value, into: &bytes, field)
         case 5: // a byte flipped
             guard !bytes.isEmpty else { return }
             bytes[input.below(bytes.count)] ^= input.byte() | 1
@@ -94,6 +96,7 @@ enum StoreDamage {
             let cut = input.bool() && !fields.isEmpty ? fields[input.below(fields.count)].offset : input.below(bytes.count + 1)
             bytes.removeSubrange(min(cut, bytes.count)...)
         case 7: // the file removed
+            trace("\(path): removed")
             files[path] = nil
             return
         case 8: // the file replaced by another of the store's
@@ -109,6 +112,11 @@ enum StoreDamage {
             }
         }
         files[path] = bytes
+    }
+
+    /// `STRATA_FUZZ_TRACE=1` prints the field edits to standard error, to read a finding.
+    static func trace(_ line: @autoclosure () -> String) {
+        if ProcessInfo.processInfo.environment["STRATA_FUZZ_TRACE"] != nil { FileHandle.standardError.write(Data((line() + "\n").utf8)) }
     }
 
     static func repairChecksums(_ files: inout [String: [UInt8]]) {
