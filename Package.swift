@@ -140,7 +140,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataImportTests",
-            dependencies: ["StrataImport", "Strata"]
+            dependencies: ["StrataImport", "Strata", "StrataFuzzing"]
         ),
         .testTarget(
             name: "StrataCLITests",

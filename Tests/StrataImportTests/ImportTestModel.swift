@@ -1,48 +1,16 @@
 import Foundation
 import Strata
 import StrataImport
+@testable import StrataFuzzing
 
 /// A model with every attribute type and each kind of relationship, for the decoder's
 /// and writer's tests.
 enum ImportTestModel {
+    /// The import-line fuzz target's model (Sources/StrataFuzzing), so that the
+    /// decoder's tests and its fuzzer judge lines against one model.
     static let model: ObjectModel = {
-        do {
-            return try ObjectModel(version: "1") {
-                Entity("Department") {
-                    Attribute("name", .string)
-                    Relationship("employees", to: "Employee", inverse: "department", toMany: true)
-                }
-                Entity("Employee") {
-                    Attribute("name", .string)
-                    Attribute("salary", .double, default: .double(0))
-                    Attribute("ratio", .float, optional: true)
-                    Attribute("age", .int16, optional: true)
-                    Attribute("rank", .int32, optional: true)
-                    Attribute("serial", .int64, optional: true)
-                    Attribute("active", .bool, optional: true)
-                    Attribute("bonus", .decimal, optional: true)
-                    Attribute("hired", .date, optional: true)
-                    Attribute("photo", .binary, optional: true, externalStorage: true)
-                    Attribute("badge", .uuid, optional: true)
-                    Attribute("homepage", .url, optional: true)
-                    Attribute("address", .composite, optional: true)
-                    Attribute("settings", .transformable, optional: true).valueTransformer(JSONValueTransformer.name)
-                    Attribute("blob", .transformable, optional: true).valueTransformer("Opaque")
-                    Relationship("department", to: "Department", inverse: "employees")
-                    Relationship("mentor", to: "Employee").withoutInverse()
-                    Relationship("projects", to: "Project", inverse: "members", toMany: true)
-                }
-                Entity("Project") {
-                    Attribute("title", .string, optional: true)
-                    Relationship("members", to: "Employee", inverse: "projects", toMany: true)
-                }
-                Entity("Thing", abstract: true) {
-                    Attribute("label", .string, optional: true)
-                }
-            }
-        } catch {
-            preconditionFailure("the test model does not build: \(error)")
-        }
+        guard let model = ImportLineFixture.model else { preconditionFailure("the import-line fixture model does not build") }
+        return model
     }()
 }
 
