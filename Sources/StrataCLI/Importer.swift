@@ -301,7 +301,12 @@ final class Importer {
             entityName = name.entity
             resolution = created[name.line].map(Resolution.object) ?? .later(target.name)
         } else if case .id(let uri) = target {
-            guard let id = store.objectID(forURI: uri), store.records.contains(id.key) else {
+            let id = store.objectID(forURI: uri)
+            let exists: Bool
+            do { exists = try id.map { try store.records.contains($0.key) } ?? false } catch {
+                throw LineProblem("\(label): \(target) could not be looked up: \(error)")
+            }
+            guard let id, exists else {
                 throw LineProblem("\(label): \(target) names no object of this import or of the store")
             }
             entityName = id.entityName

@@ -49,7 +49,7 @@ struct ObjectVerifier {
                 start += 256
             }
         }
-        for key in store.records.keys(in: nil) where !seen.contains(key) && report.problems.count < Self.problemLimit {
+        for key in try store.records.keys(in: nil) where !seen.contains(key) && report.problems.count < Self.problemLimit {
             // Serial 0 of each entity's key range is its id counter, not an object; edge
             // records of stored to-manys are checked through their owners' lists.
             if ObjectID(entityName: "", key: key, storeIdentifier: "").serial == 0 { continue }
@@ -79,7 +79,7 @@ struct ObjectVerifier {
                     continue  // derived from the to-one side, which is checked there
                 }
                 for target in targets {
-                    if !store.records.contains(target.objectID.key) {
+                    if try !store.records.contains(target.objectID.key) {
                         problems.append("\(relationship.name) → \(target.objectID): no such object")
                     } else if !target.entity.isKind(of: relationship.destinationEntityName) {
                         problems.append("\(relationship.name) → \(target.objectID): a \(target.entity.name), not a \(relationship.destinationEntityName)")

@@ -41,7 +41,7 @@ enum StoreDamage {
             try? store.close()
             return
         }
-        _ = try? store.records.compact(force: true)
+        do { _ = try store.records.compact(force: true) } catch { trace("compact: \(error)") }
         try? store.close()
 
         let reopened: ObjectStore
@@ -90,31 +90,41 @@ enum StoreDamage {
             write(value, into: &bytes, field)
         case 5: // a byte flipped
             guard !bytes.isEmpty else { return }
-            bytes[input.below(bytes.count)] ^= input.byte() | 1
+            let offset = input.below(bytes.count), mask = input.byte() | 1
+            trace("\(path): byte \(offset) ^= \(mask)")
+            bytes[offset] ^= mask
         case 6: // the file cut at a field boundary or anywhere
             let fields = FileFields.fields(of: path, bytes)
             let cut = input.bool() && !fields.isEmpty ? fields[input.below(fields.count)].offset : input.below(bytes.count + 1)
+            trace("\(path): cut at \(min(cut, bytes.count))")
             bytes.removeSubrange(min(cut, bytes.count)...)
         case 7: // the file removed
             trace("\(path): removed")
             files[path] = nil
             return
         case 8: // the file replaced by another of the store's
-            guard let other = files[paths[input.below(paths.count)]] else { return }
+            let otherPath = paths[input.below(paths.count)]
+            guard let other = files[otherPath] else { return }
+            trace("\(path): replaced by \(otherPath)")
             bytes = other
         default: // a run of bytes copied from elsewhere in the file, or appended
             guard bytes.count > 8 else { return }
             let from = input.below(bytes.count), length = min(input.below(64), bytes.count - from)
             let chunk = Array(bytes[from..<from + length])
-            if input.bool() { bytes.append(contentsOf: chunk) } else {
+            if input.bool() {
+                trace("\(path): \(length) bytes from \(from) appended")
+                bytes.append(contentsOf: chunk)
+            } else {
                 let to = input.below(bytes.count - length + 1)
+                trace("\(path): \(length) bytes from \(from) copied to \(to)")
                 bytes.replaceSubrange(to..<to + length, with: chunk)
             }
         }
         files[path] = bytes
     }
 
-    /// `STRATA_FUZZ_TRACE=1` prints the field edits to standard error, to read a finding.
+    /// `STRATA_FUZZ_TRACE=1` prints every edit (and compaction's error, and the store's
+    /// warnings) to standard error, to read a finding.
     static func trace(_ line: @autoclosure () -> String) {
         if ProcessInfo.processInfo.environment["STRATA_FUZZ_TRACE"] != nil { FileHandle.standardError.write(Data((line() + "\n").utf8)) }
     }

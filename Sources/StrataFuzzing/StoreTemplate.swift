@@ -26,7 +26,14 @@ enum StoreTemplate {
     static func options(_ fileSystem: any FileSystem, compressed: Bool) -> StoreOptions {
         var options = StoreOptions()
         options.fileSystem = fileSystem
-        options.logger = .init(label: "strata.fuzz", factory: { _ in SwiftLogNoOpLogHandler() })
+        // STRATA_FUZZ_TRACE shows the store's own warnings and errors beside the edits.
+        let trace = ProcessInfo.processInfo.environment["STRATA_FUZZ_TRACE"] != nil
+        options.logger = .init(label: "strata.fuzz", factory: { label in
+            guard trace else { return SwiftLogNoOpLogHandler() }
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        })
         options.externalStorageThreshold = 64
         options.log.segmentSizeLimit = 2048
         options.log.blobFileSizeLimit = 3000

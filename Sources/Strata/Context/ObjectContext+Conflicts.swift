@@ -7,7 +7,7 @@ extension ObjectContext {
         var conflicts: [ManagedObject] = []
         for object in objects where !object.isNew {
             guard let read = object.stored?.sequence else { continue }
-            if store.records.sequence(of: object.objectID.key) != read { conflicts.append(object) }
+            if try store.records.sequence(of: object.objectID.key) != read { conflicts.append(object) }
         }
         guard !conflicts.isEmpty else { return }
         switch mergePolicy {
@@ -19,7 +19,7 @@ extension ObjectContext {
             // Core Data's overwrite policy: the object as this context has it — the
             // values it read plus its changes — replaces the store's version whole.
             // Its base stays the version it read; only the store's sequence is taken.
-            for object in conflicts where store.records.sequence(of: object.objectID.key) == nil {
+            for object in conflicts where try store.records.sequence(of: object.objectID.key) == nil {
                 try reloadBase(object) // deleted in the store: writing re-creates it
             }
         case .storeWins:

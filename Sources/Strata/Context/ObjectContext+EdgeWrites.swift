@@ -60,7 +60,7 @@ extension ObjectContext {
             guard let changes = edgeChanges[tag], !changes.isEmpty, let relation = schema.edgeByTag[tag] else { continue }
             func gone(_ pair: EdgePair) -> Bool { deleted.contains(pair.owner) || deleted.contains(pair.member) }
             for pair in changes.removed.sorted(by: { ($0.owner, $0.member) < ($1.owner, $1.member) }) where !gone(pair) {
-                for key in store.edgeKeys(pair, relation: relation) { tombstone(key) }
+                for key in try store.edgeKeys(pair, relation: relation) { tombstone(key) }
                 touch(pair)
             }
 
@@ -92,7 +92,7 @@ extension ObjectContext {
 
             for pair in sequence {
                 guard let (ownerPosition, memberPosition) = wanted[pair] else { continue }
-                let existing = changes.isRemoved(pair) ? nil : store.edgeKeys(pair, relation: relation).first { !tombstoned.contains($0) }
+                let existing = changes.isRemoved(pair) ? nil : try store.edgeKeys(pair, relation: relation).first { !tombstoned.contains($0) }
                 if let existing {
                     // Already a member: rewritten only when an order moved it.
                     guard ownerPosition != nil || memberPosition != nil, let record = try store.records.get(existing) else { continue }
@@ -107,7 +107,7 @@ extension ObjectContext {
                     continue
                 }
                 if checkEnds {
-                    for end in [pair.owner, pair.member] where !(changed[end]?.isNew ?? false) && !store.records.contains(end) {
+                    for end in [pair.owner, pair.member] where try !(changed[end]?.isNew ?? false) && !store.records.contains(end) {
                         let id = store.objectID(for: end)?.description ?? "\(end)"
                         throw StrataError(.objectNotFound, "\(relation.name) links to \(id), which is not in the store (deleted meanwhile?); nothing was saved",
                                           context: ["keyPath": relation.relationship, "entity": relation.ownerEntity, "object": id])

@@ -149,7 +149,7 @@ extension ObjectContext {
         guard let inverse = inverse(of: relationship),
               let index = try schema.layout(relationship.destinationEntityName).fields.first(where: { $0.name == inverse.name })?.termIndex else { return [] }
         let ownerKey = owner.objectID.key
-        var keys = Set(owner.isNew ? [] : store.records.keys(for: IndexTerm(index: index, value: ObjectCodec.bigEndian(ownerKey.rawValue))))
+        var keys = Set(owner.isNew ? [] : try store.records.keys(for: IndexTerm(index: index, value: ObjectCodec.bigEndian(ownerKey.rawValue))))
         for object in changed.values where object.entity.isKind(of: relationship.destinationEntityName) {
             let key = object.objectID.key
             if object.isDeleted {
@@ -174,7 +174,7 @@ extension ObjectContext {
         var result: [RecordKey] = []
         var seen = Set<RecordKey>()
         if let list = try legacyList(object, name) {
-            for destination in list where !isDeletedHere(destination) && store.records.contains(destination) {
+            for destination in list where try !isDeletedHere(destination) && store.records.contains(destination) {
                 if seen.insert(destination).inserted { result.append(destination) }
             }
         }
@@ -218,7 +218,7 @@ extension ObjectContext {
                 let destination = side.isOwner ? pair.member : pair.owner
                 guard !isDeletedHere(destination) else { continue }
                 // Counted already when committed and not removed here.
-                if changes.isRemoved(pair) || owner.isNew || store.edgeKeys(pair, relation: side.relation).isEmpty { count += 1 }
+                if try changes.isRemoved(pair) || owner.isNew || store.edgeKeys(pair, relation: side.relation).isEmpty { count += 1 }
             }
         }
         return count

@@ -136,7 +136,7 @@ extension ObjectContext {
         }
         keys.formUnion(try edgeEndsWithCountRules())
         return try keys.sorted().compactMap { key in
-            guard changed[key] == nil, store.records.contains(key) else { return nil }
+            guard changed[key] == nil, try store.records.contains(key) else { return nil }
             let object = try object(forKey: key)
             return object.isDeleted ? nil : object
         }

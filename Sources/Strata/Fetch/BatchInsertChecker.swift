@@ -99,7 +99,7 @@ struct BatchInsertChecker {
             guard store.schema.entityName(of: id.key) == id.entityName else {
                 throw error(.typeMismatch, name, index, "\(id.uriRepresentation) names \(id.entityName), but its key is of \(store.schema.entityName(of: id.key) ?? "no entity")")
             }
-            guard store.records.contains(id.key) else {
+            guard try store.records.contains(id.key) else {
                 throw error(.invalidArgument, name, index, "\(id) is not in the store (batch insert links to saved objects only)")
             }
             guard let number = layout.fieldNumbers[name] else { continue }

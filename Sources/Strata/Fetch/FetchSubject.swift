@@ -77,7 +77,7 @@ struct StoredObjectSubject: PredicateSubject {
         guard let inverse = context.inverse(of: relationship),
               let index = try context.schema.layout(relationship.destinationEntityName).fields.first(where: { $0.name == inverse.name })?.termIndex
         else { return .toMany([]) }
-        let keys = context.store.records.keys(for: IndexTerm(index: index, value: ObjectCodec.bigEndian(stored.key.rawValue)))
+        let keys = try context.store.records.keys(for: IndexTerm(index: index, value: ObjectCodec.bigEndian(stored.key.rawValue)))
         return .toMany(try keys.sorted().compactMap { try context.storedSubject(forKey: $0) })
     }
 

@@ -35,7 +35,7 @@ extension ObjectContext {
             let tags = request.includesSubentities ? layout.kindTags : [layout.tag]
             let tagSet = Set(tags)
             if !request.includesPendingChanges || !changed.values.contains(where: { tagSet.contains($0.layout.tag) }) {
-                let stored = tags.reduce(0) { $0 + store.records.count(in: StoreSchema.range(tag: $1)) }
+                let stored = try tags.reduce(0) { $0 + (try store.records.count(in: StoreSchema.range(tag: $1))) }
                 let afterOffset = max(0, stored - max(0, request.fetchOffset))
                 guard let limit = request.fetchLimit, limit >= 0 else { return afterOffset }
                 return min(limit, afterOffset)
@@ -85,7 +85,7 @@ extension ObjectContext {
             candidates = indexed.keys
         } else {
             candidates = []
-            for tag in tags.sorted() { candidates += store.records.keys(in: StoreSchema.range(tag: tag)) }
+            for tag in tags.sorted() { candidates += try store.records.keys(in: StoreSchema.range(tag: tag)) }
         }
         if request.includesPendingChanges && !changed.isEmpty {
             // Unsaved inserts join, unsaved deletes leave; unsaved updates join too, as

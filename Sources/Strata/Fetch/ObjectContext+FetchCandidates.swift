@@ -9,14 +9,29 @@ extension ObjectContext {
     func candidateKeys(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> [RecordKey] {
         if let indexed = try indexedCandidates(request, entity: entity, tags: tags) { return indexed.keys }
         var keys: [RecordKey] = []
-        for tag in tags.sorted() { keys += store.records.keys(in: StoreSchema.range(tag: tag)) }
+        for tag in tags.sorted() { keys += try store.records.keys(in: StoreSchema.range(tag: tag)) }
         return keys
     }
 
     /// The candidates the indexes serve for a request's predicate, ascending, with the
     /// conditions that served them (as `explain` shows them); nil when no index helps
     /// and the entity's ranges are scanned.
+    ///
+    /// An index that cannot be read (its file damaged and its segment too, so it cannot
+    /// be rebuilt) is logged at error level and the request is answered by the scan:
+    /// the predicate judges every record, so the answer stays whole. Answering from
+    /// what the index could give would silently miss objects the store holds.
     func indexedCandidates(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> (keys: [RecordKey], conditions: [String])? {
+        do {
+            return try indexServedCandidates(request, entity: entity, tags: tags)
+        } catch let error as StrataError where error.code == .corrupt {
+            store.logger.error("an index could not be read; the fetch scans the entity instead",
+                               metadata: ["entity": "\(entity.name)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    private func indexServedCandidates(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> (keys: [RecordKey], conditions: [String])? {
         let layout = try schema.layout(entity.name)
         guard let predicate = request.predicate else { return nil }
         // The conditions are AND-ed: the intersection of what each index serves
@@ -26,7 +41,7 @@ extension ObjectContext {
         for condition in predicate.indexableConditions() {
             guard let number = layout.fieldNumbers[condition.key], let index = layout.fields[number].termIndex,
                   case .attribute(let type, _) = layout.fields[number].kind,
-                  let keys = indexedKeys(condition, type: type, index: index) else { continue }
+                  let keys = try indexedKeys(condition, type: type, index: index) else { continue }
             served = served.map { $0.intersection(keys) } ?? Set(keys)
             used.append(condition.source.description)
         }
@@ -39,7 +54,7 @@ extension ObjectContext {
             let low = Array(condition.prefix.utf8.prefix(1024))
             var high = low
             high[high.count - 1] += 1
-            let keys = store.records.keys(index: index, from: low, through: high, lowerInclusive: true, upperInclusive: false)
+            let keys = try store.records.keys(index: index, from: low, through: high, lowerInclusive: true, upperInclusive: false)
             served = served.map { $0.intersection(keys) } ?? Set(keys)
             used.append(condition.source.description)
         }
@@ -75,22 +90,22 @@ extension ObjectContext {
     /// whose two signs are both looked up. In a store whose terms predate
     /// `strata.terms`, string and composite terms were not canonical: only an ASCII
     /// string's equality is answered there, the rest is scanned.
-    private func indexedKeys(_ condition: IndexableCondition, type: AttributeType, index: UInt32) -> [RecordKey]? {
+    private func indexedKeys(_ condition: IndexableCondition, type: AttributeType, index: UInt32) throws -> [RecordKey]? {
         let legacyTerms = !store.exactTerms && (type == .string || type == .composite)
-        func equalKeys(_ value: Value) -> [RecordKey]? {
+        func equalKeys(_ value: Value) throws -> [RecordKey]? {
             guard let stored = Self.storedValue(value, for: type), ObjectCodec.orderedBytes(stored) != nil else { return nil }
             if legacyTerms && !ObjectStore.hasSameTermInEveryStore(stored) { return nil }
-            return UniqueConstraint.equalTerms([stored], compound: false).flatMap {
-                store.records.keys(for: IndexTerm(index: index, value: $0))
+            return try UniqueConstraint.equalTerms([stored], compound: false).flatMap {
+                try store.records.keys(for: IndexTerm(index: index, value: $0))
             }
         }
         switch condition.kind {
         case .equalTo(let value):
-            return equalKeys(value)
+            return try equalKeys(value)
         case .oneOf(let values):
             var keys: [RecordKey] = []
             for value in values {
-                guard let found = equalKeys(value) else { return nil }
+                guard let found = try equalKeys(value) else { return nil }
                 keys += found
             }
             return keys
@@ -118,7 +133,7 @@ extension ObjectContext {
                       let term = ObjectCodec.orderedBytes(Self.signedZero(stored, negative: !upperInclusive)) else { return nil }
                 high = term
             }
-            return store.records.keys(index: index, from: low, through: high,
+            return try store.records.keys(index: index, from: low, through: high,
                                       lowerInclusive: lowerInclusive, upperInclusive: upperInclusive)
         }
     }

@@ -126,7 +126,7 @@ extension ObjectStore {
         }
         for (index, name) in toOneIndexes.sorted(by: { $0.key < $1.key }) {
             for key in deleted.sorted() {
-                for referrer in records.keys(for: IndexTerm(index: index, value: ObjectCodec.bigEndian(key.rawValue))) {
+                for referrer in try records.keys(for: IndexTerm(index: index, value: ObjectCodec.bigEndian(key.rawValue))) {
                     try edit(referrer) { fields, layout in
                         guard let number = layout.fieldNumbers[name], fields[number] == .reference(key) else { return }
                         fields[number] = .null

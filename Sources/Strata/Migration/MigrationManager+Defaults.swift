@@ -13,7 +13,7 @@ extension MigrationManager {
         guard let destinationName = mapping.destinationEntityName,
               let shape = destinationStore.schema.shapes[destinationName] else { return nil }
         let destinationEntity = shape.entity
-        let keepsKey = shape.layout.tag == StoreSchema.tag(of: source.objectID.key) && !keyTaken(source.objectID.key)
+        let keepsKey = try shape.layout.tag == StoreSchema.tag(of: source.objectID.key) && !keyTaken(source.objectID.key)
         let key = keepsKey ? source.objectID.key : try destinationStore.allocateKey(tag: shape.layout.tag)
         let destination = try destinationContext.insertForMigration(shape, key: key)
         for attribute in destinationEntity.storedAttributes {
@@ -78,8 +78,8 @@ extension MigrationManager {
         }
     }
 
-    private func keyTaken(_ key: RecordKey) -> Bool {
-        destinationContext.registry[key]?.object != nil || destinationStore.records.contains(key)
+    private func keyTaken(_ key: RecordKey) throws -> Bool {
+        try destinationContext.registry[key]?.object != nil || destinationStore.records.contains(key)
     }
 
     private func attributeValue(_ attribute: AttributeDescription, of source: ManagedObject, mapping: EntityMapping) throws -> FieldValue {

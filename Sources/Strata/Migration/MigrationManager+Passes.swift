@@ -157,11 +157,11 @@ extension MigrationManager {
 
     /// Pages through a key range `batchSize` keys at a time, with the running count.
     private func forEachBatch(of range: Range<RecordKey>, in records: any RecordStore, _ body: ([RecordKey], _ done: Int, _ total: Int) throws -> Void) throws {
-        let total = records.count(in: range)
+        let total = try records.count(in: range)
         var done = 0
         var after: RecordKey?
         while true {
-            let keys = records.keys(in: range, after: after, limit: batchSize)
+            let keys = try records.keys(in: range, after: after, limit: batchSize)
             guard let last = keys.last else { return }
             done += keys.count
             try body(keys, done, total)

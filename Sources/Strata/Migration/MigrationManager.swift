@@ -145,13 +145,13 @@ public final class MigrationManager {
             if !mapped.isEmpty { return mapped }
         }
         guard keepsKeys(mapping), sourceStore.schema.entityName(of: key) == mapping.sourceEntityName,
-              sourceStore.records.contains(key), try madeByKey(key, mapping: mapping, source: nil) else { return [] }
+              try sourceStore.records.contains(key), try madeByKey(key, mapping: mapping, source: nil) else { return [] }
         return [key]
     }
 
     /// Whether `mapping` made the destination object with the source's own key.
     private func madeByKey(_ key: RecordKey, mapping: EntityMapping, source: ManagedObject?) throws -> Bool {
-        guard destinationContext.registry[key]?.object?.isDeleted == false || destinationStore.records.contains(key) else { return false }
+        guard try destinationContext.registry[key]?.object?.isDeleted == false || destinationStore.records.contains(key) else { return false }
         guard let predicate = mapping.sourcePredicate else { return true }
         let object = try source ?? sourceContext.object(forKey: key)
         return try predicate.evaluate(with: object)

@@ -163,7 +163,7 @@ struct MigrationPreviewer {
         let range = StoreSchema.range(tag: tag)
         var after: RecordKey?
         while true {
-            let keys = records.keys(in: range, after: after, limit: batchSize)
+            let keys = try records.keys(in: range, after: after, limit: batchSize)
             guard let last = keys.last else { return }
             for case let record? in try records.get(keys) {
                 try body(record, try ObjectCodec.decode(record))

@@ -76,7 +76,7 @@ public final class MigrationStageContext {
         let range = StoreSchema.range(tag: tag)
         var after: RecordKey?
         while true {
-            let keys = manager.sourceStore.records.keys(in: range, after: after, limit: size)
+            let keys = try manager.sourceStore.records.keys(in: range, after: after, limit: size)
             guard let last = keys.last else { break }
             after = last
             let olds = try oldBatch.load(keys)

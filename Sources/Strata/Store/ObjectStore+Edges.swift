@@ -28,7 +28,7 @@ extension ObjectStore {
         let prefix = ObjectCodec.bigEndian(object.rawValue)
         var after: TermEntry?
         while true {
-            let page = records.termEntries(index: index, prefix: prefix, after: after, limit: Self.edgePageSize)
+            let page = try records.termEntries(index: index, prefix: prefix, after: after, limit: Self.edgePageSize)
             guard let last = page.last else { return }
             let entries = page.compactMap { entry -> EdgeEntry? in
                 guard let destination = EdgeCodec.key(in: entry.value, at: offset) else { return nil }
@@ -62,8 +62,8 @@ extension ObjectStore {
     }
 
     /// The keys of the committed edges between two objects (one, unless damaged).
-    func edgeKeys(_ pair: EdgePair, relation: EdgeRelation) -> [RecordKey] {
-        records.keys(for: IndexTerm(index: relation.pairIndex,
+    func edgeKeys(_ pair: EdgePair, relation: EdgeRelation) throws -> [RecordKey] {
+        try records.keys(for: IndexTerm(index: relation.pairIndex,
                                     value: ObjectCodec.bigEndian(pair.owner.rawValue) + ObjectCodec.bigEndian(pair.member.rawValue)))
     }
 

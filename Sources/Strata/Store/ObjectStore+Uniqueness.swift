@@ -30,7 +30,7 @@ extension ObjectStore {
         if exactTerms || values.allSatisfy(Self.hasSameTermInEveryStore) {
             var keys = Set<RecordKey>()
             for term in UniqueConstraint.equalTerms(values, compound: constraint.isCompound) {
-                keys.formUnion(records.keys(for: IndexTerm(index: constraint.termIndex, value: term)))
+                keys.formUnion(try records.keys(for: IndexTerm(index: constraint.termIndex, value: term)))
             }
             try confirm(keys.sorted())
             return found
@@ -38,7 +38,7 @@ extension ObjectStore {
         for tag in constraint.scopeTags.sorted() {
             var after: RecordKey?
             while found.count < limit {
-                let page = records.keys(in: StoreSchema.range(tag: tag), after: after, limit: 256)
+                let page = try records.keys(in: StoreSchema.range(tag: tag), after: after, limit: 256)
                 guard let last = page.last else { break }
                 try confirm(page)
                 after = last

@@ -181,7 +181,7 @@ public final class ObjectStore: Sendable {
             if let counter = try records.get(StoreSchema.counterKey(tag: tag)), counter.value.count == 8 {
                 next = counter.value.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
             }
-            if let last = records.lastKey(in: StoreSchema.range(tag: tag)) {
+            if let last = try records.lastKey(in: StoreSchema.range(tag: tag)) {
                 next = max(next, (last.rawValue & ObjectID.serialMask) + 1)
             }
             serials[tag] = next

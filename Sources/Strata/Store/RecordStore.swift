@@ -19,28 +19,28 @@ public protocol RecordStore: AnyObject, Sendable {
     func get(_ key: RecordKey) throws -> Record?
     /// The newest versions of several keys, in order, reading each block once.
     func get(_ keys: [RecordKey]) throws -> [Record?]
-    /// The sequence of a key's current version (optimistic locking), without disk access.
-    func sequence(of key: RecordKey) -> UInt64?
+    /// The sequence of a key's current version (optimistic locking), without reading a record.
+    func sequence(of key: RecordKey) throws -> UInt64?
     /// Whether a key has a live version.
-    func contains(_ key: RecordKey) -> Bool
+    func contains(_ key: RecordKey) throws -> Bool
     /// Live keys of a range, ascending.
-    func keys(in range: Range<RecordKey>?) -> [RecordKey]
+    func keys(in range: Range<RecordKey>?) throws -> [RecordKey]
     /// A page of live keys after `after`, ascending.
-    func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) -> [RecordKey]
+    func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) throws -> [RecordKey]
     /// How many live keys a range holds (`LogStore` answers a whole entity's range from
     /// counters, without walking keys).
-    func count(in range: Range<RecordKey>?) -> Int
+    func count(in range: Range<RecordKey>?) throws -> Int
     /// The greatest live key of a range, nil when it holds none.
-    func lastKey(in range: Range<RecordKey>) -> RecordKey?
+    func lastKey(in range: Range<RecordKey>) throws -> RecordKey?
     /// Live keys whose current version carries a term.
-    func keys(for term: IndexTerm) -> [RecordKey]
+    func keys(for term: IndexTerm) throws -> [RecordKey]
     /// Live keys whose term under `index` lies within the bounds (bytewise).
-    func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) -> [RecordKey]
+    func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [RecordKey]
     /// A page of the entries (term value, key) of one index whose values start with
     /// `prefix`, ascending by value then key, strictly after `after`, at most `limit`.
     /// Relationship edges are listed this way (docs/FORMAT.md §11), without reading
     /// the edge records.
-    func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) -> [TermEntry]
+    func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) throws -> [TermEntry]
     /// The live records of a range in key order, `batchSize` at a time: a whole
     /// entity streamed in bounded memory.
     func scan(_ range: Range<RecordKey>?, batchSize: Int, _ body: ([Record]) throws -> Void) throws
@@ -76,7 +76,7 @@ extension LogStore: RecordStore {}
 
 extension RecordStore {
     /// Counts by listing the range's keys: for store types without counters.
-    public func count(in range: Range<RecordKey>?) -> Int { keys(in: range).count }
+    public func count(in range: Range<RecordKey>?) throws -> Int { try keys(in: range).count }
 
     /// Reads the records with `get` and views their copies: for store types without blocks.
     public func visitRecords(_ keys: [RecordKey], _ body: (Int, RecordView) throws -> Bool) throws {
@@ -96,9 +96,9 @@ extension RecordStore {
 
     /// Lists the range's keys, then visits them: for store types without a range walk.
     public func visitRecords(in range: Range<RecordKey>, wants: (RecordKey) -> Bool, _ body: (RecordView) throws -> Bool) throws {
-        try visitRecords(keys(in: range).filter(wants)) { try body($1) }
+        try visitRecords(try keys(in: range).filter(wants)) { try body($1) }
     }
 
     /// Lists the range's keys: for store types that cannot read back from a range's end.
-    public func lastKey(in range: Range<RecordKey>) -> RecordKey? { keys(in: range).last }
+    public func lastKey(in range: Range<RecordKey>) throws -> RecordKey? { try keys(in: range).last }
 }

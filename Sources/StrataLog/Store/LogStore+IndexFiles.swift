@@ -93,17 +93,19 @@ extension LogStore {
         }
     }
 
-    /// `readIndex` for the reads whose API does not throw (`contains`, `keys`): an index
-    /// file that cannot be rebuilt (its segment is damaged too) is logged at error
-    /// level, and the read answers `fallback`. `verify()` reports the same damage.
-    func readIndexLogging<T>(_ fallback: T, _ body: (inout State) throws -> T) -> T {
+    /// `readIndex` for the public reads (`contains`, `keys`, `count`): an index file
+    /// that cannot be rebuilt (its segment is damaged too) is logged at error level and
+    /// the read throws. It never answers "none" instead: an empty answer would let a
+    /// uniqueness check pass or a query miss what the store holds. `verify()` reports
+    /// the same damage.
+    func readIndexLogging<T>(_ body: (inout State) throws -> T) throws -> T {
         do {
             return try readIndex(body)
         } catch {
             if (error as? StrataError)?.code != .closed {
                 logger.error("index read failed", metadata: ["path": "\(path)", "error": "\(error)"])
             }
-            return fallback
+            throw error
         }
     }
 

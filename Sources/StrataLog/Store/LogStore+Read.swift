@@ -41,41 +41,42 @@ extension LogStore {
     }
 
     /// Whether `key` has a live (not deleted) version.
-    public func contains(_ key: RecordKey) -> Bool {
-        readIndexLogging(false) { s in try s.index.entry(key).map { !$0.isTombstone } ?? false }
+    public func contains(_ key: RecordKey) throws -> Bool {
+        try readIndexLogging { s in try s.index.entry(key).map { !$0.isTombstone } ?? false }
     }
 
     /// The sequence number of `key`'s current version, nil when absent or deleted.
-    /// Cheap (no disk access): the object layer uses it for optimistic locking.
-    public func sequence(of key: RecordKey) -> UInt64? {
-        readIndexLogging(nil) { s in try s.index.entry(key).flatMap { $0.isTombstone ? nil : $0.sequence } }
+    /// Reads no record (index blocks only, usually cached): the object layer uses it
+    /// for optimistic locking.
+    public func sequence(of key: RecordKey) throws -> UInt64? {
+        try readIndexLogging { s in try s.index.entry(key).flatMap { $0.isTombstone ? nil : $0.sequence } }
     }
 
     /// Live keys, ascending, optionally within `range`. Reads no values.
-    public func keys(in range: Range<RecordKey>? = nil) -> [RecordKey] {
-        readIndexLogging([]) { try $0.index.keys(in: range, after: nil, limit: .max) }
+    public func keys(in range: Range<RecordKey>? = nil) throws -> [RecordKey] {
+        try readIndexLogging { try $0.index.keys(in: range, after: nil, limit: .max) }
     }
 
     /// The greatest live key in `range`, nil when it holds none: reads back from the
     /// range's end instead of listing it.
-    public func lastKey(in range: Range<RecordKey>) -> RecordKey? {
-        readIndexLogging(nil) { try $0.index.lastKey(in: range) }
+    public func lastKey(in range: Range<RecordKey>) throws -> RecordKey? {
+        try readIndexLogging { try $0.index.lastKey(in: range) }
     }
 
     /// Up to `limit` live keys after `after` (exclusive), ascending: pages through a
     /// range without materialising it.
-    public func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) -> [RecordKey] {
-        readIndexLogging([]) { try $0.index.keys(in: range, after: after, limit: limit) }
+    public func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) throws -> [RecordKey] {
+        try readIndexLogging { try $0.index.keys(in: range, after: after, limit: limit) }
     }
 
     /// Live keys whose current version carries `term`.
-    public func keys(for term: IndexTerm) -> [RecordKey] {
-        readIndexLogging([]) { try $0.index.keys(index: term.index, from: term.value, through: term.value, lowerInclusive: true, upperInclusive: true) }
+    public func keys(for term: IndexTerm) throws -> [RecordKey] {
+        try readIndexLogging { try $0.index.keys(index: term.index, from: term.value, through: term.value, lowerInclusive: true, upperInclusive: true) }
     }
 
     /// Live keys whose term under `index` lies between the bounds (compared as bytes).
-    public func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool = true, upperInclusive: Bool = true) -> [RecordKey] {
-        readIndexLogging([]) { try $0.index.keys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) }
+    public func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool = true, upperInclusive: Bool = true) throws -> [RecordKey] {
+        try readIndexLogging { try $0.index.keys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) }
     }
 
     /// Up to `limit` entries of index `index` whose term value starts with `prefix`,
@@ -86,8 +87,8 @@ extension LogStore {
     /// var page = store.termEntries(index: 7, prefix: ownerBytes, after: nil, limit: 1024)
     /// while let last = page.last { …; page = store.termEntries(index: 7, prefix: ownerBytes, after: last, limit: 1024) }
     /// ```
-    public func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) -> [TermEntry] {
-        readIndexLogging([]) { try $0.index.termEntries(index: index, prefix: prefix, after: after, limit: limit) }
+    public func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) throws -> [TermEntry] {
+        try readIndexLogging { try $0.index.termEntries(index: index, prefix: prefix, after: after, limit: limit) }
     }
 
     /// Calls `body` with the live records of `range` in batches of at most `batchSize`,

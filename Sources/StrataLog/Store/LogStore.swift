@@ -124,8 +124,8 @@ public final class LogStore: Sendable {
     /// The number of live keys in `range`. A range covering one whole 16-bit key prefix
     /// (the object layer's entity), give or take a few keys at its start, is answered
     /// from counters the manifest keeps; any other range walks its keys.
-    public func count(in range: Range<RecordKey>?) -> Int {
-        readIndexLogging(0) { try $0.index.count(in: range) }
+    public func count(in range: Range<RecordKey>?) throws -> Int {
+        try readIndexLogging { try $0.index.count(in: range) }
     }
 
     /// The caller's metadata, kept in the manifest (the object layer stores the model hash here).

@@ -53,7 +53,15 @@ extension LogStore {
                 verifyIndexFile(info.id, expected: expected, report: &report)
             }
         }
-        for key in keys() {
+        // An index that cannot list the keys is a problem to report, not a reason to stop.
+        let liveKeys: [RecordKey]
+        do {
+            liveKeys = try keys()
+        } catch {
+            report.problems.append((error as? StrataError) ?? StrataError(.corrupt, "\(error)", path: path))
+            liveKeys = []
+        }
+        for key in liveKeys {
             do {
                 guard let record = try get(key) else { continue }
                 report.recordsChecked += 1

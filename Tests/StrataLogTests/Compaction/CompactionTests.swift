@@ -116,7 +116,7 @@ import StrataTestSupport
         let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
         defer { try? store.close() }
         #expect(store.count == 50)
-        for key in UInt64(0)..<100 { #expect(store.contains(RecordKey(key)) == (key % 2 == 1)) }
+        for key in UInt64(0)..<100 { #expect(try store.contains(RecordKey(key)) == (key % 2 == 1)) }
     }
 
     @Test func readersAndWritersKeepWorkingDuringCompaction() async throws {

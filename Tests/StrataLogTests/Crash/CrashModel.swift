@@ -39,7 +39,8 @@ struct CrashModel {
         var problems: [String] = []
         func note(_ problem: String) { if problems.count < limit { problems.append(problem) } }
         let expectedKeys = live.keys.sorted()
-        let actualKeys = store.keys().map(\.rawValue)
+        let actualKeys: [UInt64]
+        do { actualKeys = try store.keys().map(\.rawValue) } catch { return ["keys could not be listed: \(error)"] }
         if actualKeys != expectedKeys {
             let extra = Set(actualKeys).subtracting(expectedKeys).sorted()
             let missing = Set(expectedKeys).subtracting(actualKeys).sorted()

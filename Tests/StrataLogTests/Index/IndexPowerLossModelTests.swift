@@ -55,7 +55,7 @@ import StrataTestSupport
     /// The live keys and values of `store`.
     static func contents(_ store: LogStore) throws -> [RecordKey: [UInt8]] {
         var result: [RecordKey: [UInt8]] = [:]
-        for key in store.keys() { result[key] = try store.get(key)?.value }
+        for key in try store.keys() { result[key] = try store.get(key)?.value }
         return result
     }
 

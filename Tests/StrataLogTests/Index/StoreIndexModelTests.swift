@@ -40,19 +40,19 @@ import StrataTestSupport
 
     func check(_ store: LogStore, _ model: [RecordKey: Version], _ random: inout SeededRandom, step: String) throws {
         let live = model.keys.sorted()
-        #expect(store.keys() == live, "\(step)")
+        #expect(try store.keys() == live, "\(step)")
         #expect(store.count == live.count, "\(step)")
         for prefix in UInt64(1)...3 {
             let range = RecordKey(prefix << 48 | 1)..<RecordKey((prefix + 1) << 48)
             let expected = live.filter { range.contains($0) }
-            #expect(store.keys(in: range) == expected, "\(step) prefix \(prefix)")
-            #expect(store.count(in: range) == expected.count, "\(step) prefix \(prefix)")
-            #expect(store.lastKey(in: range) == expected.last, "\(step) prefix \(prefix)")
+            #expect(try store.keys(in: range) == expected, "\(step) prefix \(prefix)")
+            #expect(try store.count(in: range) == expected.count, "\(step) prefix \(prefix)")
+            #expect(try store.lastKey(in: range) == expected.last, "\(step) prefix \(prefix)")
             // Paging in small pages gives the same keys.
             var paged: [RecordKey] = []
             var after: RecordKey?
             while true {
-                let page = store.keys(in: range, after: after, limit: 7)
+                let page = try store.keys(in: range, after: after, limit: 7)
                 guard let last = page.last else { break }
                 paged += page
                 after = last
@@ -60,27 +60,27 @@ import StrataTestSupport
             #expect(paged == expected, "\(step) paged prefix \(prefix)")
         }
         let mid = RecordKey(2 << 48 | 60)..<RecordKey(2 << 48 | 120)
-        #expect(store.keys(in: mid) == live.filter { mid.contains($0) }, "\(step)")
-        #expect(store.count(in: mid) == live.filter { mid.contains($0) }.count, "\(step)")
+        #expect(try store.keys(in: mid) == live.filter { mid.contains($0) }, "\(step)")
+        #expect(try store.count(in: mid) == live.filter { mid.contains($0) }.count, "\(step)")
         for _ in 0..<40 {
             let key = Self.key(&random)
             #expect(try store.get(key)?.value == model[key]?.value, "\(step) \(key)")
-            #expect(store.contains(key) == (model[key] != nil), "\(step) \(key)")
-            #expect((store.sequence(of: key) != nil) == (model[key] != nil), "\(step) \(key)")
+            #expect(try store.contains(key) == (model[key] != nil), "\(step) \(key)")
+            #expect(try (store.sequence(of: key) != nil) == (model[key] != nil), "\(step) \(key)")
         }
         let records = try store.get(live)
         #expect(records.map { $0?.value } == live.map { model[$0]?.value }, "\(step)")
         for department in UInt8(0)...5 {
             let term = IndexTerm(index: 1, value: [department])
             let expected = live.filter { model[$0]?.terms.contains(term) ?? false }
-            #expect(store.keys(for: term) == expected, "\(step) department \(department)")
+            #expect(try store.keys(for: term) == expected, "\(step) department \(department)")
         }
         let rangeExpected = live.filter { key in
             model[key]?.terms.contains { $0.index == 1 && $0.value[0] >= 2 && $0.value[0] < 4 } ?? false
         }
-        #expect(store.keys(index: 1, from: [2], through: [4], lowerInclusive: true, upperInclusive: false) == rangeExpected, "\(step)")
+        #expect(try store.keys(index: 1, from: [2], through: [4], lowerInclusive: true, upperInclusive: false) == rangeExpected, "\(step)")
         let unique = IndexTerm(index: 2, value: Array(String(random.int(in: 0...400)).utf8))
-        #expect(store.keys(for: unique) == live.filter { model[$0]?.terms.contains(unique) ?? false }, "\(step)")
+        #expect(try store.keys(for: unique) == live.filter { model[$0]?.terms.contains(unique) ?? false }, "\(step)")
     }
 
     @Test(arguments: [UInt64(1), 2, 3])
@@ -194,7 +194,7 @@ import StrataTestSupport
             let counting = CountingFileSystem()
             let reopened = try LogStore.open(at: dir.path, options: options, fileSystem: counting, logger: .quiet)
             #expect(reopened.count == keys)
-            #expect(reopened.count(in: RecordKey(1 << 48 | 1)..<RecordKey(2 << 48)) == keys)
+            #expect(try reopened.count(in: RecordKey(1 << 48 | 1)..<RecordKey(2 << 48)) == keys)
             let read = counting.bytesRead.withLock { $0 }
             try reopened.close()
             return read

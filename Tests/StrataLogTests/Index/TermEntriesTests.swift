@@ -30,7 +30,7 @@ import StrataTestSupport
                     var got: [TermEntry] = []
                     var after: TermEntry?
                     while true {
-                        let page = store.termEntries(index: 9, prefix: prefix, after: after, limit: limit)
+                        let page = try store.termEntries(index: 9, prefix: prefix, after: after, limit: limit)
                         #expect(page.count <= limit)
                         got += page
                         guard let last = page.last, page.count == limit else { break }
@@ -40,7 +40,7 @@ import StrataTestSupport
                 }
             }
         }
-        #expect(store.termEntries(index: 99, prefix: [], after: nil, limit: 10).isEmpty)
-        #expect(store.termEntries(index: 9, prefix: [], after: nil, limit: 0).isEmpty)
+        #expect(try store.termEntries(index: 99, prefix: [], after: nil, limit: 10).isEmpty)
+        #expect(try store.termEntries(index: 9, prefix: [], after: nil, limit: 0).isEmpty)
     }
 }

@@ -96,7 +96,7 @@ import StrataTestSupport
             try FileBytes.flip(index, at: offset)
             let store = try LogStore.open(at: dir.path, logger: .quiet)
             for (key, value) in expected { #expect(try store.get(RecordKey(key))?.value == value, "offset \(offset)") }
-            #expect(store.keys().count == expected.count)
+            #expect(try store.keys().count == expected.count)
             try store.close()
             // The rebuilt file is the original, byte for byte.
             #expect(try FileBytes.read(index) == original, "offset \(offset)")

@@ -40,7 +40,7 @@ import StrataTestSupport
         let store = try LogStore.open(at: path, logger: .quiet)
         defer { try? store.close() }
         var result: [UInt64: [UInt8]] = [:]
-        for key in store.keys() { result[key.rawValue] = try store.get(key)?.value }
+        for key in try store.keys() { result[key.rawValue] = try store.get(key)?.value }
         return result
     }
 

@@ -35,7 +35,7 @@ import StrataTestSupport
         for key in UInt64(0)..<400 {
             #expect(try store.get(RecordKey(key))?.value == expected[key])
         }
-        #expect(store.keys() == expected.keys.sorted().map { RecordKey($0) })
+        #expect(try store.keys() == expected.keys.sorted().map { RecordKey($0) })
         let files = try POSIXFileSystem().contentsOfDirectory(dir.appending("segments"))
         #expect(files.count >= 2)
     }
@@ -75,16 +75,16 @@ import StrataTestSupport
             batch.put(RecordKey(key), value: [], terms: [IndexTerm(index: 1, value: [UInt8(key % 3)])])
         }
         try store.commit(batch)
-        #expect(store.keys(for: IndexTerm(index: 1, value: [0])) == [3, 6, 9].map { RecordKey($0) })
+        #expect(try store.keys(for: IndexTerm(index: 1, value: [0])) == [3, 6, 9].map { RecordKey($0) })
         var update = WriteBatch()
         update.put(RecordKey(3), value: [], terms: [IndexTerm(index: 1, value: [2])])
         update.delete(RecordKey(6))
         try store.commit(update)
-        #expect(store.keys(for: IndexTerm(index: 1, value: [0])) == [RecordKey(9)])
-        #expect(store.keys(index: 1, from: [1], through: [2]).count == 8)
+        #expect(try store.keys(for: IndexTerm(index: 1, value: [0])) == [RecordKey(9)])
+        #expect(try store.keys(index: 1, from: [1], through: [2]).count == 8)
         try store.close()
         let reopened = try LogStore.open(at: dir.path)
-        #expect(reopened.keys(for: IndexTerm(index: 1, value: [2])).contains(RecordKey(3)))
+        #expect(try reopened.keys(for: IndexTerm(index: 1, value: [2])).contains(RecordKey(3)))
         try reopened.close()
     }
 

@@ -25,7 +25,7 @@ import StrataLog
 
         // One edge per membership, whichever side added it: three, not six list entries.
         let relation = try #require(store.schema.edgeSide("Playlist", "songs")?.relation)
-        #expect(store.records.keys(in: StoreSchema.range(tag: relation.tag)).count == 3)
+        #expect(try store.records.keys(in: StoreSchema.range(tag: relation.tag)).count == 3)
 
         let fresh = store.newContext()
         let mix2 = try fresh.object(with: mix.objectID), a2 = try fresh.object(with: a.objectID), b2 = try fresh.object(with: b.objectID)
@@ -39,7 +39,7 @@ import StrataLog
         let third = store.newContext()
         #expect(try F.names(third.object(with: mix.objectID).objects("songs")) == ["B"])
         #expect(try F.names(third.object(with: a.objectID).objects("playlists")) == ["Road"])
-        #expect(store.records.keys(in: StoreSchema.range(tag: relation.tag)).count == 2)
+        #expect(try store.records.keys(in: StoreSchema.range(tag: relation.tag)).count == 2)
     }
 
     @Test func orderedMembershipKeepsItsOrderThroughMovesAndReopen() throws {
@@ -79,7 +79,7 @@ import StrataLog
         context = store.newContext()
         let reopened = try context.object(with: mix.objectID)
         #expect(try F.names(reopened.objects("songs")) == expected)
-        #expect(store.records.keys(in: StoreSchema.range(tag: relation.tag)).count == 6)
+        #expect(try store.records.keys(in: StoreSchema.range(tag: relation.tag)).count == 6)
         // Many moves into the same gap: positions run out and the side is renumbered.
         var order = try reopened.objects("songs")
         for _ in 0..<40 {
@@ -174,9 +174,9 @@ import StrataLog
 
         // No edge is left whose end is gone.
         for relation in store.schema.edgeRelations {
-            for key in store.records.keys(in: StoreSchema.range(tag: relation.tag)) {
+            for key in try store.records.keys(in: StoreSchema.range(tag: relation.tag)) {
                 let edge = try EdgeCodec.decode(try #require(try store.records.get(key)))
-                #expect(store.records.contains(edge.owner) && store.records.contains(edge.member), "\(relation.name) edge \(key)")
+                #expect(try store.records.contains(edge.owner) && store.records.contains(edge.member), "\(relation.name) edge \(key)")
             }
         }
     }

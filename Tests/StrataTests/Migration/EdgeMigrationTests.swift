@@ -46,7 +46,7 @@ import StrataTestSupport
         }
         #expect(try F.names(context.object(with: albumID).objects("tracks")) == ["T2", "T0", "T1"])
         // Each membership is one edge: 11 in songs, 3 favorites, 3 tracks.
-        let edges = store.schema.edgeRelations.reduce(0) { $0 + store.records.keys(in: StoreSchema.range(tag: $1.tag)).count }
+        let edges = try store.schema.edgeRelations.reduce(0) { $0 + (try store.records.keys(in: StoreSchema.range(tag: $1.tag)).count) }
         #expect(edges == 11 + 3 + 3)
         try store.close()
     }

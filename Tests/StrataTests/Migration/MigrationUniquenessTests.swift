@@ -167,7 +167,7 @@ struct MigrationUniquenessTests {
             for (id, row) in zip(ids, rows) {
                 guard case .string(let email)? = row["email"] else { continue }
                 // Each object is found through the index under its value…
-                #expect(store.records.keys(for: IndexTerm(index: index, value: Array(email.utf8))) == [id.key])
+                #expect(try store.records.keys(for: IndexTerm(index: index, value: Array(email.utf8))) == [id.key])
                 #expect(try store.records.get(id.key)?.terms.count == 1)
             }
             // …and a fetch through it answers.
