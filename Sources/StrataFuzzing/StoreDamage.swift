@@ -10,8 +10,10 @@ import Foundation
 ///
 /// Oracle: no trap and no hang anywhere; errors are `StrataError`s; once the damaged
 /// store has opened and acknowledged a save, the reopened store must open and hold
-/// that object — an open that accepts damage it will later trip over is a loss of
-/// acknowledged data.
+/// that object (read by its id) — an open that accepts damage it will later trip over
+/// is a loss of acknowledged data; and a fetch of it by its indexed name must answer
+/// exactly that object, or throw `.corrupt` while `verify` reports the damage: a
+/// damaged store may refuse a query, never answer it wrongly.
 enum StoreDamage {
     static func run(_ bytes: [UInt8]) throws {
         var input = FuzzInput(bytes)
@@ -32,11 +34,13 @@ enum StoreDamage {
         readEverything(store)
         _ = try? store.verify()
         let marker = "acknowledged \(bytes.count)"
+        let savedID: ObjectID
         do {
             let context = store.newContext()
             let department = try context.insert("Department")
             try department.setValue(marker, forKey: "name")
             try context.save()
+            savedID = department.objectID
         } catch {
             try? store.close()
             return
@@ -52,9 +56,31 @@ enum StoreDamage {
         }
         defer { try? reopened.close() }
         let context = reopened.newContext()
-        let found = try? context.fetch(FetchRequest(entityName: "Department", predicate: try Predicate(format: "name == %@", marker)))
-        guard found?.count == 1 else {
-            throw FuzzFinding("store: the object saved after open is gone after compaction and reopen (found \(found.map { "\($0.count)" } ?? "an error"))")
+        // The acknowledged object is held: read by its id, it has what was saved.
+        do {
+            guard try context.object(with: savedID).value(forKey: "name") == .string(marker) else {
+                throw FuzzFinding("store: the object saved after open holds another name after compaction and reopen")
+            }
+        } catch let finding as FuzzFinding {
+            throw finding
+        } catch {
+            throw FuzzFinding("store: the object saved after open cannot be read after compaction and reopen: \(error)")
+        }
+        // A query answers exactly, or refuses a store it knows is damaged; it never
+        // answers wrongly (an index that cannot be read once answered "nothing").
+        do {
+            let found = try context.fetch(FetchRequest(entityName: "Department", predicate: try Predicate(format: "name == %@", marker)))
+            guard found.map(\.objectID) == [savedID] else {
+                throw FuzzFinding("store: a fetch by the saved object's name answered \(found.count) objects after compaction and reopen")
+            }
+        } catch let finding as FuzzFinding {
+            throw finding
+        } catch let error as StrataError where error.code == .corrupt {
+            guard let report = try? reopened.verify(), !report.isSound else {
+                throw FuzzFinding("store: a fetch failed with \(error), but verify finds the store sound")
+            }
+        } catch {
+            throw FuzzFinding("store: a fetch by name failed after compaction and reopen: \(error)")
         }
         readEverything(reopened)
     }
