@@ -23,9 +23,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-# Concurrent readers while a writer saves, under the thread sanitizer.
+# Concurrent readers while a writer saves or compacts (ConcurrentReadTests) and
+# contexts on several threads (ContextConcurrencyTests), under the thread sanitizer.
 test-tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter Concurrency
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter Concurren
 
 # The whole suite under AddressSanitizer in .build-asan, LeakSanitizer on: the run
 # fails on any memory error, and on any leak allocated from Strata's own code (the
