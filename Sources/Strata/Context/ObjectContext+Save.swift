@@ -43,7 +43,7 @@ extension ObjectContext {
         var encoded: [(ManagedObject, [FieldValue])] = []
         for object in writes {
             let fields = try fieldsToWrite(object)
-            let (value, blobs, terms) = ObjectCodec.encode(fields, layout: object.layout)
+            let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: store.records.readBlob)
             batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
             encoded.append((object, fields))
             if object.isNew { newTags.insert(object.layout.tag) }

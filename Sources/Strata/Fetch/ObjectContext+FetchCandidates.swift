@@ -40,7 +40,8 @@ extension ObjectContext {
         var used: [String] = []
         for condition in predicate.indexableConditions() {
             guard let number = layout.fieldNumbers[condition.key], let index = layout.fields[number].termIndex,
-                  case .attribute(let type, _) = layout.fields[number].kind,
+                  case .attribute(let type, let external) = layout.fields[number].kind,
+                  !external || store.blobTerms,  // external binaries had no term before `strata.blobTerms`
                   let keys = try indexedKeys(condition, type: type, index: index) else { continue }
             served = served.map { $0.intersection(keys) } ?? Set(keys)
             used.append(condition.source.description)

@@ -74,7 +74,7 @@ extension ObjectStore {
         ids.reserveCapacity(rows.count)
         let keys = try allocateKeys(tag: layout.tag, count: rows.count)
         for (fields, key) in zip(rows, keys) {
-            let (value, blobs, terms) = ObjectCodec.encode(try externalized(fields, layout: layout), layout: layout)
+            let (value, blobs, terms) = try ObjectCodec.encode(try externalized(fields, layout: layout), layout: layout, blobBytes: records.readBlob)
             batch.put(key, value: value, blobs: blobs, terms: terms)
             ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier))
         }

@@ -38,7 +38,7 @@ extension ObjectContext {
                 continue
             }
             let fields = try fieldsToWrite(object)
-            let (value, blobs, terms) = ObjectCodec.encode(fields, layout: object.layout)
+            let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: store.records.readBlob)
             batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
             tags.insert(object.layout.tag)
         }

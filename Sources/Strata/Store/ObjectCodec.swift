@@ -16,7 +16,16 @@ enum ObjectCodec {
     enum FieldTag: UInt8 { case null = 0, value = 1, blob = 2, reference = 3, references = 4 }
     enum ValueKind: UInt8 { case bool = 1, int = 2, double = 3, decimal = 4, string = 5, date = 6, binary = 7, uuid = 8, url = 9, composite = 10 }
 
-    static func encode(_ fields: [FieldValue], layout: StoreSchema.EntityLayout) -> (value: [UInt8], blobs: [BlobRef], terms: [IndexTerm]) {
+    /// Encodes `fields` and computes the record's index terms. An indexed or unique
+    /// attribute stored in the blob area gets the term its bytes would have inline,
+    /// read through `blobBytes` (only for such attributes), so that equal values
+    /// share a term wherever they are stored.
+    static func encode(_ fields: [FieldValue], layout: StoreSchema.EntityLayout,
+                       blobBytes: (BlobRef) throws -> [UInt8]) throws -> (value: [UInt8], blobs: [BlobRef], terms: [IndexTerm]) {
+        func termValue(_ field: FieldValue) throws -> [UInt8]? {
+            if case .blob(let ref, _) = field { return orderedBytes(.binary(Data(try blobBytes(ref)))) }
+            return Self.termValue(field)
+        }
         var w = FieldWriter()
         var blobs: [BlobRef] = []
         var terms: [IndexTerm] = []
@@ -42,15 +51,21 @@ enum ObjectCodec {
                 w.varint(UInt64(keys.count))
                 for key in keys { w.u64(key.rawValue) }
             }
-            if number < layout.fields.count, let index = layout.fields[number].termIndex, let term = termValue(field) {
+            if number < layout.fields.count, let index = layout.fields[number].termIndex, let term = try termValue(field) {
                 terms.append(IndexTerm(index: index, value: term))
             }
         }
         for (index, numbers) in layout.compoundTerms {
             var values: [Value] = []
             for number in numbers {
-                guard number < fields.count, case .value(let value) = fields[number] else { break }
-                values.append(value)
+                guard number < fields.count else { break }
+                if case .value(let value) = fields[number] {
+                    values.append(value)
+                } else if case .blob(let ref, _) = fields[number] {
+                    values.append(.binary(Data(try blobBytes(ref))))
+                } else {
+                    break
+                }
             }
             guard values.count == numbers.count, let term = UniqueConstraint.term(values, compound: true) else { continue }
             terms.append(IndexTerm(index: index, value: term))

@@ -46,6 +46,23 @@ extension ObjectStore {
         metadata[StoreSchema.termsKey] == StoreSchema.exactTermsVersion
     }
 
+    /// Whether the external binaries of the store's records carry index terms:
+    /// `strata.blobTerms` in the metadata (every store created or rewritten by a
+    /// migration since 2026-11-24), or a model with no indexed or unique attribute that
+    /// may be stored in the blob area, whose records then miss no term. Otherwise
+    /// uniqueness checks and index lookups on such an attribute scan instead.
+    static func hasBlobTerms(_ metadata: [String: [UInt8]], model: ObjectModel) -> Bool {
+        if metadata[StoreSchema.blobTermsKey] == StoreSchema.blobTermsVersion { return true }
+        return !model.entities.contains { entity in
+            entity.declaredProperties.contains { property in
+                guard case .attribute(let attribute) = property else { return false }
+                return attribute.allowsExternalStorage && !attribute.isTransient && (attribute.isIndexed || attribute.isUnique)
+            } || entity.uniquenessConstraints.contains { constraint in
+                constraint.contains { name in entity.attributesByName[name]?.allowsExternalStorage ?? false }
+            }
+        }
+    }
+
     /// Whether a model's index terms are the same under the old and the new encoding,
     /// so that a store written under version 1 with this model may be marked exact
     /// without rewriting a record: no indexed or unique string or composite attribute.

@@ -45,6 +45,7 @@ extension ObjectStore {
         metadata[StoreSchema.modelKey] = Array(try model.jsonData())
         // A migration writes every record anew, with this release's terms.
         metadata[StoreSchema.termsKey] = StoreSchema.exactTermsVersion
+        metadata[StoreSchema.blobTermsKey] = StoreSchema.blobTermsVersion
         try records.setMetadata(metadata)
     }
 

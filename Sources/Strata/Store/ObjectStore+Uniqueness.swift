@@ -11,7 +11,8 @@ extension ObjectStore {
     /// 1,024-byte prefix, or a decimal rounding to the same double, is not a duplicate.
     /// When the store's terms are not exact (a store written before `strata.terms`)
     /// and a value's old term could differ from an equal value's (a non-ASCII string, a
-    /// composite), the scope is scanned in pages instead: slower, never wrong.
+    /// composite), or the rule covers an external binary in a store written before
+    /// `strata.blobTerms`, the scope is scanned in pages instead: slower, never wrong.
     ///
     /// - Throws: storage errors, `.corrupt` for a record that does not decode.
     func storedDuplicates(
@@ -27,7 +28,11 @@ extension ObjectStore {
                 found.append(key)
             }
         }
-        if exactTerms || values.allSatisfy(Self.hasSameTermInEveryStore) {
+        // External binaries of a store written before `strata.blobTerms` have no term.
+        let termless = !blobTerms && constraint.attributes.contains { name in
+            schema.shapes[constraint.entity]?.entity.attributesByName[name]?.allowsExternalStorage ?? false
+        }
+        if !termless && (exactTerms || values.allSatisfy(Self.hasSameTermInEveryStore)) {
             var keys = Set<RecordKey>()
             for term in UniqueConstraint.equalTerms(values, compound: constraint.isCompound) {
                 keys.formUnion(try records.keys(for: IndexTerm(index: constraint.termIndex, value: term)))

@@ -33,6 +33,8 @@ public final class ObjectStore: Sendable {
     let serials: Locked<[UInt16: UInt64]>
     /// Whether the records' index terms are exact (``hasExactTerms(_:)``): read at open.
     let exactTerms: Bool
+    /// Whether external binaries carry index terms (``hasBlobTerms(_:model:)``): read at open.
+    let blobTerms: Bool
     let observers = Locked<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
     var logger: Logger { options.logger }
 
@@ -69,6 +71,7 @@ public final class ObjectStore: Sendable {
             let schema = try Self.checkModel(model, records: records, path: path, logger: options.logger)
             self.schema = schema
             self.exactTerms = Self.hasExactTerms(records.metadata)
+            self.blobTerms = Self.hasBlobTerms(records.metadata, model: model)
             self.serials = Locked(try Self.loadSerials(schema: schema, records: records))
         } catch {
             try? records.close()
@@ -90,6 +93,7 @@ public final class ObjectStore: Sendable {
         self.schema = schema
         self.serials = Locked(serials)
         self.exactTerms = exactTerms ?? Self.hasExactTerms(records.metadata)
+        self.blobTerms = exactTerms ?? Self.hasBlobTerms(records.metadata, model: model)
         self.identifier = records.storeID.map { String(format: "%02x", $0) }.joined()
     }
 
@@ -159,6 +163,7 @@ public final class ObjectStore: Sendable {
             metadata[StoreSchema.edgesMetadataKey] = try schema.encodedEdgeTags()
             metadata[StoreSchema.modelKey] = Array(try model.jsonData())
             metadata[StoreSchema.termsKey] = StoreSchema.exactTermsVersion
+            metadata[StoreSchema.blobTermsKey] = StoreSchema.blobTermsVersion
             try records.setMetadata(metadata)
             return schema
         }

@@ -94,6 +94,13 @@ struct StoreSchema: Sendable {
     /// Metadata key marking a store whose index terms are exact (docs/FORMAT.md §9).
     static let termsKey = "strata.terms"
     static let exactTermsVersion: [UInt8] = [2]
+    /// Metadata key marking a store whose external binaries carry index terms like
+    /// inline values (docs/MODEL.md, "Exact uniqueness and index lookups"): every store
+    /// created or rewritten by a migration since 2026-11-24. Before, an indexed or
+    /// unique attribute stored in the blob area had no term, and uniqueness across
+    /// saves went unchecked.
+    static let blobTermsKey = "strata.blobTerms"
+    static let blobTermsVersion: [UInt8] = [1]
     /// Metadata key of the edge tags: JSON `{"Entity.relationship": tag}`.
     static let edgesMetadataKey = "strata.edges"
     /// The first edge tag; edge tags count down from here, skipping entity tags.

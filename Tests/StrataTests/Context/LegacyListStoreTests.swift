@@ -57,7 +57,7 @@ import StrataLog
         for (name, entity, values) in rows {
             let layout = try schema.layout(entity)
             let fields = layout.fields.map { values[$0.name] ?? .null }
-            let (value, blobs, terms) = ObjectCodec.encode(fields, layout: layout)
+            let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: layout, blobBytes: { _ in [] })
             batch.put(try #require(written.keys[name]), value: value, blobs: blobs, terms: terms)
         }
         for (entity, serial) in serials {
