@@ -30,8 +30,16 @@ extension ObjectStore {
     /// tags: its records may hold to-many lists, and its edge tags are derived the
     /// same way at every open, from the model and the entity tags, without writing
     /// anything — a read-only open stays read-only (docs/FORMAT.md §11.3).
+    ///
+    /// Fields and index numbers follow the property order of the model the store was
+    /// written with (``ObjectModel/withPropertyOrder(of:)``), whatever order `model`
+    /// declares them in: the hash does not cover the order.
     static func storedSchema(in records: any RecordStore, model: ObjectModel) throws -> StoreSchema {
         let edges = try records.metadata[StoreSchema.edgesMetadataKey].map(StoreSchema.decodeTags)
+        var model = model
+        if let stored = try? storedModel(in: records), stored.versionHash == model.versionHash {
+            model = try model.withPropertyOrder(of: stored)
+        }
         return try StoreSchema(model: model, existing: try storedTags(in: records), existingEdges: edges ?? [:],
                                mayHaveLegacyLists: edges == nil)
     }
