@@ -61,6 +61,11 @@ extension LogStore {
                 "elapsed": "\(ContinuousClock.now - started)",
             ])
             return store
+        } catch let damage as IndexFile.Damage {
+            // Every path of open that reads index blocks repairs what it meets; one that
+            // cannot still throws the store's error type, never the internal one.
+            lock?.unlock()
+            throw damage.error
         } catch {
             lock?.unlock()
             throw error
@@ -193,6 +198,25 @@ extension LogStore {
             }
         }
 
+        // Runs `body`; a damaged index file it meets (open reads index blocks while
+        // replaying the active segment, and when the active blob file has a tail to cut)
+        // is rebuilt from its segment, once per file, and `body` runs again.
+        var repairedAtOpen = Set<UInt32>()
+        func repairingIndexAtOpen<T>(_ body: () throws -> T) throws -> T {
+            while true {
+                do {
+                    return try body()
+                } catch let damage as IndexFile.Damage {
+                    guard repairedAtOpen.insert(damage.segmentID).inserted, let segment = state.segmentFiles[damage.segmentID],
+                          let info = manifest.segments.first(where: { $0.id == damage.segmentID }) else { throw damage.error }
+                    logger.warning("damaged index file; rebuilding it from its segment", metadata: ["segment": "\(damage.segmentID)", "error": "\(damage.error)"])
+                    let rebuilt = try rebuildIndexFile(segment: segment, info: info, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem,
+                                                       cache: cache, writable: !options.readOnly && !upgrading).0
+                    state.index.install(rebuilt)
+                }
+            }
+        }
+
         // The active segment: scanned whole; a torn tail is the end of the log.
         guard let activeInfo = manifest.activeSegment else {
             throw StrataError(.corrupt, "manifest has no active segment", path: paths.manifest)
@@ -213,20 +237,8 @@ extension LogStore {
                 }
                 previousSequence = first.record.sequence
             }
-            var repaired = Set<UInt32>()
-            while true {
-                do {
-                    return try apply(transaction, to: &state)
-                } catch let damage as IndexFile.Damage {
-                    // A damaged block found while replaying: rebuild that index file, replay again.
-                    guard repaired.insert(damage.segmentID).inserted, let segment = state.segmentFiles[damage.segmentID],
-                          let info = manifest.segments.first(where: { $0.id == damage.segmentID }) else { throw damage.error }
-                    logger.warning("damaged index file; rebuilding it from its segment", metadata: ["segment": "\(damage.segmentID)", "error": "\(damage.error)"])
-                    let rebuilt = try rebuildIndexFile(segment: segment, info: info, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem,
-                                                       cache: cache, writable: !options.readOnly && !upgrading).0
-                    state.index.install(rebuilt)
-                }
-            }
+            // A damaged block found while replaying: rebuild that index file, replay again.
+            try repairingIndexAtOpen { try apply(transaction, to: &state) }
         }
         state.recordBytesBySegment[activeInfo.id, default: 0] += scan.recordBytes
         if let damage = scan.damage {
@@ -272,7 +284,7 @@ extension LogStore {
         let blobSize = try blobFile.size()
         // Only a blob file with bytes after its last whole entry needs to know which of
         // its blobs commits reference (a walk of the index).
-        let referencedEnd = blobEnd < blobSize ? try referencedEnd(ofBlobFile: activeBlob.id, index: state.index) : 0
+        let referencedEnd = blobEnd < blobSize ? try repairingIndexAtOpen { try Self.referencedEnd(ofBlobFile: activeBlob.id, index: state.index) } : 0
         if blobEnd < referencedEnd {
             // Damage before blobs that commits reference: not a torn tail. Keep every
             // byte (reads of the damaged blob fail loudly; verify reports it) and append after.

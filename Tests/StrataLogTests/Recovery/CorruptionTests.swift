@@ -110,6 +110,30 @@ import StrataTestSupport
         try store.close()
     }
 
+    /// Open walks the index files when the active blob file has a torn tail (to know
+    /// which of its blobs commits reference): a damaged index block met there is
+    /// rebuilt like any other, not thrown as an internal error (store fuzz target,
+    /// Fuzz/Corpus/store/crash-0fc717df…).
+    @Test func damagedIndexBlockMetWhileCuttingATornBlobTailIsRebuilt() throws {
+        let dir = try TemporaryDirectory("corrupt-index-blob-tail")
+        defer { dir.remove() }
+        let expected = try Self.makeStore(at: dir.path)
+        let blobs = try POSIXFileSystem().contentsOfDirectory(dir.path + "/blobs").filter { $0.hasSuffix(".blob") }.sorted()
+        let activeBlob = dir.path + "/blobs/" + (try #require(blobs.last))
+        let blobBytes = try FileBytes.read(activeBlob)
+        try FileBytes.write(blobBytes + [0x42, 0x42, 0x42], to: activeBlob)  // a torn entry header
+        let index = dir.path + "/index/000001.idx"
+        let original = try FileBytes.read(index)
+        try FileBytes.flip(index, at: 10)  // inside the first data block
+
+        let store = try LogStore.open(at: dir.path, logger: .quiet)
+        for (key, value) in expected { #expect(try store.get(RecordKey(key))?.value == value) }
+        #expect(try store.verify().isSound)
+        try store.close()
+        #expect(try FileBytes.read(activeBlob) == blobBytes)
+        #expect(try FileBytes.read(index) == original)
+    }
+
     /// Git keeps no empty directory, and a copy may drop the index files: a store without
     /// its index/ directory opens by scanning, read-only too (in memory), and gets its
     /// index files back.
