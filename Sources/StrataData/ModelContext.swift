@@ -23,11 +23,17 @@ public final class ModelContext {
     /// Failures of property reads and writes (accessors cannot throw), oldest first;
     /// ``save()`` throws the first and clears them.
     public private(set) var accessErrors: [StrataError] = []
+    /// The schema's lookup tables, held here so that a lookup does not copy the
+    /// container's whole `Schema` value (and retain and release everything in it).
+    let typesByEntity: [String: any PersistentModel.Type]
+    let metadataByEntity: [String: [Schema.PropertyMetadata]]
 
     /// A new context on the container's store.
     public init(_ container: ModelContainer) {
         self.container = container
         self.objectContext = container.store.newContext()
+        self.typesByEntity = container.schema.typesByEntity
+        self.metadataByEntity = container.schema.metadataByEntity
     }
 
     /// A typed view of an existing untyped context of the container's store: both see the
@@ -35,6 +41,8 @@ public final class ModelContext {
     public init(_ container: ModelContainer, objectContext: ObjectContext) {
         self.container = container
         self.objectContext = objectContext
+        self.typesByEntity = container.schema.typesByEntity
+        self.metadataByEntity = container.schema.metadataByEntity
     }
 
     // MARK: Inserting and deleting
@@ -146,10 +154,15 @@ public final class ModelContext {
             throw StrataError(.invalidArgument, "\(id) is temporary: the model is not inserted")
         }
         let object = try objectContext.object(with: objectID)
-        guard let type = container.schema.type(forEntity: object.entity.name) else {
+        if object.typedModel != nil, let existing = object.typedModel as? any PersistentModel { return existing }
+        guard let type = typesByEntity[object.entity.name] else {
             throw StrataError(.unknownKeyPath, "the container's schema has no model for entity \(object.entity.name)", context: ["entity": object.entity.name])
         }
-        return try model(for: object, as: type)
+        // The object is this context's and of the type's entity (the map is by entity
+        // name): made here without the generic checks of model(for:as:).
+        let model = type.init(backingData: ModelBackingData(object: object, context: self))
+        object.typedModel = model
+        return model
     }
 
     /// The model with this identifier, loaded.
@@ -181,19 +194,26 @@ public final class ModelContext {
             }
             return object
         }
-        guard schema.type(forEntity: T.entityName) != nil else {
+        guard typesByEntity[T.entityName] != nil else {
             throw StrataError(.unknownKeyPath, "\(T.entityName) is not one of the container's models; add it to ModelContainer(for:)", context: ["entity": T.entityName])
         }
         let object = try objectContext.insert(T.entityName)
         let pending = model.persistentBackingData.pending
         model.persistentBackingData = ModelBackingData(object: object, context: self)
         object.typedModel = model
-        for property in T.schemaMetadata {
-            guard let value = pending[property.name] else { continue }
+        let metadata = metadataByEntity[T.entityName] ?? T.schemaMetadata
+        for (key, value) in pending.entries {
+            // Attributes were kept in their stored form: written without looking the property up.
+            if let stored = value as? PendingAttribute {
+                try object.setValue(stored.value, forKey: key)
+                continue
+            }
+            guard let property = metadata.first(where: { $0.name == key }) else { continue }
             switch property.kind {
             case .attribute:
-                guard let attribute = value as? any PersistentAttribute else { continue }
-                try object.setValue(attribute.persistentValue, forKey: property.name)
+                if let attribute = value as? any PersistentAttribute {
+                    try object.setValue(attribute.persistentValue, forKey: property.name)
+                }
             case .composite:
                 try object.setValue(try CompositeCoding.encode(value), forKey: property.name)
             case .toOne:
@@ -209,6 +229,7 @@ public final class ModelContext {
         return object
     }
 
+    @usableFromInline
     func recordAccessError(_ error: any Error, model: String, key: String?) {
         var strata = error as? StrataError ?? StrataError(.invalidArgument, "\(error)")
         strata.context["model"] = model
@@ -218,7 +239,7 @@ public final class ModelContext {
 
     private func models(_ objects: Set<ManagedObject>) -> [any PersistentModel] {
         objects.sorted { $0.objectID < $1.objectID }.compactMap { object in
-            guard let type = schema.type(forEntity: object.entity.name) else { return nil }
+            guard let type = typesByEntity[object.entity.name] else { return nil }
             return try? model(for: object, as: type)
         }
     }

@@ -9,10 +9,16 @@
 extension PersistentModel {
     // MARK: Attributes
 
+    // Inlinable: `@Model`'s accessors call these from the model's own module, where
+    // they are specialised for the property's type instead of going through the
+    // generic entry points (the typed path's cost beside the untyped one, issue 17).
+    @inlinable
     public func getValue<Value: PersistentAttribute>(forKey key: String) -> Value {
         let backing = persistentBackingData
         guard let object = backing.object else {
-            return backing.pending[key] as? Value ?? Value.placeholder
+            let pending = backing.pending[key]
+            if let stored = pending as? PendingAttribute { return Value(persistentValue: stored.value) ?? Value.placeholder }
+            return pending as? Value ?? Value.placeholder
         }
         do {
             let stored = try object.value(forKey: key)
@@ -24,9 +30,10 @@ extension PersistentModel {
         }
     }
 
+    @inlinable
     public func setValue<Value: PersistentAttribute>(_ value: Value, forKey key: String) {
         guard let object = persistentBackingData.object else {
-            persistentBackingData.pending[key] = value
+            persistentBackingData.pending[key] = PendingAttribute(value.persistentValue)
             return
         }
         do {

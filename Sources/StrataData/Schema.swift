@@ -23,6 +23,9 @@ public struct Schema: @unchecked Sendable {
     public let objectModel: ObjectModel
     let typesByEntity: [String: any PersistentModel.Type]
     let keyPathNames: [AnyKeyPath: String]
+    /// Each type's `schemaMetadata`, read once: `@Model` generates it as a computed
+    /// property, and an insert walks it for every model.
+    let metadataByEntity: [String: [PropertyMetadata]]
 
     /// Builds the schema of `types`.
     ///
@@ -41,6 +44,7 @@ public struct Schema: @unchecked Sendable {
         self.types = all
         self.version = version
         self.typesByEntity = seen
+        self.metadataByEntity = seen.mapValues { $0.schemaMetadata }
         self.keyPathNames = Self.keyPathNames(all)
         self.objectModel = try SchemaBuilder(types: all).objectModel(version: version.description)
     }
