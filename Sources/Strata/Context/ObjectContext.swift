@@ -21,7 +21,10 @@ public final class ObjectContext {
     public var mergePolicy: MergePolicy = .error
 
     /// Every object handed out, weakly: unchanged objects go when the caller lets go.
+    /// Entries of objects gone are swept out as the registry grows (``register(_:key:)``).
     var registry: [RecordKey: WeakObject] = [:]
+    /// The registry size at which the next sweep runs.
+    private var registrySweepAt = ObjectContext.registrySweepMinimum
     /// Objects with unsaved changes (inserted, updated or deleted), strongly.
     var changed: [RecordKey: ManagedObject] = [:]
     /// Records a fetch already decoded, waiting for their fault to fire.
@@ -34,6 +37,21 @@ public final class ObjectContext {
 
     struct WeakObject {
         weak var object: ManagedObject?
+    }
+
+    /// The fewest entries a sweep waits for: below it the registry is left alone.
+    static let registrySweepMinimum = 4096
+
+    /// Registers an object handed out under its key. A context that walks a million
+    /// objects one at a time keeps none of them, but without a sweep its registry
+    /// would keep an empty entry (and the weak reference's side table) for each: the
+    /// dead ones are dropped whenever the registry doubles past its live size, so it
+    /// stays within twice the objects alive (at least 4,096), at constant amortised cost.
+    func register(_ object: ManagedObject, key: RecordKey) {
+        registry[key] = WeakObject(object: object)
+        guard registry.count >= registrySweepAt else { return }
+        registry = registry.filter { $0.value.object != nil }
+        registrySweepAt = max(Self.registrySweepMinimum, registry.count * 2)
     }
 
     init(store: ObjectStore) {
@@ -71,7 +89,7 @@ public final class ObjectContext {
         let object = ManagedObject(id: ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
         object.isNew = true
         for (number, value) in shape.insertDefaults { object.changes[number] = value }
-        registry[key] = WeakObject(object: object)
+        register(object, key: key)
         changed[key] = object
         return object
     }
@@ -101,7 +119,7 @@ public final class ObjectContext {
             throw StrataError(.objectNotFound, "no entity of this model has key \(key)", context: ["key": "\(key.rawValue)"])
         }
         let object = ManagedObject(id: ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
-        registry[key] = WeakObject(object: object)
+        register(object, key: key)
         return object
     }
 

@@ -5,7 +5,7 @@ extension ObjectContext {
     func insertForMigration(_ shape: StoreSchema.EntityShape, key: RecordKey) throws -> ManagedObject {
         let object = ManagedObject(id: ObjectID(entityName: shape.entity.name, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
         object.isNew = true
-        registry[key] = WeakObject(object: object)
+        register(object, key: key)
         changed[key] = object
         return object
     }

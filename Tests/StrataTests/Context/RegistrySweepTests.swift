@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+import StrataLog
+@_spi(Fuzzing) @testable import Strata
+
+/// A context's registry keeps objects weakly; the entries of objects gone are swept
+/// out as it grows, so a context that walks many objects one at a time holds memory
+/// for the objects alive, not for every object it ever handed out (issue 14).
+@Suite struct RegistrySweepTests {
+    static func store(count: Int) throws -> (ObjectStore, [ObjectID]) {
+        let model = try ObjectModel(version: "1") {
+            Entity("Item") { Attribute("n", .int64) }
+        }
+        var options = StoreOptions()
+        options.fileSystem = InMemoryFileSystem()
+        options.logger = .quiet
+        let store = try ObjectStore(at: "/store", model: model, options: options)
+        let ids = try store.batchInsert(entityName: "Item", objects: (0..<count).map { ["n": .int(Int64($0))] })
+        return (store, ids)
+    }
+
+    @Test func walkingManyObjectsKeepsOnlyTheLiveOnesRegistered() throws {
+        let (store, ids) = try Self.store(count: 20_000)
+        defer { try? store.close() }
+        let context = store.newContext()
+        // Every 100th object is kept; the rest are read and dropped.
+        var kept: [ManagedObject] = []
+        var sum: Int64 = 0
+        for (position, id) in ids.enumerated() {
+            let object = try context.object(with: id)
+            if case .int(let n) = try object.value(forKey: "n") { sum += n }
+            if position % 100 == 0 { kept.append(object) }
+        }
+        #expect(sum == Int64(20_000 * 19_999 / 2))
+        // Without the sweep the registry held 20,000 entries here.
+        #expect(context.registry.count <= ObjectContext.registrySweepMinimum + kept.count)
+        // The live objects are still the context's own: asked again, the same instances.
+        for object in kept { #expect(try context.object(with: object.objectID) === object) }
+        // Changed objects are held strongly and stay registered across sweeps.
+        let changedObject = try context.object(with: ids[1])
+        try changedObject.setValue(.int(-1), forKey: "n")
+        let changedID = changedObject.objectID
+        for id in ids { _ = try context.object(with: id) }
+        #expect(try context.object(with: changedID).value(forKey: "n") == .int(-1))
+        try context.save()
+        let reader = store.newContext()
+        #expect(try reader.object(with: changedID).value(forKey: "n") == .int(-1))
+    }
+}
