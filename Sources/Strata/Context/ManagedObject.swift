@@ -125,8 +125,14 @@ final class FaultGroup {
         self.positions = positions
     }
 
+    /// The batch `key` belongs to: fetch positions cut into runs of `size`, as Core
+    /// Data's batch faulting cuts them. Firing any fault loads its whole run, the
+    /// siblings before it as well as after, so code that walks the results backwards or
+    /// jumps into the middle reads one batch per run, as a forward walk does.
     func batch(around key: RecordKey, size: Int) -> ArraySlice<RecordKey> {
         guard let position = positions[key] else { return [key] }
-        return keys[position..<min(keys.count, position + max(1, size))]
+        let size = max(1, size)
+        let start = position - position % size
+        return keys[start..<min(keys.count, start + size)]
     }
 }

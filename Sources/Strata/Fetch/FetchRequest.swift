@@ -31,7 +31,9 @@ public struct FetchRequest: Sendable {
     public var fetchLimit: Int?
     /// How many results to skip first (negative counts as 0).
     public var fetchOffset = 0
-    /// How many sibling faults fire together when one is read (0: the store's default).
+    /// How many sibling faults fire together when one is read (0: the store's default):
+    /// the results are cut into runs of this many, and reading one loads its run,
+    /// siblings before it included.
     public var fetchBatchSize = 0
     /// Whether instances of sub-entities are included (default yes, as Core Data).
     public var includesSubentities = true

@@ -19,7 +19,8 @@ public struct StoreOptions: Sendable {
     /// External-storage binaries at least this large go to the blob area; smaller
     /// ones stay in the record (Core Data's rule, with a threshold you choose).
     public var externalStorageThreshold = 8 << 10
-    /// How many sibling faults one firing loads together (Core Data's batch faulting).
+    /// How many sibling faults one firing loads together (Core Data's batch faulting):
+    /// a fetch's results are cut into runs of this many, and firing one loads its run.
     public var faultBatchSize = 64
     /// Where open, recovery, compaction and migration log what they did (info) and anomalies (warning).
     public var logger = Logger(label: "strata")

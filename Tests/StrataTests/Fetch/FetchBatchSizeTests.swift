@@ -24,4 +24,36 @@ import Testing
         #expect(items.dropFirst(3).allSatisfy { $0.isFault })
         #expect(store.statistics.recordsDecoded == 3)
     }
+
+    /// Firing a fault loads its batch on both sides (positions cut into runs of the
+    /// batch size), so a backward walk reads one batch per run, as a forward one does.
+    @Test func aFaultLoadsItsBatchOnBothSides() throws {
+        let model = try ObjectModel(version: "1") {
+            Entity("Item") { Attribute("name", .string) }
+        }
+        let store = try ObjectStore.inMemory(model: model)
+        let setup = store.newContext()
+        for i in 0..<10 { try setup.insert("Item").setValue("item \(i)", forKey: "name") }
+        try setup.save()
+
+        var request = FetchRequest(entityName: "Item")
+        request.fetchBatchSize = 4
+        let context = store.newContext()
+        let items = try context.fetch(request)
+        store.resetStatistics()
+        _ = try items[5].string("name")  // the run of positions 4…7
+        #expect(items.indices.filter { !items[$0].isFault } == [4, 5, 6, 7])
+        #expect(store.statistics.recordsDecoded == 4)
+
+        // Walking backwards: each fault fired loads its whole run, never a run twice.
+        let other = store.newContext()
+        let backwards = try other.fetch(request)
+        store.resetStatistics()
+        _ = try backwards[9].string("name")
+        #expect(backwards.indices.filter { !backwards[$0].isFault } == [8, 9])
+        _ = try backwards[7].string("name")
+        #expect(backwards.indices.filter { !backwards[$0].isFault } == [4, 5, 6, 7, 8, 9])
+        for item in backwards.reversed() { _ = try item.string("name") }
+        #expect(store.statistics.recordsDecoded == 10)
+    }
 }
