@@ -4,7 +4,8 @@ import Testing
 /// `FetchRequest.fetchBatchSize`: firing one fault of a fetch loads that many siblings
 /// together (0 keeps the store's `faultBatchSize`).
 @Suite struct FetchBatchSizeTests {
-    @Test func theRequestsBatchSizeDecidesHowManyFaultsFireTogether() throws {
+    /// A store of ten items named "item 0" … "item 9".
+    static func storeOfTenItems() throws -> ObjectStore {
         let model = try ObjectModel(version: "1") {
             Entity("Item") { Attribute("name", .string) }
         }
@@ -12,6 +13,11 @@ import Testing
         let setup = store.newContext()
         for i in 0..<10 { try setup.insert("Item").setValue("item \(i)", forKey: "name") }
         try setup.save()
+        return store
+    }
+
+    @Test func theRequestsBatchSizeDecidesHowManyFaultsFireTogether() throws {
+        let store = try Self.storeOfTenItems()
 
         let context = store.newContext()
         var request = FetchRequest(entityName: "Item")
@@ -28,13 +34,7 @@ import Testing
     /// Firing a fault loads its batch on both sides (positions cut into runs of the
     /// batch size), so a backward walk reads one batch per run, as a forward one does.
     @Test func aFaultLoadsItsBatchOnBothSides() throws {
-        let model = try ObjectModel(version: "1") {
-            Entity("Item") { Attribute("name", .string) }
-        }
-        let store = try ObjectStore.inMemory(model: model)
-        let setup = store.newContext()
-        for i in 0..<10 { try setup.insert("Item").setValue("item \(i)", forKey: "name") }
-        try setup.save()
+        let store = try Self.storeOfTenItems()
 
         var request = FetchRequest(entityName: "Item")
         request.fetchBatchSize = 4
