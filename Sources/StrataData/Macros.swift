@@ -18,7 +18,7 @@
 ///
 /// A persisted property needs a type annotation and must be a `var`; model classes
 /// should be `final` (entity inheritance is not mapped from classes).
-@attached(member, names: named(persistentBackingData), named(init(backingData:)), named(schemaMetadata), named(schemaConstraints))
+@attached(member, names: named(persistentBackingData), named(init(backingData:)), named(schemaMetadata), named(schemaConstraints), named(entityName))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model() = #externalMacro(module: "StrataMacros", type: "ModelMacro")

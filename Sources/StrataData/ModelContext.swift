@@ -1,3 +1,5 @@
+@_spi(Typed) import Strata
+
 /// A scratchpad of models confined to one task, as SwiftData's `ModelContext`: thin over
 /// an ``ObjectContext`` (not `Sendable`; one per task). It inserts, deletes, fetches and
 /// saves models, and keeps one model instance per object, so `a.department === b.department`
@@ -27,6 +29,11 @@ public final class ModelContext {
     /// container's whole `Schema` value (and retain and release everything in it).
     let typesByEntity: [String: any PersistentModel.Type]
     let metadataByEntity: [String: [Schema.PropertyMetadata]]
+    /// The last model type ``attach(_:)`` found in the schema: inserts come in runs of
+    /// one type, and each would otherwise hash the entity's name.
+    private var lastAttachedType: ObjectIdentifier?
+    /// The last answer of ``modelType(of:)``.
+    private var lastModelType: (entity: String, type: any PersistentModel.Type)?
 
     /// A new context on the container's store.
     public init(_ container: ModelContainer) {
@@ -135,16 +142,18 @@ public final class ModelContext {
     /// - Throws: `typeMismatch` when the object is not an `T`; `invalidArgument` when it
     ///   belongs to another context.
     public func model<T: PersistentModel>(for object: ManagedObject, as type: T.Type = T.self) throws -> T {
-        if let existing = object.typedModel as? T { return existing }
-        guard object.entity.name == T.entityName else {
-            throw StrataError(.typeMismatch, "\(object.objectID) is a \(object.entity.name), not a \(T.entityName)", context: ["entity": object.entity.name, "object": object.objectID.uriRepresentation])
+        if let existing = ModelLink.model(of: object) {
+            // One model per object: a class check, not a dynamic cast of the existential.
+            if Swift.type(of: existing) == T.self { return unsafeDowncast(existing, to: T.self) }
+            if let typed = existing as? T { return typed }
+        }
+        guard object.entityName == T.entityName else {
+            throw StrataError(.typeMismatch, "\(object.objectID) is a \(object.entityName), not a \(T.entityName)", context: ["entity": object.entityName, "object": object.objectID.uriRepresentation])
         }
         guard object.context === objectContext else {
             throw StrataError(.invalidArgument, "\(object.objectID) belongs to another context", context: ["object": object.objectID.uriRepresentation])
         }
-        let model = T(backingData: ModelBackingData(object: object, context: self))
-        object.typedModel = model
-        return model
+        return makeModel(T.self, for: object)
     }
 
     /// The model with this identifier, as a fault when it is not loaded; reading it fails
@@ -154,15 +163,10 @@ public final class ModelContext {
             throw StrataError(.invalidArgument, "\(id) is temporary: the model is not inserted")
         }
         let object = try objectContext.object(with: objectID)
-        if object.typedModel != nil, let existing = object.typedModel as? any PersistentModel { return existing }
-        guard let type = typesByEntity[object.entity.name] else {
-            throw StrataError(.unknownKeyPath, "the container's schema has no model for entity \(object.entity.name)", context: ["entity": object.entity.name])
-        }
+        if let existing = ModelLink.model(of: object) { return existing }
         // The object is this context's and of the type's entity (the map is by entity
         // name): made here without the generic checks of model(for:as:).
-        let model = type.init(backingData: ModelBackingData(object: object, context: self))
-        object.typedModel = model
-        return model
+        return makeModel(try modelType(of: object), for: object)
     }
 
     /// The model with this identifier, loaded.
@@ -194,21 +198,32 @@ public final class ModelContext {
             }
             return object
         }
-        guard typesByEntity[T.entityName] != nil else {
-            throw StrataError(.unknownKeyPath, "\(T.entityName) is not one of the container's models; add it to ModelContainer(for:)", context: ["entity": T.entityName])
+        if lastAttachedType != ObjectIdentifier(T.self) {
+            guard typesByEntity[T.entityName] != nil else {
+                throw StrataError(.unknownKeyPath, "\(T.entityName) is not one of the container's models; add it to ModelContainer(for:)", context: ["entity": T.entityName])
+            }
+            lastAttachedType = ObjectIdentifier(T.self)
         }
         let object = try objectContext.insert(T.entityName)
         let pending = model.persistentBackingData.pending
-        model.persistentBackingData = ModelBackingData(object: object, context: self)
-        object.typedModel = model
-        let metadata = metadataByEntity[T.entityName] ?? T.schemaMetadata
-        for (key, value) in pending.entries {
-            // Attributes were kept in their stored form: written without looking the property up.
-            if let stored = value as? PendingAttribute {
-                try object.setValue(stored.value, forKey: key)
+        let link = ModelLink(object: object)
+        model.persistentBackingData = ModelBackingData(object: object, context: self, link: link)
+        link.model = model
+        object.typedModelLink = link
+        var metadata: [Schema.PropertyMetadata]?
+        for (key, pendingValue) in pending.entries {
+            let value: Any
+            switch pendingValue {
+            case .attribute(let stored):
+                // Kept in its stored form: written without looking the property up.
+                try link.setAttributeValue(stored, forKey: key)
                 continue
+            case .other(let other):
+                value = other
             }
-            guard let property = metadata.first(where: { $0.name == key }) else { continue }
+            let properties = metadata ?? metadataByEntity[T.entityName] ?? T.schemaMetadata
+            metadata = properties
+            guard let property = properties.first(where: { $0.name == key }) else { continue }
             switch property.kind {
             case .attribute:
                 if let attribute = value as? any PersistentAttribute {
@@ -229,6 +244,29 @@ public final class ModelContext {
         return object
     }
 
+    /// A new model of `type` viewing `object`, linked to it (the object is this
+    /// context's and of the type's entity: the callers checked).
+    func makeModel<T: PersistentModel>(_ type: T.Type, for object: ManagedObject) -> T {
+        let link = ModelLink(object: object)
+        let model = type.init(backingData: ModelBackingData(object: object, context: self, link: link))
+        link.model = model
+        object.typedModelLink = link
+        return model
+    }
+
+    /// The model type of an object's entity. Objects come mostly in runs of one entity:
+    /// the last answer is kept, so a run costs one string comparison per object instead
+    /// of a hash of the name.
+    func modelType(of object: ManagedObject) throws -> any PersistentModel.Type {
+        let name = object.entityName
+        if let last = lastModelType, last.entity == name { return last.type }
+        guard let type = typesByEntity[name] else {
+            throw StrataError(.unknownKeyPath, "the container's schema has no model for entity \(name)", context: ["entity": name])
+        }
+        lastModelType = (name, type)
+        return type
+    }
+
     @usableFromInline
     func recordAccessError(_ error: any Error, model: String, key: String?) {
         var strata = error as? StrataError ?? StrataError(.invalidArgument, "\(error)")
@@ -239,7 +277,7 @@ public final class ModelContext {
 
     private func models(_ objects: Set<ManagedObject>) -> [any PersistentModel] {
         objects.sorted { $0.objectID < $1.objectID }.compactMap { object in
-            guard let type = typesByEntity[object.entity.name] else { return nil }
+            guard let type = try? modelType(of: object) else { return nil }
             return try? model(for: object, as: type)
         }
     }

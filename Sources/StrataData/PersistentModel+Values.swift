@@ -14,30 +14,34 @@ extension PersistentModel {
     // generic entry points (the typed path's cost beside the untyped one, issue 17).
     @inlinable
     public func getValue<Value: PersistentAttribute>(forKey key: String) -> Value {
-        let backing = persistentBackingData
-        guard let object = backing.object else {
-            let pending = backing.pending[key]
-            if let stored = pending as? PendingAttribute { return Value(persistentValue: stored.value) ?? Value.placeholder }
-            return pending as? Value ?? Value.placeholder
+        // The backing data is read field by field, not copied whole: a copy retains
+        // and releases each of its references on every property read.
+        // The link is there exactly when the object is (ModelContext sets both).
+        guard let link = persistentBackingData.link else {
+            switch persistentBackingData.pending[key] {
+            case .attribute(let stored)?: return Value(persistentValue: stored) ?? Value.placeholder
+            case .other(let value)?: return value as? Value ?? Value.placeholder
+            case nil: return Value.placeholder
+            }
         }
         do {
-            let stored = try object.value(forKey: key)
+            let stored = try link.attributeValue(forKey: key)
             if let value = Value(persistentValue: stored) { return value }
             throw StrataError(.typeMismatch, "\(Self.entityName).\(key) holds \(stored), not \(Value.self)", context: ["entity": Self.entityName, "keyPath": key])
         } catch {
-            backing.context?.recordAccessError(error, model: Self.entityName, key: key)
+            persistentBackingData.context?.recordAccessError(error, model: Self.entityName, key: key)
             return Value.placeholder
         }
     }
 
     @inlinable
     public func setValue<Value: PersistentAttribute>(_ value: Value, forKey key: String) {
-        guard let object = persistentBackingData.object else {
-            persistentBackingData.pending[key] = PendingAttribute(value.persistentValue)
+        guard let link = persistentBackingData.link else {
+            persistentBackingData.pending[key] = .attribute(value.persistentValue)
             return
         }
         do {
-            try object.setValue(value.persistentValue, forKey: key)
+            try link.setAttributeValue(value.persistentValue, forKey: key)
         } catch {
             persistentBackingData.context?.recordAccessError(error, model: Self.entityName, key: key)
         }
@@ -50,7 +54,7 @@ extension PersistentModel {
     public func getValue<Value: Codable>(forKey key: String) -> Value {
         let backing = persistentBackingData
         guard let object = backing.object else {
-            if let value = backing.pending[key] as? Value { return value }
+            if let value = backing.pending.other(key) as? Value { return value }
             return Self.compositePlaceholder(key)
         }
         do {
@@ -66,7 +70,7 @@ extension PersistentModel {
     @_disfavoredOverload
     public func setValue<Value: Codable>(_ value: Value, forKey key: String) {
         guard let object = persistentBackingData.object else {
-            persistentBackingData.pending[key] = value
+            persistentBackingData.pending[key] = .other(value)
             return
         }
         do {
@@ -94,7 +98,7 @@ extension PersistentModel {
     public func getValue<Model: PersistentModel>(forKey key: String) -> Model? {
         let backing = persistentBackingData
         guard let object = backing.object, let context = backing.context else {
-            return backing.pending[key] as? Model
+            return backing.pending.other(key) as? Model
         }
         do {
             guard let target = try object.object(key) else { return nil }
@@ -122,7 +126,7 @@ extension PersistentModel {
     public func getValue<Model: PersistentModel>(forKey key: String) -> [Model] {
         let backing = persistentBackingData
         guard let object = backing.object, let context = backing.context else {
-            return backing.pending[key] as? [Model] ?? []
+            return backing.pending.other(key) as? [Model] ?? []
         }
         do {
             return try object.objects(key).map { try context.model(for: $0, as: Model.self) }
@@ -134,7 +138,7 @@ extension PersistentModel {
 
     public func setValue<Model: PersistentModel>(_ value: Model?, forKey key: String) {
         guard let object = persistentBackingData.object, let context = persistentBackingData.context else {
-            persistentBackingData.pending[key] = value
+            persistentBackingData.pending[key] = .other(value)
             return
         }
         do {
@@ -150,7 +154,7 @@ extension PersistentModel {
 
     public func setValue<Model: PersistentModel>(_ value: [Model], forKey key: String) {
         guard let object = persistentBackingData.object, let context = persistentBackingData.context else {
-            persistentBackingData.pending[key] = value
+            persistentBackingData.pending[key] = .other(value)
             return
         }
         do {

@@ -6,8 +6,9 @@ import SwiftSyntaxMacros
 /// `@Model`: turns a class into a persistent model, as SwiftData's macro does.
 ///
 /// - member: the backing data, `init(backingData:)`, the schema metadata read from the
-///   stored properties and their `@Attribute`/`@Relationship` markers, and the
-///   `#Unique`/`#Index` constraints written in the body;
+///   stored properties and their `@Attribute`/`@Relationship` markers, the
+///   `#Unique`/`#Index` constraints written in the body, and the entity's name (the
+///   class's name, unless the class declares `entityName`);
 /// - member attribute: `@_PersistedProperty` on every persisted stored property, which
 ///   turns it into accessors over the object layer;
 /// - extension: the `PersistentModel` conformance.
@@ -24,6 +25,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         }
         let typeName = classDecl.name.text
         var entries: [String] = []
+        var unsetStorage: [String] = []
         for variable in PropertyFacts.persisted(in: classDecl.memberBlock.members) {
             if variable.bindingSpecifier.tokenKind == .keyword(.let) {
                 context.diagnose(Diagnostic(node: variable, message: ModelDiagnostic.letProperty))
@@ -34,6 +36,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 continue
             }
             entries.append(metadataEntry(facts, typeName: typeName, context: context))
+            if PropertyFacts.storageStartsUnset(variable) { unsetStorage.append(facts.name) }
         }
         var unique: [String] = []
         var indexes: [String] = []
@@ -51,11 +54,13 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         }
         // Lines after the first take the member's indentation only: indent them here.
         let metadataList = entries.isEmpty ? "[]" : "[\n" + entries.map { "        \($0)," }.joined(separator: "\n") + "\n    ]"
-        return [
+        // A model made from the store sets the storage its initializers would have set.
+        let storageLines = unsetStorage.map { "    self._\($0) = StrataData._PersistedStorage()\n" }.joined()
+        var members: [DeclSyntax] = [
             "public var persistentBackingData = StrataData.ModelBackingData()",
             """
             public required init(backingData: StrataData.ModelBackingData) {
-                self.persistentBackingData = backingData
+            \(raw: storageLines)    self.persistentBackingData = backingData
             }
             """,
             """
@@ -69,6 +74,21 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             }
             """,
         ]
+        // The protocol's default answers `String(describing: Self.self)`, which demangles
+        // the type's name on every call, and insertion asks on every insert: the name is
+        // written here as a literal instead, unless the class declares its own.
+        if !declaresEntityName(classDecl.memberBlock.members) {
+            members.append("public static var entityName: String { \(literal: typeName) }")
+        }
+        return members
+    }
+
+    /// Whether the class declares `entityName` itself (to map onto an entity of another name).
+    static func declaresEntityName(_ members: MemberBlockItemListSyntax) -> Bool {
+        members.contains { member in
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { return false }
+            return variable.bindings.contains { $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == "entityName" }
+        }
     }
 
     /// `[\.a, \.b]` → `["a", "b"]` (as Swift source), or nil when not key path literals.

@@ -32,6 +32,35 @@ import Testing
         #expect(try found.first?.string("name") == "Ada")
     }
 
+    /// The object points at its model unretained (ModelLink): while the model lives, every
+    /// lookup answers it; when its last user lets go, the object forgets it, and the next
+    /// lookup makes a fresh model that reads the same values. Run under ASan (make
+    /// test-asan), a dangling pointer here is a report, not a silent pass.
+    @Test func aModelThatGoesIsReplacedNotReused() throws {
+        let (_, context) = try inMemoryContainer(Employee.self, Department.self)
+        let object: ManagedObject
+        do {
+            let ada = Employee(name: "Ada", email: "ada@x")
+            ada.salary = 10
+            context.insert(ada)
+            try context.save()
+            object = try #require(ada.managedObject)
+            #expect(try context.model(for: object, as: Employee.self) === ada)
+            #expect(try context.model(for: ada.persistentModelID) as? Employee === ada)
+        }
+        // The first model is gone: a new one is made, by either lookup, and kept while used.
+        for _ in 0..<3 {
+            let again = try context.model(for: object, as: Employee.self)
+            #expect(again.name == "Ada" && again.salary == 10)
+            #expect(try context.model(for: again.persistentModelID) as? Employee === again)
+            #expect(try context.model(for: object, as: Employee.self) === again)
+        }
+        // Fetched models are linked the same way: a fetch while a model is held answers it.
+        let held = try context.model(for: object, as: Employee.self)
+        let fetched = try context.fetch(FetchDescriptor<Employee>())
+        #expect(fetched.count == 1 && fetched[0] === held)
+    }
+
     @Test func identifiersCrossContexts() throws {
         let (container, context) = try inMemoryContainer(Employee.self, Department.self)
         let ada = Employee(name: "Ada", email: "ada@x")

@@ -27,8 +27,47 @@ import Testing
                     }
                 }
 
-                private var _title = StrataData._PersistedStorage()
+                private var _title: StrataData._PersistedStorage
                 init(title: String) { self.title = title }
+
+                public var persistentBackingData = StrataData.ModelBackingData()
+
+                public required init(backingData: StrataData.ModelBackingData) {
+                    self._title = StrataData._PersistedStorage()
+                    self.persistentBackingData = backingData
+                }
+
+                public static var schemaMetadata: [StrataData.Schema.PropertyMetadata] {
+                    [
+                        StrataData.Schema.PropertyMetadata(name: "title", keyPath: \\Note.title, defaultValue: nil),
+                    ]
+                }
+
+                public static var schemaConstraints: StrataData.Schema.Constraints {
+                    StrataData.Schema.Constraints(unique: [], indexes: [])
+                }
+
+                public static var entityName: String {
+                    "Note"
+                }
+            }
+
+            extension Note: StrataData.PersistentModel {
+            }
+            """)
+    }
+
+    /// A class that names its entity itself keeps its own `entityName`: `@Model` adds none.
+    @Test func aDeclaredEntityNameIsKept() {
+        expectExpansion(
+            """
+            @Model final class Note {
+                static var entityName: String { "Memo" }
+            }
+            """,
+            expandedSource: """
+            final class Note {
+                static var entityName: String { "Memo" }
 
                 public var persistentBackingData = StrataData.ModelBackingData()
 
@@ -37,9 +76,7 @@ import Testing
                 }
 
                 public static var schemaMetadata: [StrataData.Schema.PropertyMetadata] {
-                    [
-                        StrataData.Schema.PropertyMetadata(name: "title", keyPath: \\Note.title, defaultValue: nil),
-                    ]
+                    []
                 }
 
                 public static var schemaConstraints: StrataData.Schema.Constraints {

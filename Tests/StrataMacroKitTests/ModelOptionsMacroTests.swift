@@ -7,14 +7,26 @@ import Testing
     /// The expansion of a persisted property `name` (accessors and storage). swift-syntax's
     /// expansion drops the initializer of a property that gains accessors; the compiler
     /// keeps it and passes it to the init accessor (the default-value tests show it).
-    func persisted(_ declaration: String, _ name: String) -> String {
-        """
-            \(declaration) {
+    /// `unset`: a non-optional property without an initial value, whose storage starts
+    /// unset (its class's initializers assign it; `init(backingData:)` sets it).
+    /// `keepsNothing`: an initial value that is the read's placeholder (`0`, `nil`, `[]`…),
+    /// which the init accessor does not keep.
+    func persisted(_ declaration: String, _ name: String, unset: Bool = false, keepsNothing: Bool = false) -> String {
+        let initAccessor = keepsNothing ? """
+                @storageRestrictions(initializes: _\(name))
+                init(initialValue) {
+                    _\(name) = StrataData._PersistedStorage()
+                }
+        """ : """
                 @storageRestrictions(accesses: persistentBackingData, initializes: _\(name))
                 init(initialValue) {
                     persistentBackingData.setInitialValue(initialValue, forKey: "\(name)")
                     _\(name) = StrataData._PersistedStorage()
                 }
+        """
+        return """
+            \(declaration) {
+        \(initAccessor)
                 get {
                     getValue(forKey: "\(name)")
                 }
@@ -23,17 +35,17 @@ import Testing
                 }
             }
 
-            private var _\(name) = StrataData._PersistedStorage()
+            private var _\(name)\(unset ? ": StrataData._PersistedStorage" : " = StrataData._PersistedStorage()")
         """
     }
 
     /// The members `@Model` adds, with `entries` as schema metadata.
-    func members(_ type: String, _ entries: [String], unique: String = "", indexes: String = "") -> String {
+    func members(_ type: String, _ entries: [String], unique: String = "", indexes: String = "", unsetStorage: [String] = []) -> String {
         """
             public var persistentBackingData = StrataData.ModelBackingData()
 
             public required init(backingData: StrataData.ModelBackingData) {
-                self.persistentBackingData = backingData
+        \(unsetStorage.map { "        self._\($0) = StrataData._PersistedStorage()\n" }.joined())        self.persistentBackingData = backingData
             }
 
             public static var schemaMetadata: [StrataData.Schema.PropertyMetadata] {
@@ -44,6 +56,10 @@ import Testing
 
             public static var schemaConstraints: StrataData.Schema.Constraints {
                 StrataData.Schema.Constraints(unique: [\(unique)], indexes: [\(indexes)])
+            }
+
+            public static var entityName: String {
+                "\(type)"
             }
         }
 
@@ -58,6 +74,7 @@ import Testing
             @Model final class Employee {
                 @Attribute(.unique, .externalStorage, originalName: "picture") var photo: Data?
                 var salary: Double = 0
+                var rating: Int = 3
                 @Transient var isSelected = false
                 var shout: String { "!" }
                 static var count = 0
@@ -66,7 +83,8 @@ import Testing
             expandedSource: """
             final class Employee {
             \(persisted("var photo: Data?", "photo"))
-            \(persisted("var salary: Double", "salary"))
+            \(persisted("var salary: Double", "salary", keepsNothing: true))
+            \(persisted("var rating: Int", "rating"))
                 var isSelected = false
                 var shout: String { "!" }
                 static var count = 0
@@ -74,6 +92,7 @@ import Testing
             \(members("Employee", [
                 #"StrataData.Schema.PropertyMetadata(name: "photo", keyPath: \Employee.photo, defaultValue: nil, attribute: StrataData.Schema.Attribute(options: [.unique, .externalStorage], originalName: "picture"))"#,
                 #"StrataData.Schema.PropertyMetadata(name: "salary", keyPath: \Employee.salary, defaultValue: 0)"#,
+                #"StrataData.Schema.PropertyMetadata(name: "rating", keyPath: \Employee.rating, defaultValue: 3)"#,
             ]))
             """)
     }
@@ -89,7 +108,7 @@ import Testing
             """,
             expandedSource: """
             final class Team {
-            \(persisted("var members: [Member]", "members"))
+            \(persisted("var members: [Member]", "members", keepsNothing: true))
             \(persisted("var lead: Member?", "lead"))
 
             \(members("Team", [
@@ -113,17 +132,17 @@ import Testing
             """,
             expandedSource: """
             final class Person {
-            \(persisted("var email: String", "email"))
-            \(persisted("var first: String", "first"))
-            \(persisted("var last: String", "last"))
-            \(persisted("var age: Int", "age"))
+            \(persisted("var email: String", "email", unset: true))
+            \(persisted("var first: String", "first", unset: true))
+            \(persisted("var last: String", "last", unset: true))
+            \(persisted("var age: Int", "age", unset: true))
 
             \(members("Person", [
                 #"StrataData.Schema.PropertyMetadata(name: "email", keyPath: \Person.email, defaultValue: nil)"#,
                 #"StrataData.Schema.PropertyMetadata(name: "first", keyPath: \Person.first, defaultValue: nil)"#,
                 #"StrataData.Schema.PropertyMetadata(name: "last", keyPath: \Person.last, defaultValue: nil)"#,
                 #"StrataData.Schema.PropertyMetadata(name: "age", keyPath: \Person.age, defaultValue: nil)"#,
-            ], unique: #"["email"], ["first", "last"]"#, indexes: #"["last"], ["age"]"#))
+            ], unique: #"["email"], ["first", "last"]"#, indexes: #"["last"], ["age"]"#, unsetStorage: ["email", "first", "last", "age"]))
             """)
     }
 

@@ -30,10 +30,15 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     var blobCache: [Int: Data] = [:]
     /// Transient attributes: never written.
     var transientValues: [String: Value] = [:]
-    /// The typed model instance viewing this object (StrataData's `@Model` classes keep
-    /// one instance per object through it). Weak: the model holds the object, not the
-    /// other way round, so an unused model goes when its last user lets go.
-    public weak var typedModel: AnyObject?
+    /// The link of the typed model viewing this object: StrataData's `@Model` classes
+    /// keep one instance per object through it. Not retained: the model holds its link
+    /// and the object, and the link's `deinit` sets this back to nil as the model goes,
+    /// so an unused model goes when its last user lets go. (A `weak` reference did the
+    /// same at the price of a side table per model and slow-path reference counting on
+    /// every retain of the model: a fifth of the typed path's time, issue 17.)
+    @_spi(Typed) public unowned(unsafe) var typedModelLink: AnyObject?
+    /// The object's entity's name, read without copying its description.
+    @_spi(Typed) public var entityName: String { shape.entity.name }
     /// Sibling faults that fire together (batch faulting), when the object came from a fetch.
     var faultGroup: FaultGroup?
 
@@ -97,7 +102,12 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     /// The effective stored field: the unsaved change if any, else the record's.
     func field(_ key: String) throws -> FieldValue {
         if let change = changes[key] { return change }
-        let number = try fieldNumber(key)
+        return try field(number: try fieldNumber(key))
+    }
+
+    /// The effective stored field `number`: the unsaved change if any, else the record's.
+    func field(number: Int) throws -> FieldValue {
+        if let change = changes[number] { return change }
         if isNew { return .null }
         if let loaded = loadedFieldNumbers, loaded.contains(number), let stored, number < stored.fields.count {
             return stored.fields[number]

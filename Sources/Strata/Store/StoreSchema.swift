@@ -54,6 +54,8 @@ struct StoreSchema: Sendable {
         let toOneRelationships: [RelationshipDescription]
         /// What `insert` sets before the caller does: each stored attribute's default.
         let insertDefaults: [(number: Int, value: FieldValue)]
+        /// Every attribute resolved to its field number, for typed access (StrataData).
+        let attributeSlots: [String: AttributeSlot]
 
         init(entity: EntityDescription, layout: EntityLayout, uniqueConstraints: [UniqueConstraint]) {
             self.entity = entity
@@ -62,6 +64,7 @@ struct StoreSchema: Sendable {
             self.uniqueConstraints = uniqueConstraints
             relationships = entity.relationships
             toOneRelationships = relationships.filter { !$0.isToMany }
+            attributeSlots = Self.attributeSlots(entity: entity, layout: layout)
             insertDefaults = storedAttributes.compactMap { attribute in
                 guard let value = attribute.defaultValue, !value.isNull, let number = layout.fieldNumbers[attribute.name] else { return nil }
                 return (number, .value(value))
