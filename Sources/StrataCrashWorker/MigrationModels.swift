@@ -44,12 +44,24 @@ extension MigrationWorkload {
         }
     }
 
-    /// v1 → 2-draft (the photo split) → v2 (the draft's attribute removed, inferred):
-    /// a two-stage plan, whose stages run one staging store inside the other.
+    /// v1 with an optional attribute added: the first stage of the plan, run in place
+    /// (issue 15) on the live store, whose metadata the next stage reads in memory.
+    static func v1Nickname() throws -> ObjectModel {
+        var entities = try v1().entities
+        if let index = entities.firstIndex(where: { $0.name == "Employee" }) {
+            entities[index].declaredProperties.append(.attribute(AttributeDescription(name: "nickname", type: .string, isOptional: true)))
+        }
+        return try ObjectModel(version: "1-nickname", entities: entities)
+    }
+
+    /// v1 → 1-nickname (in place) → 2-draft (the photo split, a rewrite into a staging
+    /// store) → v2 (the draft's attribute removed, in place on the staging store): a
+    /// three-stage plan ending in one swap. A kill anywhere leaves v1 or v2.
     static func plan() throws -> MigrationPlan {
-        let (v1, draft, v2) = (try v1(), try v2Draft(), try v2())
-        return MigrationPlan(models: [v1, draft, v2], stages: [
-            .custom(from: v1, to: draft, mapping: try photoSplit(v1, draft)),
+        let (v1, nickname, draft, v2) = (try v1(), try v1Nickname(), try v2Draft(), try v2())
+        return MigrationPlan(models: [v1, nickname, draft, v2], stages: [
+            .lightweight(from: v1, to: nickname),
+            .custom(from: nickname, to: draft, mapping: try photoSplit(nickname, draft)),
             .lightweight(from: draft, to: v2),
         ])
     }

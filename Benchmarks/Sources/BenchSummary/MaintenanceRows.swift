@@ -18,6 +18,28 @@ extension Summary {
         func times(_ a: Sample, _ b: Sample) -> String { String(format: "%.1f×", a.seconds / b.seconds) }
         findings.append("Lightweight migration \(nLabel) relative to cp -r of its own store: Strata \(times(strata, strataCopy)), SQLite ADD COLUMN \(times(addColumn, sqliteCopy)), SQLite table rewrite \(times(rewrite, sqliteCopy))")
 
+        // The other in-place changes of issue 15 (target: each ≤ 100 ms at 1M).
+        for change in BenchModels.InPlaceChange.allCases {
+            progress("in-place migration \(nLabel): \(change.rawValue)")
+            let model = try BenchModels.employees(after: change)
+            let inPlace = try Sample.measure(repetitions: reps) { try LightweightMigration.strata(employees, model: model) }
+            let sqlite = try Sample.measure(repetitions: reps) { try LightweightMigration.sqlite(employees, change) }
+            try check(add("Lightweight migration \(nLabel) (\(change.rawValue))", .milliseconds, strata: inPlace, sqlite: sqlite), expected: n)
+        }
+
+        // Reading records of an older layout (target: ≤ 1.2× reading current ones).
+        progress("older-layout reads \(nLabel)")
+        let ids = EmployeeData.lookupIDs(count: 100_000, maxID: n)
+        let mixed = try OlderLayoutReads.mixed(employees)
+        let current = try OlderLayoutReads.current(employees)
+        let half = try Sample.measure(repetitions: repetitions) { mixed.fetch(ids: ids) }
+        let all = try Sample.measure(repetitions: repetitions) { current.fetch(ids: ids) }
+        mixed.close()
+        current.close()
+        guard half.result == all.result else { throw BenchError("older-layout reads: checksums differ (\(half.result) vs \(all.result))") }
+        findings.append(String(format: "Older-layout reads %@: 100k random lookups by id (name, salary, bonus) with half the records of the layout before an in-place migration %.1f ms, all records current %.1f ms: %.2f× (target ≤ 1.2×)",
+                               nLabel, half.seconds * 1000, all.seconds * 1000, half.seconds / all.seconds))
+
         progress("compaction \(nLabel)")
         let compaction = try compare("Compact \(nLabel) after overwriting half (Strata compact vs SQLite VACUUM)", .milliseconds, repetitions: reps,
                                      strata: { try CompactionWorkload.strata(employees) },

@@ -28,7 +28,7 @@ extension ObjectContext {
                 object.changes.removeAll()
                 object.isDeleted = false
                 changed[object.objectID.key] = nil
-                object.stored = try store.records.get(object.objectID.key).map(ObjectCodec.decode)
+                object.stored = try store.records.get(object.objectID.key).map(schema.decode)
             }
         case .propertyLevelContextTrump:
             for object in conflicts { try reloadBase(object) }
@@ -51,6 +51,6 @@ extension ObjectContext {
             if !object.isDeleted { object.isNew = true } // deleted in the store: writing re-creates it
             return
         }
-        object.stored = try ObjectCodec.decode(record)
+        object.stored = try schema.decode(record)
     }
 }

@@ -139,7 +139,7 @@ public final class ObjectContext {
         let records = try store.records.get(keys)
         for (k, record) in zip(keys, records) {
             guard let record else { continue }
-            let decoded = try ObjectCodec.decode(record)
+            let decoded = try schema.decode(record)
             if let sibling = registry[k]?.object, sibling.stored == nil { sibling.stored = decoded }
         }
         object.faultGroup = nil

@@ -14,6 +14,8 @@ final class CompiledFetch {
     let predicate: CompiledPredicate?
     /// Each sort key's slot.
     let sortSlots: [Int]
+    /// The entity's layout: a record of an older one is judged decoded.
+    let layout: StoreSchema.EntityLayout
 
     /// Compiles `request` for `shape`'s records.
     ///
@@ -40,12 +42,13 @@ final class CompiledFetch {
         self.sortReader = sortReader
         self.predicate = predicate?.bound(to: slots)
         self.sortSlots = sortFields.map(sortReader.slot(of:))
+        self.layout = shape.layout
     }
 
     /// The sort values of `view` (whose predicate fields are loaded); nil when one is not an attribute
     /// value (judge the object instead).
     func sortValues(_ view: RecordView) throws -> [Value]? {
-        guard try sortReader.load(view) else { return nil }
+        guard try sortReader.load(view, layout: layout) else { return nil }
         var values: [Value] = []
         values.reserveCapacity(sortSlots.count)
         for slot in sortSlots {

@@ -61,7 +61,7 @@ extension ObjectContext {
 
         func judgeRecord(_ view: RecordView, position: Int) throws {
             guard let fetch = compiled[StoreSchema.tag(of: view.key)] else { return }
-            guard try fetch.slots.load(view), let matched = try fetch.predicate.map({ try $0.evaluate(fetch.slots.values) }) ?? true,
+            guard try fetch.slots.load(view, layout: fetch.layout), let matched = try fetch.predicate.map({ try $0.evaluate(fetch.slots.values) }) ?? true,
                   let values = matched ? try fetch.sortValues(view) : [] else {
                 return try judgeObject(view.key, position: position)
             }
@@ -154,7 +154,7 @@ extension ObjectContext {
             if let record = row.record, (object.stored == nil && !object.isNew) || object.loadedFieldNumbers != nil {
                 // As an uncompiled fetch leaves them: the records read to judge the
                 // results are kept in their objects.
-                object.stored = try ObjectCodec.decode(record)
+                object.stored = try schema.decode(record)
                 object.loadedFieldNumbers = nil
                 loadedByFetch.insert(row.key)
             }

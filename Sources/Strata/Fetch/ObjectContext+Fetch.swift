@@ -188,7 +188,7 @@ extension ObjectContext {
                 if object.isFault { gone.insert(object.objectID.key) }
                 continue
             }
-            object.stored = try ObjectCodec.decode(record)
+            object.stored = try schema.decode(record)
             object.loadedFieldNumbers = nil
             loaded.insert(object.objectID.key)
         }

@@ -37,7 +37,7 @@ extension ObjectContext {
             let records = try store.records.get(faults.map(\.objectID.key))
             for (object, record) in zip(faults, records) {
                 guard let record else { continue }
-                object.stored = try ObjectCodec.decode(record)
+                object.stored = try schema.decode(record)
             }
             for object in slice where loadedByFetch.contains(object.objectID.key) || faultKeys.contains(object.objectID.key) {
                 guard var stored = object.stored, object.blobCache.isEmpty else { continue }
@@ -69,7 +69,7 @@ extension ObjectContext {
         for (k, record) in zip(keys, records) {
             guard let record, let sibling = registry[k]?.object ?? (k == key ? object : nil) else { continue }
             guard sibling.loadedFieldNumbers != nil || sibling.stored == nil else { continue }
-            sibling.stored = try ObjectCodec.decode(record)
+            sibling.stored = try schema.decode(record)
             sibling.loadedFieldNumbers = nil
             sibling.faultGroup = nil
         }

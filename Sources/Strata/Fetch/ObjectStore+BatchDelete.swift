@@ -100,7 +100,7 @@ extension ObjectStore {
             guard !deleted.contains(key), let name = schema.entityName(of: key), let layout = schema.shapes[name]?.layout else { return }
             if edits[key] == nil {
                 guard let record = try records.get(key) else { return }
-                var object = try ObjectCodec.decode(record)
+                var object = try schema.decode(record)
                 if object.fields.count < layout.fields.count {
                     object.fields += Array(repeating: FieldValue.null, count: layout.fields.count - object.fields.count)
                 }
@@ -147,7 +147,7 @@ extension ObjectStore {
         let deletedRecords = try records.get(deleted.sorted())
         for record in deletedRecords.compactMap({ $0 }) {
             guard let name = schema.entityName(of: record.key), let entity = model.entity(named: name), let layout = schema.shapes[name]?.layout else { continue }
-            let object = try ObjectCodec.decode(record)
+            let object = try schema.decode(record)
             for relationship in entity.relationships {
                 guard let inverseName = relationship.inverseName,
                       let inverse = model.entity(named: relationship.destinationEntityName)?.relationshipsByName[inverseName],

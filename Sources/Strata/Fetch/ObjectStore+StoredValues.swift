@@ -65,7 +65,7 @@ extension ObjectStore {
         batch.reserveCapacity(batchSize)
         try records.scan(StoreSchema.range(tag: layout.tag), batchSize: batchSize) { page in
             for record in page {
-                let stored = try ObjectCodec.decode(record)
+                let stored = try schema.decode(record)
                 var values: [Value] = []
                 values.reserveCapacity(attributeNumbers.count)
                 for number in attributeNumbers {

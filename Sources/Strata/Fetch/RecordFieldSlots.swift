@@ -32,14 +32,20 @@ struct RecordFieldSlots {
     /// reference needs the record's blob list): such a record is judged as an object.
     ///
     /// - Throws: `.corrupt` for a value that does not decode.
-    mutating func load(_ view: RecordView) throws -> Bool {
+    ///
+    /// A record of another layout than `layout`'s current one (an older layout, read
+    /// forward by field identity) also returns false: its field numbers are not the
+    /// current ones, so it is judged decoded.
+    mutating func load(_ view: RecordView, layout: StoreSchema.EntityLayout) throws -> Bool {
         for i in values.indices { values[i] = .null }
         guard !slotOfField.isEmpty else { return true }
         var r = RawFieldReader(bytes: view.value, key: view.key)
         let version = try r.u8()
-        guard version == ObjectCodec.version else {
-            throw StrataError(.corrupt, "object record \(view.key) has codec version \(version), this release reads \(ObjectCodec.version)")
+        guard ObjectCodec.readableVersions.contains(version) else {
+            throw StrataError(.corrupt, "object record \(view.key) has codec version \(version), this release reads \(ObjectCodec.readableVersions)")
         }
+        let layoutID = version >= 2 ? try r.varint() : UInt64(layout.firstLayoutID)
+        guard layoutID == UInt64(layout.layoutID) else { return false }
         let count = try r.length()
         for number in 0..<min(count, slotOfField.count) {
             let slot = slotOfField[number]

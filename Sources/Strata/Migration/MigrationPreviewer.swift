@@ -166,7 +166,7 @@ struct MigrationPreviewer {
             let keys = try records.keys(in: range, after: after, limit: batchSize)
             guard let last = keys.last else { return }
             for case let record? in try records.get(keys) {
-                try body(record, try ObjectCodec.decode(record))
+                try body(record, try schema.decode(record))
             }
             after = last
         }

@@ -10,6 +10,9 @@ public struct MigrationProgress: Sendable, Equatable, CustomStringConvertible {
         case validate = "validating"
         /// The staging store replaces the old one.
         case swap = "swapping in"
+        /// A lightweight stage that rewrites no record (InPlaceMigration): its checks
+        /// and its new record layouts, reported once per stage.
+        case inPlace = "changing in place"
     }
 
     /// The stage of a plan (0 for a single mapping), and how many stages in all.

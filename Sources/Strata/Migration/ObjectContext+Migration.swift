@@ -59,7 +59,7 @@ extension ObjectContext {
         for (key, record) in zip(keys, records) {
             guard let record else { continue }
             let object = try object(forKey: key)
-            if object.stored == nil && !object.isNew { object.stored = try ObjectCodec.decode(record) }
+            if object.stored == nil && !object.isNew { object.stored = try schema.decode(record) }
             objects.append(object)
         }
         return objects

@@ -76,6 +76,10 @@ enum StoreMigrator {
         func closeStagings() { for staging in stagings.reversed() { try? staging.close() } }
         var currentModel = sourceModel
         var largestBatch = 0
+        // The live store's metadata as in-place stages changed it, not written yet: it
+        // is written once, at the end, when no stage rewrote the store (one manifest
+        // swap), and a rewriting stage after them reads the store through it.
+        var pendingMetadata: [String: [UInt8]]?
         do {
             for (index, step) in steps.enumerated() {
                 let (mapping, destination) = (step.mapping, step.destination)
@@ -85,14 +89,33 @@ enum StoreMigrator {
                                                 "mappingSourceHash": mapping.sourceModelHash])
                 }
                 let source = stagings.last ?? log
+                let sourceMetadata = stagings.isEmpty ? pendingMetadata : nil
+                if step.isInferred, step.willMigrate == nil, step.didMigrate == nil,
+                   let inPlace = try inPlace(source, metadata: sourceMetadata, path: path, from: currentModel, to: destination,
+                                             options: options, stage: index, stageCount: steps.count) {
+                    options.migrationProgress?(MigrationProgress(stage: index, stageCount: steps.count, pass: .inPlace, entityMapping: "", done: 1, total: 1, largestBatch: 0))
+                    if stagings.isEmpty {
+                        pendingMetadata = inPlace.metadata
+                    } else {
+                        try source.setMetadata(inPlace.metadata)
+                    }
+                    currentModel = destination
+                    continue
+                }
                 let staging = try source.makeStagingStore()
                 stagings.append(staging)
                 largestBatch = max(largestBatch, try runStep(source, into: staging, path: path, from: currentModel, to: destination, mapping: mapping, options: options,
                             stage: index, stageCount: steps.count, willMigrate: step.willMigrate, didMigrate: step.didMigrate,
-                            isInferred: step.isInferred))
+                            isInferred: step.isInferred, sourceMetadata: sourceMetadata))
                 currentModel = destination
             }
-            guard let last = stagings.last else { return log }
+            guard let last = stagings.last else {
+                if let pendingMetadata {
+                    options.migrationProgress?(MigrationProgress(stage: steps.count - 1, stageCount: steps.count, pass: .swap, entityMapping: "", done: 0, total: 1, largestBatch: 0))
+                    try log.setMetadata(pendingMetadata)
+                }
+                return log
+            }
             options.migrationProgress?(MigrationProgress(stage: steps.count - 1, stageCount: steps.count, pass: .swap, entityMapping: "", done: 0, total: 1, largestBatch: largestBatch))
             try log.adoptStaging(last)
         } catch {
@@ -119,8 +142,8 @@ enum StoreMigrator {
     static func runStep(_ log: LogStore, into staging: LogStore, path: String, from sourceModel: ObjectModel, to destinationModel: ObjectModel,
                         mapping: MappingModel, options: StoreOptions, stage: Int, stageCount: Int,
                         willMigrate: MigrationStage.WillMigrate? = nil, didMigrate: MigrationStage.DidMigrateStage? = nil,
-                        isInferred: Bool = false) throws -> Int {
-        let sourceSchema = try ObjectStore.storedSchema(in: log, model: sourceModel)
+                        isInferred: Bool = false, sourceMetadata: [String: [UInt8]]? = nil) throws -> Int {
+        let sourceSchema = try ObjectStore.storedSchema(in: log, model: sourceModel, metadata: sourceMetadata)
         let sourceSerials = try ObjectStore.loadSerials(schema: sourceSchema, records: log)
         let source = ObjectStore(records: log, model: sourceModel, schema: sourceSchema, serials: sourceSerials, options: options)
 
@@ -170,6 +193,36 @@ enum StoreMigrator {
 }
 
 extension StoreMigrator {
+    /// Plans an inferred stage in place (InPlaceMigration); nil, logged with the reason,
+    /// when it needs the streaming rewrite.
+    static func inPlace(_ source: LogStore, metadata: [String: [UInt8]]?, path: String, from sourceModel: ObjectModel, to destination: ObjectModel,
+                        options: StoreOptions, stage: Int, stageCount: Int) throws -> InPlaceMigration? {
+        let schema = try ObjectStore.storedSchema(in: source, model: sourceModel, metadata: metadata)
+        do {
+            let plan = try InPlaceMigration.plan(from: sourceModel, schema: schema, records: source,
+                                                 metadata: metadata ?? source.metadata, to: destination)
+            if !plan.removed.isEmpty {
+                // As the rewrite warns of what inference drops (without counting it: that
+                // would read every record the stage does not touch).
+                options.logger.warning("inferred migration discards stored values", metadata: [
+                    "path": "\(path)", "stage": "\(stage + 1)/\(stageCount)",
+                    "from": "\(sourceModel.versionIdentifier)", "to": "\(destination.versionIdentifier)",
+                    "discarded": "\(plan.removed.map { "\($0): removed, its stored values are no longer read" }.joined(separator: "; "))",
+                ])
+            }
+            options.logger.info("migration stage runs in place", metadata: [
+                "path": "\(path)", "stage": "\(stage + 1)/\(stageCount)",
+                "from": "\(sourceModel.versionIdentifier)", "to": "\(destination.versionIdentifier)",
+            ])
+            return plan
+        } catch let refusal as InPlaceMigration.Refusal {
+            options.logger.info("migration stage rewrites the store", metadata: [
+                "path": "\(path)", "stage": "\(stage + 1)/\(stageCount)", "reason": "\(refusal)",
+            ])
+            return nil
+        }
+    }
+
     /// Logs, at warning level, what an inferred mapping discards of the stored data
     /// (as Core Data, inference may drop a removed attribute's values; it should not do
     /// so unseen). Counting streams only the entities that lose something.

@@ -18,4 +18,13 @@ struct StoredObject: Sendable {
     var key: RecordKey
     var sequence: UInt64
     var fields: [FieldValue]
+    /// The layout the fields are in; nil for a version-1 record (its entity's first).
+    var layoutID: UInt32? = nil
+}
+
+extension FieldValue {
+    var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
 }

@@ -3,14 +3,17 @@ import StrataLog
 
 /// Encodes an object's fields into a record value (docs/FORMAT.md §11.1):
 ///
-///     version u8 (1) · field count varint · fields…
+///     version u8 (2) · layout id varint · field count varint · fields…
 ///     field = tag u8 (0 null, 1 value, 2 blob, 3 reference, 4 references) · payload
 ///     value = kind u8 (1 bool … 10 composite) · bytes
 ///
 /// Values carry their kind, so a record can be read (exported, migrated) without the
 /// model that wrote it. External binaries are an index into the record's blob list.
 enum ObjectCodec {
-    static let version: UInt8 = 1
+    /// The version written: 2 carries the layout id (§11.4). Version 1 (no layout id,
+    /// the entity's first layout) is still read.
+    static let version: UInt8 = 2
+    static let readableVersions: ClosedRange<UInt8> = 1...2
 
     // Written to disk; never renumber.
     enum FieldTag: UInt8 { case null = 0, value = 1, blob = 2, reference = 3, references = 4 }
@@ -30,6 +33,7 @@ enum ObjectCodec {
         var blobs: [BlobRef] = []
         var terms: [IndexTerm] = []
         w.u8(version)
+        w.varint(UInt64(layout.layoutID))
         w.varint(UInt64(fields.count))
         for (number, field) in fields.enumerated() {
             switch field {
@@ -76,8 +80,14 @@ enum ObjectCodec {
     static func decode(_ record: Record) throws -> StoredObject {
         var r = FieldReader(bytes: record.value)
         let version = try r.u8()
-        guard version == Self.version else {
-            throw StrataError(.corrupt, "object record \(record.key) has codec version \(version), this release reads \(Self.version)")
+        guard readableVersions.contains(version) else {
+            throw StrataError(.corrupt, "object record \(record.key) has codec version \(version), this release reads \(readableVersions)")
+        }
+        var layoutID: UInt32?
+        if version >= 2 {
+            let id = try r.varint()
+            guard id > 0, let small = UInt32(exactly: id) else { throw StrataError(.corrupt, "object record \(record.key) names layout \(id)") }
+            layoutID = small
         }
         let count = try r.length()
         guard count <= record.value.count else { throw StrataError(.corrupt, "object record \(record.key) announces \(count) fields") }
@@ -104,7 +114,7 @@ enum ObjectCodec {
                 fields.append(.references(keys))
             }
         }
-        return StoredObject(key: record.key, sequence: record.sequence, fields: fields)
+        return StoredObject(key: record.key, sequence: record.sequence, fields: fields, layoutID: layoutID)
     }
 
     static func encode(_ value: Value, into w: inout FieldWriter) {

@@ -34,14 +34,21 @@ extension ObjectStore {
     /// Fields and index numbers follow the property order of the model the store was
     /// written with (``ObjectModel/withPropertyOrder(of:)``), whatever order `model`
     /// declares them in: the hash does not cover the order.
-    static func storedSchema(in records: any RecordStore, model: ObjectModel) throws -> StoreSchema {
-        let edges = try records.metadata[StoreSchema.edgesMetadataKey].map(StoreSchema.decodeTags)
+    ///
+    /// A store migrated in place carries its layout table (`strata.layouts`,
+    /// docs/FORMAT.md §11.4); `metadata` replaces the store's own when a migration has
+    /// changed it and not written it yet.
+    static func storedSchema(in records: any RecordStore, model: ObjectModel, metadata: [String: [UInt8]]? = nil) throws -> StoreSchema {
+        let metadata = metadata ?? records.metadata
+        let edges = try metadata[StoreSchema.edgesMetadataKey].map(StoreSchema.decodeTags)
         var model = model
-        if let stored = try? storedModel(in: records), stored.versionHash == model.versionHash {
+        if let json = metadata[StoreSchema.modelKey], let stored = try? ObjectModel(jsonData: Data(json)), stored.versionHash == model.versionHash {
             model = try model.withPropertyOrder(of: stored)
         }
-        return try StoreSchema(model: model, existing: try storedTags(in: records), existingEdges: edges ?? [:],
-                               mayHaveLegacyLists: edges == nil)
+        let tags = try metadata[StoreSchema.metadataKey].map(StoreSchema.decodeTags) ?? [:]
+        let layouts = try metadata[LayoutTable.metadataKey].map(LayoutTable.decode)
+        return try StoreSchema(model: model, existing: tags, firstNewTag: layouts.map { ($0.retiredTags.max() ?? 0) + 1 } ?? 1,
+                               existingEdges: edges ?? [:], mayHaveLegacyLists: edges == nil, layoutTable: layouts)
     }
 
     /// Writes the model, its hash and the tags into a store's metadata.

@@ -56,7 +56,7 @@ extension ObjectStore {
     /// from the blob area; nil when its entity lacks one of them.
     func storedValues(of record: Record, attributes: [String]) throws -> [Value]? {
         guard let entity = schema.entityName(of: record.key), let layout = schema.shapes[entity]?.layout else { return nil }
-        let stored = try ObjectCodec.decode(record)
+        let stored = try schema.decode(record)
         var values: [Value] = []
         for name in attributes {
             guard let number = layout.fieldNumbers[name] else { return nil }

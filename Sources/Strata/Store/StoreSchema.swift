@@ -37,6 +37,32 @@ struct StoreSchema: Sendable {
         /// The terms of compound uniqueness constraints binding the entity: each one's
         /// index number and the field numbers of its attributes (sorted by name).
         var compoundTerms: [(index: UInt32, fieldNumbers: [Int])] = []
+        /// The layout records are written with now (docs/FORMAT.md §11.4).
+        var layoutID: UInt32 = 1
+        /// The layout of version-1 records, which carry no id: the entity's first.
+        var firstLayoutID: UInt32 = 1
+        /// How a record of each older layout reads as this one.
+        var forwards: [UInt32: ForwardMap] = [:]
+    }
+
+    /// A record of an older layout read as the current one: each current field takes
+    /// the old field of the same identity, or, when the old layout had none, the fill
+    /// (the attribute's default when the field was added, else null). Fields the
+    /// current layout dropped are skipped. Widening numeric changes need no conversion:
+    /// every integer width is one `Value.int`, Float and Double one `Value.double`.
+    struct ForwardMap: Sendable {
+        /// Current field number → old field number, nil when the old layout lacks it.
+        let sources: [Int?]
+        let fills: [FieldValue]
+
+        func apply(_ fields: [FieldValue]) -> [FieldValue] {
+            var result: [FieldValue] = []
+            result.reserveCapacity(sources.count)
+            for (number, source) in sources.enumerated() {
+                if let source { result.append(source < fields.count ? fields[source] : .null) } else { result.append(fills[number]) }
+            }
+            return result
+        }
     }
 
     /// An entity's description and layout in one shared object: every ManagedObject
@@ -123,8 +149,16 @@ struct StoreSchema: Sendable {
 
     /// Builds the schema for `model`, keeping the tags already assigned in `existing`
     /// and giving new entities the next free ones.
+    /// Every layout the store has written (given, or derived from this model's).
+    let layoutTable: LayoutTable
+    /// Whether any entity has records of an older layout to read forward. When none
+    /// has (every store never migrated in place), every layout id is 1 and decoding
+    /// skips the lookup of the record's entity.
+    let hasOlderLayouts: Bool
+
     init(model: ObjectModel, existing: [String: UInt16] = [:], firstNewTag: UInt16 = 1,
-         existingEdges: [String: UInt16] = [:], mayHaveLegacyLists: Bool = false) throws {
+         existingEdges: [String: UInt16] = [:], mayHaveLegacyLists: Bool = false,
+         layoutTable: LayoutTable? = nil) throws {
         var tags = existing.filter { name, _ in model.entity(named: name) != nil }
         var next = max(firstNewTag, (existing.values.max() ?? 0) + 1)
         let relations = Self.edgeRelations(of: model)
@@ -176,8 +210,13 @@ struct StoreSchema: Sendable {
                 }
             }
             let kindTags = ([entity.name] + entity.allSubentityNames).compactMap { tags[$0] }
+            var versions: (id: UInt32, first: UInt32, forwards: [UInt32: ForwardMap]) = (1, 1, [:])
+            if let table = layoutTable?.entities[entity.name] {
+                versions = try Self.adopt(table, into: &fields, entity: entity.name)
+            }
             let fieldNumbers = Dictionary(uniqueKeysWithValues: fields.enumerated().map { ($1.name, $0) })
             var layout = EntityLayout(name: entity.name, tag: tag, fields: fields, fieldNumbers: fieldNumbers, kindTags: kindTags)
+            (layout.layoutID, layout.firstLayoutID, layout.forwards) = versions
             var constraints: [UniqueConstraint] = []
             var compoundPosition: [String: UInt32] = [:]
             for rule in model.uniquenessRules(of: entity) {
@@ -232,6 +271,53 @@ struct StoreSchema: Sendable {
         self.edgeSides = sides
         self.edgeByTag = Dictionary(uniqueKeysWithValues: tagged.map { ($0.tag, $0) })
         self.mayHaveLegacyLists = mayHaveLegacyLists
+        self.layoutTable = layoutTable ?? LayoutTable.derived(from: layouts.values.sorted { $0.tag < $1.tag })
+        self.hasOlderLayouts = layouts.values.contains { !$0.forwards.isEmpty || $0.layoutID != 1 }
+    }
+
+    /// Takes an entity's layouts from the store's table: the fields the model computes
+    /// must be the table's current layout (same names and kinds, in order), whose index
+    /// numbers they take (an in-place migration kept them while positions moved); every
+    /// older layout gets its forward map.
+    static func adopt(_ table: LayoutTable.Entity, into fields: inout [Field], entity: String) throws -> (UInt32, UInt32, [UInt32: ForwardMap]) {
+        guard let current = table.current, current.fields.count == fields.count,
+              zip(current.fields, fields).allSatisfy({ $0.name == $1.name && Field.Kind.fromTable($0) == $1.kind }) else {
+            throw StrataError(.corrupt, "the store's layout table does not match its model for \(entity)", context: ["entity": entity])
+        }
+        for number in fields.indices { fields[number].termIndex = current.fields[number].termIndex }
+        var forwards: [UInt32: ForwardMap] = [:]
+        for layout in table.layouts.dropLast() {
+            let positions = Dictionary(layout.fields.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+            forwards[layout.id] = ForwardMap(sources: current.fields.map { positions[$0.id] },
+                                             fills: current.fields.map { LayoutTable.fillValue($0.fill) })
+        }
+        return (current.id, table.layouts[0].id, forwards)
+    }
+
+    /// A record's fields in its entity's current layout: a record of an older layout
+    /// is read forward (``ForwardMap``); a record of no known layout is damage.
+    func forward(_ object: StoredObject) throws -> StoredObject {
+        guard hasOlderLayouts else {
+            if let id = object.layoutID, id != 1 {
+                throw StrataError(.corrupt, "object record \(object.key) names layout \(id); its store has only layout 1")
+            }
+            return object
+        }
+        guard let name = entityByTag[Self.tag(of: object.key)], let layout = shapes[name]?.layout else { return object }
+        let id = object.layoutID ?? layout.firstLayoutID
+        if id == layout.layoutID { return object }
+        guard let map = layout.forwards[id] else {
+            throw StrataError(.corrupt, "object record \(object.key) names layout \(id), which \(name) never had", context: ["entity": name])
+        }
+        var forwarded = object
+        forwarded.fields = map.apply(object.fields)
+        forwarded.layoutID = layout.layoutID
+        return forwarded
+    }
+
+    /// Decodes an object record into its entity's current layout.
+    func decode(_ record: Record) throws -> StoredObject {
+        try forward(try ObjectCodec.decode(record))
     }
 
     /// The edge relations of a model, untagged: one per stored to-many, a many-to-many

@@ -29,11 +29,13 @@ struct IndexFooter: Equatable, Sendable {
     /// compares it with the file, so a segment cut short or grown is never described
     /// by an index file written for it before (FORMAT.md §7.1).
     var segmentLength: UInt32 = 0
+    /// The format version the file was written with (2 or 3: the bytes are the same).
+    var version: UInt32 = Format.version
 
     func encoded() -> [UInt8] {
         var w = ByteWriter(capacity: Self.size)
         w.bytes(Format.indexMagic)
-        w.u32(Format.version)
+        w.u32(version)
         w.u32(segmentID)
         w.bytes(storeID)
         for value in [minKey, maxKey, minSequence, maxSequence, recordBytes, entryCount, liveCount, tombstoneCount, termCount,
@@ -57,11 +59,12 @@ struct IndexFooter: Equatable, Sendable {
         var r = ByteReader(bytes, to: size - 4, path: path, baseOffset: base)
         guard try r.bytes(8, "magic") == Format.indexMagic else { throw r.corrupt("not an index file") }
         let version = try r.u32("version")
-        guard version == Format.version else { throw r.corrupt("unreadable index file version \(version)") }
+        guard Format.readableIndexVersions.contains(version) else { throw r.corrupt("unreadable index file version \(version)") }
         var f = IndexFooter(segmentID: try r.u32("segment id"), storeID: try r.bytes(16, "store id"),
                             minKey: 0, maxKey: 0, minSequence: 0, maxSequence: 0, recordBytes: 0, entryCount: 0, liveCount: 0,
                             tombstoneCount: 0, termCount: 0, dataFence: Handle(offset: 0, length: 0),
                             termFence: Handle(offset: 0, length: 0), filter: Handle(offset: 0, length: 0))
+        f.version = version
         f.minKey = try r.u64(); f.maxKey = try r.u64()
         f.minSequence = try r.u64(); f.maxSequence = try r.u64()
         f.recordBytes = try r.u64(); f.entryCount = try r.u64(); f.liveCount = try r.u64()

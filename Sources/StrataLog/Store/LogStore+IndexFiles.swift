@@ -114,8 +114,20 @@ extension LogStore {
     /// manifest with the sealed segments' counters replaces the old one, then the hint
     /// files go. A crash before the manifest leaves a format-1 store (the new files are
     /// rebuilt at the next open); after it, a format-2 store. Called with the writer lock held.
+    ///
+    /// A format-2 store is upgraded to format 3 the same way, with nothing to convert:
+    /// the files are the same, and the version says that the store's records may now
+    /// carry layout ids (FORMAT.md §11.4), which a format-2 release cannot read.
     func upgradeIfNeeded() throws {
-        guard let (counters, manifest, files) = state.withLock({ s in s.legacySealedCounters.map { ($0, s.manifest, s.index.files) } }) else { return }
+        guard let (counters, manifest, files) = state.withLock({ s in s.legacySealedCounters.map { ($0, s.manifest, s.index.files) } }) else {
+            let manifest = state.withLock { $0.manifest }
+            guard manifest.version < Format.version else { return }
+            var upgraded = manifest
+            upgraded.version = Format.version
+            try writeManifest(upgraded)
+            logger.info("upgraded the store to format \(Format.version)", metadata: ["path": "\(path)", "from": "\(manifest.version)"])
+            return
+        }
         do {
             var written: [IndexFile] = []
             for file in files {

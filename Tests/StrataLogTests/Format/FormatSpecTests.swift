@@ -28,7 +28,7 @@ import StrataTestSupport
     static let storeID: [UInt8] = Array(0x00...0x0F)
 
     /// §3.1 / §5.1: magic · version · file id · store UUID · 12 reserved zeros · CRC of bytes 0..<44.
-    static func fileHeader(_ magic: String, id: UInt32, storeID: [UInt8], version: UInt32 = 2) -> [UInt8] {
+    static func fileHeader(_ magic: String, id: UInt32, storeID: [UInt8], version: UInt32 = 3) -> [UInt8] {
         let body = Array(magic.utf8) + u32(version) + u32(id) + storeID + [UInt8](repeating: 0, count: 12)
         return body + u32(crc32c(body))
     }
@@ -111,7 +111,7 @@ import StrataTestSupport
     /// §7: the index file of a segment holding §9's record (key 1, sequence 1, in the
     /// records frame at 48 of 43 bytes, at 4 in its block, 27 bytes), with one term
     /// (index 7, value 0xAB) when `withTerm`.
-    static func indexFile(withTerm: Bool) -> [UInt8] {
+    static func indexFile(withTerm: Bool, version: UInt32 = 3) -> [UInt8] {
         // §7.2 data block: count, then key · sequence · kind · 4 × u32 location · blob count.
         let data = block(u32(1) + u64(1) + u64(1) + [1] + u32(48) + u32(43) + u32(4) + u32(27) + u16(0))
         var file = data                                                            // 0..<43
@@ -134,7 +134,7 @@ import StrataTestSupport
         let filter = block([6] + u32(64) + bloomBits(keys: [1], bitCount: 64, probes: 6))
         file += filter
         // §7.1 footer.
-        var footer = Array("STRATIDX".utf8) + u32(2) + u32(1) + storeID
+        var footer = Array("STRATIDX".utf8) + u32(version) + u32(1) + storeID
         footer += u64(1) + u64(1) + u64(1) + u64(1) + u64(27)              // min/max key, min/max sequence, record bytes
         footer += u64(1) + u64(1) + u64(0) + u64(withTerm ? 1 : 0)         // entries, live, tombstones, terms
         footer += u64(dataFenceAt) + u64(UInt64(dataFence.count))
@@ -206,7 +206,8 @@ import StrataTestSupport
             segments: [.init(id: 1, state: .active, minSequence: 0, maxSequence: 0)],
             blobFiles: [.init(id: 1, state: .active)], metadata: ["hash": Array("abc".utf8)], countersKnown: false))
 
-        // A format-1 store (§11) is read as it is; its first write upgrades it to format 2.
+        // A format-1 store (§12) is read as it is; its first write upgrades it to the
+        // format written now (3: format 2's files, §12.1).
         let store = try LogStore.open(at: dir.path, logger: .quiet)
         defer { try? store.close() }
         #expect(store.formatVersion == 1)
@@ -220,11 +221,11 @@ import StrataTestSupport
         var batch = WriteBatch()
         batch.put(RecordKey(2), value: Array("yo".utf8))
         try store.commit(batch)
-        #expect(store.formatVersion == 2)
+        #expect(store.formatVersion == 3)
         try store.close()
         let upgraded = try LogStore.open(at: dir.path, logger: .quiet)
         defer { try? upgraded.close() }
-        #expect(upgraded.formatVersion == 2)
+        #expect(upgraded.formatVersion == 3)
         #expect(upgraded.count == 2)
         #expect(try upgraded.get(RecordKey(1))?.value == Array("hi".utf8))
     }
@@ -255,10 +256,10 @@ import StrataTestSupport
             try FileManager.default.createDirectory(atPath: dir.appending(sub), withIntermediateDirectories: true)
         }
         try FileBytes.write(Self.manifestV2, to: dir.appending("MANIFEST"))
-        try FileBytes.write(Self.fileHeader("STRATSEG", id: 1, storeID: Self.storeID) + Self.transaction + Self.sealFrame, to: dir.appending("segments/000001.seg"))
-        try FileBytes.write(Self.fileHeader("STRATSEG", id: 2, storeID: Self.storeID), to: dir.appending("segments/000002.seg"))
-        try FileBytes.write(Self.fileHeader("STRATBLB", id: 1, storeID: Self.storeID), to: dir.appending("blobs/000001.blob"))
-        let index = Self.indexFile(withTerm: false)
+        try FileBytes.write(Self.fileHeader("STRATSEG", id: 1, storeID: Self.storeID, version: 2) + Self.transaction + Self.sealFrame, to: dir.appending("segments/000001.seg"))
+        try FileBytes.write(Self.fileHeader("STRATSEG", id: 2, storeID: Self.storeID, version: 2), to: dir.appending("segments/000002.seg"))
+        try FileBytes.write(Self.fileHeader("STRATBLB", id: 1, storeID: Self.storeID, version: 2), to: dir.appending("blobs/000001.blob"))
+        let index = Self.indexFile(withTerm: false, version: 2)
         try FileBytes.write(index, to: dir.appending("index/000001.idx"))
 
         var manifest = Manifest(storeID: Self.storeID, generation: 1, nextSegmentID: 3, nextBlobID: 2,
@@ -266,6 +267,7 @@ import StrataTestSupport
                                 blobFiles: [.init(id: 1, state: .active)])
         manifest.counters.liveBytesBySegment = [1: 27]
         manifest.counters.liveCountByPrefix = [0: 1]
+        manifest.version = 2
         #expect(try Manifest.decode(Self.manifestV2, path: "MANIFEST") == manifest)
         #expect(manifest.encoded() == Self.manifestV2)
 
@@ -277,9 +279,23 @@ import StrataTestSupport
         let report = try store.verify()
         #expect(report.isSound, "\(report)")
         #expect(report.indexFilesChecked == 1)
+        #expect(store.formatVersion == 2)
+        // The first write makes it a format-3 store (§12.1): only the manifest's version
+        // changes; the format-2 index file stays and is read as it is.
+        var batch = WriteBatch()
+        batch.put(RecordKey(2), value: Array("yo".utf8))
+        try store.commit(batch)
+        #expect(store.formatVersion == 3)
+        #expect(try FileBytes.read(dir.appending("MANIFEST"))[8..<12] == [3, 0, 0, 0])
+        #expect(try store.verify().isSound)
         try store.close()
         // Nothing rewrote the hand-built index file.
         #expect(try FileBytes.read(dir.appending("index/000001.idx")) == index)
+        let reopened = try LogStore.open(at: dir.path, logger: .quiet)
+        #expect(reopened.formatVersion == 3)
+        #expect(try reopened.get(RecordKey(1))?.value == Array("hi".utf8))
+        #expect(try reopened.get(RecordKey(2))?.value == Array("yo".utf8))
+        try reopened.close()
     }
 
     @Test func damagedFrameIsReportedWhereItStarts() throws {

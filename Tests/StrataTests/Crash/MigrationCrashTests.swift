@@ -172,7 +172,9 @@ import StrataTestSupport
         }
         let outcome = worker.waitAndCollect()
         let exited = ContinuousClock.now - worker.started
-        guard outcome.exitedCleanly, outcome.lines == ["MIGRATING", "SWAPPING", "MIGRATED"],
+        // Stages 1 and 3 run in place (the first on the live store, in memory until the
+        // swap; the third on the staging store), stage 2 rewrites.
+        guard outcome.exitedCleanly, outcome.lines == ["MIGRATING", "IN PLACE 1", "IN PLACE 3", "SWAPPING", "MIGRATED"],
               let migrating = seen["MIGRATING"], let swapping = seen["SWAPPING"], let migrated = seen["MIGRATED"] else {
             throw WorkerFailure("uninterrupted migration ended by \(outcome.termination), printed \(outcome.lines): \(outcome.stderr)")
         }

@@ -127,7 +127,10 @@ struct MigrationPreviewTests {
         try store.close()
         let warnings = log.messages(at: .warning).filter { $0.message == "inferred migration discards stored values" }
         #expect(warnings.count == 1)
-        #expect(warnings.first?.metadata["discarded"] == "Employee.photo: attribute removed, discards 3 values (\(bytes) bytes)")
+        // Removing an attribute runs in place (InPlaceMigration): the warning names it
+        // without counting (a count would read every record); the preview counts.
+        _ = bytes
+        #expect(warnings.first?.metadata["discarded"] == "Employee.photo: removed, its stored values are no longer read")
         #expect(warnings.first?.metadata["from"] == "1" && warnings.first?.metadata["to"] == "2")
     }
 

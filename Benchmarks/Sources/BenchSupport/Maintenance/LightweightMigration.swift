@@ -15,14 +15,15 @@ public enum LightweightMigration {
         case rewrite = "table rewrite"
     }
 
-    /// Strata: opening the copy with `BenchModels.employeesWithBonus()` and
-    /// `.inferred` migrates every record into a staging store and swaps it in.
-    public static func strata(_ employees: [Employee]) throws -> WorkloadIteration {
+    /// Strata: opening the copy with `BenchModels.employeesWithBonus()` (or `model`) and
+    /// `.inferred`. Since issue 15 the stage runs in place: a new record layout in the
+    /// store's layout table and one manifest swap, no record rewritten.
+    public static func strata(_ employees: [Employee], model: ObjectModel? = nil) throws -> WorkloadIteration {
         let (scratch, copy) = try freshCopy(of: StrataObjectEngine(), employees)
         let path = StrataObjectEngine.storePath(in: copy)
         var options = StrataObjectEngine.options()
         options.migration = .inferred
-        let model = try BenchModels.employeesWithBonus()
+        let model = try model ?? BenchModels.employeesWithBonus()
         return WorkloadIteration(
             run: {
                 let store = try ObjectStore(at: path, model: model, options: options)
@@ -53,6 +54,50 @@ public enum LightweightMigration {
             CREATE INDEX employee_on_departmentId ON employee(departmentId);
             """
         }
+        return WorkloadIteration(
+            run: {
+                let store = try GRDBEmployeeStore(path: GRDBEngine.databasePath(in: copy), synchronous: .full)
+                try store.pool.write { db in try db.execute(sql: sql) }
+                let count = try store.count()
+                try store.close()
+                return count
+            },
+            finish: { scratch.remove() })
+    }
+
+    /// SQLite's statement for each of the other in-place changes: a rename and a new
+    /// nullable column (with its table) are schema changes; DROP COLUMN and making a
+    /// NOT NULL column nullable rewrite the table (SQLite cannot relax NOT NULL in place).
+    public static func sqlite(_ employees: [Employee], _ change: BenchModels.InPlaceChange) throws -> WorkloadIteration {
+        let sql = switch change {
+        case .rename:
+            "ALTER TABLE employee RENAME COLUMN email TO contact"
+        case .remove:
+            "ALTER TABLE employee DROP COLUMN email"
+        case .optionality:
+            """
+            CREATE TABLE new_employee (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL,
+                email TEXT NOT NULL,
+                salary INTEGER,
+                departmentId INTEGER NOT NULL);
+            INSERT INTO new_employee (id, name, email, salary, departmentId) SELECT id, name, email, salary, departmentId FROM employee;
+            DROP TABLE employee;
+            ALTER TABLE new_employee RENAME TO employee;
+            CREATE INDEX employee_on_departmentId ON employee(departmentId);
+            """
+        case .relationship:
+            """
+            CREATE TABLE badge (id INTEGER PRIMARY KEY, label TEXT NOT NULL);
+            ALTER TABLE employee ADD COLUMN badgeId INTEGER REFERENCES badge(id);
+            """
+        }
+        return try sqlite(employees, sql: sql)
+    }
+
+    static func sqlite(_ employees: [Employee], sql: String) throws -> WorkloadIteration {
+        let (scratch, copy) = try freshCopy(of: GRDBEngine(synchronous: .full), employees)
         return WorkloadIteration(
             run: {
                 let store = try GRDBEmployeeStore(path: GRDBEngine.databasePath(in: copy), synchronous: .full)

@@ -30,6 +30,37 @@ public enum BenchModels {
         }
     }
 
+    /// The in-place changes of issue 15 beside the added attribute, each from `employees()`.
+    public enum InPlaceChange: String, CaseIterable, Sendable {
+        case rename = "rename email → contact"
+        case remove = "remove email"
+        case optionality = "salary made optional"
+        case relationship = "new optional to-one (Badge)"
+    }
+
+    /// `employees()` after one in-place change.
+    public static func employees(after change: InPlaceChange) throws -> ObjectModel {
+        try ObjectModel(version: "2-\(change)") {
+            if change == .relationship {
+                Entity("Badge") {
+                    Attribute("label", .string)
+                    Relationship("holder", to: "Employee", inverse: "badge")
+                }
+            }
+            Entity("Employee") {
+                Attribute("name", .string)
+                switch change {
+                case .rename: Attribute("contact", .string).renamed(from: "email")
+                case .remove: [PropertyDescription]()
+                default: Attribute("email", .string)
+                }
+                Attribute("salary", .int64, optional: change == .optionality, default: .int(0))
+                Attribute("departmentID", .int64, default: .int(0), indexed: true)
+                if change == .relationship { Relationship("badge", to: "Badge", inverse: "holder") }
+            }
+        }
+    }
+
     /// Scenario 1, v1: departments and employees with a photo (external storage).
     public static func photosV1() throws -> ObjectModel {
         try ObjectModel(version: "1") {

@@ -1,0 +1,240 @@
+import Foundation
+import StrataLog
+
+/// A lightweight stage that rewrites no record: the store's layout table gains a layout
+/// per changed entity, records of the older layouts are read forward by field
+/// identity (``StoreSchema/ForwardMap``), and the change commits as one metadata write
+/// (one manifest swap). SQLite's `ALTER TABLE … ADD COLUMN`, Realm's added property.
+///
+/// In place (docs/Migrations): attributes and relationships added, removed or renamed
+/// (`renamingIdentifier`) whose storage does not move; entities added; entities and
+/// stored to-manys removed when they hold nothing; optionality and default changes;
+/// widening numeric types (Int16 → Int32 → Int64, Float → Double: one `Value` case
+/// each, so nothing converts). An attribute made required is checked by a scan that
+/// writes nothing, and the stage fails naming `Entity.attribute` and the object when a
+/// value is missing. Everything else — a narrowing or other type change, external
+/// storage switched, a new index or uniqueness rule (their terms must be written), a
+/// to-one ↔ to-many change, entity renames and hierarchy changes, a removed entity that
+/// still has objects — takes the streaming rewrite (``refusal`` says why).
+struct InPlaceMigration {
+    /// The destination model's schema over the new layout table.
+    let schema: StoreSchema
+    /// The metadata to write: the source's, with the new model, tags and layouts.
+    let metadata: [String: [UInt8]]
+    /// `Entity.property` of each stored property the destination no longer has: its
+    /// values stay in the records written before, and are no longer read.
+    let removed: [String]
+
+    /// Why a stage is not run in place (logged; the stage is rewritten instead).
+    struct Refusal: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Plans the stage from `source` (the store's model, its schema over `records`,
+    /// whose metadata is `metadata`) to `destination`.
+    ///
+    /// - Throws: ``Refusal`` when the change needs the rewrite; `validationFailed`
+    ///   naming `Entity.attribute` and the object when an attribute made required has
+    ///   an object without a value and no default to give it.
+    static func plan(from source: ObjectModel, schema sourceSchema: StoreSchema, records: any RecordStore,
+                     metadata: [String: [UInt8]], to destination: ObjectModel) throws -> InPlaceMigration {
+        // A store written before edges converts its to-many lists when rewritten.
+        guard !sourceSchema.mayHaveLegacyLists else { throw Refusal(description: "the store holds to-many lists from before edges") }
+        var table = sourceSchema.layoutTable
+        var tags: [String: UInt16] = [:]
+        // Entities: no renames, no hierarchy change; a removed one must be empty.
+        for entity in destination.entities {
+            if let renamed = entity.renamingIdentifier, renamed != entity.name, source.entity(named: renamed) != nil {
+                throw Refusal(description: "entity \(renamed) is renamed to \(entity.name)")
+            }
+            guard let old = source.entity(named: entity.name) else { continue }
+            guard old.parentName == entity.parentName, old.isAbstract == entity.isAbstract else {
+                throw Refusal(description: "entity \(entity.name) changes its parent or abstractness")
+            }
+            guard Set(old.uniquenessConstraints.map { $0.sorted() }) == Set(entity.uniquenessConstraints.map { $0.sorted() }) else {
+                throw Refusal(description: "entity \(entity.name) changes its uniqueness constraints")
+            }
+            if let tag = sourceSchema.tags[entity.name] { tags[entity.name] = tag }
+        }
+        for old in source.entities where destination.entity(named: old.name) == nil {
+            guard let tag = sourceSchema.tags[old.name] else { continue }
+            let count = try records.count(in: StoreSchema.range(tag: tag))
+            guard count == 0 else { throw Refusal(description: "entity \(old.name) is removed and holds \(count) objects") }
+            table.entities[old.name] = nil
+            table.retiredTags.append(tag)
+        }
+        // Stored to-manys (edge relations) keep their names; a removed one must be empty.
+        let destinationRelations = Set(StoreSchema.edgeRelations(of: destination).map(\.name))
+        for relation in sourceSchema.edgeRelations where !destinationRelations.contains(relation.name) {
+            let count = try records.count(in: StoreSchema.range(tag: relation.tag))
+            guard count == 0 else { throw Refusal(description: "stored to-many \(relation.name) is removed and holds \(count) edges") }
+        }
+
+        let everyTag = Array(sourceSchema.tags.values) + table.retiredTags + Array(sourceSchema.edgeTags.values)
+        let firstNewTag = (everyTag.max() ?? 0) + 1
+        let edges = sourceSchema.edgeTags.filter { destinationRelations.contains($0.key) }
+        // The destination's fields as its model computes them (index numbers by
+        // position), then matched to the source's by identity.
+        let computed = try StoreSchema(model: destination, existing: tags, firstNewTag: firstNewTag,
+                                       existingEdges: edges, mayHaveLegacyLists: sourceSchema.mayHaveLegacyLists)
+        var usedTermIndexes = table.usedTermIndexes
+        // A new inherited field gets one number for its entity and every sub-entity.
+        var freshByWanted: [UInt32: UInt32] = [:]
+        var removed: [String] = []
+        for entity in destination.entities {
+            guard let layout = computed.shapes[entity.name]?.layout else { continue }
+            let old = source.entity(named: entity.name)
+            var kept = Set<String>()
+            var tableEntity = table.entities[entity.name] ?? LayoutTable.Entity(tag: layout.tag, layouts: [], nextFieldID: 1)
+            let previous = tableEntity.current
+            var fields: [LayoutTable.Field] = []
+            for field in layout.fields {
+                let sourceName = try matchedSourceName(field, in: entity, old: old, destination: destination, source: source)
+                if let sourceName { kept.insert(sourceName) }
+                let prior = sourceName.flatMap { name in previous?.fields.first { $0.name == name } }
+                var termIndex = field.termIndex
+                if let wanted = field.termIndex {
+                    if let kept = prior?.termIndex {
+                        termIndex = kept
+                    } else if case .attribute = field.kind, prior != nil {
+                        throw Refusal(description: "\(entity.name).\(field.name) becomes indexed or unique: its terms must be written")
+                    } else if let fresh = freshByWanted[wanted] {
+                        termIndex = fresh
+                    } else if usedTermIndexes.contains(wanted) {
+                        let fresh = try freshTermIndex(near: wanted, used: usedTermIndexes)
+                        freshByWanted[wanted] = fresh
+                        termIndex = fresh
+                    } else {
+                        freshByWanted[wanted] = wanted
+                    }
+                    if let termIndex { usedTermIndexes.insert(termIndex) }
+                }
+                var entry = LayoutTable.Field(id: prior?.id ?? tableEntity.nextFieldID, name: field.name, kind: field.kind.tableName,
+                                              type: field.kind.attributeType, external: field.kind.isExternal ? true : nil, termIndex: termIndex,
+                                              fill: prior?.fill)
+                if prior == nil {
+                    tableEntity.nextFieldID += 1
+                    if case .attribute = field.kind { entry.fill = LayoutTable.fillString(entity.attributesByName[field.name]?.defaultValue) }
+                }
+                fields.append(entry)
+            }
+            for field in previous?.fields ?? [] where !kept.contains(field.name) && field.kind != "toManyList" {
+                removed.append("\(entity.name).\(field.name)")
+            }
+            if previous?.fields != fields {
+                tableEntity.layouts.append(LayoutTable.Layout(id: (previous?.id ?? 0) + 1, fields: fields))
+            }
+            table.entities[entity.name] = tableEntity
+        }
+        let schema = try StoreSchema(model: destination, existing: tags, firstNewTag: firstNewTag,
+                                     existingEdges: edges, mayHaveLegacyLists: sourceSchema.mayHaveLegacyLists,
+                                     layoutTable: table)
+        try checkRequired(from: source, schema: sourceSchema, records: records, to: destination)
+
+        var metadata = metadata
+        metadata[StoreSchema.modelHashKey] = Array(destination.versionHash.utf8)
+        metadata[StoreSchema.metadataKey] = try schema.encodedTags()
+        if metadata[StoreSchema.edgesMetadataKey] != nil || !schema.edgeTags.isEmpty {
+            metadata[StoreSchema.edgesMetadataKey] = try schema.encodedEdgeTags()
+        }
+        metadata[StoreSchema.modelKey] = Array(try destination.jsonData())
+        metadata[LayoutTable.metadataKey] = try schema.layoutTable.encoded()
+        return InPlaceMigration(schema: schema, metadata: metadata, removed: removed)
+    }
+
+    /// The name the field had in the source entity's current layout, nil for a new
+    /// field; refuses a field whose storage moves.
+    static func matchedSourceName(_ field: StoreSchema.Field, in entity: EntityDescription, old: EntityDescription?,
+                                  destination: ObjectModel, source: ObjectModel) throws -> String? {
+        guard let old, let property = entity.property(named: field.name) else { return nil }
+        let renamed: String?
+        switch property {
+        case .attribute(let attribute): renamed = attribute.renamingIdentifier
+        case .relationship(let relationship): renamed = relationship.renamingIdentifier
+        }
+        var candidate = old.property(named: field.name)
+        if let renamed, renamed != field.name, let earlier = old.property(named: renamed) { candidate = earlier }
+        guard let match = candidate else {
+            // A new property: an attribute needs a value for the objects there are.
+            if case .attribute(let attribute) = property, !attribute.isOptional, attribute.defaultValue?.isNull ?? true {
+                throw Refusal(description: "\(entity.name).\(field.name) is new, required and has no default")
+            }
+            if case .relationship(let relationship) = property, !relationship.isToMany, !relationship.isOptional {
+                throw Refusal(description: "\(entity.name).\(field.name) is a new required relationship")
+            }
+            return nil
+        }
+        switch (property, match) {
+        case (.attribute(let new), .attribute(let was)):
+            guard !was.isTransient else { throw Refusal(description: "\(entity.name).\(field.name) was transient") }
+            guard new.type == was.type || widens(was.type, to: new.type) else {
+                throw Refusal(description: "\(entity.name).\(field.name) changes type \(was.type.migrationDisplayName) → \(new.type.migrationDisplayName)")
+            }
+            guard new.allowsExternalStorage == was.allowsExternalStorage else {
+                throw Refusal(description: "\(entity.name).\(field.name) moves between the record and the blob area")
+            }
+            // Terms are written with records: a new index needs them, a dropped one
+            // should not leave them (docs/Migrations: "which changes are in place").
+            if new.isIndexed != was.isIndexed || new.isUnique != was.isUnique {
+                throw Refusal(description: "\(entity.name).\(field.name) changes its index or uniqueness")
+            }
+        case (.relationship(let new), .relationship(let was)):
+            guard new.isToMany == was.isToMany, new.destinationEntityName == was.destinationEntityName,
+                  StoreSchema.isStoredList(new, model: destination) == StoreSchema.isStoredList(was, model: source) else {
+                throw Refusal(description: "\(entity.name).\(field.name) changes how the relationship is stored")
+            }
+            if new.isToMany && match.name != field.name {
+                throw Refusal(description: "stored to-many \(entity.name).\(field.name) is renamed")
+            }
+        default:
+            throw Refusal(description: "\(entity.name).\(field.name) changes between attribute and relationship")
+        }
+        return match.name
+    }
+
+    /// Widening changes every stored value survives unchanged.
+    static func widens(_ from: AttributeType, to: AttributeType) -> Bool {
+        switch (from, to) {
+        case (.int16, .int32), (.int16, .int64), (.int32, .int64), (.float, .double): true
+        default: false
+        }
+    }
+
+    /// An index number of the same declaring entity that no field has ever used.
+    static func freshTermIndex(near wanted: UInt32, used: Set<UInt32>) throws -> UInt32 {
+        let high = wanted & 0xFFFF_0000
+        let lows = used.filter { $0 & 0xFFFF_0000 == high }.map { $0 & 0xFFFF }.filter { $0 < 0x8000 }
+        let next = (lows.max() ?? 0) + 1
+        guard next < 0x8000 else { throw Refusal(description: "no index number left for a new field") }
+        return high | next
+    }
+
+    /// An attribute made required: every object must have a value already (nothing is
+    /// written, so a default cannot be given to the objects without one).
+    static func checkRequired(from source: ObjectModel, schema: StoreSchema, records: any RecordStore, to destination: ObjectModel) throws {
+        for entity in destination.entities {
+            guard let old = source.entity(named: entity.name), let tag = schema.tags[entity.name],
+                  let layout = schema.shapes[entity.name]?.layout else { continue }
+            var numbers: [(number: Int, name: String, hasDefault: Bool)] = []
+            for attribute in entity.storedAttributes where !attribute.isOptional {
+                let sourceName = attribute.renamingIdentifier.flatMap { old.attributesByName[$0] != nil ? $0 : nil } ?? attribute.name
+                guard let was = old.attributesByName[sourceName], was.isOptional, let number = layout.fieldNumbers[sourceName] else { continue }
+                numbers.append((number, attribute.name, !(attribute.defaultValue?.isNull ?? true)))
+            }
+            guard !numbers.isEmpty else { continue }
+            try records.scan(StoreSchema.range(tag: tag), batchSize: 1024) { batch in
+                for record in batch {
+                    let object = try schema.decode(record)
+                    for field in numbers where field.number >= object.fields.count || object.fields[field.number].isNull {
+                        if field.hasDefault {
+                            throw Refusal(description: "\(entity.name).\(field.name) becomes required and some objects need its default written")
+                        }
+                        let id = ObjectID(entityName: entity.name, key: record.key, storeIdentifier: "")
+                        throw StrataError(.migrationValidationFailed, "\(entity.name).\(field.name) becomes required, and \(id) has no value for it; the store is unchanged",
+                                          context: ["entity": entity.name, "property": field.name, "object": id.description])
+                    }
+                }
+            }
+        }
+    }
+}
