@@ -82,6 +82,12 @@ public final class ObjectStore: Sendable {
         self.options = options
         self.records = records
         self.identifier = records.storeID.map { String(format: "%02x", $0) }.joined()
+        // Compaction writes records of older layouts in the current one, so that they
+        // go as the store is compacted (FORMAT.md §11.4).
+        if schema.hasOlderLayouts, let log = records as? LogStore {
+            let schema = self.schema
+            log.setRecordRewriter { schema.rewrittenInCurrentLayout($0) }
+        }
     }
 
     init(uncheckedRecords records: any RecordStore, model: ObjectModel, schema: StoreSchema, serials: [UInt16: UInt64], options: StoreOptions,

@@ -315,6 +315,22 @@ struct StoreSchema: Sendable {
         return forwarded
     }
 
+    /// An object record of an older layout written in its entity's current one, for
+    /// compaction (``LogStore/setRecordRewriter(_:)``): nil for a record already
+    /// current, for every record that is not an object's (counters, edges), and for one
+    /// that does not decode (compaction copies it as it is; reading it reports it). The
+    /// terms stay the record's: an in-place migration changes no indexed value and no
+    /// index number.
+    func rewrittenInCurrentLayout(_ record: Record) -> Record? {
+        guard hasOlderLayouts, record.key.rawValue & ObjectID.serialMask != 0,
+              let name = entityByTag[Self.tag(of: record.key)], let layout = shapes[name]?.layout,
+              let object = try? ObjectCodec.decode(record),
+              (object.layoutID ?? layout.firstLayoutID) != layout.layoutID,
+              let forwarded = try? forward(object),
+              let encoded = try? ObjectCodec.encode(forwarded.fields, layout: layout, blobBytes: { _ in [] }) else { return nil }
+        return Record(key: record.key, sequence: record.sequence, value: encoded.value, blobs: encoded.blobs, terms: record.terms)
+    }
+
     /// Decodes an object record into its entity's current layout.
     func decode(_ record: Record) throws -> StoredObject {
         try forward(try ObjectCodec.decode(record))

@@ -10,10 +10,13 @@ public struct CompactionReport: Sendable, Equatable, CustomStringConvertible {
     public var blobBytesReclaimed: Int64 = 0
     /// Blobs copied out of collected blob files into a new one (live ones only).
     public var blobsMoved = 0
+    /// Copied records whose value the store's record rewriter replaced (the object
+    /// layer writes records of older layouts in the current one).
+    public var recordsReencoded = 0
 
     public init() {}
 
     public var description: String {
-        "compacted \(segmentsCompacted) segments (\(segmentBytesBefore) → \(segmentBytesAfter) bytes) into \(segmentsWritten), rewrote \(recordsRewritten) records, dropped \(tombstonesDropped) tombstones, collected \(blobFilesCollected) blob files (\(blobBytesReclaimed) bytes reclaimed, \(blobsMoved) blobs moved)"
+        "compacted \(segmentsCompacted) segments (\(segmentBytesBefore) → \(segmentBytesAfter) bytes) into \(segmentsWritten), rewrote \(recordsRewritten) records (\(recordsReencoded) re-encoded), dropped \(tombstonesDropped) tombstones, collected \(blobFilesCollected) blob files (\(blobBytesReclaimed) bytes reclaimed, \(blobsMoved) blobs moved)"
     }
 }

@@ -123,6 +123,7 @@ extension LogStore {
         var relocations: [Relocation] = []
         var dropped: [(RecordKey, UInt64)] = []
         let groupSet = Set(group)
+        let rewriter = recordRewriter.withLock { $0 }
         for id in group {
             let (file, olderElsewhere, blobFiles) = try state.withLock { s -> (any StorageFile, [UInt64], [UInt32: any StorageFile]) in
                 guard let file = s.segmentFiles[id] else { throw StrataError(.corrupt, "segment not open", path: paths.segment(id)) }
@@ -149,6 +150,13 @@ extension LogStore {
                     if record.isTombstone && !olderElsewhere.contains(where: { $0 <= record.sequence }) {
                         dropped.append((record.key, record.sequence))
                         continue
+                    }
+                    if !record.isTombstone, let rewriter, let rewritten = try rewriter(record) {
+                        // Same key and sequence: the copy stays the key's current version.
+                        record.value = rewritten.value
+                        record.blobs = rewritten.blobs
+                        record.terms = rewritten.terms
+                        report.recordsReencoded += 1
                     }
                     for (i, blob) in record.blobs.enumerated() where collecting.contains(blob.file) {
                         guard let source = blobFiles[blob.file] else { continue }

@@ -40,6 +40,18 @@ public final class LogStore: Sendable {
     /// One rebuild of a damaged index file at a time (never the writer lock: a commit
     /// holding it may be the reader that found the damage).
     let indexRepairGate = Locked(0)
+    /// What compaction applies to each current record it copies (``setRecordRewriter(_:)``).
+    let recordRewriter = Locked<RecordRewriter?>(nil)
+
+    /// Given a current record compaction copies, its new value, blobs and terms, or nil
+    /// to copy it as it is. It must keep the record's meaning: the object layer uses it
+    /// to write records of older layouts in the current one (FORMAT.md §8, §11.4).
+    public typealias RecordRewriter = @Sendable (Record) throws -> Record?
+
+    /// Installs the rewriter compaction applies to the records it copies; nil removes it.
+    public func setRecordRewriter(_ rewriter: RecordRewriter?) {
+        recordRewriter.withLock { $0 = rewriter }
+    }
 
     struct State: Sendable {
         var index = StoreIndex()

@@ -211,7 +211,18 @@ struct InPlaceMigrationTests {
         // Compacted and reopened.
         guard let log = store.records as? LogStore else { Issue.record("not a log store"); return }
         try log.sealActiveSegment()
-        try log.compact(force: true)
+        let report = try log.compact(force: true)
+        #expect(report.recordsReencoded > 0, "\(report)")
+        // Every record is now of its entity's current layout.
+        for (entity, tag) in store.schema.tags {
+            let current = try #require(store.schema.shapes[entity]?.layout.layoutID)
+            try store.records.scan(StoreSchema.range(tag: tag), batchSize: 64) { batch in
+                for record in batch where record.key.rawValue & ObjectID.serialMask != 0 {
+                    let written = try ObjectCodec.decode(record).layoutID
+                    #expect(written == current, "\(entity) \(record.key)")
+                }
+            }
+        }
         try store.close()
         let reopened = try Self.open(path, m[3], plan: nil)
         try Self.check(reopened, expected)
