@@ -38,8 +38,11 @@ struct InPlaceMigration {
     ///   an object without a value and no default to give it.
     static func plan(from source: ObjectModel, schema sourceSchema: StoreSchema, records: any RecordStore,
                      metadata: [String: [UInt8]], to destination: ObjectModel) throws -> InPlaceMigration {
-        // A store written before edges converts its to-many lists when rewritten.
-        guard !sourceSchema.mayHaveLegacyLists else { throw Refusal(description: "the store holds to-many lists from before edges") }
+        // A store written before edges converts its to-many lists when rewritten (one
+        // whose model has no stored to-many has none).
+        guard !sourceSchema.mayHaveLegacyLists || sourceSchema.edgeRelations.isEmpty else {
+            throw Refusal(description: "the store may hold to-many lists from before edges")
+        }
         var table = sourceSchema.layoutTable
         var tags: [String: UInt16] = [:]
         // Entities: no renames, no hierarchy change; a removed one must be empty.

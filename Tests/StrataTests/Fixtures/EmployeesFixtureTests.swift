@@ -39,6 +39,52 @@ import Strata
         }
     }
 
+    /// Issue 15 on every format's stores: a lightweight change runs in place (the
+    /// store's version-1 records become its first layout), then the store is written,
+    /// compacted and reopened, and still holds exactly its data file.
+    @Test(arguments: FixtureStore.formatFolders, Self.stores)
+    func migratesInPlaceAndCompacts(folder: String, name: String) throws {
+        let fixture = FixtureStore(folder: folder, name: name)
+        let lines = try fixture.lines()
+        let v1 = try ObjectModel(contentsOf: FixturePaths.model("Employees-v1.json"))
+        var entities = v1.entities
+        let index = try #require(entities.firstIndex { $0.name == "Employee" })
+        entities[index].declaredProperties.append(.attribute(AttributeDescription(name: "nickname", type: .string, isOptional: true)))
+        let v2 = try ObjectModel(version: "1-nickname", entities: entities)
+        try fixture.withCopy { path in
+            var options = StoreOptions()
+            options.migration = .plan(MigrationPlan(models: [v1, v2], stages: [.lightweight(from: v1, to: v2)]))
+            let passes = PassLog()
+            options.migrationProgress = { passes.append($0.pass) }
+            do {
+                let store = try ObjectStore(at: path, model: v2, options: options)
+                #expect(passes.passes == [.inPlace, .swap], "\(fixture)")
+                try FixtureContents(lines: lines, keys: Self.keys).expectMatches(store.newContext(), model: v2)
+                let context = store.newContext()
+                let someone = try #require(try context.fetch(FetchRequest(entityName: "Employee")).first)
+                // Written twice, so the store holds records of both layouts (the data file
+                // has no nickname: it ends null).
+                try someone.setValue("Nick", forKey: "nickname")
+                try context.save()
+                #expect(try store.newContext().count(for: FetchRequest(entityName: "Employee", predicate: .key("nickname") == .constant(.string("Nick")))) == 1)
+                try someone.setValue(Value.null, forKey: "nickname")
+                try context.save()
+                try store.close()
+            }
+            do {
+                let store = try ObjectStore(at: path, model: v2)
+                let log = try #require(store.records as? LogStore)
+                try log.sealActiveSegment()
+                try log.compact(force: true)
+                try store.close()
+            }
+            let store = try ObjectStore(at: path, model: v2)
+            defer { try? store.close() }
+            try FixtureContents(lines: lines, keys: Self.keys).expectMatches(store.newContext(), model: v2)
+            #expect(try store.verify().isSound)
+        }
+    }
+
     @Test(arguments: FixtureStore.formatFolders, Self.stores)
     func migratesToV2MovingEveryPhotoByReference(folder: String, name: String) throws {
         let fixture = FixtureStore(folder: folder, name: name)
@@ -101,4 +147,11 @@ import Strata
             #expect(try store.verify().isSound)
         }
     }
+}
+
+private final class PassLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [MigrationProgress.Pass] = []
+    var passes: [MigrationProgress.Pass] { lock.withLock { stored } }
+    func append(_ pass: MigrationProgress.Pass) { lock.withLock { stored.append(pass) } }
 }
