@@ -54,8 +54,8 @@ import Strata
         try fixture.withCopy { path in
             var options = StoreOptions()
             options.migration = .plan(MigrationPlan(models: [v1, v2], stages: [.lightweight(from: v1, to: v2)]))
-            let passes = PassLog()
-            options.migrationProgress = { passes.append($0.pass) }
+            let passes = ProgressLog()
+            options.migrationProgress = { passes.append($0) }
             do {
                 let store = try ObjectStore(at: path, model: v2, options: options)
                 #expect(passes.passes == [.inPlace, .swap], "\(fixture)")
@@ -147,11 +147,4 @@ import Strata
             #expect(try store.verify().isSound)
         }
     }
-}
-
-private final class PassLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [MigrationProgress.Pass] = []
-    var passes: [MigrationProgress.Pass] { lock.withLock { stored } }
-    func append(_ pass: MigrationProgress.Pass) { lock.withLock { stored.append(pass) } }
 }

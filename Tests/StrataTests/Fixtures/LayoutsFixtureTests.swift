@@ -94,8 +94,8 @@ import StrataTestSupport
             options.migration = .plan(MigrationPlan(models: m + [v4], stages: [
                 .lightweight(from: m[0], to: m[1]), .lightweight(from: m[1], to: m[2]), .lightweight(from: m[2], to: v4),
             ]))
-            let progress = LockedPasses()
-            options.migrationProgress = { progress.append($0.pass) }
+            let progress = ProgressLog()
+            options.migrationProgress = { progress.append($0) }
             let store = try ObjectStore(at: path, model: v4, options: options)
             #expect(progress.passes.contains(.createInstances), "a new index is a rewrite")
             try Self.check(store, against: fixture)
@@ -104,11 +104,4 @@ import StrataTestSupport
             try store.close()
         }
     }
-}
-
-private final class LockedPasses: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [MigrationProgress.Pass] = []
-    var passes: [MigrationProgress.Pass] { lock.withLock { stored } }
-    func append(_ pass: MigrationProgress.Pass) { lock.withLock { stored.append(pass) } }
 }

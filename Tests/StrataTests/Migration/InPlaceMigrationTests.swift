@@ -96,14 +96,10 @@ struct InPlaceMigrationTests {
         var name: String, salary: Int64, level: Int64, age: Int64, department: String?, badge: String?
     }
 
-    final class Progress: @unchecked Sendable {
-        var passes: [MigrationProgress.Pass] = []
-    }
-
-    static func open(_ path: String, _ model: ObjectModel, plan: MigrationPlan?, progress: Progress? = nil) throws -> ObjectStore {
+    static func open(_ path: String, _ model: ObjectModel, plan: MigrationPlan?, progress: ProgressLog? = nil) throws -> ObjectStore {
         var options = StoreOptions()
         if let plan { options.migration = .plan(plan) }
-        if let progress { options.migrationProgress = { progress.passes.append($0.pass) } }
+        if let progress { options.migrationProgress = { progress.append($0) } }
         return try ObjectStore(at: path, model: model, options: options)
     }
 
@@ -182,7 +178,7 @@ struct InPlaceMigrationTests {
         }
         // Each version in its own open, objects written at each.
         for version in 1...3 {
-            let progress = Progress()
+            let progress = ProgressLog()
             let store = try Self.open(path, m[version], plan: Self.plan(m, through: version), progress: progress)
             #expect(progress.passes == [.inPlace, .swap], "v\(version): in place, no pass over the objects, one metadata swap")
             try Self.write(store, version: version + 1, tag: ["b", "c", "d"][version - 1], count: 8, expected: &expected)
@@ -274,7 +270,7 @@ struct InPlaceMigrationTests {
             sequence = store.records.lastSequence
             try store.close()
         }
-        let progress = Progress()
+        let progress = ProgressLog()
         let store = try Self.open(path, m[3], plan: Self.plan(m, through: 3), progress: progress)
         #expect(progress.passes == [.inPlace, .inPlace, .inPlace, .swap], "one metadata swap for the whole plan")
         #expect(store.records.lastSequence == sequence, "no record written")
@@ -307,7 +303,7 @@ struct InPlaceMigrationTests {
             _ = try store.batchInsert(entityName: "Department", objects: [["title": .string("Sales")]])
             try store.close()
         }
-        let progress = Progress()
+        let progress = ProgressLog()
         let store = try Self.open(path, indexed, plan: MigrationPlan(models: [m[0], indexed], stages: [.lightweight(from: m[0], to: indexed)]), progress: progress)
         #expect(!progress.passes.contains(.inPlace) && progress.passes.contains(.swap))
         let found = try store.newContext().fetch(FetchRequest(entityName: "Department", predicate: .key("title") == .constant(.string("Sales"))))
@@ -355,7 +351,7 @@ struct InPlaceMigrationTests {
             try store.close()
         }
         // v3 → v4 in place, then v4 → v5 (a new index) rewritten, in one open.
-        let progress = Progress()
+        let progress = ProgressLog()
         let store = try Self.open(path, m[4], plan: Self.plan(m, through: 4), progress: progress)
         #expect(progress.passes.first == .inPlace && progress.passes.contains(.createInstances))
         try Self.check(store, expected)
@@ -401,7 +397,7 @@ struct InPlaceMigrationTests {
             try context.save()
             try store.close()
         }
-        let progress = Progress()
+        let progress = ProgressLog()
         let store = try Self.open(path, v2, plan: MigrationPlan(models: [v1, v2], stages: [.lightweight(from: v1, to: v2)]), progress: progress)
         #expect(progress.passes == [.inPlace, .swap])
         let table = try LayoutTable.decode(try #require(store.records.metadata[LayoutTable.metadataKey]))

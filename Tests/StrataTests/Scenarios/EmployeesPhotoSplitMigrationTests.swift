@@ -142,4 +142,6 @@ final class ProgressLog: @unchecked Sendable {
     private var stored: [MigrationProgress] = []
     func append(_ entry: MigrationProgress) { lock.withLock { stored.append(entry) } }
     var entries: [MigrationProgress] { lock.withLock { stored } }
+    /// The passes reported, in order.
+    var passes: [MigrationProgress.Pass] { entries.map(\.pass) }
 }

@@ -35,7 +35,6 @@ public enum LightweightMigration {
     }
 
     public static func sqlite(_ employees: [Employee], _ way: SQLiteWay) throws -> WorkloadIteration {
-        let (scratch, copy) = try freshCopy(of: GRDBEngine(synchronous: .full), employees)
         let sql = switch way {
         case .addColumn:
             "ALTER TABLE employee ADD COLUMN bonus INTEGER NOT NULL DEFAULT 0"
@@ -54,15 +53,7 @@ public enum LightweightMigration {
             CREATE INDEX employee_on_departmentId ON employee(departmentId);
             """
         }
-        return WorkloadIteration(
-            run: {
-                let store = try GRDBEmployeeStore(path: GRDBEngine.databasePath(in: copy), synchronous: .full)
-                try store.pool.write { db in try db.execute(sql: sql) }
-                let count = try store.count()
-                try store.close()
-                return count
-            },
-            finish: { scratch.remove() })
+        return try sqlite(employees, sql: sql)
     }
 
     /// SQLite's statement for each of the other in-place changes: a rename and a new
