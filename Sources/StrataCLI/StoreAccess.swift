@@ -30,6 +30,13 @@ enum StoreAccess {
         }
     }
 
+    /// The store's model, nil for a store of engine records only.
+    static func storedModelIfAny(at path: String) throws -> ObjectModel? {
+        let log = try openLog(path)
+        defer { try? log.close() }
+        return try storedModel(of: log)
+    }
+
     /// The store's model, or a usage failure that says how to give it one.
     static func requireModel(at path: String) throws -> ObjectModel {
         let log = try openLog(path)

@@ -47,13 +47,17 @@ struct LayoutTable: Sendable, Equatable, Codable {
     /// Tags that name no entity of the model any more but may still have keys in the
     /// store: never handed out again.
     var retiredTags: [UInt16] = []
+    /// Index numbers of fields of dropped layouts (``ObjectStore/rewriteOlderLayouts()``):
+    /// records may still carry their terms, so no new field takes one. Absent in tables
+    /// written before layouts were dropped.
+    var retiredTermIndexes: [UInt32]? = nil
 
     static let metadataKey = "strata.layouts"
 
     /// Every index number a field of any layout has used: a new field never takes one,
     /// so terms left by a removed field can never answer for it.
     var usedTermIndexes: Set<UInt32> {
-        var used = Set<UInt32>()
+        var used = Set(retiredTermIndexes ?? [])
         for entity in entities.values {
             for layout in entity.layouts { for field in layout.fields { if let index = field.termIndex { used.insert(index) } } }
         }

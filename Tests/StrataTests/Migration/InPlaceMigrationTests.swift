@@ -423,6 +423,63 @@ struct InPlaceMigrationTests {
         #expect(try again.objects("friendOf").map { try $0.string("name") } == ["Bob"])
         try store.close()
     }
+
+    /// `rewriteOlderLayouts()`: every record of an older layout written again in the
+    /// current one, the older layouts dropped from the table (their fields' index
+    /// numbers retired), the objects unchanged; a later in-place stage still works.
+    @Test func olderLayoutsAreRewrittenAndDropped() throws {
+        let m = try Self.models()
+        let dir = try TemporaryDirectory("in-place-drop")
+        defer { dir.remove() }
+        let path = dir.appending("Staff.strata")
+        var expected: [String: Expected] = [:]
+        do {
+            let store = try Self.open(path, m[0], plan: nil)
+            _ = try store.batchInsert(entityName: "Department", objects: [["title": .string("Sales")], ["title": .string("Lab")]])
+            try Self.write(store, version: 1, tag: "a", count: 12, expected: &expected)
+            try store.close()
+        }
+        for version in 1...3 {
+            let store = try Self.open(path, m[version], plan: Self.plan(m, through: version))
+            try Self.write(store, version: version + 1, tag: ["b", "c", "d"][version - 1], count: 8, expected: &expected)
+            try store.close()
+        }
+        do {
+            let store = try Self.open(path, m[3], plan: nil)
+            #expect(try store.rewriteOlderLayouts(batchSize: 5) == 20, "12 objects of layout 1, 8 of layout 2")
+            #expect(try store.rewriteOlderLayouts() == 0)
+            try Self.check(store, expected)
+            try store.close()
+        }
+        let store = try Self.open(path, m[3], plan: nil)
+        let table = try LayoutTable.decode(try #require(store.records.metadata[LayoutTable.metadataKey]))
+        #expect(table.entities["Employee"]?.layouts.map(\.id) == [3])
+        for (entity, tag) in store.schema.tags {
+            let current = try #require(store.schema.shapes[entity]?.layout.layoutID)
+            try store.records.scan(StoreSchema.range(tag: tag), batchSize: 64) { batch in
+                for record in batch {
+                    let written = try ObjectCodec.decode(record).layoutID
+                    #expect(written == current, "\(entity) \(record.key)")
+                }
+            }
+        }
+        try Self.check(store, expected)
+        #expect(try store.verify().isSound)
+        try store.close()
+
+        // One more in-place stage over the trimmed table.
+        var entities = m[3].entities
+        let index = try #require(entities.firstIndex { $0.name == "Employee" })
+        entities[index].declaredProperties.append(.attribute(AttributeDescription(name: "room", type: .string, isOptional: true)))
+        let v5 = try ObjectModel(version: "5", entities: entities)
+        let progress = ProgressLog()
+        let migrated = try Self.open(path, v5, plan: MigrationPlan(models: [m[3], v5], stages: [.lightweight(from: m[3], to: v5)]), progress: progress)
+        #expect(progress.passes == [.inPlace, .swap])
+        let after = try LayoutTable.decode(try #require(migrated.records.metadata[LayoutTable.metadataKey]))
+        #expect(after.entities["Employee"]?.layouts.map(\.id) == [3, 4])
+        try Self.check(migrated, expected)
+        try migrated.close()
+    }
 }
 
 private extension Value {
