@@ -10,10 +10,11 @@ import StrataLog
 /// (`renamingIdentifier`) whose storage does not move; entities added; entities and
 /// stored to-manys removed when they hold nothing; optionality and default changes;
 /// widening numeric types (Int16 → Int32 → Int64, Float → Double: one `Value` case
-/// each, so nothing converts). An attribute made required is checked by a scan that
-/// writes nothing, and the stage fails naming `Entity.attribute` and the object when a
-/// value is missing. Everything else — a narrowing or other type change, external
-/// storage switched, a new index or uniqueness rule (their terms must be written), a
+/// each, so nothing converts); an index added to an existing attribute (``buildIndexes``:
+/// its terms put on the records as they are). An attribute made required is checked by
+/// a scan that writes nothing, and the stage fails naming `Entity.attribute` and the
+/// object when a value is missing. Everything else — a narrowing or other type change,
+/// external storage switched, a dropped index or a changed uniqueness rule, a
 /// to-one ↔ to-many change, entity renames and hierarchy changes, a removed entity that
 /// still has objects — takes the streaming rewrite (``refusal`` says why).
 struct InPlaceMigration {
@@ -84,6 +85,7 @@ struct InPlaceMigration {
         // A new inherited field gets one number for its entity and every sub-entity.
         var freshByWanted: [UInt32: UInt32] = [:]
         var removed: [String] = []
+        var builds: [IndexBuild] = []
         for entity in destination.entities {
             guard let layout = computed.shapes[entity.name]?.layout else { continue }
             let old = source.entity(named: entity.name)
@@ -99,8 +101,6 @@ struct InPlaceMigration {
                 if let wanted = field.termIndex {
                     if let kept = prior?.termIndex {
                         termIndex = kept
-                    } else if case .attribute = field.kind, prior != nil {
-                        throw Refusal(description: "\(entity.name).\(field.name) becomes indexed or unique: its terms must be written")
                     } else if let fresh = freshByWanted[wanted] {
                         termIndex = fresh
                     } else if usedTermIndexes.contains(wanted) {
@@ -110,7 +110,13 @@ struct InPlaceMigration {
                     } else {
                         freshByWanted[wanted] = wanted
                     }
-                    if let termIndex { usedTermIndexes.insert(termIndex) }
+                    if let termIndex {
+                        usedTermIndexes.insert(termIndex)
+                        // An existing attribute that becomes indexed: its records need terms.
+                        if prior != nil, prior?.termIndex == nil, case .attribute = field.kind {
+                            builds.append(IndexBuild(entity: entity.name, field: field.name, termIndex: termIndex))
+                        }
+                    }
                 }
                 var entry = LayoutTable.Field(id: prior?.id ?? tableEntity.nextFieldID, name: field.name, kind: field.kind.tableName,
                                               type: field.kind.attributeType, external: field.kind.isExternal ? true : nil, termIndex: termIndex,
@@ -129,10 +135,18 @@ struct InPlaceMigration {
             }
             table.entities[entity.name] = tableEntity
         }
+        if !builds.isEmpty {
+            // As buildIndexes reserves them on disk first: kept retired, so that no
+            // later field takes one even once this field's layouts are dropped.
+            table.retiredTermIndexes = Array(Set((table.retiredTermIndexes ?? []) + builds.map(\.termIndex))).sorted()
+        }
         let schema = try StoreSchema(model: destination, existing: tags, firstNewTag: firstNewTag,
                                      existingEdges: edges, mayHaveLegacyLists: sourceSchema.mayHaveLegacyLists,
                                      layoutTable: table)
         try checkRequired(from: source, schema: sourceSchema, records: records, to: destination)
+        if !builds.isEmpty {
+            try buildIndexes(builds, schema: schema, sourceTable: sourceSchema.layoutTable, records: records, metadata: metadata)
+        }
 
         var metadata = metadata
         metadata[StoreSchema.modelHashKey] = Array(destination.versionHash.utf8)
@@ -176,10 +190,11 @@ struct InPlaceMigration {
             guard new.allowsExternalStorage == was.allowsExternalStorage else {
                 throw Refusal(description: "\(entity.name).\(field.name) moves between the record and the blob area")
             }
-            // Terms are written with records: a new index needs them, a dropped one
-            // should not leave them (docs/Migrations: "which changes are in place").
-            if new.isIndexed != was.isIndexed || new.isUnique != was.isUnique {
-                throw Refusal(description: "\(entity.name).\(field.name) changes its index or uniqueness")
+            // A new index is built in place (its terms put on the records as they are,
+            // `buildIndexes`); a dropped one should not leave its terms, and a new
+            // uniqueness rule is checked against the data: both rewrite.
+            if new.isUnique != was.isUnique || (was.isIndexed && !new.isIndexed) {
+                throw Refusal(description: "\(entity.name).\(field.name) changes its uniqueness or drops its index")
             }
         case (.relationship(let new), .relationship(let was)):
             guard new.isToMany == was.isToMany, new.destinationEntityName == was.destinationEntityName,
@@ -193,6 +208,58 @@ struct InPlaceMigration {
             throw Refusal(description: "\(entity.name).\(field.name) changes between attribute and relationship")
         }
         return match.name
+    }
+
+    /// An existing attribute that becomes indexed: the index number its terms take.
+    struct IndexBuild {
+        let entity: String
+        let field: String
+        let termIndex: UInt32
+    }
+
+    /// Builds new indexes in place, before the stage's metadata swap: every record of
+    /// the entity is put again with the same value and blobs (its layout unchanged) and
+    /// one more term, in batches. The new numbers are first recorded as retired in the
+    /// store's own metadata, so that a crash in the middle leaves the old model with
+    /// terms under numbers no field will ever be given; the next attempt builds again.
+    ///
+    /// Only as a plan's first change to the live store (or on a staging store): the
+    /// reservation is written over the store's own metadata, not over changes an earlier
+    /// in-place stage holds in memory.
+    static func buildIndexes(_ builds: [IndexBuild], schema: StoreSchema, sourceTable: LayoutTable,
+                             records: any RecordStore, metadata: [String: [UInt8]]) throws {
+        guard metadata == records.metadata else {
+            throw Refusal(description: "an index is built in place only by the first change of a plan")
+        }
+        var reserved = sourceTable
+        reserved.retiredTermIndexes = Array(Set((reserved.retiredTermIndexes ?? []) + builds.map(\.termIndex))).sorted()
+        var onDisk = records.metadata
+        onDisk[LayoutTable.metadataKey] = try reserved.encoded()
+        try records.setMetadata(onDisk)
+        for (entity, entityBuilds) in Dictionary(grouping: builds, by: \.entity) {
+            guard let layout = schema.shapes[entity]?.layout else { continue }
+            let fields = entityBuilds.compactMap { build in layout.fieldNumbers[build.field].map { ($0, build.termIndex) } }
+            try records.scan(StoreSchema.range(tag: layout.tag), batchSize: 1024) { batch in
+                var writes = WriteBatch()
+                for record in batch {
+                    let object = try schema.decode(record)
+                    var terms = record.terms
+                    for (number, index) in fields where number < object.fields.count {
+                        let field = object.fields[number]
+                        let value: [UInt8]?
+                        if case .blob(let ref, _) = field {
+                            value = ObjectCodec.orderedBytes(.binary(Data(try records.readBlob(ref))))
+                        } else {
+                            value = ObjectCodec.termValue(field)
+                        }
+                        if let value { terms.append(IndexTerm(index: index, value: value)) }
+                    }
+                    guard terms.count != record.terms.count else { continue }
+                    writes.put(record.key, value: record.value, blobs: record.blobs, terms: terms)
+                }
+                if !writes.isEmpty { try records.commit(writes) }
+            }
+        }
     }
 
     /// Widening changes every stored value survives unchanged.

@@ -82,11 +82,11 @@ import StrataTestSupport
                 try Self.check(store, against: fixture)
                 try store.close()
             }
-            // v4: name indexed, which needs its terms written: the streaming rewrite.
+            // v4: name unique, which the data must be checked against: the streaming rewrite.
             var entities = m[2].entities
             entities[0].declaredProperties = entities[0].declaredProperties.map { property in
                 guard case .attribute(var attribute) = property, attribute.name == "name" else { return property }
-                attribute.isIndexed = true
+                attribute.isUnique = true
                 return .attribute(attribute)
             }
             let v4 = try ObjectModel(version: "layouts-4", entities: entities)
@@ -97,7 +97,7 @@ import StrataTestSupport
             let progress = ProgressLog()
             options.migrationProgress = { progress.append($0) }
             let store = try ObjectStore(at: path, model: v4, options: options)
-            #expect(progress.passes.contains(.createInstances), "a new index is a rewrite")
+            #expect(progress.passes.contains(.createInstances), "a new uniqueness rule is a rewrite")
             try Self.check(store, against: fixture)
             let found = try store.newContext().fetch(FetchRequest(entityName: "Task", predicate: .key("name") == .constant(.string("v1 task 0"))))
             #expect(found.count == 1)

@@ -279,36 +279,66 @@ struct InPlaceMigrationTests {
         try store.close()
     }
 
-    @Test func aChangeThatNeedsTermsIsRewrittenNotRunInPlace() throws {
+    /// A new index is built in place: the records get their terms (same value, same
+    /// layout), the stage swaps the metadata; a new uniqueness rule, which the data
+    /// must be checked against, still rewrites.
+    @Test func aNewIndexIsBuiltInPlaceAndANewUniqueRuleRewrites() throws {
         let m = try Self.models()
-        let indexed = try ObjectModel(version: "2") {
-            Entity("Department") {
-                Attribute("title", .string, indexed: true)
-                Relationship("employees", to: "Employee", inverse: "department", toMany: true)
-            }
-            Entity("Employee") {
-                Attribute("name", .string)
-                Attribute("salary", .int16, default: .int(0))
-                Attribute("nickname", .string, optional: true)
-                Attribute("level", .int16, optional: true)
-                Attribute("email", .string, unique: true)
-                Relationship("department", to: "Department", inverse: "employees")
+        func departments(version: String, indexed: Bool = false, unique: Bool = false) throws -> ObjectModel {
+            try ObjectModel(version: version) {
+                Entity("Department") {
+                    Attribute("title", .string, indexed: indexed, unique: unique)
+                    Relationship("employees", to: "Employee", inverse: "department", toMany: true)
+                }
+                Entity("Employee") {
+                    Attribute("name", .string)
+                    Attribute("salary", .int16, default: .int(0))
+                    Attribute("nickname", .string, optional: true)
+                    Attribute("level", .int16, optional: true)
+                    Attribute("email", .string, unique: true)
+                    Relationship("department", to: "Department", inverse: "employees")
+                }
             }
         }
-        let dir = try TemporaryDirectory("in-place-refused")
+        let indexed = try departments(version: "2", indexed: true)
+        let unique = try departments(version: "3", indexed: true, unique: true)
+        let dir = try TemporaryDirectory("in-place-index")
         defer { dir.remove() }
         let path = dir.appending("Staff.strata")
         do {
             let store = try Self.open(path, m[0], plan: nil)
-            _ = try store.batchInsert(entityName: "Department", objects: [["title": .string("Sales")]])
+            _ = try store.batchInsert(entityName: "Department", objects: (0..<40).map { ["title": .string("D\($0 % 20)")] })
             try store.close()
         }
+        do {
+            let progress = ProgressLog()
+            let store = try Self.open(path, indexed, plan: MigrationPlan(models: [m[0], indexed], stages: [.lightweight(from: m[0], to: indexed)]), progress: progress)
+            #expect(progress.passes == [.inPlace, .swap])
+            let table = try LayoutTable.decode(try #require(store.records.metadata[LayoutTable.metadataKey]))
+            let title = try #require(table.entities["Department"]?.current?.fields.first { $0.name == "title" })
+            let index = try #require(title.termIndex)
+            #expect(table.retiredTermIndexes?.contains(index) == true, "reserved before the build")
+            // The index answers: two departments per title, found through it.
+            #expect(try store.records.keys(for: IndexTerm(index: index, value: try #require(ObjectCodec.orderedBytes(.string("D3"))))).count == 2)
+            let found = try store.newContext().fetch(FetchRequest(entityName: "Department", predicate: .key("title") == .constant(.string("D3"))))
+            #expect(found.count == 2)
+            // New objects get the term as they are saved.
+            _ = try store.batchInsert(entityName: "Department", objects: [["title": .string("D3")]])
+            #expect(try store.records.keys(for: IndexTerm(index: index, value: try #require(ObjectCodec.orderedBytes(.string("D3"))))).count == 3)
+            #expect(try store.verify().isSound)
+            try store.close()
+        }
+        // Unique now: D3 is taken three times, and the rewrite refuses, the store unchanged.
+        let before = try DirectorySnapshot(path)
         let progress = ProgressLog()
-        let store = try Self.open(path, indexed, plan: MigrationPlan(models: [m[0], indexed], stages: [.lightweight(from: m[0], to: indexed)]), progress: progress)
-        #expect(!progress.passes.contains(.inPlace) && progress.passes.contains(.swap))
-        let found = try store.newContext().fetch(FetchRequest(entityName: "Department", predicate: .key("title") == .constant(.string("Sales"))))
-        #expect(found.count == 1)
-        try store.close()
+        let error = #expect(throws: StrataError.self) {
+            try Self.open(path, unique, plan: MigrationPlan(models: [m[0], indexed, unique], stages: [
+                .lightweight(from: m[0], to: indexed), .lightweight(from: indexed, to: unique),
+            ]), progress: progress)
+        }
+        #expect(error?.code == .uniquenessViolation, "\(String(describing: error))")
+        #expect(!progress.passes.contains(.inPlace) && progress.passes.contains(.createInstances))
+        #expect(try DirectorySnapshot(path) == before)
     }
 
     /// A rewriting stage after in-place ones reads every layout forward, and its
