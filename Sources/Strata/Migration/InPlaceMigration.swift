@@ -245,14 +245,9 @@ struct InPlaceMigration {
                     let object = try schema.decode(record)
                     var terms = record.terms
                     for (number, index) in fields where number < object.fields.count {
-                        let field = object.fields[number]
-                        let value: [UInt8]?
-                        if case .blob(let ref, _) = field {
-                            value = ObjectCodec.orderedBytes(.binary(Data(try records.readBlob(ref))))
-                        } else {
-                            value = ObjectCodec.termValue(field)
+                        if let value = try ObjectCodec.termValue(object.fields[number], blobBytes: records.readBlob) {
+                            terms.append(IndexTerm(index: index, value: value))
                         }
-                        if let value { terms.append(IndexTerm(index: index, value: value)) }
                     }
                     guard terms.count != record.terms.count else { continue }
                     writes.put(record.key, value: record.value, blobs: record.blobs, terms: terms)

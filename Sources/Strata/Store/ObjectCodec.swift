@@ -25,10 +25,7 @@ enum ObjectCodec {
     /// share a term wherever they are stored.
     static func encode(_ fields: [FieldValue], layout: StoreSchema.EntityLayout,
                        blobBytes: (BlobRef) throws -> [UInt8]) throws -> (value: [UInt8], blobs: [BlobRef], terms: [IndexTerm]) {
-        func termValue(_ field: FieldValue) throws -> [UInt8]? {
-            if case .blob(let ref, _) = field { return orderedBytes(.binary(Data(try blobBytes(ref)))) }
-            return Self.termValue(field)
-        }
+        func termValue(_ field: FieldValue) throws -> [UInt8]? { try Self.termValue(field, blobBytes: blobBytes) }
         var w = FieldWriter()
         var blobs: [BlobRef] = []
         var terms: [IndexTerm] = []
@@ -186,6 +183,13 @@ enum ObjectCodec {
 
     /// The term a field contributes to its index: to-one keys big-endian; attribute
     /// values in an encoding whose byte order is the values' order.
+    /// The term of a field wherever its value is stored: an external binary's is the
+    /// one its bytes (read through `blobBytes`) would have inline.
+    static func termValue(_ field: FieldValue, blobBytes: (BlobRef) throws -> [UInt8]) throws -> [UInt8]? {
+        if case .blob(let ref, _) = field { return orderedBytes(.binary(Data(try blobBytes(ref)))) }
+        return termValue(field)
+    }
+
     static func termValue(_ field: FieldValue) -> [UInt8]? {
         switch field {
         case .reference(let key): return bigEndian(key.rawValue)

@@ -32,7 +32,7 @@ extension ObjectStore {
                 var writes = WriteBatch()
                 for record in batch {
                     let object = try ObjectCodec.decode(record)
-                    guard (object.layoutID ?? layout.firstLayoutID) != layout.layoutID else { continue }
+                    guard layout.layout(named: object.layoutID) != layout.layoutID else { continue }
                     let forwarded = try schema.forward(object)
                     let encoded = try ObjectCodec.encode(forwarded.fields, layout: layout, blobBytes: { try self.records.readBlob($0) })
                     writes.put(record.key, value: encoded.value, blobs: encoded.blobs, terms: encoded.terms)

@@ -43,6 +43,9 @@ struct StoreSchema: Sendable {
         var firstLayoutID: UInt32 = 1
         /// How a record of each older layout reads as this one.
         var forwards: [UInt32: ForwardMap] = [:]
+
+        /// The layout a record names, or its entity's first for a version-1 record.
+        func layout(named id: UInt32?) -> UInt32 { id ?? firstLayoutID }
     }
 
     /// A record of an older layout read as the current one: each current field takes
@@ -304,7 +307,7 @@ struct StoreSchema: Sendable {
             return object
         }
         guard let name = entityByTag[Self.tag(of: object.key)], let layout = shapes[name]?.layout else { return object }
-        let id = object.layoutID ?? layout.firstLayoutID
+        let id = layout.layout(named: object.layoutID)
         if id == layout.layoutID { return object }
         guard let map = layout.forwards[id] else {
             throw StrataError(.corrupt, "object record \(object.key) names layout \(id), which \(name) never had", context: ["entity": name])
@@ -325,7 +328,7 @@ struct StoreSchema: Sendable {
         guard hasOlderLayouts, record.key.rawValue & ObjectID.serialMask != 0,
               let name = entityByTag[Self.tag(of: record.key)], let layout = shapes[name]?.layout,
               let object = try? ObjectCodec.decode(record),
-              (object.layoutID ?? layout.firstLayoutID) != layout.layoutID,
+              layout.layout(named: object.layoutID) != layout.layoutID,
               let forwarded = try? forward(object),
               let encoded = try? ObjectCodec.encode(forwarded.fields, layout: layout, blobBytes: { _ in [] }) else { return nil }
         return Record(key: record.key, sequence: record.sequence, value: encoded.value, blobs: encoded.blobs, terms: record.terms)

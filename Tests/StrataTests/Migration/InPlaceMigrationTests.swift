@@ -16,12 +16,19 @@ struct InPlaceMigrationTests {
     /// removed, entity Badge and an optional to-one Employee.badge added, `salary` Int32 →
     /// Int64. v3 → v4: `level` made required (every object has one), `age`'s default
     /// changed (objects written before `age` existed keep reading the old default).
+    /// The entities every version shares as they are.
+    static let department = Entity("Department") {
+        Attribute("title", .string)
+        Relationship("employees", to: "Employee", inverse: "department", toMany: true)
+    }
+    static let badge = Entity("Badge") {
+        Attribute("label", .string)
+        Relationship("holder", to: "Employee", inverse: "badge")
+    }
+
     static func models() throws -> [ObjectModel] {
         let v1 = try ObjectModel(version: "1") {
-            Entity("Department") {
-                Attribute("title", .string)
-                Relationship("employees", to: "Employee", inverse: "department", toMany: true)
-            }
+            Self.department
             Entity("Employee") {
                 Attribute("name", .string)
                 Attribute("salary", .int16, default: .int(0))
@@ -32,10 +39,7 @@ struct InPlaceMigrationTests {
             }
         }
         let v2 = try ObjectModel(version: "2") {
-            Entity("Department") {
-                Attribute("title", .string)
-                Relationship("employees", to: "Employee", inverse: "department", toMany: true)
-            }
+            Self.department
             Entity("Employee") {
                 Attribute("name", .string)
                 Attribute("salary", .int32, default: .int(0))
@@ -47,14 +51,8 @@ struct InPlaceMigrationTests {
             }
         }
         let v3 = try ObjectModel(version: "3") {
-            Entity("Department") {
-                Attribute("title", .string)
-                Relationship("employees", to: "Employee", inverse: "department", toMany: true)
-            }
-            Entity("Badge") {
-                Attribute("label", .string)
-                Relationship("holder", to: "Employee", inverse: "badge")
-            }
+            Self.department
+            Self.badge
             Entity("Employee") {
                 Attribute("name", .string)
                 Attribute("salary", .int64, default: .int(0))
@@ -66,14 +64,8 @@ struct InPlaceMigrationTests {
             }
         }
         let v4 = try ObjectModel(version: "4") {
-            Entity("Department") {
-                Attribute("title", .string)
-                Relationship("employees", to: "Employee", inverse: "department", toMany: true)
-            }
-            Entity("Badge") {
-                Attribute("label", .string)
-                Relationship("holder", to: "Employee", inverse: "badge")
-            }
+            Self.department
+            Self.badge
             Entity("Employee") {
                 Attribute("name", .string)
                 Attribute("salary", .int64, default: .int(0))
@@ -346,14 +338,8 @@ struct InPlaceMigrationTests {
     @Test func aRewriteAfterInPlaceStagesReadsEveryLayout() throws {
         var m = try Self.models()
         let v5 = try ObjectModel(version: "5") {
-            Entity("Department") {
-                Attribute("title", .string)
-                Relationship("employees", to: "Employee", inverse: "department", toMany: true)
-            }
-            Entity("Badge") {
-                Attribute("label", .string)
-                Relationship("holder", to: "Employee", inverse: "badge")
-            }
+            Self.department
+            Self.badge
             Entity("Employee") {
                 Attribute("name", .string)
                 Attribute("salary", .int64, default: .int(0))
