@@ -10,13 +10,16 @@ import StrataLog
 /// (`renamingIdentifier`) whose storage does not move; entities added; entities and
 /// stored to-manys removed when they hold nothing; optionality and default changes;
 /// widening numeric types (Int16 → Int32 → Int64, Float → Double: one `Value` case
-/// each, so nothing converts); an index added to an existing attribute (``buildIndexes``:
-/// its terms put on the records as they are). An attribute made required is checked by
-/// a scan that writes nothing, and the stage fails naming `Entity.attribute` and the
-/// object when a value is missing. Everything else — a narrowing or other type change,
-/// external storage switched, a dropped index or a changed uniqueness rule, a
-/// to-one ↔ to-many change, entity renames and hierarchy changes, a removed entity that
-/// still has objects — takes the streaming rewrite (``refusal`` says why).
+/// each, so nothing converts); an index added to an existing attribute, or to a new one
+/// with a default (``buildIndexes``: its terms put on the records as they are); a new
+/// uniqueness rule, unique attribute or compound constraint (checked by
+/// ``UniquenessScan``, then built as an index). An attribute made required and a new
+/// uniqueness rule are checked by scans that write nothing, and the stage fails naming
+/// `Entity.attribute` and the object(s) when the data does not allow the change.
+/// Everything else — a narrowing or other type change, external storage switched, a
+/// dropped index or uniqueness rule, a to-one ↔ to-many change, entity renames and
+/// hierarchy changes, a removed entity that still has objects — takes the streaming
+/// rewrite (``Refusal`` says why).
 struct InPlaceMigration {
     /// The destination model's schema over the new layout table.
     let schema: StoreSchema
@@ -38,7 +41,8 @@ struct InPlaceMigration {
     ///   naming `Entity.attribute` and the object when an attribute made required has
     ///   an object without a value and no default to give it.
     static func plan(from source: ObjectModel, schema sourceSchema: StoreSchema, records: any RecordStore,
-                     metadata: [String: [UInt8]], to destination: ObjectModel) throws -> InPlaceMigration {
+                     metadata: [String: [UInt8]], to destination: ObjectModel,
+                     scratch: UniquenessScan.Scratch) throws -> InPlaceMigration {
         // A store written before edges converts its to-many lists when rewritten (one
         // whose model has no stored to-many has none).
         guard !sourceSchema.mayHaveLegacyLists || sourceSchema.edgeRelations.isEmpty else {
@@ -55,8 +59,10 @@ struct InPlaceMigration {
             guard old.parentName == entity.parentName, old.isAbstract == entity.isAbstract else {
                 throw Refusal(description: "entity \(entity.name) changes its parent or abstractness")
             }
-            guard Set(old.uniquenessConstraints.map { $0.sorted() }) == Set(entity.uniquenessConstraints.map { $0.sorted() }) else {
-                throw Refusal(description: "entity \(entity.name) changes its uniqueness constraints")
+            // Compound constraints are numbered by position in the sorted list: new ones
+            // may only follow the old, which keep their numbers (and their terms).
+            guard entity.uniquenessConstraints.starts(with: old.uniquenessConstraints) else {
+                throw Refusal(description: "entity \(entity.name) drops or reorders its compound uniqueness constraints")
             }
             if let tag = sourceSchema.tags[entity.name] { tags[entity.name] = tag }
         }
@@ -112,9 +118,11 @@ struct InPlaceMigration {
                     }
                     if let termIndex {
                         usedTermIndexes.insert(termIndex)
-                        // An existing attribute that becomes indexed: its records need terms.
-                        if prior != nil, prior?.termIndex == nil, case .attribute = field.kind {
-                            builds.append(IndexBuild(entity: entity.name, field: field.name, termIndex: termIndex))
+                        // An existing attribute that becomes indexed, or a new indexed one whose
+                        // default the existing objects read: their records need terms.
+                        let filled = !(entity.attributesByName[field.name]?.defaultValue?.isNull ?? true)
+                        if old != nil, prior == nil ? filled : prior?.termIndex == nil, case .attribute = field.kind {
+                            builds.append(IndexBuild(entity: entity.name, fields: [field.name], termIndex: termIndex, compound: false))
                         }
                     }
                 }
@@ -143,7 +151,22 @@ struct InPlaceMigration {
         let schema = try StoreSchema(model: destination, existing: tags, firstNewTag: firstNewTag,
                                      existingEdges: edges, mayHaveLegacyLists: sourceSchema.mayHaveLegacyLists,
                                      layoutTable: table)
+        // New compound constraints: their terms are put on the records as a new index's are.
+        for (name, shape) in schema.shapes where sourceSchema.shapes[name] != nil {
+            let had = Set(sourceSchema.shapes[name]?.layout.compoundTerms.map(\.index) ?? [])
+            for rule in shape.uniqueConstraints where rule.isCompound && !had.contains(rule.termIndex) {
+                builds.append(IndexBuild(entity: name, fields: rule.attributes, termIndex: rule.termIndex, compound: true))
+            }
+        }
         try checkRequired(from: source, schema: sourceSchema, records: records, to: destination)
+        let added = addedRules(from: source, schema: schema)
+        if !added.isEmpty {
+            var scan = UniquenessScan(schema: schema, records: records, scratch: scratch)
+            for constraint in added {
+                try scan.check(UniquenessScan.Rule(constraint: constraint, sourceHash: source.versionHash,
+                                                   destinationHash: destination.versionHash))
+            }
+        }
         if !builds.isEmpty {
             try buildIndexes(builds, schema: schema, sourceTable: sourceSchema.layoutTable, records: records, metadata: metadata)
         }
@@ -191,10 +214,12 @@ struct InPlaceMigration {
                 throw Refusal(description: "\(entity.name).\(field.name) moves between the record and the blob area")
             }
             // A new index is built in place (its terms put on the records as they are,
-            // `buildIndexes`); a dropped one should not leave its terms, and a new
-            // uniqueness rule is checked against the data: both rewrite.
-            if new.isUnique != was.isUnique || (was.isIndexed && !new.isIndexed) {
-                throw Refusal(description: "\(entity.name).\(field.name) changes its uniqueness or drops its index")
+            // `buildIndexes`), and a new uniqueness rule is checked by a scan that
+            // writes nothing first (`UniquenessScan`); a dropped index or rule should
+            // not leave its terms behind: both rewrite.
+            let wasIndexed = was.isIndexed || was.isUnique, isIndexed = new.isIndexed || new.isUnique
+            if (was.isUnique && !new.isUnique) || (wasIndexed && !isIndexed) {
+                throw Refusal(description: "\(entity.name).\(field.name) drops its uniqueness rule or its index")
             }
         case (.relationship(let new), .relationship(let was)):
             guard new.isToMany == was.isToMany, new.destinationEntityName == was.destinationEntityName,
@@ -210,18 +235,24 @@ struct InPlaceMigration {
         return match.name
     }
 
-    /// An existing attribute that becomes indexed: the index number its terms take.
+    /// Terms a stage adds to the records there are: an existing attribute that becomes
+    /// indexed or unique, a new indexed attribute whose default the objects read, or a
+    /// new compound uniqueness constraint (`fields` its attributes).
     struct IndexBuild {
         let entity: String
-        let field: String
+        let fields: [String]
         let termIndex: UInt32
+        let compound: Bool
     }
 
     /// Builds new indexes in place, before the stage's metadata swap: every record of
     /// the entity is put again with the same value and blobs (its layout unchanged) and
-    /// one more term, in batches. The new numbers are first recorded as retired in the
-    /// store's own metadata, so that a crash in the middle leaves the old model with
-    /// terms under numbers no field will ever be given; the next attempt builds again.
+    /// the new terms, in batches. The new attribute numbers are first recorded as
+    /// retired in the store's own metadata, so that a crash in the middle leaves the old
+    /// model with terms under numbers no field will ever be given; the next attempt
+    /// builds again, replacing what the interrupted one put. (A compound constraint's
+    /// number is its position after the entity's older constraints, which no field can
+    /// take.)
     ///
     /// Only as a plan's first change to the live store (or on a staging store): the
     /// reservation is written over the store's own metadata, not over changes an earlier
@@ -231,30 +262,63 @@ struct InPlaceMigration {
         guard metadata == records.metadata else {
             throw Refusal(description: "an index is built in place only by the first change of a plan")
         }
-        var reserved = sourceTable
-        reserved.retiredTermIndexes = Array(Set((reserved.retiredTermIndexes ?? []) + builds.map(\.termIndex))).sorted()
-        var onDisk = records.metadata
-        onDisk[LayoutTable.metadataKey] = try reserved.encoded()
-        try records.setMetadata(onDisk)
+        let fieldIndexes = builds.filter { !$0.compound }.map(\.termIndex)
+        if !fieldIndexes.isEmpty {
+            var reserved = sourceTable
+            reserved.retiredTermIndexes = Array(Set((reserved.retiredTermIndexes ?? []) + fieldIndexes)).sorted()
+            var onDisk = records.metadata
+            onDisk[LayoutTable.metadataKey] = try reserved.encoded()
+            try records.setMetadata(onDisk)
+        }
         for (entity, entityBuilds) in Dictionary(grouping: builds, by: \.entity) {
             guard let layout = schema.shapes[entity]?.layout else { continue }
-            let fields = entityBuilds.compactMap { build in layout.fieldNumbers[build.field].map { ($0, build.termIndex) } }
+            let built = Set(entityBuilds.map(\.termIndex))
+            let numbered = entityBuilds.compactMap { build -> (numbers: [Int], build: IndexBuild)? in
+                let numbers = build.fields.compactMap { layout.fieldNumbers[$0] }
+                return numbers.count == build.fields.count ? (numbers, build) : nil
+            }
             try records.scan(StoreSchema.range(tag: layout.tag), batchSize: 1024) { batch in
                 var writes = WriteBatch()
                 for record in batch {
                     let object = try schema.decode(record)
-                    var terms = record.terms
-                    for (number, index) in fields where number < object.fields.count {
-                        if let value = try ObjectCodec.termValue(object.fields[number], blobBytes: records.readBlob) {
-                            terms.append(IndexTerm(index: index, value: value))
+                    var terms = record.terms.filter { !built.contains($0.index) }
+                    for (numbers, build) in numbered {
+                        let value: [UInt8]?
+                        if build.compound {
+                            value = try ObjectCodec.compoundTerm(object.fields, numbers: numbers, blobBytes: records.readBlob)
+                        } else {
+                            value = numbers[0] < object.fields.count
+                                ? try ObjectCodec.termValue(object.fields[numbers[0]], blobBytes: records.readBlob) : nil
                         }
+                        if let value { terms.append(IndexTerm(index: build.termIndex, value: value)) }
                     }
-                    guard terms.count != record.terms.count else { continue }
+                    guard terms != record.terms else { continue }
                     writes.put(record.key, value: record.value, blobs: record.blobs, terms: terms)
                 }
                 if !writes.isEmpty { try records.commit(writes) }
             }
         }
+    }
+
+    /// The uniqueness rules `schema` (the destination's) has that the source model did
+    /// not, each once, on the entity that declares it: a unique attribute that was not
+    /// (or is new), a compound constraint the entity did not declare. Rules of new
+    /// entities bind no stored object and are left out.
+    static func addedRules(from source: ObjectModel, schema: StoreSchema) -> [UniqueConstraint] {
+        var added: [UniqueConstraint] = []
+        for (name, shape) in schema.shapes.sorted(by: { $0.key < $1.key }) {
+            guard let old = source.entity(named: name) else { continue }
+            for rule in shape.uniqueConstraints where rule.entity == name {
+                if rule.isCompound {
+                    if !old.uniquenessConstraints.contains(rule.attributes) { added.append(rule) }
+                    continue
+                }
+                let attribute = shape.entity.attributesByName[rule.attributes[0]]
+                let sourceName = attribute?.renamingIdentifier.flatMap { old.attributesByName[$0] != nil ? $0 : nil } ?? rule.attributes[0]
+                if !(old.attributesByName[sourceName]?.isUnique ?? false) { added.append(rule) }
+            }
+        }
+        return added
     }
 
     /// Widening changes every stored value survives unchanged.

@@ -200,7 +200,8 @@ extension StoreMigrator {
         let schema = try ObjectStore.storedSchema(in: source, model: sourceModel, metadata: metadata)
         do {
             let plan = try InPlaceMigration.plan(from: sourceModel, schema: schema, records: source,
-                                                 metadata: metadata ?? source.metadata, to: destination)
+                                                 metadata: metadata ?? source.metadata, to: destination,
+                                                 scratch: UniquenessScan.Scratch(options))
             if !plan.removed.isEmpty {
                 // As the rewrite warns of what inference drops (without counting it: that
                 // would read every record the stage does not touch).

@@ -57,21 +57,27 @@ enum ObjectCodec {
             }
         }
         for (index, numbers) in layout.compoundTerms {
-            var values: [Value] = []
-            for number in numbers {
-                guard number < fields.count else { break }
-                if case .value(let value) = fields[number] {
-                    values.append(value)
-                } else if case .blob(let ref, _) = fields[number] {
-                    values.append(.binary(Data(try blobBytes(ref))))
-                } else {
-                    break
-                }
-            }
-            guard values.count == numbers.count, let term = UniqueConstraint.term(values, compound: true) else { continue }
+            guard let term = try compoundTerm(fields, numbers: numbers, blobBytes: blobBytes) else { continue }
             terms.append(IndexTerm(index: index, value: term))
         }
         return (w.bytes, blobs, terms)
+    }
+
+    /// The term of a compound uniqueness constraint over the fields `numbers` names;
+    /// nil when one of them is null or missing (values are null-distinct).
+    static func compoundTerm(_ fields: [FieldValue], numbers: [Int], blobBytes: (BlobRef) throws -> [UInt8]) throws -> [UInt8]? {
+        var values: [Value] = []
+        for number in numbers {
+            guard number < fields.count else { return nil }
+            if case .value(let value) = fields[number] {
+                values.append(value)
+            } else if case .blob(let ref, _) = fields[number] {
+                values.append(.binary(Data(try blobBytes(ref))))
+            } else {
+                return nil
+            }
+        }
+        return UniqueConstraint.term(values, compound: true)
     }
 
     static func decode(_ record: Record) throws -> StoredObject {

@@ -48,6 +48,11 @@ public struct StoreOptions: Sendable {
     public var migrationMemoryBudget = 64 << 20
     /// Overrides the batch size the budget implies (objects per batch).
     public var migrationBatchSize: Int?
+    /// Where an in-place stage that adds a uniqueness rule sorts the rule's values when
+    /// they outgrow a quarter of ``migrationMemoryBudget`` (an external merge sort; the
+    /// files are removed when the check ends, and never touch the store). nil: the
+    /// system's temporary directory (`TMPDIR`, else `/tmp`).
+    public var scratchDirectory: String?
     /// Called as a migration advances (objects done, total), for bars and logs.
     public var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
     /// The file system a `.segmentLog` store opens over, instead of the real one: the

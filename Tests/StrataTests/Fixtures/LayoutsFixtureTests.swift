@@ -82,7 +82,8 @@ import StrataTestSupport
                 try Self.check(store, against: fixture)
                 try store.close()
             }
-            // v4: name unique, which the data must be checked against: the streaming rewrite.
+            // v4: name unique, which the data is checked against by a scan that writes
+            // nothing; then its terms are built on the records of every layout.
             var entities = m[2].entities
             entities[0].declaredProperties = entities[0].declaredProperties.map { property in
                 guard case .attribute(var attribute) = property, attribute.name == "name" else { return property }
@@ -90,18 +91,40 @@ import StrataTestSupport
                 return .attribute(attribute)
             }
             let v4 = try ObjectModel(version: "layouts-4", entities: entities)
-            var options = StoreOptions()
-            options.migration = .plan(MigrationPlan(models: m + [v4], stages: [
+            // v5: the rule dropped again (name only indexed), which the streaming rewrite
+            // does (no rule's terms left behind).
+            entities = m[2].entities
+            entities[0].declaredProperties = entities[0].declaredProperties.map { property in
+                guard case .attribute(var attribute) = property, attribute.name == "name" else { return property }
+                attribute.isIndexed = true
+                return .attribute(attribute)
+            }
+            let v5 = try ObjectModel(version: "layouts-5", entities: entities)
+            let stages: [MigrationStage] = [
                 .lightweight(from: m[0], to: m[1]), .lightweight(from: m[1], to: m[2]), .lightweight(from: m[2], to: v4),
-            ]))
-            let progress = ProgressLog()
-            options.migrationProgress = { progress.append($0) }
-            let store = try ObjectStore(at: path, model: v4, options: options)
-            #expect(progress.passes.contains(.createInstances), "a new uniqueness rule is a rewrite")
-            try Self.check(store, against: fixture)
-            let found = try store.newContext().fetch(FetchRequest(entityName: "Task", predicate: .key("name") == .constant(.string("v1 task 0"))))
-            #expect(found.count == 1)
-            try store.close()
+                .lightweight(from: v4, to: v5),
+            ]
+            for (model, passes) in [(v4, [MigrationProgress.Pass.inPlace, .swap]), (v5, [.createInstances])] {
+                var options = StoreOptions()
+                options.migration = .plan(model == v4 ? MigrationPlan(models: m + [v4], stages: Array(stages.prefix(3))) : MigrationPlan(models: m + [v4, v5], stages: stages))
+                let progress = ProgressLog()
+                options.migrationProgress = { progress.append($0) }
+                let store = try ObjectStore(at: path, model: model, options: options)
+                #expect(passes.allSatisfy(progress.passes.contains), "\(model.versionIdentifier): \(progress.passes)")
+                try Self.check(store, against: fixture)
+                let found = try store.newContext().fetch(FetchRequest(entityName: "Task", predicate: .key("name") == .constant(.string("v1 task 0"))))
+                #expect(found.count == 1)
+                if model == v4 {
+                    // The rule holds for the objects of every layout: a twin is refused.
+                    let context = store.newContext()
+                    let twin = try context.insert("Task")
+                    try twin.setValue("v1 task 0", forKey: "name")
+                    let error = #expect(throws: StrataError.self) { try context.save() }
+                    #expect(error?.context["properties"] == "name" && error?.context["value"] == "\"v1 task 0\"", "\(String(describing: error))")
+                    context.rollback()
+                }
+                try store.close()
+            }
         }
     }
 }

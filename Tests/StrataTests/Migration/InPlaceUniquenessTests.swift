@@ -1,0 +1,222 @@
+import Foundation
+import Testing
+import StrataLog
+import StrataTestSupport
+@testable import Strata
+
+/// Issue 15: a new uniqueness rule — a unique attribute or a compound constraint — is
+/// checked in place by a scan that writes nothing (an external merge sort of the rule's
+/// terms outside the store); the stage fails naming the rule, the value and both
+/// objects with the store byte-for-byte unchanged, or builds the rule's terms on the
+/// records as they are and swaps the metadata. No staging store either way.
+@Suite("Migration: uniqueness in place")
+struct InPlaceUniquenessTests {
+    static func accounts(_ version: String, unique: Bool = false, indexed: Bool = false,
+                         compound: Bool = false, region: (indexed: Bool, unique: Bool, default: Value?)? = nil) throws -> ObjectModel {
+        try ObjectModel(version: version) {
+            Entity("Account", uniquenessConstraints: compound ? [["first", "last"]] : []) {
+                Attribute("email", .string, optional: true, indexed: indexed, unique: unique)
+                Attribute("first", .string, optional: true)
+                Attribute("last", .string, optional: true)
+                if let region {
+                    Attribute("region", .string, optional: true, default: region.default, indexed: region.indexed, unique: region.unique)
+                }
+            }
+            Entity("Admin", parent: "Account") {
+                Attribute("level", .int64, default: .int(0))
+            }
+        }
+    }
+
+    /// Opens through one inferred stage with a scratch budget small enough to spill
+    /// several sorted runs for a few hundred objects.
+    static func open(_ path: String, _ model: ObjectModel, migrate: Bool = true, progress: ProgressLog? = nil,
+                     scratch: String? = nil) throws -> ObjectStore {
+        var options = StoreOptions()
+        if migrate { options.migration = .inferred }
+        options.migrationMemoryBudget = 16 << 10
+        options.scratchDirectory = scratch
+        if let progress { options.migrationProgress = { progress.append($0) } }
+        return try ObjectStore(at: path, model: model, options: options)
+    }
+
+    /// 600 accounts and 100 admins (the sub-entity shares the rule's scope), every email
+    /// distinct, name pairs distinct; `duplicate` copies the last admin's values onto
+    /// the first account.
+    static func seed(_ path: String, _ model: ObjectModel, duplicate: Bool) throws -> (first: ObjectID, last: ObjectID) {
+        let store = try Self.open(path, model, migrate: false)
+        defer { try? store.close() }
+        var rows: [[String: Value]] = (0..<600).map { i in
+            ["email": .string("a\(i)@x"), "first": .string("F\(i % 30)"), "last": .string("L\(i / 30)")]
+        }
+        rows[7]["email"] = .null   // values are null-distinct: nils never collide
+        rows[9]["email"] = .null
+        if duplicate { rows[0] = ["email": .string("admin99@x"), "first": .string("AF"), "last": .string("AL99")] }
+        let accounts = try store.batchInsert(entityName: "Account", objects: rows)
+        let admins = try store.batchInsert(entityName: "Admin", objects: (0..<100).map { i in
+            ["email": .string("admin\(i)@x"), "first": .string("AF"), "last": .string("AL\(i)")]
+        })
+        return (accounts[0], admins[99])
+    }
+
+    static func scratchIsEmpty(_ dir: TemporaryDirectory) throws -> Bool {
+        try FileManager.default.contentsOfDirectory(atPath: dir.appending("scratch")).isEmpty
+    }
+
+    @Test(arguments: [false, true])
+    func aDuplicateFailsTheStageAndLeavesTheStoreUnchanged(compound: Bool) throws {
+        let dir = try TemporaryDirectory("in-place-unique-dup")
+        defer { dir.remove() }
+        let path = dir.appending("Accounts.strata")
+        try FileManager.default.createDirectory(atPath: dir.appending("scratch"), withIntermediateDirectories: true)
+        let ids = try Self.seed(path, try Self.accounts("1"), duplicate: true)
+        let before = try DirectorySnapshot(path)
+        let progress = ProgressLog()
+        let v2 = try Self.accounts("2", unique: !compound, compound: compound)
+        let error = #expect(throws: StrataError.self) {
+            try Self.open(path, v2, progress: progress, scratch: dir.appending("scratch"))
+        }
+        #expect(error?.code == .uniquenessViolation, "\(String(describing: error))")
+        #expect(error?.context["entity"] == "Account")
+        #expect(error?.context["properties"] == (compound ? "first,last" : "email"))
+        #expect(error?.context["value"] == (compound ? "(\"AF\", \"AL99\")" : "\"admin99@x\""))
+        #expect(error?.context["objects"] == "\(ids.first)\n\(ids.last)")
+        #expect(error?.message.contains(compound ? "Account.(first, last)" : "Account.email") == true)
+        #expect(!progress.passes.contains(.createInstances), "checked without a staging store")
+        #expect(try DirectorySnapshot(path) == before)
+        #expect(try Self.scratchIsEmpty(dir), "the sorted runs are removed")
+        let store = try Self.open(path, try Self.accounts("1"), migrate: false)
+        #expect(try store.newContext().count(for: FetchRequest(entityName: "Account")) == 700)
+        try store.close()
+    }
+
+    @Test(arguments: [false, true])
+    func withoutDuplicatesTheRuleIsBuiltInPlaceAndHoldsAfter(compound: Bool) throws {
+        let dir = try TemporaryDirectory("in-place-unique-ok")
+        defer { dir.remove() }
+        let path = dir.appending("Accounts.strata")
+        try FileManager.default.createDirectory(atPath: dir.appending("scratch"), withIntermediateDirectories: true)
+        _ = try Self.seed(path, try Self.accounts("1"), duplicate: false)
+        let v2 = try Self.accounts("2", unique: !compound, compound: compound)
+        let progress = ProgressLog()
+        do {
+            let store = try Self.open(path, v2, progress: progress, scratch: dir.appending("scratch"))
+            #expect(progress.passes == [.inPlace, .swap], "\(progress.passes)")
+            #expect(!FileManager.default.fileExists(atPath: path + "/staging"))
+            #expect(try Self.scratchIsEmpty(dir))
+            #expect(try store.verify().isSound)
+            try store.close()
+        }
+        let store = try ObjectStore(at: path, model: v2)
+        defer { try? store.close() }
+        let context = store.newContext()
+        #expect(try context.count(for: FetchRequest(entityName: "Account")) == 700)
+        // The rule's terms are on the old records: an equal value is refused at save,
+        // for the entity and its sub-entity alike; a nil is still no value.
+        for entity in ["Account", "Admin"] {
+            let twin = try context.insert(entity)
+            try twin.setValue(compound ? "unique-\(entity)@x" : "admin5@x", forKey: "email")
+            try twin.setValue(compound ? "F3" : "new", forKey: "first")
+            try twin.setValue(compound ? "L0" : "new-\(entity)", forKey: "last")
+            let error = #expect(throws: StrataError.self) { try context.save() }
+            #expect(error?.context["properties"] == (compound ? "first,last" : "email"), "\(String(describing: error))")
+            context.rollback()
+        }
+        let blank = try context.insert("Account")
+        try blank.setValue("fresh", forKey: "first")
+        try context.save()
+        // Batch inserts consult the same terms.
+        let row: [String: Value] = compound ? ["first": .string("AF"), "last": .string("AL3")] : ["email": .string("a5@x")]
+        let error = #expect(throws: StrataError.self) { try store.batchInsert(entityName: "Account", objects: [row]) }
+        #expect(error?.code == .uniquenessViolation, "\(String(describing: error))")
+    }
+
+    /// An attribute that was indexed already has its terms: becoming unique is a check
+    /// and a metadata swap, no record written.
+    @Test func anIndexedAttributeBecomesUniqueWithoutAWrite() throws {
+        let dir = try TemporaryDirectory("in-place-unique-indexed")
+        defer { dir.remove() }
+        let path = dir.appending("Accounts.strata")
+        _ = try Self.seed(path, try Self.accounts("1", indexed: true), duplicate: false)
+        let sequence: UInt64
+        do {
+            let store = try Self.open(path, try Self.accounts("1", indexed: true), migrate: false)
+            sequence = store.records.lastSequence
+            try store.close()
+        }
+        let v2 = try Self.accounts("2", unique: true, indexed: true)
+        let progress = ProgressLog()
+        let store = try Self.open(path, v2, progress: progress)
+        defer { try? store.close() }
+        #expect(progress.passes == [.inPlace, .swap])
+        #expect(store.records.lastSequence == sequence, "no record written")
+        let context = store.newContext()
+        let twin = try context.insert("Account")
+        try twin.setValue("a17@x", forKey: "email")
+        let error = #expect(throws: StrataError.self) { try context.save() }
+        #expect(error?.context["value"] == "\"a17@x\"", "\(String(describing: error))")
+    }
+
+    /// A new attribute with a default: the existing objects read the default, so a
+    /// unique one with two objects is a duplicate, and an indexed one answers an
+    /// equality query on the default for the old objects too.
+    @Test func aNewAttributeWithADefaultIsCheckedAndIndexedForTheObjectsThereAre() throws {
+        let dir = try TemporaryDirectory("in-place-unique-default")
+        defer { dir.remove() }
+        let path = dir.appending("Accounts.strata")
+        _ = try Self.seed(path, try Self.accounts("1"), duplicate: false)
+        let before = try DirectorySnapshot(path)
+        let unique = try Self.accounts("2", region: (indexed: false, unique: true, default: .string("eu")))
+        let error = #expect(throws: StrataError.self) { try Self.open(path, unique) }
+        #expect(error?.code == .uniquenessViolation)
+        #expect(error?.context["value"] == "\"eu\"")
+        #expect(try DirectorySnapshot(path) == before)
+
+        let indexed = try Self.accounts("2", region: (indexed: true, unique: false, default: .string("eu")))
+        let progress = ProgressLog()
+        let store = try Self.open(path, indexed, progress: progress)
+        defer { try? store.close() }
+        #expect(progress.passes == [.inPlace, .swap])
+        let request = FetchRequest(entityName: "Account", predicate: .key("region") == .constant(.string("eu")))
+        let plan = try request.explain(in: store.newContext())
+        #expect(plan.access == .index(conditions: ["region == \"eu\""]) || "\(plan.access)".contains("index"), "\(plan)")
+        #expect(try store.newContext().count(for: request) == 700)
+    }
+
+    /// Dropping a rule leaves its terms behind unless the records are written again:
+    /// it rewrites, as before.
+    @Test func aDroppedRuleRewrites() throws {
+        let dir = try TemporaryDirectory("in-place-unique-drop")
+        defer { dir.remove() }
+        let path = dir.appending("Accounts.strata")
+        _ = try Self.seed(path, try Self.accounts("1", unique: true, compound: true), duplicate: false)
+        let progress = ProgressLog()
+        let store = try Self.open(path, try Self.accounts("2"), progress: progress)
+        defer { try? store.close() }
+        #expect(progress.passes.contains(.createInstances))
+        #expect(try store.newContext().count(for: FetchRequest(entityName: "Account")) == 700)
+    }
+
+    /// The external sort itself: pairs beyond the budget go to sorted runs, the merge
+    /// gives every pair in (term, key) order, and the runs are removed.
+    @Test func theRunSorterMergesSpilledRunsInOrder() throws {
+        let fs = InMemoryFileSystem()
+        var sorter = RunSorter(scratch: UniquenessScan.Scratch(fileSystem: fs, directory: "/scratch", budget: 2048))
+        var generator = SystemRandomNumberGenerator()
+        var pairs: [(term: [UInt8], key: RecordKey)] = []
+        for i in 0..<3000 {
+            let length = Int.random(in: 0...12, using: &generator)
+            let term = (0..<length).map { _ in UInt8.random(in: 0...3, using: &generator) }
+            pairs.append((term, RecordKey(UInt64(i))))
+            try sorter.add(term: term, key: RecordKey(UInt64(i)))
+        }
+        #expect(sorter.runs.count > 10)
+        var merged: [(term: [UInt8], key: RecordKey)] = []
+        try sorter.merge { merged.append(($0, $1)) }
+        let expected = pairs.sorted { $0.term.lexicographicallyPrecedes($1.term) || ($0.term == $1.term && $0.key < $1.key) }
+        #expect(merged.map(\.term) == expected.map(\.term))
+        #expect(merged.map(\.key) == expected.map(\.key))
+        sorter.removeRuns()
+        #expect(try fs.contentsOfDirectory("/scratch").isEmpty)
+    }
+}
