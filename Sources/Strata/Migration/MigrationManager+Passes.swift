@@ -139,19 +139,8 @@ extension MigrationManager {
             let key = object.objectID.key
             guard let other = try destinationStore.storedDuplicates(of: values, for: constraint, excluding: { $0 == key }).first,
                   let otherID = destinationStore.objectID(for: other) else { continue }
-            let objects = [object.objectID, otherID].sorted { $0.key < $1.key }
-            var context = [
-                "entity": constraint.entity, "properties": constraint.attributes.joined(separator: ","),
-                "value": UniqueConstraint.display(values, limit: .max),
-                "objects": objects.map(\.description).joined(separator: "\n"),
-                "sourceHash": sourceModel.versionHash, "destinationHash": destinationModel.versionHash,
-            ]
-            if !constraint.isCompound { context["property"] = constraint.attributes[0] }
-            throw StrataError(
-                .uniquenessViolation,
-                "\(constraint.label) must be unique in the new model, but \(objects[0]) and \(objects[1]) have the value "
-                    + "\(UniqueConstraint.display(values)); the store is unchanged",
-                context: context)
+            throw constraint.migrationViolation(values: values, objects: [object.objectID, otherID],
+                                                sourceHash: sourceModel.versionHash, destinationHash: destinationModel.versionHash)
         }
     }
 

@@ -118,23 +118,11 @@ struct UniquenessScan {
     }
 
     private func violation(_ rule: Rule, values: [Value], keys: [RecordKey]) -> StrataError {
-        let constraint = rule.constraint
-        let objects = keys.sorted().compactMap { key in
+        let objects = keys.compactMap { key in
             schema.entityName(of: key).map { ObjectID(entityName: $0, key: key, storeIdentifier: "") }
         }
-        var context = [
-            "entity": constraint.entity, "properties": constraint.attributes.joined(separator: ","),
-            "value": UniqueConstraint.display(values, limit: .max),
-            "objects": objects.map(\.description).joined(separator: "\n"),
-            "sourceHash": rule.sourceHash, "destinationHash": rule.destinationHash,
-        ]
-        if !constraint.isCompound { context["property"] = constraint.attributes[0] }
-        let names = objects.map(\.description)
-        return StrataError(
-            .uniquenessViolation,
-            "\(constraint.label) must be unique in the new model, but \(names.first ?? "") and \(names.last ?? "") have the value "
-                + "\(UniqueConstraint.display(values)); the store is unchanged",
-            context: context)
+        return rule.constraint.migrationViolation(values: values, objects: objects, sourceHash: rule.sourceHash,
+                                                  destinationHash: rule.destinationHash)
     }
 }
 

@@ -56,6 +56,26 @@ struct UniqueConstraint: Sendable {
         }
     }
 
+    /// A migration into a model with this rule met two objects with equal values:
+    /// `.uniquenessViolation` naming the rule (`entity`, `properties`, and `property`
+    /// for one attribute), the `value`, both `objects` and the two model hashes.
+    func migrationViolation(values: [Value], objects: [ObjectID], sourceHash: String, destinationHash: String) -> StrataError {
+        let objects = objects.sorted { $0.key < $1.key }
+        var context = [
+            "entity": entity, "properties": attributes.joined(separator: ","),
+            "value": Self.display(values, limit: .max),
+            "objects": objects.map(\.description).joined(separator: "\n"),
+            "sourceHash": sourceHash, "destinationHash": destinationHash,
+        ]
+        if !isCompound { context["property"] = attributes[0] }
+        let names = objects.map(\.description)
+        return StrataError(
+            .uniquenessViolation,
+            "\(label) must be unique in the new model, but \(names.first ?? "") and \(names.last ?? "") have the value "
+                + "\(Self.display(values)); the store is unchanged",
+            context: context)
+    }
+
     /// A value for messages: strings quoted, long values cut (the error's context
     /// holds it whole).
     static func display(_ values: [Value], limit: Int = 120) -> String {
