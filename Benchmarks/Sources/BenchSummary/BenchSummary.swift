@@ -9,7 +9,7 @@ import Foundation
 struct BenchSummary {
     static let usage = """
         usage: BenchSummary [--employees N] [--repetitions R] [--skip-singles] [--ten-million]
-                            [--sections engine,objects,typed,photos,migration,maintenance,scale,cli] [--cli-employees N,N…]
+                            [--sections engine,fetch,objects,typed,photos,migration,maintenance,scale,cli] [--cli-employees N,N…]
                             [--photo-employees N] [--migration-employees N,N…] [--blob-migration-employees N (0: none)]
         """
 
@@ -49,6 +49,7 @@ struct BenchSummary {
         let started = ContinuousClock.now
         do {
             if summary.sections.contains(.engine) { try summary.runEngine() }
+            if summary.sections.contains(.fetch) && !summary.sections.contains(.engine) { try summary.runFetch() }
             if summary.sections.contains(.objects) { try summary.runObjects() }
             if summary.sections.contains(.typed) { try summary.runTyped() }
             if summary.sections.contains(.photos) { try summary.runPhotoList() }

@@ -6,7 +6,6 @@ extension Summary {
     func runEngine() throws {
         let n = self.n, nLabel = self.nLabel, employees = self.employees
         let singles = employees.prefix(BenchScale.singleCommits)
-        let ids = EmployeeData.lookupIDs(count: BenchScale.lookups, maxID: n)
         let strataDurable = StrataLogEngine(durability: .everyCommit)
         let strataFastest = StrataLogEngine(durability: .none)
         let sqliteFull = GRDBEngine(synchronous: .full)
@@ -32,6 +31,24 @@ extension Summary {
                         sqlite: { try Workloads.insertEachInOwnTransaction(sqliteNormal, singles) })
         }
 
+        try runFetch()
+
+        for scan in [false, true] {
+            let row = try compare("Open \(nLabel) + count, Strata \(scan ? "index files deleted (rebuilt from segments)" : "with index files")", .milliseconds,
+                                  repetitions: max(repetitions, 5),
+                                  strata: { try Workloads.open(strataDurable, employees, scan: scan) },
+                                  sqlite: { try Workloads.open(sqliteFull, employees) })
+            try check(row, expected: n)
+        }
+    }
+
+    /// Random lookups by id in an open store of all employees, engine against SQLite
+    /// (`--sections fetch` runs only this: the row to profile random reads with).
+    func runFetch() throws {
+        let n = self.n, nLabel = self.nLabel, employees = self.employees
+        let ids = EmployeeData.lookupIDs(count: BenchScale.lookups, maxID: n)
+        let strataDurable = StrataLogEngine(durability: .everyCommit)
+        let sqliteFull = GRDBEngine(synchronous: .full)
         progress("building fixtures of \(nLabel) employees")
         let strataStore = try Workloads.openForFetch(strataDurable, employees)
         let sqliteStore = try Workloads.openForFetch(sqliteFull, employees)
@@ -42,13 +59,5 @@ extension Summary {
         try strataStore.close()
         try sqliteStore.close()
         try check(fetch)
-
-        for scan in [false, true] {
-            let row = try compare("Open \(nLabel) + count, Strata \(scan ? "index files deleted (rebuilt from segments)" : "with index files")", .milliseconds,
-                                  repetitions: max(repetitions, 5),
-                                  strata: { try Workloads.open(strataDurable, employees, scan: scan) },
-                                  sqlite: { try Workloads.open(sqliteFull, employees) })
-            try check(row, expected: n)
-        }
     }
 }

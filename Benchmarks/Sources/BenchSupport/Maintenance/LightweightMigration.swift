@@ -83,6 +83,8 @@ public enum LightweightMigration {
             CREATE TABLE badge (id INTEGER PRIMARY KEY, label TEXT NOT NULL);
             ALTER TABLE employee ADD COLUMN badgeId INTEGER REFERENCES badge(id);
             """
+        case .unique:
+            "CREATE UNIQUE INDEX employee_on_email ON employee(email)"
         }
         return try sqlite(employees, sql: sql)
     }

@@ -36,6 +36,8 @@ public enum BenchModels {
         case remove = "remove email"
         case optionality = "salary made optional"
         case relationship = "new optional to-one (Badge)"
+        /// Checked by a scan that writes nothing, then the terms built (not a schema change only).
+        case unique = "email made unique"
     }
 
     /// `employees()` after one in-place change.
@@ -52,6 +54,7 @@ public enum BenchModels {
                 switch change {
                 case .rename: Attribute("contact", .string).renamed(from: "email")
                 case .remove: [PropertyDescription]()
+                case .unique: Attribute("email", .string, unique: true)
                 default: Attribute("email", .string)
                 }
                 Attribute("salary", .int64, optional: change == .optionality, default: .int(0))
