@@ -35,13 +35,20 @@ enum LZ4 {
     static func decompress(_ input: UnsafeRawBufferPointer, rawLength: Int) -> [UInt8]? {
         guard rawLength >= 0, rawLength <= Int(Int32.max), rawLength <= maximumRawLength(compressed: input.count) else { return nil }
         guard let source = input.baseAddress, input.count < Int(Int32.max) else { return rawLength == 0 ? [] : nil }
-        var output = [UInt8](repeating: 0, count: rawLength)
-        let produced = output.withUnsafeMutableBytes { out -> Int32 in
-            guard let destination = out.baseAddress else { return rawLength == 0 ? 0 : -1 }
-            return LZ4_decompress_safe(
+        // Decompressed into uninitialised storage (zeroing it first was a twentieth of a
+        // random lookup); only the bytes LZ4 wrote count as initialised.
+        var produced: Int32 = -1
+        let output = [UInt8](unsafeUninitializedCapacity: rawLength) { out, initialized in
+            guard let destination = out.baseAddress else {
+                produced = rawLength == 0 ? 0 : -1
+                initialized = 0
+                return
+            }
+            produced = LZ4_decompress_safe(
                 source.assumingMemoryBound(to: CChar.self),
-                destination.assumingMemoryBound(to: CChar.self),
+                UnsafeMutableRawPointer(destination).assumingMemoryBound(to: CChar.self),
                 Int32(input.count), Int32(rawLength))
+            initialized = max(0, Int(produced))
         }
         return Int(produced) == rawLength ? output : nil
     }

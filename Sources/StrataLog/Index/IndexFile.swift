@@ -42,7 +42,7 @@ final class IndexFile: Sendable {
     }
 
     /// A block by handle, CRC checked once when read from disk, then served by the cache.
-    private func block(_ offset: UInt64, _ length: UInt64, what: String) throws(Damage) -> [UInt8] {
+    private func block(_ offset: UInt64, _ length: UInt64, what: String, caching: Bool = true) throws(Damage) -> [UInt8] {
         let key = BlockCache.Key(file: cacheID, offset: offset)
         if let cached = cache.get(key) { return cached }
         let bytes: [UInt8]
@@ -61,7 +61,7 @@ final class IndexFile: Sendable {
         } catch {
             throw Damage(segmentID: segmentID, error: StrataError(.io, "\(error)", path: path, offset: Int64(clamping: offset)))
         }
-        cache.put(key, bytes)
+        if caching { cache.put(key, bytes) }
         return bytes
     }
 
@@ -76,6 +76,9 @@ final class IndexFile: Sendable {
         // segment whose filter is megabytes) would be read from disk at every lookup:
         // the data fence answers instead. The filter only saves reads; it decides nothing.
         guard footer.filter.length <= UInt64(cache.budget / 4) else { return true }
+        // A file holding every key of its range (one bulk transaction: keys are
+        // allocated in increasing serials) has nothing for its filter to exclude.
+        guard footer.maxKey - footer.minKey != footer.entryCount - 1 else { return true }
         let filter = try block(footer.filter.offset, footer.filter.length, what: "filter")
         return BloomFilter.mayContain(key, block: filter)
     }
@@ -165,7 +168,32 @@ final class IndexFile: Sendable {
         guard handle.offset <= footer.dataFence.offset, handle.length <= footer.dataFence.offset - handle.offset else {
             throw damage("data block handle lies outside the data area", at: footer.dataFence.offset)
         }
-        let bytes = try block(handle.offset, handle.length, what: "data")
+        // The block's packed form (PackedIndexBlock) when the cache has it, else the
+        // block read, checked whole and packed for the next lookup; a block that does
+        // not pack (blob references) is cached and walked as it is.
+        let packedKey = BlockCache.Key(file: cacheID, offset: handle.offset | Self.packedFlag)
+        if let packed = cache.get(packedKey) { return PackedIndexBlock.find(key, in: packed, segmentID: segmentID) }
+        let rawKey = BlockCache.Key(file: cacheID, offset: handle.offset)
+        let bytes: [UInt8]
+        if let cached = cache.get(rawKey) {
+            bytes = cached
+        } else {
+            let read = try block(handle.offset, handle.length, what: "data", caching: false)
+            if let packed = PackedIndexBlock.pack(block: read) {
+                cache.put(packedKey, packed)
+                return PackedIndexBlock.find(key, in: packed, segmentID: segmentID)
+            }
+            // Not packed: blob references, or damage, which decoding names.
+            do {
+                _ = try Self.decodeEntries(read, segmentID: segmentID, path: path, baseOffset: Int64(handle.offset))
+            } catch let error as StrataError {
+                throw Damage(segmentID: segmentID, error: error)
+            } catch {
+                throw damage("\(error)", at: handle.offset)
+            }
+            cache.put(rawKey, read)
+            bytes = read
+        }
         // Walk the raw block, decoding only the entry asked for: a lookup is then one
         // pass over about a hundred fixed-width heads, without an allocation per entry.
         let end = bytes.count - 4
@@ -343,6 +371,9 @@ final class IndexFile: Sendable {
             try cursor.advance()
         }
     }
+
+    /// Marks a data block's packed form in the cache (offsets lie far below it).
+    static let packedFlag: UInt64 = 1 << 62
 
     static func u32(_ b: [UInt8], _ at: Int) -> UInt32 {
         guard at >= 0, at + 4 <= b.count else { return 0 }

@@ -166,10 +166,12 @@ extension LogStore {
     /// decompressed; also the bytes read. Static, for open, before a store exists.
     static func readFrame(at location: RecordLocation, in file: any StorageFile) throws -> (raw: [UInt8], storedBytes: Int) {
         // The location may come from a hint file: its length is checked against the
-        // frame limit and the file before a buffer of that size is allocated.
+        // frame limit and, when large, the file before a buffer of that size is
+        // allocated (a block-sized frame past the end is a short read, damage too; a
+        // size call per read was a twentieth of a random lookup).
         let end = Int64(location.frameOffset) + Int64(location.frameLength)
         guard location.frameLength >= Format.frameHeaderSize, location.frameLength <= Format.frameHeaderSize + Format.maxFramePayload,
-              end <= (try file.size()) else {
+              try location.frameLength <= 1 << 20 || end <= file.size() else {
             throw StrataError(.corrupt, "the index locates a frame of \(location.frameLength) bytes that this segment cannot hold", path: file.path, offset: Int64(location.frameOffset))
         }
         let bytes = try file.readExactly(Int(location.frameLength), at: Int64(location.frameOffset))
