@@ -42,7 +42,7 @@ struct InPlaceMigration {
     ///   an object without a value and no default to give it.
     static func plan(from source: ObjectModel, schema sourceSchema: StoreSchema, records: any RecordStore,
                      metadata: [String: [UInt8]], to destination: ObjectModel,
-                     scratch: UniquenessScan.Scratch) throws -> InPlaceMigration {
+                     scratch: UniquenessScan.Scratch, batchSize: Int = 1024) throws -> InPlaceMigration {
         // A store written before edges converts its to-many lists when rewritten (one
         // whose model has no stored to-many has none).
         guard !sourceSchema.mayHaveLegacyLists || sourceSchema.edgeRelations.isEmpty else {
@@ -168,7 +168,8 @@ struct InPlaceMigration {
             }
         }
         if !builds.isEmpty {
-            try buildIndexes(builds, schema: schema, sourceTable: sourceSchema.layoutTable, records: records, metadata: metadata)
+            try buildIndexes(builds, schema: schema, sourceTable: sourceSchema.layoutTable, records: records, metadata: metadata,
+                             batchSize: batchSize)
         }
 
         var metadata = metadata
@@ -258,7 +259,7 @@ struct InPlaceMigration {
     /// reservation is written over the store's own metadata, not over changes an earlier
     /// in-place stage holds in memory.
     static func buildIndexes(_ builds: [IndexBuild], schema: StoreSchema, sourceTable: LayoutTable,
-                             records: any RecordStore, metadata: [String: [UInt8]]) throws {
+                             records: any RecordStore, metadata: [String: [UInt8]], batchSize: Int = 1024) throws {
         guard metadata == records.metadata else {
             throw Refusal(description: "an index is built in place only by the first change of a plan")
         }
@@ -277,8 +278,11 @@ struct InPlaceMigration {
                 let numbers = build.fields.compactMap { layout.fieldNumbers[$0] }
                 return numbers.count == build.fields.count ? (numbers, build) : nil
             }
+            // One commit per migration batch (its budget's worth of objects), not per page
+            // of the scan: each commit is durable.
+            var writes = WriteBatch()
+            var pending = 0
             try records.scan(StoreSchema.range(tag: layout.tag), batchSize: 1024) { batch in
-                var writes = WriteBatch()
                 for record in batch {
                     let object = try schema.decode(record)
                     var terms = record.terms.filter { !built.contains($0.index) }
@@ -294,9 +298,15 @@ struct InPlaceMigration {
                     }
                     guard terms != record.terms else { continue }
                     writes.put(record.key, value: record.value, blobs: record.blobs, terms: terms)
+                    pending += 1
                 }
-                if !writes.isEmpty { try records.commit(writes) }
+                if pending >= batchSize {
+                    try records.commit(writes)
+                    writes = WriteBatch()
+                    pending = 0
+                }
             }
+            if !writes.isEmpty { try records.commit(writes) }
         }
     }
 

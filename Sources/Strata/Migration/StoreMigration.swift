@@ -201,7 +201,7 @@ extension StoreMigrator {
         do {
             let plan = try InPlaceMigration.plan(from: sourceModel, schema: schema, records: source,
                                                  metadata: metadata ?? source.metadata, to: destination,
-                                                 scratch: UniquenessScan.Scratch(options))
+                                                 scratch: UniquenessScan.Scratch(options), batchSize: options.migrationBatch)
             if !plan.removed.isEmpty {
                 // As the rewrite warns of what inference drops (without counting it: that
                 // would read every record the stage does not touch).

@@ -5,7 +5,7 @@ extension LogStore {
     ///
     /// - Throws: `.corrupt` naming the file and offset when the frame is damaged.
     public func get(_ key: RecordKey) throws -> Record? {
-        guard let (_, entry, file) = try locate([key]).first else { return nil }
+        guard let (entry, file) = try locate(key) else { return nil }
         let record = try readRecord(at: entry.location, in: file)
         try Self.check(record, is: key, entry, path: file.path)
         return record
@@ -219,6 +219,29 @@ extension LogStore {
     /// The answer is the index as it was when the lock was held. When a compaction
     /// retired a segment a found version points into before its file could be looked
     /// up, the lookup runs again on the new list; a damaged index file is rebuilt.
+    func locate(_ key: RecordKey) throws -> (IndexEntry, any StorageFile)? {
+        // `locate(_ keys:)` for one key, without the arrays a batch needs: the path of
+        // every random read (fetch by id, a fault).
+        enum Resolution { case found(any StorageFile), listChanged }
+        return try repairingIndex {
+            while true {
+                let (fromOverlay, files) = try state.withLock { s -> (IndexEntry?, [IndexFile]) in
+                    if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
+                    return (s.index.overlay.entry(key), s.index.files)
+                }
+                guard let entry = try fromOverlay ?? StoreIndex.sealedEntry(key, in: files), !entry.isTombstone else { return nil }
+                let resolution = try state.withLock { s -> Resolution in
+                    if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
+                    if let file = s.segmentFiles[entry.location.segment] { return .found(file) }
+                    let current = s.index.files
+                    if current.count != files.count || zip(current, files).contains(where: { $0 !== $1 }) { return .listChanged }
+                    throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
+                }
+                if case .found(let file) = resolution { return (entry, file) }
+            }
+        }
+    }
+
     func locate(_ keys: [RecordKey]) throws -> [(Int, IndexEntry, any StorageFile)] {
         try repairingIndex {
             while true {
