@@ -44,11 +44,19 @@ extension MigrationWorkload {
         }
     }
 
-    /// v1 with an optional attribute added: the first stage of the plan, run in place
-    /// (issue 15) on the live store, whose metadata the next stage reads in memory.
+    /// v1 with an optional attribute added and `name` made unique: the first stage of
+    /// the plan, run in place (issue 15) on the live store, whose metadata the next stage
+    /// reads in memory. The new rule is checked by a scan that writes nothing, then its
+    /// terms are put on every employee's record before the swap: kills land in that
+    /// build too, and must leave v1.
     static func v1Nickname() throws -> ObjectModel {
         var entities = try v1().entities
         if let index = entities.firstIndex(where: { $0.name == "Employee" }) {
+            entities[index].declaredProperties = entities[index].declaredProperties.map { property in
+                guard case .attribute(var attribute) = property, attribute.name == "name" else { return property }
+                attribute.isUnique = true
+                return .attribute(attribute)
+            }
             entities[index].declaredProperties.append(.attribute(AttributeDescription(name: "nickname", type: .string, isOptional: true)))
         }
         return try ObjectModel(version: "1-nickname", entities: entities)
