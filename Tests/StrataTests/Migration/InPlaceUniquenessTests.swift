@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import StrataLog
 import StrataTestSupport
-@testable import Strata
+@_spi(Fuzzing) @testable import Strata
 
 /// Issue 15: a new uniqueness rule — a unique attribute or a compound constraint — is
 /// checked in place by a scan that writes nothing (an external merge sort of the rule's
@@ -218,5 +218,45 @@ struct InPlaceUniquenessTests {
         #expect(merged.map(\.key) == expected.map(\.key))
         sorter.removeRuns()
         #expect(try fs.contentsOfDirectory("/scratch").isEmpty)
+    }
+
+    /// A full disk, or a failing write, while the check spills its sorted runs: the
+    /// stage fails with the I/O error, the store's files are as they were, and the
+    /// scratch directory holds nothing.
+    @Test(arguments: ["write", "create", "diskFull"])
+    func aScratchFailureFailsTheStageAndLosesNothing(fault: String) throws {
+        let memory = InMemoryFileSystem()
+        let faults = FaultInjectingFileSystem(wrapping: memory)
+        var options = StoreOptions()
+        options.fileSystem = faults
+        options.migrationMemoryBudget = 16 << 10
+        options.scratchDirectory = "/scratch"
+        let path = "/stores/Accounts.strata"
+        do {
+            let store = try ObjectStore(at: path, model: try Self.accounts("1"), options: options)
+            _ = try store.batchInsert(entityName: "Account", objects: (0..<600).map { ["email": .string("a\($0)@x")] })
+            try store.close()
+        }
+        let files = try memory.contentsOfDirectory(path + "/segments").map { ($0, memory.bytes(of: path + "/segments/" + $0)) }
+        let manifest = memory.bytes(of: path + "/MANIFEST")
+        let id = switch fault {
+        case "write": faults.inject(.fail(.write, errno: EIO, matching: .contains("/scratch/"), on: .always))
+        case "create": faults.inject(.fail(.create, errno: ENOSPC, matching: .contains("/scratch/"), on: .always))
+        default: faults.inject(.diskFull(afterBytes: 0))
+        }
+        options.migration = .inferred
+        let error = #expect(throws: StrataError.self) {
+            try ObjectStore(at: path, model: try Self.accounts("2", unique: true), options: options)
+        }
+        #expect(error?.code == .io, "\(String(describing: error))")
+        #expect(try memory.contentsOfDirectory(path + "/segments").map { ($0, memory.bytes(of: path + "/segments/" + $0)) }.elementsEqual(files, by: ==))
+        #expect(memory.bytes(of: path + "/MANIFEST") == manifest)
+        #expect(((try? memory.contentsOfDirectory("/scratch")) ?? []).isEmpty)
+        faults.removeFault(id)
+        var plain = StoreOptions()
+        plain.fileSystem = memory
+        let store = try ObjectStore(at: path, model: try Self.accounts("1"), options: plain)
+        #expect(try store.newContext().count(for: FetchRequest(entityName: "Account")) == 600)
+        try store.close()
     }
 }
