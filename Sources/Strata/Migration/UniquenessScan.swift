@@ -190,7 +190,7 @@ struct RunSorter {
             for pair in pending { try body(pair.term, pair.key) }
             return
         }
-        var sources: [RunReader] = try runs.map { try RunReader(file: scratch.fileSystem.open($0, mode: .readOnly)) }
+        let sources: [RunReader] = try runs.map { try RunReader(file: scratch.fileSystem.open($0, mode: .readOnly)) }
         defer { for source in sources { try? source.file.close() } }
         let memory = sources.count
         var memoryIndex = 0
