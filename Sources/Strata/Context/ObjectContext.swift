@@ -136,9 +136,7 @@ public final class ObjectContext {
                 k == key || (registry[k]?.object.map { $0.stored == nil && !$0.isNew } ?? false)
             }
         }
-        // A lone fault (no siblings to load) takes the engine's one-key read, without
-        // the batch's sorting by frame.
-        let records = keys.count == 1 ? [try store.records.get(key)] : try store.records.get(keys)
+        let records = try store.records.get(keys)
         for (k, record) in zip(keys, records) {
             guard let record else { continue }
             let decoded = try schema.decode(record)

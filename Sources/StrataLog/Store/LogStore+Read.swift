@@ -15,7 +15,9 @@ extension LogStore {
     /// deleted). Records that share a block are served by one read of it, so fetching
     /// the keys of a range costs about one `pread` per block, not per record.
     public func get(_ keys: [RecordKey]) throws -> [Record?] {
-        try records(try locate(keys), keys: keys)
+        // One key (a lone fault) takes the one-key path, without sorting by frame.
+        if keys.count == 1 { return [try get(keys[0])] }
+        return try records(try locate(keys), keys: keys)
     }
 
     /// The records of the index entries found for the positions of `keys`, each
@@ -222,22 +224,18 @@ extension LogStore {
     func locate(_ key: RecordKey) throws -> (IndexEntry, any StorageFile)? {
         // `locate(_ keys:)` for one key, without the arrays a batch needs: the path of
         // every random read (fetch by id, a fault).
-        enum Resolution { case found(any StorageFile), listChanged }
-        return try repairingIndex {
+        try repairingIndex {
             while true {
                 let (fromOverlay, files) = try state.withLock { s -> (IndexEntry?, [IndexFile]) in
                     if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
                     return (s.index.overlay.entry(key), s.index.files)
                 }
                 guard let entry = try fromOverlay ?? StoreIndex.sealedEntry(key, in: files), !entry.isTombstone else { return nil }
-                let resolution = try state.withLock { s -> Resolution in
+                let file = try state.withLock { s -> (any StorageFile)? in
                     if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
-                    if let file = s.segmentFiles[entry.location.segment] { return .found(file) }
-                    let current = s.index.files
-                    if current.count != files.count || zip(current, files).contains(where: { $0 !== $1 }) { return .listChanged }
-                    throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
+                    return try segmentFile(of: entry, in: s, listed: files)
                 }
-                if case .found(let file) = resolution { return (entry, file) }
+                if let file { return (entry, file) }
             }
         }
     }
@@ -259,11 +257,7 @@ extension LogStore {
                     found.reserveCapacity(keys.count)
                     for (position, entry) in entries.enumerated() {
                         guard let entry, !entry.isTombstone else { continue }
-                        guard let file = s.segmentFiles[entry.location.segment] else {
-                            let current = s.index.files
-                            if current.count != files.count || zip(current, files).contains(where: { $0 !== $1 }) { return nil }
-                            throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
-                        }
+                        guard let file = try segmentFile(of: entry, in: s, listed: files) else { return nil }
                         found.append((position, entry, file))
                     }
                     return found
@@ -271,5 +265,17 @@ extension LogStore {
                 if let resolved { return resolved }
             }
         }
+    }
+
+    /// The open segment file a located version lies in; nil when a compaction retired
+    /// the segment after `listed` (the index files the lookup read) was taken, so that
+    /// the lookup runs again on the new list.
+    ///
+    /// - Throws: `.corrupt` when the segment is missing from an unchanged list.
+    private func segmentFile(of entry: IndexEntry, in s: State, listed: [IndexFile]) throws -> (any StorageFile)? {
+        if let file = s.segmentFiles[entry.location.segment] { return file }
+        let current = s.index.files
+        if current.count != listed.count || zip(current, listed).contains(where: { $0 !== $1 }) { return nil }
+        throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
     }
 }
