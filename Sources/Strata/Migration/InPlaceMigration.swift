@@ -161,7 +161,7 @@ struct InPlaceMigration {
         try checkRequired(from: source, schema: sourceSchema, records: records, to: destination)
         let added = addedRules(from: source, schema: schema)
         if !added.isEmpty {
-            var scan = UniquenessScan(schema: schema, records: records, scratch: scratch)
+            let scan = UniquenessScan(schema: schema, records: records, scratch: scratch)
             for constraint in added {
                 try scan.check(UniquenessScan.Rule(constraint: constraint, sourceHash: source.versionHash,
                                                    destinationHash: destination.versionHash))

@@ -49,29 +49,21 @@ struct UniquenessScan {
     let records: any RecordStore
     let scratch: Scratch
 
-    /// The number of sorted runs the last `check` spilled (tests prove the external path).
-    private(set) var spilledRuns = 0
-
     /// - Throws: `.uniquenessViolation` naming the rule (`entity`, `properties`), the
     ///   `value` and both `objects`, the store unchanged; storage errors; `.corrupt`.
-    mutating func check(_ rule: Rule) throws {
+    func check(_ rule: Rule) throws {
         let constraint = rule.constraint
         var sorter = RunSorter(scratch: scratch)
         defer { sorter.removeRuns() }
         for tag in constraint.scopeTags.sorted() {
-            guard let entity = schema.entityByTag[tag], let layout = schema.shapes[entity]?.layout else { continue }
-            let numbers = constraint.attributes.compactMap { layout.fieldNumbers[$0] }
-            guard numbers.count == constraint.attributes.count else { continue }
             try records.scan(StoreSchema.range(tag: tag), batchSize: 1024) { batch in
                 for record in batch {
-                    let object = try schema.decode(record)
-                    guard let values = try values(numbers.map { $0 < object.fields.count ? object.fields[$0] : .null }),
+                    guard let values = try values(of: record, constraint),
                           let term = UniqueConstraint.equalTerms(values, compound: constraint.isCompound).first else { continue }
                     try sorter.add(term: term, key: record.key)
                 }
             }
         }
-        spilledRuns = sorter.runs.count
         var group: [RecordKey] = []
         var groupTerm: [UInt8] = []
         try sorter.merge { term, key in
@@ -86,30 +78,22 @@ struct UniquenessScan {
         try confirm(group, rule)
     }
 
-    /// The values a rule reads from stored fields (an external binary read from the
-    /// blob area); nil when one is null: values are null-distinct, as in SQL.
-    private func values(_ fields: [FieldValue]) throws -> [Value]? {
-        var values: [Value] = []
-        for field in fields {
-            switch field {
-            case .value(let value) where !value.isNull: values.append(value)
-            case .blob(let ref, _): values.append(.binary(Data(try records.readBlob(ref))))
-            default: return nil
-            }
-        }
+    /// The values a rule reads from a stored record (an external binary read from the
+    /// blob area); nil when one is null — values are null-distinct, as in SQL — or the
+    /// record's entity lacks one of the rule's attributes.
+    private func values(of record: Record, _ constraint: UniqueConstraint) throws -> [Value]? {
+        guard let values = try ObjectStore.storedValues(of: record, attributes: constraint.attributes, schema: schema,
+                                                        readBlob: records.readBlob),
+              !values.contains(where: \.isNull) else { return nil }
         return values
     }
 
     /// Objects whose terms are equal: the first two whose values are equal fail.
     private func confirm(_ keys: [RecordKey], _ rule: Rule) throws {
         guard keys.count > 1 else { return }
-        let constraint = rule.constraint
         var seen: [(key: RecordKey, values: [Value])] = []
         for (key, record) in zip(keys, try records.get(keys)) {
-            guard let record, let entity = schema.entityName(of: key), let layout = schema.shapes[entity]?.layout else { continue }
-            let object = try schema.decode(record)
-            let numbers = constraint.attributes.compactMap { layout.fieldNumbers[$0] }
-            guard let values = try values(numbers.map { $0 < object.fields.count ? object.fields[$0] : .null }) else { continue }
+            guard let record, let values = try values(of: record, rule.constraint) else { continue }
             if let other = seen.first(where: { $0.values == values }) {
                 throw violation(rule, values: values, keys: [other.key, key])
             }

@@ -55,6 +55,13 @@ extension ObjectStore {
     /// The values a stored record holds for some attributes, an external binary read
     /// from the blob area; nil when its entity lacks one of them.
     func storedValues(of record: Record, attributes: [String]) throws -> [Value]? {
+        try Self.storedValues(of: record, attributes: attributes, schema: schema, readBlob: records.readBlob)
+    }
+
+    /// `storedValues(of:attributes:)` under any schema (a migration's destination,
+    /// reading the store's records forward), blobs read through `readBlob`.
+    static func storedValues(of record: Record, attributes: [String], schema: StoreSchema,
+                             readBlob: (BlobRef) throws -> [UInt8]) throws -> [Value]? {
         guard let entity = schema.entityName(of: record.key), let layout = schema.shapes[entity]?.layout else { return nil }
         let stored = try schema.decode(record)
         var values: [Value] = []
@@ -62,7 +69,7 @@ extension ObjectStore {
             guard let number = layout.fieldNumbers[name] else { return nil }
             switch number < stored.fields.count ? stored.fields[number] : .null {
             case .value(let value): values.append(value)
-            case .blob(let ref, _): values.append(.binary(Data(try records.readBlob(ref))))
+            case .blob(let ref, _): values.append(.binary(Data(try readBlob(ref))))
             default: values.append(.null)
             }
         }
