@@ -78,11 +78,11 @@ extension ObjectContext {
         let indexed = try indexedCandidates(request, entity: entity, tags: tags)
         if !interpretsFetches && (request.predicate != nil || !request.sortKeys.isEmpty),
            let compiled = compileFetch(request, tags: tags).fetches {
-            return try executeCompiled(request, tags: tags, indexed: indexed?.keys, compiled: compiled, keepObjects: keepObjects)
+            return try executeCompiled(request, tags: tags, indexed: indexed?.located, compiled: compiled, keepObjects: keepObjects)
         }
         var candidates: [RecordKey]
         if let indexed {
-            candidates = indexed.keys
+            candidates = indexed.located.map(\.key)
         } else {
             candidates = []
             for tag in tags.sorted() { candidates += try store.records.keys(in: StoreSchema.range(tag: tag)) }

@@ -7,13 +7,14 @@ extension ObjectContext {
     /// intersect. The predicate is still
     /// evaluated on every candidate, so the index only has to give a superset.
     func candidateKeys(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> [RecordKey] {
-        if let indexed = try indexedCandidates(request, entity: entity, tags: tags) { return indexed.keys }
+        if let indexed = try indexedCandidates(request, entity: entity, tags: tags) { return indexed.located.map(\.key) }
         var keys: [RecordKey] = []
         for tag in tags.sorted() { keys += try store.records.keys(in: StoreSchema.range(tag: tag)) }
         return keys
     }
 
-    /// The candidates the indexes serve for a request's predicate, ascending, with the
+    /// The candidates the indexes serve for a request's predicate, ascending, each with
+    /// where its current version lies (read without a second lookup), and the
     /// conditions that served them (as `explain` shows them); nil when no index helps
     /// and the entity's ranges are scanned.
     ///
@@ -21,7 +22,7 @@ extension ObjectContext {
     /// be rebuilt) is logged at error level and the request is answered by the scan:
     /// the predicate judges every record, so the answer stays whole. Answering from
     /// what the index could give would silently miss objects the store holds.
-    func indexedCandidates(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> (keys: [RecordKey], conditions: [String])? {
+    func indexedCandidates(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> (located: [LocatedKey], conditions: [String])? {
         do {
             return try indexServedCandidates(request, entity: entity, tags: tags)
         } catch let error as StrataError where error.code == .corrupt {
@@ -31,19 +32,24 @@ extension ObjectContext {
         }
     }
 
-    private func indexServedCandidates(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> (keys: [RecordKey], conditions: [String])? {
+    private func indexServedCandidates(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> (located: [LocatedKey], conditions: [String])? {
         let layout = try schema.layout(entity.name)
         guard let predicate = request.predicate else { return nil }
         // The conditions are AND-ed: the intersection of what each index serves
         // (`age >= 10 AND age < 15` is two half-open ranges) is still a superset.
-        var served: Set<RecordKey>?
+        var served: [LocatedKey]?
         var used: [String] = []
+        func serve(_ found: [LocatedKey]) {
+            guard let before = served else { served = found; return }
+            let keys = Set(found.lazy.map(\.key))
+            served = before.filter { keys.contains($0.key) }
+        }
         for condition in predicate.indexableConditions() {
             guard let number = layout.fieldNumbers[condition.key], let index = layout.fields[number].termIndex,
                   case .attribute(let type, let external) = layout.fields[number].kind,
                   !external || store.blobTerms,  // external binaries had no term before `strata.blobTerms`
                   let keys = try indexedKeys(condition, type: type, index: index) else { continue }
-            served = served.map { $0.intersection(keys) } ?? Set(keys)
+            serve(keys)
             used.append(condition.source.description)
         }
         for condition in Self.prefixConditions(predicate) where store.exactTerms {
@@ -55,13 +61,18 @@ extension ObjectContext {
             let low = Array(condition.prefix.utf8.prefix(1024))
             var high = low
             high[high.count - 1] += 1
-            let keys = try store.records.keys(index: index, from: low, through: high, lowerInclusive: true, upperInclusive: false)
-            served = served.map { $0.intersection(keys) } ?? Set(keys)
+            serve(try store.records.locatedKeys(index: index, from: low, through: high, lowerInclusive: true, upperInclusive: false))
             used.append(condition.source.description)
         }
-        guard let served else { return nil }
-        let tagSet = Set(tags)
-        return (served.filter { tagSet.contains(StoreSchema.tag(of: $0)) }.sorted(), used)
+        guard var served else { return nil }
+        // IN lists and the two zeros give several sorted runs, which may share keys.
+        served.sort { $0.key < $1.key }
+        var previous: RecordKey?
+        served.removeAll { located in
+            defer { previous = located.key }
+            return located.key == previous || !tags.contains(StoreSchema.tag(of: located.key))
+        }
+        return (served, used)
     }
 
     /// The top-level `AND`-ed `key BEGINSWITH 'prefix'` comparisons an index of strings
@@ -91,20 +102,20 @@ extension ObjectContext {
     /// whose two signs are both looked up. In a store whose terms predate
     /// `strata.terms`, string and composite terms were not canonical: only an ASCII
     /// string's equality is answered there, the rest is scanned.
-    private func indexedKeys(_ condition: IndexableCondition, type: AttributeType, index: UInt32) throws -> [RecordKey]? {
+    private func indexedKeys(_ condition: IndexableCondition, type: AttributeType, index: UInt32) throws -> [LocatedKey]? {
         let legacyTerms = !store.exactTerms && (type == .string || type == .composite)
-        func equalKeys(_ value: Value) throws -> [RecordKey]? {
+        func equalKeys(_ value: Value) throws -> [LocatedKey]? {
             guard let stored = Self.storedValue(value, for: type), ObjectCodec.orderedBytes(stored) != nil else { return nil }
             if legacyTerms && !ObjectStore.hasSameTermInEveryStore(stored) { return nil }
             return try UniqueConstraint.equalTerms([stored], compound: false).flatMap {
-                try store.records.keys(for: IndexTerm(index: index, value: $0))
+                try store.records.locatedKeys(index: index, from: $0, through: $0, lowerInclusive: true, upperInclusive: true)
             }
         }
         switch condition.kind {
         case .equalTo(let value):
             return try equalKeys(value)
         case .oneOf(let values):
-            var keys: [RecordKey] = []
+            var keys: [LocatedKey] = []
             for value in values {
                 guard let found = try equalKeys(value) else { return nil }
                 keys += found
@@ -134,8 +145,8 @@ extension ObjectContext {
                       let term = ObjectCodec.orderedBytes(Self.signedZero(stored, negative: !upperInclusive)) else { return nil }
                 high = term
             }
-            return try store.records.keys(index: index, from: low, through: high,
-                                      lowerInclusive: lowerInclusive, upperInclusive: upperInclusive)
+            return try store.records.locatedKeys(index: index, from: low, through: high,
+                                                 lowerInclusive: lowerInclusive, upperInclusive: upperInclusive)
         }
     }
 

@@ -33,10 +33,12 @@ struct RecordFieldSlots {
     ///
     /// - Throws: `.corrupt` for a value that does not decode.
     ///
-    /// A record of another layout than `layout`'s current one (an older layout, read
-    /// forward by field identity) also returns false: its field numbers are not the
-    /// current ones, so it is judged decoded.
-    mutating func load(_ view: RecordView, layout: StoreSchema.EntityLayout) throws -> Bool {
+    /// A record of another layout than `layoutID` (an older layout, read forward by
+    /// field identity) also returns false: its field numbers are not the current ones,
+    /// so it is judged decoded. A version-1 record carries no layout id and is of the
+    /// entity's `firstLayoutID`. (The two ids, not the whole `EntityLayout`: passing
+    /// that struct retained each of its arrays and dictionaries once per record.)
+    mutating func load(_ view: RecordView, layoutID: UInt32, firstLayoutID: UInt32) throws -> Bool {
         for i in values.indices { values[i] = .null }
         guard !slotOfField.isEmpty else { return true }
         var r = RawFieldReader(bytes: view.value, key: view.key)
@@ -44,8 +46,8 @@ struct RecordFieldSlots {
         guard ObjectCodec.readableVersions.contains(version) else {
             throw StrataError(.corrupt, "object record \(view.key) has codec version \(version), this release reads \(ObjectCodec.readableVersions)")
         }
-        let layoutID = version >= 2 ? try r.varint() : UInt64(layout.firstLayoutID)
-        guard layoutID == UInt64(layout.layoutID) else { return false }
+        let recordLayout = version >= 2 ? try r.varint() : UInt64(firstLayoutID)
+        guard recordLayout == UInt64(layoutID) else { return false }
         let count = try r.length()
         for number in 0..<min(count, slotOfField.count) {
             let slot = slotOfField[number]

@@ -36,6 +36,9 @@ public protocol RecordStore: AnyObject, Sendable {
     func keys(for term: IndexTerm) throws -> [RecordKey]
     /// Live keys whose term under `index` lies within the bounds (bytewise).
     func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [RecordKey]
+    /// What `keys(index:…)` lists, each key with where its current version lies, for
+    /// `visitRecords(located:_:)`.
+    func locatedKeys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [LocatedKey]
     /// A page of the entries (term value, key) of one index whose values start with
     /// `prefix`, ascending by value then key, strictly after `after`, at most `limit`.
     /// Relationship edges are listed this way (docs/FORMAT.md §11), without reading
@@ -49,6 +52,9 @@ public protocol RecordStore: AnyObject, Sendable {
     /// gets the key's position in `keys` and returns false to stop. Queries judge
     /// records this way and keep only the matches.
     func visitRecords(_ keys: [RecordKey], _ body: (Int, RecordView) throws -> Bool) throws
+    /// `visitRecords(_:_:)` for keys listed with their locations: each is read where
+    /// the listing found it, without a second lookup.
+    func visitRecords(located: [LocatedKey], _ body: (Int, RecordView) throws -> Bool) throws
     /// Calls `body` with each live record of `range` in key order, read in place, until
     /// it returns false; keys for which `wants` answers false are passed over unread.
     func visitRecords(in range: Range<RecordKey>, wants: (RecordKey) -> Bool, _ body: (RecordView) throws -> Bool) throws
@@ -75,6 +81,16 @@ public protocol RecordStore: AnyObject, Sendable {
 extension LogStore: RecordStore {}
 
 extension RecordStore {
+    /// Keys without locations: for store types that do not locate while listing.
+    public func locatedKeys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [LocatedKey] {
+        try keys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive).map(LocatedKey.init)
+    }
+
+    /// Looks every key up: for store types that do not locate while listing.
+    public func visitRecords(located: [LocatedKey], _ body: (Int, RecordView) throws -> Bool) throws {
+        try visitRecords(located.map(\.key), body)
+    }
+
     /// Counts by listing the range's keys: for store types without counters.
     public func count(in range: Range<RecordKey>?) throws -> Int { try keys(in: range).count }
 

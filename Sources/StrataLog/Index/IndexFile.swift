@@ -132,13 +132,34 @@ final class IndexFile: Sendable {
         entries.reserveCapacity(count)
         var previous: UInt64?
         for _ in 0..<count {
-            let entry = try decodeEntry(&r, segmentID: segmentID)
+            // An entry without blob references is read in one bounds check (a range
+            // scan decodes every block it walks); anything else, damage included,
+            // takes the field-by-field reader, which names what is wrong.
+            let entry = try fixedEntry(bytes, at: r.position, end: r.end, segmentID: segmentID).map {
+                try r.skip(35)
+                return $0
+            } ?? decodeEntry(&r, segmentID: segmentID)
             if let previous, entry.key.rawValue <= previous { throw r.corrupt("data block keys out of order") }
             previous = entry.key.rawValue
             entries.append(entry)
         }
         guard r.isAtEnd else { throw r.corrupt("bytes after the last entry of a data block") }
         return entries
+    }
+
+    /// The entry at `at` when it is whole, of a known kind and has no blob references;
+    /// nil otherwise (the caller decodes it field by field).
+    private static func fixedEntry(_ bytes: [UInt8], at: Int, end: Int, segmentID: UInt32) -> IndexEntry? {
+        guard at >= 0, at + 35 <= end, end <= bytes.count else { return nil }
+        return bytes.withUnsafeBytes { b -> IndexEntry? in
+            guard b[at + 33] == 0, b[at + 34] == 0, let kind = RecordKind(rawValue: b[at + 16]) else { return nil }
+            func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + o, as: UInt32.self)) }
+            func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + o, as: UInt64.self)) }
+            return IndexEntry(key: RecordKey(u64(0)), sequence: u64(8), isTombstone: kind == .tombstone,
+                              location: RecordLocation(segment: segmentID, frameOffset: u32(17), frameLength: u32(21),
+                                                       recordOffset: u32(25), recordLength: u32(29)),
+                              blobs: [])
+        }
     }
 
     static func decodeEntry(_ r: inout ByteReader, segmentID: UInt32) throws -> IndexEntry {

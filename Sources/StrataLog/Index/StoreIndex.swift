@@ -224,19 +224,26 @@ struct StoreIndex: Sendable {
     /// sequence: replaced and deleted versions' terms stay in the files until
     /// compaction, and are dropped here.
     mutating func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [RecordKey] {
+        try entries(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive).map(\.key)
+    }
+
+    /// What `keys(index:…)` lists, each key with its current version (the entry that
+    /// confirmed it), ascending by key.
+    mutating func entries(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [IndexEntry] {
         var candidates: [(RecordKey, UInt64)] = []
         overlay.normalize()
         overlay.terms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { candidates.append(($0.key, $0.sequence)) }
         for file in files {
             try file.terms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { candidates.append(($0.key, $0.sequence)) }
         }
-        var result: [RecordKey] = []
+        var result: [IndexEntry] = []
         var seen = Set<RecordKey>()
         for (key, sequence) in candidates where !seen.contains(key) {
             guard let current = try entry(key), !current.isTombstone, current.sequence == sequence else { continue }
             seen.insert(key)
-            result.append(key)
+            result.append(current)
         }
-        return result.sorted()
+        result.sort { $0.key < $1.key }
+        return result
     }
 }

@@ -81,6 +81,14 @@ extension LogStore {
         try readIndexLogging { try $0.index.keys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) }
     }
 
+    /// What ``keys(index:from:through:lowerInclusive:upperInclusive:)`` lists, each key
+    /// with where its current version lies, for ``visitRecords(located:_:)``.
+    public func locatedKeys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool = true, upperInclusive: Bool = true) throws -> [LocatedKey] {
+        try readIndexLogging {
+            try $0.index.entries(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive).map(LocatedKey.init)
+        }
+    }
+
     /// Up to `limit` entries of index `index` whose term value starts with `prefix`,
     /// ascending by (value, key), strictly after `after`: pages through one prefix of
     /// an index, values included, without reading any record.

@@ -18,16 +18,41 @@ extension LogStore {
     /// - Throws: `.corrupt` naming the file and offset for a damaged frame or a record
     ///   that is not the version the index holds; whatever `body` throws.
     public func visitRecords(_ keys: [RecordKey], _ body: (Int, RecordView) throws -> Bool) throws {
+        try visitRecords(count: keys.count, { (keys[$0], nil) }, body)
+    }
+
+    /// ``visitRecords(_:_:)`` for keys an index read listed with their locations
+    /// (``locatedKeys(index:from:through:lowerInclusive:upperInclusive:)``): each is read
+    /// where it was found, without a second lookup. A key without a location, or whose
+    /// segment a compaction retired since, is looked up as ``visitRecords(_:_:)`` does.
+    /// A version replaced since the listing is still read (a fetch racing a writer sees
+    /// one of the two, as with any read that lists before it reads).
+    public func visitRecords(located: [LocatedKey], _ body: (Int, RecordView) throws -> Bool) throws {
+        try visitRecords(count: located.count, { (located[$0].key, located[$0].entry) }, body)
+    }
+
+    private func visitRecords(count: Int, _ item: (Int) -> (RecordKey, IndexEntry?), _ body: (Int, RecordView) throws -> Bool) throws {
         var start = 0
         var frame = VisitFrame()
-        while start < keys.count {
-            let end = min(keys.count, start + Self.visitPage)
+        while start < count {
+            let end = min(count, start + Self.visitPage)
             let found = try readIndex { s -> [(Int, IndexEntry, any StorageFile)] in
                 var found: [(Int, IndexEntry, any StorageFile)] = []
                 found.reserveCapacity(end - start)
+                var segment: (id: UInt32, file: any StorageFile)?
                 for position in start..<end {
-                    guard let entry = try s.index.entry(keys[position]), !entry.isTombstone else { continue }
-                    found.append((position, entry, try Self.segmentFile(of: entry, in: s, paths: paths)))
+                    let (key, listed) = item(position)
+                    var entry = listed
+                    if let e = entry, segment?.id != e.location.segment {
+                        if let file = s.segmentFiles[e.location.segment] { segment = (e.location.segment, file) } else { entry = nil }
+                    }
+                    if entry == nil {
+                        guard let current = try s.index.entry(key), !current.isTombstone else { continue }
+                        entry = current
+                        segment = (current.location.segment, try Self.segmentFile(of: current, in: s.segmentFiles, paths: paths))
+                    }
+                    guard let entry, let segment else { continue }
+                    found.append((position, entry, segment.file))
                 }
                 return found
             }
@@ -50,16 +75,26 @@ extension LogStore {
             var last: RecordKey?
             var seen = 0
             let found = try readIndex { s -> [(IndexEntry, any StorageFile)] in
-                var entries: [IndexEntry] = []
+                var found: [(IndexEntry, any StorageFile)] = []
+                found.reserveCapacity(Self.visitPage)
                 last = nil
                 seen = 0
+                // Neighbouring keys mostly lie in one segment: its file is looked up
+                // once per run of them, not hashed per key.
+                var segment: (id: UInt32, file: any StorageFile)?
+                let segmentFiles = s.segmentFiles
                 try s.index.merge(from: start, to: range.upperBound) { entry in
                     last = entry.key
                     seen += 1
-                    if !entry.isTombstone && wants(entry.key) { entries.append(entry) }
+                    if !entry.isTombstone && wants(entry.key) {
+                        if segment?.id != entry.location.segment {
+                            segment = (entry.location.segment, try Self.segmentFile(of: entry, in: segmentFiles, paths: paths))
+                        }
+                        if let segment { found.append((entry, segment.file)) }
+                    }
                     return seen < Self.visitPage
                 }
-                return try entries.map { ($0, try Self.segmentFile(of: $0, in: s, paths: paths)) }
+                return found
             }
             for (entry, file) in found {
                 guard try visit(entry, in: file, frame: &frame, body) else { return }
@@ -77,8 +112,8 @@ extension LogStore {
         var raw: [UInt8] = []
     }
 
-    private static func segmentFile(of entry: IndexEntry, in s: State, paths: StorePaths) throws -> any StorageFile {
-        guard let file = s.segmentFiles[entry.location.segment] else {
+    private static func segmentFile(of entry: IndexEntry, in files: [UInt32: any StorageFile], paths: StorePaths) throws -> any StorageFile {
+        guard let file = files[entry.location.segment] else {
             throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
         }
         return file

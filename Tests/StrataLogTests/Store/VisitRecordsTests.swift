@@ -1,0 +1,122 @@
+import Testing
+import StrataTestSupport
+@testable import StrataLog
+
+/// The in-place reads queries use: `visitRecords` over keys, over a range, and over
+/// keys an index read listed with their locations (`locatedKeys`), each checked
+/// against `get` and a plain map across sealed segments, the active one, deletes,
+/// reopening and a compaction that retires the segments a listing pointed into.
+@Suite struct VisitRecordsTests {
+    /// A store of 1,200 keys over four rounds in 32 KiB segments, each key with a term
+    /// under index 1 (its value mod 5), some keys deleted; and what it must hold.
+    private static func filled(_ dir: TemporaryDirectory, compress: Bool) throws -> (LogStore, [UInt64: [UInt8]]) {
+        var options = LogStoreOptions()
+        options.compressRecords = compress
+        options.segmentSizeLimit = 32 << 10
+        let store = try LogStore.open(at: dir.path, options: options)
+        var expected: [UInt64: [UInt8]] = [:]
+        for round in 0..<4 {
+            var batch = WriteBatch()
+            for key in UInt64(0)..<1_200 where (key + UInt64(round)) % 3 != 0 {
+                let value = LogFixtures.value(key, version: round, size: 20 + Int(key % 150))
+                batch.put(RecordKey(key), value: value, terms: [IndexTerm(index: 1, value: [value[0] % 5])])
+                expected[key] = value
+            }
+            for key in stride(from: UInt64(round), to: 1_200, by: 29) {
+                batch.delete(RecordKey(key))
+                expected[key] = nil
+            }
+            try store.commit(batch)
+        }
+        return (store, expected)
+    }
+
+    private static func visited(_ store: LogStore, _ located: [LocatedKey]) throws -> [(Int, UInt64, [UInt8])] {
+        var seen: [(Int, UInt64, [UInt8])] = []
+        try store.visitRecords(located: located) { position, view in
+            seen.append((position, view.key.rawValue, Array(view.value)))
+            return true
+        }
+        return seen
+    }
+
+    @Test(arguments: [true, false])
+    func locatedKeysAreReadWhereTheIndexFoundThem(compress: Bool) throws {
+        let dir = try TemporaryDirectory("visit-located")
+        defer { dir.remove() }
+        let (store, expected) = try Self.filled(dir, compress: compress)
+        func check(_ store: LogStore) throws {
+            for term in UInt8(0)..<5 {
+                let located = try store.locatedKeys(index: 1, from: [term], through: [term])
+                #expect(located.map(\.key) == (try store.keys(for: IndexTerm(index: 1, value: [term]))))
+                let wanted = expected.filter { $0.value[0] % 5 == term }.sorted { $0.key < $1.key }
+                #expect(located.map(\.key.rawValue) == wanted.map(\.key))
+                let seen = try Self.visited(store, located)
+                #expect(seen.map(\.0) == Array(wanted.indices))
+                #expect(seen.map(\.1) == wanted.map(\.key))
+                #expect(seen.map(\.2) == wanted.map(\.value))
+            }
+            // Keys the caller adds carry no location: looked up when visited, the
+            // absent and the deleted skipped, positions kept.
+            let asked: [UInt64] = [1, 2, 3, 29, 58, 399, 1_199, 1_200, 10_000]
+            let seen = try Self.visited(store, asked.map { LocatedKey(RecordKey($0)) })
+            let live = asked.enumerated().filter { expected[$0.element] != nil }
+            #expect(seen.map(\.0) == live.map(\.offset))
+            #expect(seen.map(\.2) == live.map { expected[$0.element] ?? [] })
+        }
+        try check(store)
+        try store.close()
+        let reopened = try LogStore.open(at: dir.path, options: LogStoreOptions())
+        defer { try? reopened.close() }
+        try check(reopened)
+    }
+
+    /// A compaction between the listing and the visit retires the segments the listed
+    /// locations point into: those keys are looked up again, and a key deleted in
+    /// between is then skipped.
+    @Test func aListingOutlivesTheCompactionOfItsSegments() throws {
+        let dir = try TemporaryDirectory("visit-compacted")
+        defer { dir.remove() }
+        let (store, filled) = try Self.filled(dir, compress: true)
+        var expected = filled
+        defer { try? store.close() }
+        let located = try store.locatedKeys(index: 1, from: nil, through: nil)
+        #expect(located.count == expected.count)
+        var delete = WriteBatch()
+        for key in located.prefix(40).map(\.key) where key.rawValue % 2 == 0 {
+            delete.delete(key)
+            expected[key.rawValue] = nil
+        }
+        try store.commit(delete)
+        let report = try store.compact(force: true)
+        #expect(report.segmentsCompacted > 0)
+        let seen = try Self.visited(store, located)
+        let live = located.enumerated().filter { expected[$0.element.key.rawValue] != nil }
+        #expect(seen.map(\.0) == live.map(\.offset))
+        #expect(seen.map(\.2) == live.map { expected[$0.element.key.rawValue] ?? [] })
+        for (_, key, value) in seen { #expect(try store.get(RecordKey(key))?.value == value) }
+    }
+
+    @Test func aRangeVisitGivesTheLiveRecordsInKeyOrderAndSkipsUnwantedKeys() throws {
+        let dir = try TemporaryDirectory("visit-range")
+        defer { dir.remove() }
+        let (store, expected) = try Self.filled(dir, compress: true)
+        defer { try? store.close() }
+        // Longer than a visit's page, so that the walk resumes after a page.
+        let range = RecordKey(7)..<RecordKey(1_190)
+        var seen: [(UInt64, [UInt8])] = []
+        try store.visitRecords(in: range, wants: { $0.rawValue % 4 != 1 }) { view in
+            seen.append((view.key.rawValue, Array(view.value)))
+            return true
+        }
+        let wanted = expected.filter { range.contains(RecordKey($0.key)) && $0.key % 4 != 1 }.sorted { $0.key < $1.key }
+        #expect(seen.map(\.0) == wanted.map(\.key))
+        #expect(seen.map(\.1) == wanted.map(\.value))
+        var stopped = 0
+        try store.visitRecords(in: range) { _ in
+            stopped += 1
+            return stopped < 10
+        }
+        #expect(stopped == 10)
+    }
+}
