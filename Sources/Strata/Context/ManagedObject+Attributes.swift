@@ -8,6 +8,7 @@ extension ManagedObject {
     /// - Throws: `.unknownKeyPath` naming the entity and key when there is no such
     ///   attribute; `.corrupt` when the record or blob is damaged.
     public func value(forKey key: String) throws -> Value {
+        if let slot = shape.attributeSlot(named: key) { return try value(at: slot) }
         guard let attribute = entity.attributesByName[key] else {
             if entity.relationshipsByName[key] != nil {
                 throw StrataError(.typeMismatch, "\(entity.name).\(key) is a relationship; use object(_:) or objects(_:)", context: ["entity": entity.name, "keyPath": key])
@@ -34,6 +35,7 @@ extension ManagedObject {
     ///
     /// - Throws: `.unknownKeyPath`, `.typeMismatch` naming entity, key and both types.
     public func setValue(_ value: Value, forKey key: String) throws {
+        if let slot = shape.attributeSlot(named: key) { return try setValue(value, at: slot) }
         guard let attribute = entity.attributesByName[key] else { throw unknownKey(key) }
         guard value.conforms(to: attribute.type) else {
             throw StrataError(.typeMismatch, "\(entity.name).\(key) is \(attribute.type), not \(value.caseName)", context: ["entity": entity.name, "keyPath": key])

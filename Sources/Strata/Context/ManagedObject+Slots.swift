@@ -8,7 +8,9 @@ import StrataLog
 @_spi(Typed) public struct AttributeSlot: Sendable {
     /// The attribute's name.
     public let key: String
-    let attribute: AttributeDescription
+    let type: AttributeType
+    /// What a transient attribute reads before it is set.
+    let defaultValue: Value?
     /// The attribute's field number in the entity's record; nil for a transient one.
     let number: Int?
 }
@@ -22,9 +24,20 @@ extension StoreSchema.EntityShape {
             // A stored attribute always has a field; one without is left to the
             // name-based path, which reports it.
             if !attribute.isTransient && number == nil { continue }
-            slots[attribute.name] = AttributeSlot(key: attribute.name, attribute: attribute, number: attribute.isTransient ? nil : number)
+            slots[attribute.name] = AttributeSlot(key: attribute.name, type: attribute.type, defaultValue: attribute.defaultValue,
+                                                  number: attribute.isTransient ? nil : number)
         }
         return slots
+    }
+
+    /// The slot of the attribute `name`, nil when the entity has none (or it is stored
+    /// without a field, which the name-based path reports). An entity of a few
+    /// attributes is searched by comparing names, cheaper than hashing one: this is
+    /// every `value(forKey:)` and `setValue(_:forKey:)`.
+    func attributeSlot(named name: String) -> AttributeSlot? {
+        guard slotList.count <= 16 else { return attributeSlots[name] }
+        for slot in slotList where slot.key == name { return slot }
+        return nil
     }
 }
 
@@ -34,7 +47,7 @@ extension ManagedObject {
 
     /// `value(forKey:)` for a resolved attribute: the same answer and errors.
     @_spi(Typed) public func value(at slot: AttributeSlot) throws -> Value {
-        guard let number = slot.number else { return transientValues[slot.key] ?? slot.attribute.defaultValue ?? .null }
+        guard let number = slot.number else { return transientValues[slot.key] ?? slot.defaultValue ?? .null }
         switch try field(number: number) {
         case .null: return .null
         case .value(let value): return value
@@ -50,8 +63,8 @@ extension ManagedObject {
 
     /// `setValue(_:forKey:)` for a resolved attribute: the same checks and effect.
     @_spi(Typed) public func setValue(_ value: Value, at slot: AttributeSlot) throws {
-        guard value.conforms(to: slot.attribute.type) else {
-            throw StrataError(.typeMismatch, "\(entity.name).\(slot.key) is \(slot.attribute.type), not \(value.caseName)", context: ["entity": entity.name, "keyPath": slot.key])
+        guard value.conforms(to: slot.type) else {
+            throw StrataError(.typeMismatch, "\(entity.name).\(slot.key) is \(slot.type), not \(value.caseName)", context: ["entity": entity.name, "keyPath": slot.key])
         }
         let context = try requireContext()
         guard let number = slot.number else {

@@ -14,7 +14,7 @@ struct BatchInsertChecker {
     private let uniqueConstraints: [UniqueConstraint]
     /// Every attribute with its field number (nil for a transient), worked out once for
     /// the batch rather than per object.
-    private let attributeSlots: [(attribute: AttributeDescription, number: Int?)]
+    private let attributeSlots: [AttributePlan]
     private let requiredToOnes: [(name: String, number: Int)]
     /// Per relationship whose model checks passed: its field number and the
     /// destinations already checked in the store (a batch links many objects to a few).
@@ -25,7 +25,7 @@ struct BatchInsertChecker {
         self.entity = entity
         self.layout = layout
         uniqueConstraints = store.schema.shapes[entity.name]?.uniqueConstraints ?? []
-        attributeSlots = entity.attributes.map { ($0, $0.isTransient ? nil : layout.fieldNumbers[$0.name]) }
+        attributeSlots = entity.attributes.map { AttributePlan($0, number: $0.isTransient ? nil : layout.fieldNumbers[$0.name]) }
         requiredToOnes = entity.relationships.compactMap { relationship in
             guard !relationship.isToMany, !relationship.isOptional, let number = layout.fieldNumbers[relationship.name] else { return nil }
             return (relationship.name, number)
@@ -34,18 +34,40 @@ struct BatchInsertChecker {
 
     /// The object's fields in layout order: given values, else defaults, else null.
     mutating func fields(_ values: [String: Value], index: Int) throws -> [FieldValue] {
-        // Sorted only to name the same key every time when several are wrong.
-        if values.keys.contains(where: { entity.attributesByName[$0] == nil }) {
-            for key in values.keys.sorted() where entity.attributesByName[key] == nil {
-                if entity.relationshipsByName[key] != nil {
-                    throw error(.invalidArgument, key, index, "\(entity.name).\(key) is a relationship: give it in `relationships`")
-                }
-                throw error(.unknownKeyPath, key, index, "\(entity.name) has no attribute '\(key)'")
-            }
-        }
         var fields = [FieldValue](repeating: .null, count: layout.fields.count)
-        for (attribute, number) in attributeSlots {
+        // Keys that name no attribute are reported before any value's fault, as a
+        // check of every key up front would; it runs only when some key was not used
+        // (or a value is wrong), so a good object's keys are hashed once, not twice.
+        var used = 0
+        do {
+            try fill(&fields, from: values, index: index, used: &used)
+        } catch {
+            try checkKeys(values, index: index)
+            throw error
+        }
+        if used != values.count { try checkKeys(values, index: index) }
+        for constraint in uniqueConstraints { try checkUnique(constraint, fields: fields, index: index) }
+        return fields
+    }
+
+    /// Throws for the first key (by name) that is not an attribute of the entity.
+    private func checkKeys(_ values: [String: Value], index: Int) throws {
+        // Sorted only to name the same key every time when several are wrong.
+        for key in values.keys.sorted() where entity.attributesByName[key] == nil {
+            if entity.relationshipsByName[key] != nil {
+                throw error(.invalidArgument, key, index, "\(entity.name).\(key) is a relationship: give it in `relationships`")
+            }
+            throw error(.unknownKeyPath, key, index, "\(entity.name) has no attribute '\(key)'")
+        }
+    }
+
+    /// Checks each attribute's value (given, else its default) and sets its field;
+    /// `used` counts the keys of `values` that named an attribute.
+    private func fill(_ fields: inout [FieldValue], from values: [String: Value], index: Int, used: inout Int) throws {
+        for attribute in attributeSlots {
+            let number = attribute.number
             let given = values[attribute.name]
+            if given != nil { used += 1 }
             if attribute.isTransient {
                 // Transient values are never written: accepting one would lose it silently.
                 if let given, !given.isNull { throw error(.invalidArgument, attribute.name, index, "\(entity.name).\(attribute.name) is transient and is never written") }
@@ -59,14 +81,38 @@ struct BatchInsertChecker {
                 if !attribute.isOptional { throw error(.validationFailed, attribute.name, index, "\(entity.name).\(attribute.name) is required") }
                 continue
             }
-            if let broken = Self.brokenRule(attribute, value) {
+            if attribute.hasRules, let broken = Self.brokenRule(attribute.description, value) {
                 throw error(.validationFailed, attribute.name, index, "\(entity.name).\(attribute.name): \(broken)")
             }
             guard let number else { continue }
             fields[number] = .value(value)
         }
-        for constraint in uniqueConstraints { try checkUnique(constraint, fields: fields, index: index) }
-        return fields
+    }
+
+    /// What `fields` needs of one attribute, in a class so that walking the list per
+    /// object retains one reference instead of copying a whole `AttributeDescription`.
+    private final class AttributePlan {
+        let name: String
+        let type: AttributeType
+        let isTransient: Bool
+        let isOptional: Bool
+        let defaultValue: Value?
+        /// Whether any validation rule (range, length, pattern) is declared.
+        let hasRules: Bool
+        let number: Int?
+        let description: AttributeDescription
+
+        init(_ attribute: AttributeDescription, number: Int?) {
+            name = attribute.name
+            type = attribute.type
+            isTransient = attribute.isTransient
+            isOptional = attribute.isOptional
+            defaultValue = attribute.defaultValue
+            hasRules = attribute.minimumValue != nil || attribute.maximumValue != nil || attribute.minimumLength != nil
+                || attribute.maximumLength != nil || attribute.pattern != nil
+            self.number = number
+            description = attribute
+        }
     }
 
     /// Sets the to-one references of one object, after checking each destination.

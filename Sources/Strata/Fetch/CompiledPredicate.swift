@@ -96,7 +96,9 @@ indirect enum CompiledPredicate {
             return false
         case .not(let operand):
             return try operand.evaluate(values).map { !$0 }
-        case .integer(let slot, let op, let c, let comparison):
+        // The comparisons are bound only on the slow path: binding one copies (and
+        // retains) its operands, which was most of a fast comparison's cost.
+        case .integer(let slot, let op, let c, _):
             switch values[slot] {
             case .value(.int(let v)):
                 switch op {
@@ -111,13 +113,16 @@ indirect enum CompiledPredicate {
                 // nil equals no number; every ordering with a nil side is false.
                 return op == .notEqualTo
             default:
+                guard case .integer(_, _, _, let comparison) = self else { return nil }
                 return try comparison.evaluate(values)
             }
-        case .integerBetween(let slot, let low, let high, let comparison):
+        case .integerBetween(let slot, let low, let high, _):
             switch values[slot] {
             case .value(.int(let v)): return v >= low && v <= high
             case .null: return false
-            default: return try comparison.evaluate(values)
+            default:
+                guard case .integerBetween(_, _, _, let comparison) = self else { return nil }
+                return try comparison.evaluate(values)
             }
         case .comparison(let comparison):
             return try comparison.evaluate(values)

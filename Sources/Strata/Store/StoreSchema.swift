@@ -85,6 +85,8 @@ struct StoreSchema: Sendable {
         let insertDefaults: [(number: Int, value: FieldValue)]
         /// Every attribute resolved to its field number, for typed access (StrataData).
         let attributeSlots: [String: AttributeSlot]
+        /// The same slots in the entity's attribute order, searched by `attributeSlot(named:)`.
+        let slotList: [AttributeSlot]
 
         init(entity: EntityDescription, layout: EntityLayout, uniqueConstraints: [UniqueConstraint]) {
             self.entity = entity
@@ -94,6 +96,7 @@ struct StoreSchema: Sendable {
             relationships = entity.relationships
             toOneRelationships = relationships.filter { !$0.isToMany }
             attributeSlots = Self.attributeSlots(entity: entity, layout: layout)
+            slotList = entity.attributes.compactMap { [attributeSlots] in attributeSlots[$0.name] }
             insertDefaults = storedAttributes.compactMap { attribute in
                 guard let value = attribute.defaultValue, !value.isNull, let number = layout.fieldNumbers[attribute.name] else { return nil }
                 return (number, .value(value))

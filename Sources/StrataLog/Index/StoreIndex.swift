@@ -124,6 +124,20 @@ struct StoreIndex: Sendable {
             let cursor = try file.cursor(from: start)
             if cursor.current != nil { cursors.append(cursor) }
         }
+        // One file and nothing of the range in the overlay (a sealed, compacted or
+        // bulk-loaded entity): its entries in order, without choosing among sources.
+        if cursors.count == 1 && (overlayKeys.first.map { key in end.map { key >= $0 } ?? false } ?? true) {
+            var cursor = cursors[0]
+            while cursor.position < cursor.entries.count {
+                for i in cursor.position..<cursor.entries.count {
+                    if let end, cursor.entries[i].key >= end { return }
+                    if try !body(cursor.entries[i]) { return }
+                }
+                cursor.position = cursor.entries.count
+                try cursor.fill()
+            }
+            return
+        }
         while true {
             // The smallest key any source offers next.
             var next: RecordKey?
