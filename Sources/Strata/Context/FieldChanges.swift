@@ -23,7 +23,9 @@ struct FieldChanges {
         set {
             if number >= values.count {
                 guard newValue != nil else { return }
-                values += Array(repeating: nil, count: max(shape.layout.fields.count, number + 1) - values.count)
+                // `shape.fieldCount`, not `shape.layout.fields.count`: reading the
+                // layout copied (and retained) the whole struct on every first change.
+                values += Array(repeating: nil, count: max(shape.fieldCount, number + 1) - values.count)
             }
             if (values[number] == nil) != (newValue == nil) { count += newValue == nil ? -1 : 1 }
             values[number] = newValue

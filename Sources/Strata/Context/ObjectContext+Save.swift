@@ -174,11 +174,11 @@ extension ObjectContext {
         // fields it did not change would be written as null.
         try object.fire()
         var fields = object.stored?.fields ?? []
-        let layout = object.layout
-        if fields.count < layout.fields.count { fields += Array(repeating: .null, count: layout.fields.count - fields.count) }
-        for (number, field) in layout.fields.enumerated() {
+        let shape = object.shape
+        if fields.count < shape.fieldCount { fields += Array(repeating: .null, count: shape.fieldCount - fields.count) }
+        for number in 0..<shape.fieldCount {
             guard let change = object.changes[number] else { continue }
-            if case .attribute(_, external: true) = field.kind, case .value(.binary(let data)) = change,
+            if shape.isExternalField[number], case .value(.binary(let data)) = change,
                data.count >= store.options.externalStorageThreshold {
                 let ref = try store.records.writeBlob([UInt8](data))
                 fields[number] = .blob(ref, rawLength: UInt64(data.count))

@@ -77,6 +77,8 @@ struct StoreSchema: Sendable {
         let entity: EntityDescription
         let layout: EntityLayout
         let storedAttributes: [AttributeDescription]
+        /// Each stored attribute's field number, in `storedAttributes`' order.
+        let storedFieldNumbers: [Int?]
         /// Every uniqueness rule binding the entity's objects, inherited ones included.
         let uniqueConstraints: [UniqueConstraint]
         let relationships: [RelationshipDescription]
@@ -87,16 +89,23 @@ struct StoreSchema: Sendable {
         let attributeSlots: [String: AttributeSlot]
         /// The same slots in the entity's attribute order, searched by `attributeSlot(named:)`.
         let slotList: [AttributeSlot]
+        /// How many fields the current layout has.
+        let fieldCount: Int
+        /// Per field number: an external binary attribute (large values go to the blob area).
+        let isExternalField: [Bool]
 
         init(entity: EntityDescription, layout: EntityLayout, uniqueConstraints: [UniqueConstraint]) {
             self.entity = entity
             self.layout = layout
             storedAttributes = entity.storedAttributes
+            storedFieldNumbers = storedAttributes.map { layout.fieldNumbers[$0.name] }
             self.uniqueConstraints = uniqueConstraints
             relationships = entity.relationships
             toOneRelationships = relationships.filter { !$0.isToMany }
             attributeSlots = Self.attributeSlots(entity: entity, layout: layout)
             slotList = entity.attributes.compactMap { [attributeSlots] in attributeSlots[$0.name] }
+            fieldCount = layout.fields.count
+            isExternalField = layout.fields.map { if case .attribute(_, external: true) = $0.kind { true } else { false } }
             insertDefaults = storedAttributes.compactMap { attribute in
                 guard let value = attribute.defaultValue, !value.isNull, let number = layout.fieldNumbers[attribute.name] else { return nil }
                 return (number, .value(value))

@@ -12,8 +12,9 @@ struct ObjectValidator {
         func fail(_ property: String?, _ rule: String, _ message: String) {
             failures.append(ValidationFailure(object: id, property: property, rule: rule, message: message))
         }
-        for attribute in object.shape.storedAttributes {
-            let value = try storedValue(object, attribute)
+        let shape = object.shape
+        for (attribute, number) in zip(shape.storedAttributes, shape.storedFieldNumbers) {
+            let value = try storedValue(object, attribute, number: number)
             if value.isNull {
                 if !attribute.isOptional { fail(attribute.name, "required", "\(object.entity.name).\(attribute.name) is required") }
                 continue
@@ -28,8 +29,10 @@ struct ObjectValidator {
             if let maximum = attribute.maximumValue, SortKey.totalOrder(value, maximum) == .orderedDescending {
                 fail(attribute.name, "maximum", "\(value) is above the maximum \(maximum)")
             }
+            // Counting a string's characters walks it: only when a length rule asks.
+            let hasLengthRule = attribute.minimumLength != nil || attribute.maximumLength != nil
             let length: Int? = switch value {
-            case .string(let s): s.count
+            case .string(let s) where hasLengthRule: s.count
             case .binary(let d): d.count
             default: nil
             }
@@ -65,8 +68,8 @@ struct ObjectValidator {
     /// The stored value without reading external blobs: a stored blob was valid when
     /// written, and only its presence matters here (an empty placeholder stands for it)
     /// unless a length rule asks for its bytes.
-    private func storedValue(_ object: ManagedObject, _ attribute: AttributeDescription) throws -> Value {
-        switch try object.field(attribute.name) {
+    private func storedValue(_ object: ManagedObject, _ attribute: AttributeDescription, number: Int?) throws -> Value {
+        switch try number.map(object.field(number:)) ?? object.field(attribute.name) {
         case .null: return .null
         case .value(let value): return value
         case .blob:
