@@ -16,7 +16,7 @@ public struct StoredValues: Sendable {
 extension ObjectStore {
     /// Walks the saved objects of one entity (its sub-entities not included) in key
     /// order, a batch at a time, without a context or managed objects: each record is
-    /// read once, decoded, and only the named properties are handed over. For exports
+    /// read once, in place, and only the named properties are decoded and handed over. For exports
     /// and other bulk reads, where a context's faults and registry are pure overhead;
     /// memory follows the batch size.
     ///
@@ -63,39 +63,54 @@ extension ObjectStore {
         }
         var batch: [StoredValues] = []
         batch.reserveCapacity(batchSize)
-        try records.scan(StoreSchema.range(tag: layout.tag), batchSize: batchSize) { page in
-            for record in page {
-                let stored = try schema.decode(record)
-                var values: [Value] = []
-                values.reserveCapacity(attributeNumbers.count)
-                for number in attributeNumbers {
-                    let field = number < stored.fields.count ? stored.fields[number] : .null
-                    switch field {
-                    case .value(let value): values.append(value)
-                    case .blob(let ref, _): values.append(.binary(Data(try records.readBlob(ref))))
-                    case .null: values.append(.null)
-                    case .reference, .references:
-                        throw StrataError(.corrupt, "\(entityName).\(layout.fields[number].name) holds a relationship in the record",
-                                          context: ["entity": entityName, "keyPath": layout.fields[number].name])
-                    }
+        // The fields asked for are read in place from each record's block (no record
+        // copied out, no field array of the whole object); a record the slots cannot
+        // read — an older layout, an external binary asked for — is decoded whole.
+        var slots = RecordFieldSlots(fields: attributeNumbers + relationshipNumbers)
+        let attributeSlots = attributeNumbers.map(slots.slot(of:)), relationshipSlots = relationshipNumbers.map(slots.slot(of:))
+        try records.visitRecords(in: StoreSchema.range(tag: layout.tag), wants: { _ in true }) { view in
+            var fields: [FieldValue]
+            if try slots.load(view, layoutID: layout.layoutID, firstLayoutID: layout.firstLayoutID) {
+                fields = slots.values
+            } else {
+                let stored = try schema.decode(try view.record())
+                fields = slots.values
+                for (number, slot) in zip(attributeNumbers + relationshipNumbers, attributeSlots + relationshipSlots) {
+                    fields[slot] = number < stored.fields.count ? stored.fields[number] : .null
                 }
-                var destinations: [ObjectID?] = []
-                destinations.reserveCapacity(relationshipNumbers.count)
-                for number in relationshipNumbers {
-                    if number < stored.fields.count, case .reference(let key) = stored.fields[number] {
-                        guard let destination = objectID(for: key) else {
-                            throw StrataError(.objectNotFound, "no entity of this model has key \(key)", context: ["key": "\(key.rawValue)"])
-                        }
-                        destinations.append(destination)
-                    } else {
-                        destinations.append(nil)
-                    }
-                }
-                batch.append(StoredValues(objectID: ObjectID(entityName: entityName, key: record.key, storeIdentifier: identifier),
-                                          values: values, destinations: destinations))
             }
-            if !batch.isEmpty { try body(batch) }
-            batch.removeAll(keepingCapacity: true)
+            var values: [Value] = []
+            values.reserveCapacity(attributeNumbers.count)
+            for (number, slot) in zip(attributeNumbers, attributeSlots) {
+                switch fields[slot] {
+                case .value(let value): values.append(value)
+                case .blob(let ref, _): values.append(.binary(Data(try records.readBlob(ref))))
+                case .null: values.append(.null)
+                case .reference, .references:
+                    throw StrataError(.corrupt, "\(entityName).\(layout.fields[number].name) holds a relationship in the record",
+                                      context: ["entity": entityName, "keyPath": layout.fields[number].name])
+                }
+            }
+            var destinations: [ObjectID?] = []
+            destinations.reserveCapacity(relationshipNumbers.count)
+            for slot in relationshipSlots {
+                if case .reference(let key) = fields[slot] {
+                    guard let destination = objectID(for: key) else {
+                        throw StrataError(.objectNotFound, "no entity of this model has key \(key)", context: ["key": "\(key.rawValue)"])
+                    }
+                    destinations.append(destination)
+                } else {
+                    destinations.append(nil)
+                }
+            }
+            batch.append(StoredValues(objectID: ObjectID(entityName: entityName, key: view.key, storeIdentifier: identifier),
+                                      values: values, destinations: destinations))
+            if batch.count == batchSize {
+                try body(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+            return true
         }
+        if !batch.isEmpty { try body(batch) }
     }
 }

@@ -251,13 +251,22 @@ struct StoreIndex: Sendable {
             try file.terms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { candidates.append(($0.key, $0.sequence)) }
         }
         var result: [IndexEntry] = []
-        var seen = Set<RecordKey>()
-        for (key, sequence) in candidates where !seen.contains(key) {
+        result.reserveCapacity(candidates.count)
+        for (key, sequence) in candidates {
             guard let current = try entry(key), !current.isTombstone, current.sequence == sequence else { continue }
-            seen.insert(key)
             result.append(current)
         }
-        result.sort { $0.key < $1.key }
+        // One value's terms from one source are already in key order (an equality
+        // read): no sort then. A key two sources both list (the same version met
+        // twice) is kept once.
+        if zip(result, result.dropFirst()).contains(where: { $0.key >= $1.key }) {
+            result.sort { $0.key < $1.key }
+            var previous: RecordKey?
+            result.removeAll { entry in
+                defer { previous = entry.key }
+                return entry.key == previous
+            }
+        }
         return result
     }
 }

@@ -149,6 +149,26 @@ struct InPlaceMigrationTests {
         #expect(rich.count == expected.values.filter { $0.salary >= 200 }.count)
         let ofAge = try context.count(for: FetchRequest(entityName: "Employee", predicate: .key("age") == .constant(.int(30))))
         #expect(ofAge == expected.values.filter { $0.age == 30 }.count)
+        // A bulk read (current-layout records read in place, older ones decoded and
+        // forwarded) gives the same values as the objects.
+        var bulk = 0
+        try store.enumerateStoredValues(entityName: "Employee", attributes: ["email", "name", "salary", "level", "age"],
+                                        toOneRelationships: ["department"], batchSize: 7) { batch in
+            for stored in batch {
+                guard case .string(let email) = stored.values[0], let want = expected[email] else {
+                    Issue.record("\(stored.objectID) has no expected email: \(stored.values)")
+                    continue
+                }
+                bulk += 1
+                #expect(stored.values[1] == .string(want.name), "\(email)")
+                #expect(stored.values[2].intValue ?? -1 == want.salary, "\(email)")
+                #expect(stored.values[3].intValue ?? -1 == want.level, "\(email)")
+                #expect(stored.values[4].intValue ?? -1 == want.age, "\(email)")
+                let title = try stored.destinations[0].map { try context.existingObject(with: $0).string("title") } ?? nil
+                #expect(title == want.department, "\(email)")
+            }
+        }
+        #expect(bulk == expected.count)
         // Reverse index of the to-one (the derived to-many) answers for old records too.
         for department in try context.fetch(FetchRequest(entityName: "Department")) {
             let title = try department.string("title")
