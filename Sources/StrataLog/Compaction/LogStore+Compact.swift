@@ -309,7 +309,7 @@ extension LogStore {
     /// included: the active segment is never rewritten).
     private func blobFilesReferenced(among candidates: Set<UInt32>) throws -> Set<UInt32> {
         var referenced = Set<UInt32>()
-        let (overlay, files) = state.withLock { ($0.index.overlay.entries.values.filter { !$0.blobs.isEmpty }, $0.index.files) }
+        let (overlay, files) = state.withLock { ($0.index.overlay.allEntries.filter { !$0.blobs.isEmpty }, $0.index.files) }
         for e in overlay { for blob in e.blobs where candidates.contains(blob.file) { referenced.insert(blob.file) } }
         for file in files {
             var found: [(IndexEntry, [UInt32])] = []

@@ -5,7 +5,7 @@
 /// replaying the active segment. Its size is bounded by `LogStoreOptions.overlayEntryLimit`,
 /// past which the segment rolls.
 struct IndexOverlay: Sendable {
-    private(set) var entries: [RecordKey: IndexEntry] = [:]
+    private(set) var entries = KeyTable()
     /// Terms of every version added, in arrival order; readers keep a term only while
     /// its key's current version has the term's sequence.
     private(set) var terms: [IndexTermEntry] = []
@@ -18,8 +18,11 @@ struct IndexOverlay: Sendable {
 
     func entry(_ key: RecordKey) -> IndexEntry? { entries[key] }
 
+    /// Every key's newest entry, in the order the keys first arrived.
+    var allEntries: [IndexEntry] { entries.entries }
+
     mutating func reserve(_ more: Int) {
-        entries.reserveCapacity(entries.count + more)
+        entries.reserve(more)
         let needed = sortedKeys.count + more
         if needed > sortedKeys.capacity { sortedKeys.reserveCapacity(max(needed, sortedKeys.capacity * 2)) }
     }
@@ -27,7 +30,7 @@ struct IndexOverlay: Sendable {
     /// Adds a version; returns the version it replaces in the overlay, if any.
     @discardableResult
     mutating func add(_ entry: IndexEntry, terms newTerms: [IndexTerm]) -> IndexEntry? {
-        let old = entries.updateValue(entry, forKey: entry.key)
+        let old = entries.set(entry)
         if old == nil {
             if let last = sortedKeys.last, entry.key <= last { keysSorted = false }
             sortedKeys.append(entry.key)
@@ -48,7 +51,7 @@ struct IndexOverlay: Sendable {
     /// The overlay as an index file's sorted entries and terms (only the current
     /// version's terms), for the roll.
     func sortedContents() -> (entries: [IndexEntry], terms: [IndexTermEntry]) {
-        let sorted = entries.values.sorted { $0.key < $1.key }
+        let sorted = entries.entries.sorted { $0.key < $1.key }
         var kept: [IndexTermEntry] = []
         for t in terms {
             if let entry = entries[t.key], !entry.isTombstone, entry.sequence == t.sequence { kept.append(t) }
@@ -104,7 +107,7 @@ extension IndexOverlay {
     /// The greatest overlay key in `lower..<upper` (tombstones included), if any.
     func lastKey(from lower: RecordKey, below upper: RecordKey) -> RecordKey? {
         var best: RecordKey?
-        for key in entries.keys where key >= lower && key < upper {
+        for key in entries.entries.lazy.map(\.key) where key >= lower && key < upper {
             if best.map({ key > $0 }) ?? true { best = key }
         }
         return best

@@ -65,7 +65,7 @@ struct StoreIndex: Sendable {
     /// streamed, each entry with blobs checked against the current version.
     func blobFilesReferenced() throws -> Set<UInt32> {
         var referenced = Set<UInt32>()
-        for e in overlay.entries.values { for blob in e.blobs { referenced.insert(blob.file) } }
+        for e in overlay.allEntries { for blob in e.blobs { referenced.insert(blob.file) } }
         for file in files {
             var candidates: [IndexEntry] = []
             try file.forEachEntry { e in if !e.blobs.isEmpty { candidates.append(e) } }

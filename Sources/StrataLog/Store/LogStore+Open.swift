@@ -341,7 +341,7 @@ extension LogStore {
                 end = max(end, Int64(clamping: blob.offset) &+ Int64(Format.blobEntryHeaderSize) &+ Int64(clamping: blob.length))
             }
         }
-        for e in index.overlay.entries.values { note(e) }
+        for e in index.overlay.allEntries { note(e) }
         for f in index.files { try f.forEachEntry(note) }
         return end
     }
