@@ -56,6 +56,11 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
         self.context = context
     }
 
+    deinit {
+        // The context's registry does not retain its objects: each leaves it here.
+        context?.forget(self)
+    }
+
     /// Whether the object's values are not loaded yet.
     public var isFault: Bool { stored == nil && !isNew }
     /// Inserted in its context and not yet saved.

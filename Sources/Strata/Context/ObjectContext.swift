@@ -20,11 +20,9 @@ public final class ObjectContext {
     /// What a save does when objects changed in the store since this context read them.
     public var mergePolicy: MergePolicy = .error
 
-    /// Every object handed out, weakly: unchanged objects go when the caller lets go.
-    /// Entries of objects gone are swept out as the registry grows (``register(_:key:)``).
-    var registry: [RecordKey: WeakObject] = [:]
-    /// The registry size at which the next sweep runs.
-    private var registrySweepAt = ObjectContext.registrySweepMinimum
+    /// Every object handed out, not retained: unchanged objects go when the caller lets
+    /// go, and an object takes its own entry out as it goes (``forget(_:)``).
+    var registry: [RecordKey: RegisteredObject] = [:]
     /// Objects with unsaved changes (inserted, updated or deleted), strongly.
     var changed: [RecordKey: ManagedObject] = [:]
     /// Records a fetch already decoded, waiting for their fault to fire.
@@ -35,23 +33,36 @@ public final class ObjectContext {
     /// Judges every fetch on managed objects, never compiled (tests compare the two).
     var interpretsFetches = false
 
-    struct WeakObject {
-        weak var object: ManagedObject?
+    /// A registry entry. Neither strong nor weak: a `ManagedObject` removes its entry in
+    /// its `deinit`, so every entry names a live object. A weak reference gave each
+    /// object a side table, and with it slow-path reference counting on every retain
+    /// and release of the object and an allocation per object (a fifth of an insert's
+    /// time), and left an empty entry per object gone, which sweeps had to clear.
+    struct RegisteredObject {
+        unowned(unsafe) let target: ManagedObject
+        /// The object's identity, compared without loading the reference.
+        let identity: ObjectIdentifier
+
+        init(_ object: ManagedObject) {
+            target = object
+            identity = ObjectIdentifier(object)
+        }
+
+        /// The object (optional, as a weak reference's was, for the callers' sake).
+        var object: ManagedObject? { target }
     }
 
-    /// The fewest entries a sweep waits for: below it the registry is left alone.
-    static let registrySweepMinimum = 4096
-
-    /// Registers an object handed out under its key. A context that walks a million
-    /// objects one at a time keeps none of them, but without a sweep its registry
-    /// would keep an empty entry (and the weak reference's side table) for each: the
-    /// dead ones are dropped whenever the registry doubles past its live size, so it
-    /// stays within twice the objects alive (at least 4,096), at constant amortised cost.
+    /// Registers an object handed out under its key.
     func register(_ object: ManagedObject, key: RecordKey) {
-        registry[key] = WeakObject(object: object)
-        guard registry.count >= registrySweepAt else { return }
-        registry = registry.filter { $0.value.object != nil }
-        registrySweepAt = max(Self.registrySweepMinimum, registry.count * 2)
+        registry[key] = RegisteredObject(object)
+    }
+
+    /// Takes a departing object's entry out of the registry (its `deinit` calls this);
+    /// an entry that names another object for the key (registered after a reset, or
+    /// after this one was deleted and saved) stays.
+    func forget(_ object: ManagedObject) {
+        let key = object.objectID.key
+        if let entry = registry[key], entry.identity == ObjectIdentifier(object) { registry[key] = nil }
     }
 
     init(store: ObjectStore) {

@@ -64,13 +64,6 @@ extension ObjectContext {
             loaded.removeAll(keepingCapacity: true)
             if !batch.isEmpty { try body(batch) }
             batch = []
-            forgetReleasedObjects()
         }
-    }
-
-    /// Drops the registry's entries of objects nobody holds any more, so that a long
-    /// walk does not leave one empty entry per object it visited.
-    func forgetReleasedObjects() {
-        registry = registry.filter { $0.value.object != nil }
     }
 }

@@ -66,7 +66,7 @@ extension ObjectContext {
     }
 
     /// How many objects the context holds right now (a migration's memory bound).
-    var liveObjectCount: Int { registry.values.reduce(0) { $0 + ($1.object == nil ? 0 : 1) } }
+    var liveObjectCount: Int { registry.count }
 }
 
 extension ManagedObject {
