@@ -127,9 +127,12 @@ extension ObjectContext {
                         run.position += 1
                     }
                 }
+                // Objects registered during the walk are those it judged (keys behind
+                // it): a registry empty at the start stays empty ahead of the walk.
+                let mayHoldLoaded = !registry.isEmpty
                 try store.records.visitRecords(in: StoreSchema.range(tag: tag), wants: { key in
                     if pending && self.changed[key] != nil { return false }
-                    if self.holdsLoaded(key) { queue.deferred.append(key); return false }
+                    if mayHoldLoaded && self.holdsLoaded(key) { queue.deferred.append(key); return false }
                     return true
                 }) { view in
                     try objectsBefore(view.key)
@@ -202,6 +205,7 @@ final class ObjectRouteQueue {
 
     /// The smallest queued key below `bound` (any, when nil), taken off the queue.
     func next(before bound: RecordKey?) -> RecordKey? {
+        if changedHead == changed.count && deferredHead == deferred.count { return nil }
         let a = changedHead < changed.count ? changed[changedHead] : nil
         let b = deferredHead < deferred.count ? deferred[deferredHead] : nil
         let smallest: RecordKey

@@ -34,6 +34,7 @@ extension LogStore {
     private func visitRecords(count: Int, _ item: (Int) -> (RecordKey, IndexEntry?), _ body: (Int, RecordView) throws -> Bool) throws {
         var start = 0
         var frame = VisitFrame()
+        defer { counters.recordsDecoded.add(frame.visited) }
         while start < count {
             let end = min(count, start + Self.visitPage)
             let found = try readIndex { s -> [(Int, IndexEntry, any StorageFile)] in
@@ -71,6 +72,7 @@ extension LogStore {
     public func visitRecords(in range: Range<RecordKey>, wants: (RecordKey) -> Bool = { _ in true }, _ body: (RecordView) throws -> Bool) throws {
         var start = range.lowerBound
         var frame = VisitFrame()
+        defer { counters.recordsDecoded.add(frame.visited) }
         while start < range.upperBound {
             var last: RecordKey?
             var seen = 0
@@ -110,6 +112,9 @@ extension LogStore {
         var segment: UInt32 = .max
         var offset: UInt32 = .max
         var raw: [UInt8] = []
+        /// Records visited, counted into the statistics once per walk rather than by
+        /// an atomic add per record.
+        var visited = 0
     }
 
     private static func segmentFile(of entry: IndexEntry, in files: [UInt32: any StorageFile], paths: StorePaths) throws -> any StorageFile {
@@ -128,7 +133,7 @@ extension LogStore {
             frame.segment = location.segment
             frame.offset = location.frameOffset
         }
-        counters.recordsDecoded.add(1)
+        frame.visited += 1
         return try frame.raw.withUnsafeBytes { raw -> Bool in
             let start = Int(location.recordOffset), length = Int(location.recordLength)
             guard start + length <= raw.count, length >= RecordCodec.headerSize else {
