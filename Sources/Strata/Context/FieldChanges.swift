@@ -21,13 +21,17 @@ struct FieldChanges {
     subscript(number: Int) -> FieldValue? {
         get { number < values.count ? values[number] : nil }
         set {
+            // Presence by pattern, not `== nil`: that picked Optional's `==` of two
+            // `FieldValue?`, which copied and destroyed both (a tenth of an insert).
+            let has: Bool = if case .none = newValue { false } else { true }
             if number >= values.count {
-                guard newValue != nil else { return }
+                guard has else { return }
                 // `shape.fieldCount`, not `shape.layout.fields.count`: reading the
                 // layout copied (and retained) the whole struct on every first change.
-                values += Array(repeating: nil, count: max(shape.fieldCount, number + 1) - values.count)
+                values.append(contentsOf: repeatElement(nil, count: max(shape.fieldCount, number + 1) - values.count))
             }
-            if (values[number] == nil) != (newValue == nil) { count += newValue == nil ? -1 : 1 }
+            let had: Bool = if case .none = values[number] { false } else { true }
+            if had != has { count += has ? 1 : -1 }
             values[number] = newValue
         }
     }

@@ -85,11 +85,15 @@ extension ObjectContext {
 
     /// The objects a save writes and deletes, in key order.
     private func pendingWrites() -> (writes: [ManagedObject], deletes: [ManagedObject]) {
-        // Keys sorted, not objects: sorting the objects themselves retained and released
-        // each one at every move, and a ManagedObject's count is in a side table (the
-        // registry holds it weakly), which makes each of those slow.
-        let objects = changed.keys.sorted().compactMap { changed[$0] }
-        return (objects.filter { !$0.isDeleted }, objects.filter { $0.isDeleted && !$0.isNew })
+        // The (key, object) pairs as the dictionary holds them, sorted by key: no key
+        // is hashed again to find its object.
+        let pairs = changed.sorted { $0.key < $1.key }
+        var writes: [ManagedObject] = [], deletes: [ManagedObject] = []
+        writes.reserveCapacity(pairs.count)
+        for (_, object) in pairs {
+            if !object.isDeleted { writes.append(object) } else if !object.isNew { deletes.append(object) }
+        }
+        return (writes, deletes)
     }
 
     /// Validates what the save writes, and the objects it does not write whose derived

@@ -65,8 +65,14 @@ public final class ObjectContext {
         if let entry = registry[key], entry.identity == ObjectIdentifier(object) { registry[key] = nil }
     }
 
+    /// Each entity's shape, by name and by key tag (the store schema's, kept once).
+    let shapes: [String: StoreSchema.EntityShape]
+    let shapeByTag: [UInt16: StoreSchema.EntityShape]
+
     init(store: ObjectStore) {
         self.store = store
+        shapes = store.schema.shapes
+        shapeByTag = store.schema.entityByTag.compactMapValues { [shapes] in shapes[$0] }
     }
 
     var schema: StoreSchema { store.schema }
@@ -89,13 +95,14 @@ public final class ObjectContext {
     /// - Throws: `.unknownKeyPath` for an entity the model lacks; `.invalidArgument`
     ///   for an abstract entity.
     public func insert(_ entityName: String) throws -> ManagedObject {
-        guard let entity = store.model.entity(named: entityName) else {
+        // The shapes this context keeps: `store.model` and `store.schema` are structs,
+        // and reaching into them copied (and retained) them on every insert.
+        guard let shape = shapes[entityName] else {
             throw StrataError(.unknownKeyPath, "the model has no entity '\(entityName)'", context: ["entity": entityName])
         }
-        guard !entity.isAbstract else {
-            throw StrataError(.invalidArgument, "\(entityName) is abstract: insert one of its sub-entities (\(entity.allSubentityNames.joined(separator: ", ")))", context: ["entity": entityName])
+        guard !shape.isAbstract else {
+            throw StrataError(.invalidArgument, "\(entityName) is abstract: insert one of its sub-entities (\(shape.entity.allSubentityNames.joined(separator: ", ")))", context: ["entity": entityName])
         }
-        let shape = try schema.shape(entityName)
         let key = try store.allocateKey(tag: shape.layout.tag)
         let object = ManagedObject(id: ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
         object.isNew = true
@@ -126,10 +133,10 @@ public final class ObjectContext {
 
     func object(forKey key: RecordKey) throws -> ManagedObject {
         if let existing = registry[key]?.object { return existing }
-        guard let entityName = schema.entityName(of: key), let shape = schema.shapes[entityName] else {
+        guard let shape = shapeByTag[StoreSchema.tag(of: key)] else {
             throw StrataError(.objectNotFound, "no entity of this model has key \(key)", context: ["key": "\(key.rawValue)"])
         }
-        let object = ManagedObject(id: ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
+        let object = ManagedObject(id: ObjectID(entityName: shape.entity.name, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
         register(object, key: key)
         return object
     }

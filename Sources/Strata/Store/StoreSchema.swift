@@ -91,6 +91,8 @@ struct StoreSchema: Sendable {
         let slotList: [AttributeSlot]
         /// How many fields the current layout has.
         let fieldCount: Int
+        /// Whether the entity is abstract (only its sub-entities have objects).
+        let isAbstract: Bool
         /// Per field number: an external binary attribute (large values go to the blob area).
         let isExternalField: [Bool]
 
@@ -105,6 +107,7 @@ struct StoreSchema: Sendable {
             attributeSlots = Self.attributeSlots(entity: entity, layout: layout)
             slotList = entity.attributes.compactMap { [attributeSlots] in attributeSlots[$0.name] }
             fieldCount = layout.fields.count
+            isAbstract = entity.isAbstract
             isExternalField = layout.fields.map { if case .attribute(_, external: true) = $0.kind { true } else { false } }
             insertDefaults = storedAttributes.compactMap { attribute in
                 guard let value = attribute.defaultValue, !value.isNull, let number = layout.fieldNumbers[attribute.name] else { return nil }
