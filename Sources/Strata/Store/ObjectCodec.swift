@@ -27,6 +27,8 @@ enum ObjectCodec {
                        blobBytes: (BlobRef) throws -> [UInt8]) throws -> (value: [UInt8], blobs: [BlobRef], terms: [IndexTerm]) {
         func termValue(_ field: FieldValue) throws -> [UInt8]? { try Self.termValue(field, blobBytes: blobBytes) }
         var w = FieldWriter()
+        // A typical record in one allocation, rather than grown by doubling from empty.
+        w.bytes.reserveCapacity(16 + fields.count * 16)
         var blobs: [BlobRef] = []
         var terms: [IndexTerm] = []
         w.u8(version)
@@ -259,9 +261,9 @@ struct FieldWriter {
         bytes.append(UInt8(v))
     }
     mutating func string(_ s: String) {
-        let utf8 = Array(s.utf8)
-        varint(UInt64(utf8.count))
-        bytes.append(contentsOf: utf8)
+        // Straight from the string's UTF-8 view: no array per string.
+        varint(UInt64(s.utf8.count))
+        bytes.append(contentsOf: s.utf8)
     }
 }
 

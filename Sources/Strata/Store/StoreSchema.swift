@@ -77,8 +77,8 @@ struct StoreSchema: Sendable {
         let entity: EntityDescription
         let layout: EntityLayout
         let storedAttributes: [AttributeDescription]
-        /// Each stored attribute's field number, in `storedAttributes`' order.
-        let storedFieldNumbers: [Int?]
+        /// Each stored attribute's rules and field number, in `storedAttributes`' order.
+        let attributeChecks: [AttributeCheck]
         /// Every uniqueness rule binding the entity's objects, inherited ones included.
         let uniqueConstraints: [UniqueConstraint]
         let relationships: [RelationshipDescription]
@@ -100,7 +100,7 @@ struct StoreSchema: Sendable {
             self.entity = entity
             self.layout = layout
             storedAttributes = entity.storedAttributes
-            storedFieldNumbers = storedAttributes.map { layout.fieldNumbers[$0.name] }
+            attributeChecks = storedAttributes.map { AttributeCheck($0, number: layout.fieldNumbers[$0.name]) }
             self.uniqueConstraints = uniqueConstraints
             relationships = entity.relationships
             toOneRelationships = relationships.filter { !$0.isToMany }

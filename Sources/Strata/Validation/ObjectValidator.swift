@@ -12,9 +12,8 @@ struct ObjectValidator {
         func fail(_ property: String?, _ rule: String, _ message: String) {
             failures.append(ValidationFailure(object: id, property: property, rule: rule, message: message))
         }
-        let shape = object.shape
-        for (attribute, number) in zip(shape.storedAttributes, shape.storedFieldNumbers) {
-            let value = try storedValue(object, attribute, number: number)
+        for attribute in object.shape.attributeChecks {
+            let value = try storedValue(object, attribute)
             if value.isNull {
                 if !attribute.isOptional { fail(attribute.name, "required", "\(object.entity.name).\(attribute.name) is required") }
                 continue
@@ -30,9 +29,8 @@ struct ObjectValidator {
                 fail(attribute.name, "maximum", "\(value) is above the maximum \(maximum)")
             }
             // Counting a string's characters walks it: only when a length rule asks.
-            let hasLengthRule = attribute.minimumLength != nil || attribute.maximumLength != nil
             let length: Int? = switch value {
-            case .string(let s) where hasLengthRule: s.count
+            case .string(let s) where attribute.hasLengthRule: s.count
             case .binary(let d): d.count
             default: nil
             }
@@ -68,12 +66,12 @@ struct ObjectValidator {
     /// The stored value without reading external blobs: a stored blob was valid when
     /// written, and only its presence matters here (an empty placeholder stands for it)
     /// unless a length rule asks for its bytes.
-    private func storedValue(_ object: ManagedObject, _ attribute: AttributeDescription, number: Int?) throws -> Value {
-        switch try number.map(object.field(number:)) ?? object.field(attribute.name) {
+    private func storedValue(_ object: ManagedObject, _ attribute: AttributeCheck) throws -> Value {
+        switch try attribute.number.map(object.field(number:)) ?? object.field(attribute.name) {
         case .null: return .null
         case .value(let value): return value
         case .blob:
-            if attribute.minimumLength != nil || attribute.maximumLength != nil {
+            if attribute.hasLengthRule {
                 return try object.value(forKey: attribute.name)
             }
             return .binary(Data())

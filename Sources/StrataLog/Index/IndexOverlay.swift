@@ -25,6 +25,10 @@ struct IndexOverlay: Sendable {
         entries.reserve(more)
         let needed = sortedKeys.count + more
         if needed > sortedKeys.capacity { sortedKeys.reserveCapacity(max(needed, sortedKeys.capacity * 2)) }
+        // Terms too (about one a record where an attribute is indexed), with the same
+        // doubling, so that a large commit does not grow them step by step.
+        let termsNeeded = terms.count + more
+        if !terms.isEmpty && termsNeeded > terms.capacity { terms.reserveCapacity(max(termsNeeded, terms.capacity * 2)) }
     }
 
     /// Adds a version; returns the version it replaces in the overlay, if any.
