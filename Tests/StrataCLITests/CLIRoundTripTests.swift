@@ -14,6 +14,15 @@ import Testing
         }
         let imported = try StrataProcess.run(["import", first, "--batch", "\(batch)"], input: input, in: dir.path)
         #expect(imported.status == 0, "\(imported.stderr)")
+        // The import ends with its last segment sealed: the newest segment holds no
+        // record (it is the size of a new store's empty one), so the next open replays
+        // nothing.
+        let files = FileManager.default
+        let segments = try files.contentsOfDirectory(atPath: first + "/segments").sorted()
+        let newest = try #require(segments.last)
+        let size = try files.attributesOfItem(atPath: first + "/segments/" + newest)[.size] as? Int
+        let emptySize = try files.attributesOfItem(atPath: second + "/segments/" + "000001.seg")[.size] as? Int
+        #expect(segments.count >= 2 && size == emptySize, "\(segments), newest \(size ?? -1) bytes, empty \(emptySize ?? -1)")
         let export1 = try StrataProcess.run(["export", first, "--blobs"], in: dir.path)
         #expect(export1.status == 0, "\(export1.stderr)")
         let file = dir.appending("export.jsonl")
