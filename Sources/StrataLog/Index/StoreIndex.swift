@@ -119,46 +119,32 @@ struct StoreIndex: Sendable {
         overlay.normalize()
         let overlayKeys = overlay.keys(from: start)
         var overlayPosition = overlayKeys.startIndex
-        // Files are opened only when the walk reaches their first key. Keys are handed
-        // out in increasing serials, so sealed files mostly hold disjoint ranges and
-        // one cursor is live at a time; choosing the smallest key among every file of
-        // a million-key store (sixteen of them) was most of a range walk.
-        let pending = files.filter { file in
-            file.footer.entryCount > 0 && file.footer.maxKey >= start.rawValue && (end.map { file.footer.minKey < $0.rawValue } ?? true)
-        }.sorted { $0.footer.minKey < $1.footer.minKey }
-        var pendingPosition = 0
         var cursors: [IndexFile.Cursor] = []
+        for file in files where file.footer.entryCount > 0 && file.footer.maxKey >= start.rawValue && (end.map { file.footer.minKey < $0.rawValue } ?? true) {
+            let cursor = try file.cursor(from: start)
+            if cursor.current != nil { cursors.append(cursor) }
+        }
+        // One file and nothing of the range in the overlay (a sealed, compacted or
+        // bulk-loaded entity): its entries in order, without choosing among sources.
+        if cursors.count == 1 && (overlayKeys.first.map { key in end.map { key >= $0 } ?? false } ?? true) {
+            var cursor = cursors[0]
+            while cursor.position < cursor.entries.count {
+                for i in cursor.position..<cursor.entries.count {
+                    if let end, cursor.entries[i].key >= end { return }
+                    if try !body(cursor.entries[i]) { return }
+                }
+                cursor.position = cursor.entries.count
+                try cursor.fill()
+            }
+            return
+        }
         while true {
-            // The smallest key any open source offers next.
+            // The smallest key any source offers next.
             var next: RecordKey?
             if overlayPosition < overlayKeys.endIndex { next = overlayKeys[overlayPosition] }
             for cursor in cursors { if let k = cursor.current?.key, next.map({ k < $0 }) ?? true { next = k } }
-            // A file not open yet may offer a key as small: open it first.
-            if pendingPosition < pending.count, next.map({ pending[pendingPosition].footer.minKey <= $0.rawValue }) ?? true {
-                let cursor = try pending[pendingPosition].cursor(from: start)
-                pendingPosition += 1
-                if cursor.current != nil { cursors.append(cursor) }
-                continue
-            }
             guard let key = next else { return }
             if let end, key >= end { return }
-            // One live file: its entries in order, without choosing among sources, up
-            // to the overlay's next key, the next file's first key or the range's end.
-            if cursors.count == 1 {
-                var limit = end?.rawValue ?? .max
-                if overlayPosition < overlayKeys.endIndex { limit = min(limit, overlayKeys[overlayPosition].rawValue) }
-                if pendingPosition < pending.count { limit = min(limit, pending[pendingPosition].footer.minKey) }
-                var walked = false
-                while cursors[0].position < cursors[0].entries.count, cursors[0].entries[cursors[0].position].key.rawValue < limit {
-                    walked = true
-                    let at = cursors[0].position
-                    cursors[0].position += 1
-                    if try !body(cursors[0].entries[at]) { return }
-                    if cursors[0].position == cursors[0].entries.count { try cursors[0].fill() }
-                }
-                if cursors[0].current == nil { cursors.removeAll() }
-                if walked { continue }
-            }
             var newest: IndexEntry?
             // The overlay's version beats every file's.
             let inOverlay = overlayPosition < overlayKeys.endIndex && overlayKeys[overlayPosition] == key
@@ -166,13 +152,10 @@ struct StoreIndex: Sendable {
                 newest = overlay.entry(key)
                 overlayPosition += 1
             }
-            var exhausted = false
             for i in cursors.indices where cursors[i].current?.key == key {
                 if !inOverlay, let candidate = cursors[i].current, newest.map({ candidate.isNewer(than: $0) }) ?? true { newest = candidate }
                 try cursors[i].advance()
-                if cursors[i].current == nil { exhausted = true }
             }
-            if exhausted { cursors.removeAll { $0.current == nil } }
             if let newest, try !body(newest) { return }
         }
     }
