@@ -20,7 +20,12 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     var layout: StoreSchema.EntityLayout { shape.layout }
     let shape: StoreSchema.EntityShape
     /// The context that owns the object; nil once the context is gone.
-    public private(set) weak var context: ObjectContext?
+    public var context: ObjectContext? { contextLink.context }
+    /// How the object reaches its context: shared by all of the context's objects and
+    /// cut as the context goes. A `weak` reference did the same, but gave the context a
+    /// side table, and with it slow-path reference counting on every retain and release
+    /// of the context (each fault and insert retains it) and a weak load per access.
+    let contextLink: ObjectContext.Link
 
     /// The record as last read from the store; nil while a fault (or never saved).
     var stored: StoredObject?
@@ -53,7 +58,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
         self.objectID = id
         self.shape = shape
         self.changes = FieldChanges(shape: shape)
-        self.context = context
+        self.contextLink = context.link
     }
 
     deinit {

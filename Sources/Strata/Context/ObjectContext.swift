@@ -22,7 +22,7 @@ public final class ObjectContext {
 
     /// Every object handed out, not retained: unchanged objects go when the caller lets
     /// go, and an object takes its own entry out as it goes (``forget(_:)``).
-    var registry: [RecordKey: RegisteredObject] = [:]
+    var registry = ObjectRegistry()
     /// Objects with unsaved changes (inserted, updated or deleted), strongly.
     var changed: [RecordKey: ManagedObject] = [:]
     /// Records a fetch already decoded, waiting for their fault to fire.
@@ -62,17 +62,61 @@ public final class ObjectContext {
     /// after this one was deleted and saved) stays.
     func forget(_ object: ManagedObject) {
         let key = object.objectID.key
-        if let entry = registry[key], entry.identity == ObjectIdentifier(object) { registry[key] = nil }
+        registry.remove(key, ifIdentity: ObjectIdentifier(object))
+    }
+
+    /// What the context's objects reach it through (``ManagedObject/context``): an
+    /// unretained reference, cut in `deinit` before anything else goes, so an object
+    /// that outlives its context reads nil, as through a weak reference.
+    final class Link {
+        private unowned(unsafe) let target: ObjectContext
+        fileprivate var isAlive = true
+
+        init(_ context: ObjectContext) { target = context }
+
+        var context: ObjectContext? { isAlive ? target : nil }
+    }
+
+    /// Shared by every object of this context.
+    private(set) lazy var link = Link(self)
+
+    deinit {
+        // First: objects released below (`changed`, `rowCache`) must not reach back.
+        link.isAlive = false
     }
 
     /// Each entity's shape, by name and by key tag (the store schema's, kept once).
     let shapes: [String: StoreSchema.EntityShape]
     let shapeByTag: [UInt16: StoreSchema.EntityShape]
+    /// `shapeByTag` as an array indexed by tag, when the tags are small (they are
+    /// handed out from 1): a fault finds its entity without hashing the tag.
+    private let shapeAtTag: [StoreSchema.EntityShape?]
+    /// Whether every object record is of its entity's only layout, so a fault decodes
+    /// without the schema's forwarding (reaching `store.schema` copied the struct).
+    private let readsOneLayout: Bool
 
     init(store: ObjectStore) {
         self.store = store
         shapes = store.schema.shapes
         shapeByTag = store.schema.entityByTag.compactMapValues { [shapes] in shapes[$0] }
+        let maxTag = Int(shapeByTag.keys.max() ?? 0)
+        var shapeAtTag = [StoreSchema.EntityShape?](repeating: nil, count: maxTag < 4096 ? maxTag + 1 : 0)
+        for (tag, shape) in shapeByTag where Int(tag) < shapeAtTag.count { shapeAtTag[Int(tag)] = shape }
+        self.shapeAtTag = shapeAtTag
+        readsOneLayout = !store.schema.hasOlderLayouts
+    }
+
+    /// The shape of the entity whose objects have keys tagged `tag`.
+    func shape(tag: UInt16) -> StoreSchema.EntityShape? {
+        Int(tag) < shapeAtTag.count ? shapeAtTag[Int(tag)] : shapeByTag[tag]
+    }
+
+    /// An object record read in place, decoded into its entity's current layout.
+    func decodeStored(_ view: RecordView) throws -> StoredObject {
+        guard readsOneLayout else { return try store.schema.decode(view) }
+        let object = try ObjectCodec.decode(view)
+        try StoreSchema.checkOnlyLayout(object)
+        return object
     }
 
     var schema: StoreSchema { store.schema }
@@ -133,7 +177,7 @@ public final class ObjectContext {
 
     func object(forKey key: RecordKey) throws -> ManagedObject {
         if let existing = registry[key]?.object { return existing }
-        guard let shape = shapeByTag[StoreSchema.tag(of: key)] else {
+        guard let shape = shape(tag: StoreSchema.tag(of: key)) else {
             throw StrataError(.objectNotFound, "no entity of this model has key \(key)", context: ["key": "\(key.rawValue)"])
         }
         let object = ManagedObject(id: ObjectID(entityName: shape.entity.name, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
@@ -144,21 +188,29 @@ public final class ObjectContext {
     /// Loads a fault's record, and those of up to a batch of its fetch siblings.
     func fireFault(_ object: ManagedObject) throws {
         let key = object.objectID.key
-        if let cached = rowCache.removeValue(forKey: key) {
+        // An empty cache is not asked: asking hashes the key.
+        if !rowCache.isEmpty, let cached = rowCache.removeValue(forKey: key) {
             object.stored = cached
             return
         }
-        var keys = [key]
+        // Records are decoded where they lie in their blocks (`withRecord`,
+        // `visitRecords`): `get` copied each record's value, terms and blob list out
+        // first, three allocations per fault for bytes decoded once.
         if let group = object.faultGroup {
-            keys = group.batch(around: key, size: group.batchSize > 0 ? group.batchSize : store.options.faultBatchSize).filter { k in
+            let keys = group.batch(around: key, size: group.batchSize > 0 ? group.batchSize : store.options.faultBatchSize).filter { k in
                 k == key || (registry[k]?.object.map { $0.stored == nil && !$0.isNew } ?? false)
             }
-        }
-        let records = try store.records.get(keys)
-        for (k, record) in zip(keys, records) {
-            guard let record else { continue }
-            let decoded = try schema.decode(record)
-            if let sibling = registry[k]?.object, sibling.stored == nil { sibling.stored = decoded }
+            try store.records.visitRecords(keys) { position, view in
+                let k = keys[position]
+                if k == key {
+                    if object.stored == nil { object.stored = try decodeStored(view) }
+                } else if let sibling = registry[k]?.object, sibling.stored == nil {
+                    sibling.stored = try decodeStored(view)
+                }
+                return true
+            }
+        } else {
+            _ = try store.records.withRecord(key) { object.stored = try decodeStored($0) }
         }
         object.faultGroup = nil
         guard object.stored != nil else {
@@ -222,7 +274,7 @@ public final class ObjectContext {
     /// Forgets every object and change, as a new context.
     public func reset() {
         for object in changed.values where object.isNew { object.isDeleted = true }
-        registry = [:]
+        registry.removeAll()
         changed = [:]
         rowCache = [:]
         edgeChanges = [:]

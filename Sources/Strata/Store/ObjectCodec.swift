@@ -122,6 +122,51 @@ enum ObjectCodec {
         return StoredObject(key: record.key, sequence: record.sequence, fields: fields, layoutID: layoutID)
     }
 
+    /// `decode(_:)` of a record read in place (`RecordStore.withRecord`): the same
+    /// fields and the same errors, decoded from the block's bytes without the record's
+    /// value, terms and blob list copied out first. Blob references are decoded only
+    /// when a field names one.
+    static func decode(_ view: RecordView) throws -> StoredObject {
+        var r = RawFieldReader(bytes: view.value, key: view.key)
+        let version = try r.u8()
+        guard readableVersions.contains(version) else {
+            throw StrataError(.corrupt, "object record \(view.key) has codec version \(version), this release reads \(readableVersions)")
+        }
+        var layoutID: UInt32?
+        if version >= 2 {
+            let id = try r.varint()
+            guard id > 0, let small = UInt32(exactly: id) else { throw StrataError(.corrupt, "object record \(view.key) names layout \(id)") }
+            layoutID = small
+        }
+        let count = try r.length()
+        var fields: [FieldValue] = []
+        fields.reserveCapacity(count)
+        var blobs: [BlobRef]?
+        for _ in 0..<count {
+            let tagByte = try r.u8()
+            guard let tag = FieldTag(rawValue: tagByte) else { throw StrataError(.corrupt, "object record \(view.key) has unknown field tag \(tagByte)") }
+            switch tag {
+            case .null: fields.append(.null)
+            case .value: fields.append(.value(try r.value()))
+            case .blob:
+                let index = try r.varint()
+                let rawLength = try r.varint()
+                if blobs == nil { blobs = try view.blobs() }
+                guard let blobs, index < UInt64(blobs.count) else { throw StrataError(.corrupt, "object record \(view.key) names blob \(index) of \(view.blobCount)") }
+                fields.append(.blob(blobs[Int(index)], rawLength: rawLength))
+            case .reference: fields.append(.reference(RecordKey(try r.u64())))
+            case .references:
+                let n = try r.length()
+                guard n <= view.value.count / 8 else { throw StrataError(.corrupt, "object record \(view.key) announces \(n) references") }
+                var keys: [RecordKey] = []
+                keys.reserveCapacity(n)
+                for _ in 0..<n { keys.append(RecordKey(try r.u64())) }
+                fields.append(.references(keys))
+            }
+        }
+        return StoredObject(key: view.key, sequence: view.sequence, fields: fields, layoutID: layoutID)
+    }
+
     static func encode(_ value: Value, into w: inout FieldWriter) {
         switch value {
         case .null:

@@ -52,6 +52,10 @@ public protocol RecordStore: AnyObject, Sendable {
     /// gets the key's position in `keys` and returns false to stop. Queries judge
     /// records this way and keep only the matches.
     func visitRecords(_ keys: [RecordKey], _ body: (Int, RecordView) throws -> Bool) throws
+    /// Hands the newest live version of a key, read in place (as `visitRecords`
+    /// reads), to `body`; false when absent or deleted. A fault reads its record this
+    /// way, without copying it out of its block.
+    func withRecord(_ key: RecordKey, _ body: (RecordView) throws -> Void) throws -> Bool
     /// `visitRecords(_:_:)` for keys listed with their locations: each is read where
     /// the listing found it, without a second lookup.
     func visitRecords(located: [LocatedKey], _ body: (Int, RecordView) throws -> Bool) throws
@@ -108,6 +112,15 @@ extension RecordStore {
             }
             start = end
         }
+    }
+
+    /// Reads the record with `get` and views its copy: for store types without blocks.
+    public func withRecord(_ key: RecordKey, _ body: (RecordView) throws -> Void) throws -> Bool {
+        guard let record = try get(key) else { return false }
+        try record.value.withUnsafeBytes { bytes in
+            try body(RecordView(key: record.key, sequence: record.sequence, value: bytes, blobs: record.blobs))
+        }
+        return true
     }
 
     /// Lists the range's keys, then visits them: for store types without a range walk.

@@ -316,9 +316,7 @@ struct StoreSchema: Sendable {
     /// is read forward (``ForwardMap``); a record of no known layout is damage.
     func forward(_ object: StoredObject) throws -> StoredObject {
         guard hasOlderLayouts else {
-            if let id = object.layoutID, id != 1 {
-                throw StrataError(.corrupt, "object record \(object.key) names layout \(id); its store has only layout 1")
-            }
+            try Self.checkOnlyLayout(object)
             return object
         }
         guard let name = entityByTag[Self.tag(of: object.key)], let layout = shapes[name]?.layout else { return object }
@@ -352,6 +350,18 @@ struct StoreSchema: Sendable {
     /// Decodes an object record into its entity's current layout.
     func decode(_ record: Record) throws -> StoredObject {
         try forward(try ObjectCodec.decode(record))
+    }
+
+    /// `forward(_:)` in a store without older layouts: the record must be of layout 1.
+    static func checkOnlyLayout(_ object: StoredObject) throws {
+        if let id = object.layoutID, id != 1 {
+            throw StrataError(.corrupt, "object record \(object.key) names layout \(id); its store has only layout 1")
+        }
+    }
+
+    /// Decodes an object record read in place into its entity's current layout.
+    func decode(_ view: RecordView) throws -> StoredObject {
+        try forward(try ObjectCodec.decode(view))
     }
 
     /// The edge relations of a model, untagged: one per stored to-many, a many-to-many

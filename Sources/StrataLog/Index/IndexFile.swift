@@ -197,6 +197,12 @@ final class IndexFile: Sendable {
         let rawKey = BlockCache.Key(file: cacheID, offset: handle.offset)
         let bytes: [UInt8]
         if let cached = cache.get(rawKey) {
+            // Cached raw by a range walk (which decodes whole blocks): packed now as
+            // well, or every later lookup in it would walk half its entries.
+            if let packed = PackedIndexBlock.pack(block: cached) {
+                cache.put(packedKey, packed)
+                return PackedIndexBlock.find(key, in: packed, segmentID: segmentID)
+            }
             bytes = cached
         } else {
             let read = try block(handle.offset, handle.length, what: "data", caching: false)

@@ -31,6 +31,30 @@ extension LogStore {
         try visitRecords(count: located.count, { (located[$0].key, located[$0].entry) }, body)
     }
 
+    /// Hands the newest live version of `key`, read in place, to `body`; false (and
+    /// `body` not called) when the key is absent or deleted. The one-key path of a
+    /// fault: `get` copies the record's value, blob references and index terms out of
+    /// the block (three allocations) only for the caller to decode the value once.
+    ///
+    /// ```swift
+    /// var length = 0
+    /// let found = try store.withRecord(key) { view in length = view.value.count }
+    /// ```
+    ///
+    /// - Throws: as ``visitRecords(_:_:)``.
+    public func withRecord(_ key: RecordKey, _ body: (RecordView) throws -> Void) throws -> Bool {
+        // Not generic over an answer: a generic closure made the runtime look up its
+        // result's metadata on every call, a twentieth of a fault.
+        guard let (entry, file) = try locate(key) else { return false }
+        var frame = VisitFrame()
+        _ = try visit(entry, in: file, frame: &frame) { view in
+            try body(view)
+            return true
+        }
+        counters.recordsDecoded.add(frame.visited)
+        return true
+    }
+
     private func visitRecords(count: Int, _ item: (Int) -> (RecordKey, IndexEntry?), _ body: (Int, RecordView) throws -> Bool) throws {
         var start = 0
         var frame = VisitFrame()

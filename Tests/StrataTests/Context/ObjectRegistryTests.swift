@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import StrataLog
+@testable import Strata
+
+/// The context's registry table (open addressing, deletion by shifting runs back)
+/// against a plain dictionary: random registrations, replacements and removals over
+/// keys that share entity tags and neighbouring serials, through growth and shrinking.
+@Suite struct ObjectRegistryTests {
+    /// Live objects to register (the registry holds them unretained, so they are kept here).
+    static func objects(_ count: Int) throws -> (ObjectStore, ObjectContext, [ManagedObject]) {
+        let (store, ids) = try RegistryTests.store(count: count)
+        let context = store.newContext()
+        return (store, context, try ids.map { try context.object(with: $0) })
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func agreesWithADictionary(seed: UInt64) throws {
+        let (store, _, objects) = try Self.objects(64)
+        defer { try? store.close() }
+        var random = SeededGenerator(seed: seed)
+        // Serials of three tags, dense (as a context's keys are) and a few far apart.
+        let keys: [UInt64] = (0..<3).flatMap { tag in (1...300).map { UInt64(tag) << 48 | UInt64($0) } } + [0, 1 << 63, .max, 0xFFFF]
+        var registry = ObjectRegistry()
+        var model: [UInt64: ObjectIdentifier] = [:]
+        for step in 0..<40_000 {
+            let key = keys[Int(random.next() % UInt64(keys.count))]
+            let object = objects[Int(random.next() % UInt64(objects.count))]
+            // Phases that fill, then drain, so that the table grows and shrinks.
+            let filling = (step / 5_000) % 2 == 0
+            switch random.next() % 10 {
+            case 0..<(filling ? 7 : 3):
+                registry[RecordKey(key)] = ObjectContext.RegisteredObject(object)
+                model[key] = ObjectIdentifier(object)
+            case 3..<(filling ? 8 : 6):
+                registry[RecordKey(key)] = nil
+                model[key] = nil
+            default:
+                // Removal only when the entry names this object.
+                registry.remove(RecordKey(key), ifIdentity: ObjectIdentifier(object))
+                if model[key] == ObjectIdentifier(object) { model[key] = nil }
+            }
+            #expect(registry.count == model.count)
+            #expect(registry[RecordKey(key)]?.identity == model[key])
+            if step % 997 == 0 {
+                for k in keys { #expect(registry[RecordKey(k)]?.identity == model[k], "key \(k) at step \(step)") }
+                #expect(registry.values.count == model.count)
+            }
+        }
+        registry.removeAll()
+        #expect(registry.isEmpty)
+        for k in keys { #expect(registry[RecordKey(k)] == nil) }
+    }
+
+    @Test func releasedObjectsGiveTheirBucketsBack() throws {
+        let (store, ids) = try RegistryTests.store(count: 5_000)
+        defer { try? store.close() }
+        let context = store.newContext()
+        do {
+            let all = try ids.map { try context.object(with: $0) }
+            #expect(context.registry.count == all.count)
+            #expect(context.registry.bucketCount >= all.count)
+        }
+        #expect(context.registry.isEmpty)
+        #expect(context.registry.bucketCount <= 64)
+        // Registered again after the table shrank: the same answers.
+        let again = try context.object(with: ids[4_321])
+        #expect(context.registry[ids[4_321].key]?.identity == ObjectIdentifier(again))
+        #expect(context.registry.count == 1)
+    }
+}
+
+/// A small deterministic generator (SplitMix64) for reproducible random tests.
+private struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
