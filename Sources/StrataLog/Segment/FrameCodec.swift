@@ -33,6 +33,13 @@ enum FrameCodec {
         return CRC32C.checksum(payload, continuing: crc)
     }
 
+    /// `checksum(header:payload:)` of a payload still inside the bytes read.
+    static func checksum(header: [UInt8], payload: ArraySlice<UInt8>) -> UInt32 {
+        var crc = CRC32C.checksum(header[0..<4])
+        crc = CRC32C.checksum(header[8..<12], continuing: crc)
+        return CRC32C.checksum(payload, continuing: crc)
+    }
+
     /// The parsed fixed part of a frame header.
     struct Header {
         var length: Int
@@ -51,6 +58,23 @@ enum FrameCodec {
     }
 
     /// The payload as the writer gave it: decompressed when the frame is LZ4.
+    /// `rawPayload(flags:stored:path:offset:)` of a payload still inside the bytes
+    /// read: an LZ4 payload is decompressed from there, without first being copied out.
+    static func rawPayload(flags: UInt8, stored: ArraySlice<UInt8>, path: String, offset: Int64) throws -> [UInt8] {
+        guard flags & FrameFlags.lz4 != 0 else { return Array(stored) }
+        return try stored.withUnsafeBytes { bytes -> [UInt8] in
+            guard bytes.count >= 4 else {
+                throw StrataError(.corrupt, "LZ4 payload of \(bytes.count) bytes has no raw length", path: path, offset: offset)
+            }
+            let rawLength = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
+            guard rawLength <= Format.maxFramePayload * 8,
+                  let raw = LZ4.decompress(UnsafeRawBufferPointer(rebasing: bytes[4...]), rawLength: rawLength) else {
+                throw StrataError(.corrupt, "LZ4 block does not decompress to its recorded \(rawLength) bytes", path: path, offset: offset)
+            }
+            return raw
+        }
+    }
+
     static func rawPayload(flags: UInt8, stored: [UInt8], path: String, offset: Int64) throws -> [UInt8] {
         guard flags & FrameFlags.lz4 != 0 else { return stored }
         var reader = ByteReader(stored, path: path, baseOffset: offset)

@@ -188,7 +188,8 @@ extension LogStore {
         guard let header = FrameCodec.parseHeader(bytes), header.length + Format.frameHeaderSize == bytes.count else {
             throw StrataError(.corrupt, "frame header does not match the index", path: file.path, offset: Int64(location.frameOffset))
         }
-        let stored = Array(bytes[Format.frameHeaderSize...])
+        // The payload is checked and decompressed where it was read, not copied out first.
+        let stored = bytes[Format.frameHeaderSize...]
         guard FrameCodec.checksum(header: bytes, payload: stored) == header.checksum else {
             throw StrataError(.corrupt, "frame checksum mismatch", path: file.path, offset: Int64(location.frameOffset))
         }

@@ -83,4 +83,23 @@ import StrataLog
         #expect(object.context == nil)
         #expect(throws: StrataError.self) { try object.setValue(.int(5), forKey: "n") }
     }
+
+    /// A context going away releases the changed objects it holds; their `deinit`s run
+    /// while it is being torn down and must not reach back into it.
+    @Test func aContextGoingAwayReleasesItsChangedObjectsSafely() throws {
+        let (store, ids) = try Self.store(count: 3)
+        defer { try? store.close() }
+        var kept: ManagedObject?
+        do {
+            let context = store.newContext()
+            for n in 0..<100 { try context.insert("Item").setValue(.int(Int64(n)), forKey: "n") }
+            try context.object(with: ids[1]).setValue(.int(7), forKey: "n")
+            kept = try context.insert("Item")
+            try context.delete(context.object(with: ids[2]))
+        }
+        #expect(kept?.context == nil)
+        #expect(throws: StrataError.self) { try kept?.setValue(.int(1), forKey: "n") }
+        // Nothing was saved.
+        #expect(try store.newContext().existingObject(with: ids[1]).value(forKey: "n") == .int(1))
+    }
 }
