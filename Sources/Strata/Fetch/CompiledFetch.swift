@@ -18,6 +18,8 @@ final class CompiledFetch {
     let predicate: CompiledPredicate?
     /// Each sort key's slot.
     let sortSlots: [Int]
+    /// The slot in `slots` of the first sort key's field; nil without sort keys.
+    let firstSortSlot: Int?
     /// The entity's current layout: a record of an older one is judged decoded.
     let layoutID: UInt32
     /// The layout of version-1 records (which name none).
@@ -33,6 +35,7 @@ final class CompiledFetch {
             try CompiledPredicate.compile($0, entity: shape.entity, layout: shape.layout, fields: &fields)
         }
         var sortFields: [Int] = []
+        var firstSortIsScalar = false
         for key in request.sortKeys {
             guard let attribute = shape.entity.attributesByName[key.keyPath] else {
                 throw CompiledPredicate.Refusal(reason: "the sort key '\(key.keyPath)' is not an attribute")
@@ -40,14 +43,26 @@ final class CompiledFetch {
             guard !attribute.isTransient, let number = shape.layout.fieldNumbers[key.keyPath] else {
                 throw CompiledPredicate.Refusal(reason: "the sort key '\(key.keyPath)' is transient")
             }
+            if sortFields.isEmpty {
+                switch attribute.type {
+                case .bool, .int16, .int32, .int64, .float, .double, .date: firstSortIsScalar = true
+                default: firstSortIsScalar = false
+                }
+            }
             sortFields.append(number)
         }
-        let slots = RecordFieldSlots(fields: fields)
+        // A scalar first sort key's field is read with the predicate's (decoding it
+        // allocates nothing), so that a full top-k can turn a match away on it before
+        // the other sort fields are decoded. A string is not: judging would then make
+        // one for every candidate, matching or not.
+        let early = firstSortIsScalar ? Array(sortFields.prefix(1)) : []
+        let slots = RecordFieldSlots(fields: fields + early)
         let sortReader = RecordFieldSlots(fields: sortFields)
         self.slots = slots
         self.sortReader = sortReader
         self.predicate = predicate?.bound(to: slots)
         self.sortSlots = sortFields.map(sortReader.slot(of:))
+        self.firstSortSlot = early.first.map(slots.slot(of:))
         self.layoutID = shape.layout.layoutID
         self.firstLayoutID = shape.layout.firstLayoutID
     }
@@ -61,6 +76,17 @@ final class CompiledFetch {
         guard try slots.load(view, layoutID: layoutID, firstLayoutID: firstLayoutID) else { return nil }
         guard let predicate else { return true }
         return try predicate.evaluate(slots.values)
+    }
+
+    /// The first sort key's value of the record `judge` loaded last; nil without sort
+    /// keys or when it is not an attribute value.
+    var firstSortValue: Value? {
+        guard let firstSortSlot else { return nil }
+        switch slots.values[firstSortSlot] {
+        case .null: return .null
+        case .value(let value): return value
+        default: return nil
+        }
     }
 
     /// The sort values of `view` (whose predicate fields are loaded); nil when one is not an attribute

@@ -48,6 +48,15 @@ struct FetchRowCollector {
         return precedes(values, position, worst.values, worst.position)
     }
 
+    /// Whether a row whose first sort value is `first` is turned away whatever its
+    /// other values: the collector is full and its worst row comes before it on the
+    /// first sort key alone. A full top-k turns most candidates away this way, before
+    /// their other sort fields (a name to sort by is a string made) are decoded.
+    func rejects(first: Value) -> Bool {
+        guard let capacity, rows.count >= capacity, let worst = rows.first, let key = sortKeys.first else { return false }
+        return key.compare(first, worst.values[0]) == .orderedDescending
+    }
+
     /// Adds a row (check `accepts` first when there is a capacity).
     mutating func add(_ row: FetchRow) {
         guard let capacity else {

@@ -63,10 +63,11 @@ extension ObjectContext {
         func judgeRecord(_ view: RecordView, position: Int) throws {
             let tag = StoreSchema.tag(of: view.key)
             guard let fetch = tag == onlyTag ? only : compiled[tag] else { return }
-            guard let matched = try fetch.judge(view), let values = matched ? try fetch.sortValues(view) : [] else {
-                return try judgeObject(view.key, position: position)
-            }
-            guard matched, run.collector.accepts(values, position: position) else { return }
+            guard let matched = try fetch.judge(view) else { return try judgeObject(view.key, position: position) }
+            guard matched else { return }
+            if let first = fetch.firstSortValue, run.collector.rejects(first: first) { return }
+            guard let values = try fetch.sortValues(view) else { return try judgeObject(view.key, position: position) }
+            guard run.collector.accepts(values, position: position) else { return }
             // Only a kept match is copied out of its block, and only when objects are
             // handed out (their records then need no second read); rows before the
             // offset are not. It is decoded once it is a result.
