@@ -12,6 +12,13 @@ struct IndexOverlay: Sendable {
     private var sortedKeys: [RecordKey] = []
     private var keysSorted = true
     private var termsSorted = true
+    /// Whether new keys arrived in increasing order (so `entries`, in arrival order, is
+    /// sorted): `normalize` sorts `sortedKeys` but not the table's entries.
+    private var arrivedInOrder = true
+    /// Whether every term added is still its key's current version's: no key was
+    /// written twice and no tombstone came with terms. The roll then keeps them all
+    /// without looking each key up.
+    private var termsAllCurrent = true
 
     var count: Int { entries.count }
     var isEmpty: Bool { entries.isEmpty }
@@ -36,9 +43,15 @@ struct IndexOverlay: Sendable {
     mutating func add(_ entry: IndexEntry, terms newTerms: [IndexTerm]) -> IndexEntry? {
         let old = entries.set(entry)
         if old == nil {
-            if let last = sortedKeys.last, entry.key <= last { keysSorted = false }
+            if let last = sortedKeys.last, entry.key <= last {
+                keysSorted = false
+                arrivedInOrder = false
+            }
             sortedKeys.append(entry.key)
+        } else {
+            termsAllCurrent = false
         }
+        if entry.isTombstone && !newTerms.isEmpty { termsAllCurrent = false }
         // A key written twice in one transaction: the first version's terms carry the
         // same sequence as the second's, so they must go (rare; a linear sweep).
         if let old, old.sequence == entry.sequence {
@@ -55,10 +68,16 @@ struct IndexOverlay: Sendable {
     /// The overlay as an index file's sorted entries and terms (only the current
     /// version's terms), for the roll.
     func sortedContents() -> (entries: [IndexEntry], terms: [IndexTermEntry]) {
-        let sorted = entries.entries.sorted { $0.key < $1.key }
+        // Keys are allocated in increasing serials, so a bulk load arrives sorted: a
+        // stable sort of a million entries was a sixth of committing them.
+        let sorted = arrivedInOrder ? entries.entries : entries.entries.sorted { $0.key < $1.key }
         var kept: [IndexTermEntry] = []
-        for t in terms {
-            if let entry = entries[t.key], !entry.isTombstone, entry.sequence == t.sequence { kept.append(t) }
+        if termsAllCurrent {
+            kept = terms
+        } else {
+            for t in terms {
+                if let entry = entries[t.key], !entry.isTombstone, entry.sequence == t.sequence { kept.append(t) }
+            }
         }
         if !termsSorted { kept.sort(by: IndexTermEntry.precedes) }
         return (sorted, kept)
