@@ -16,6 +16,8 @@ final class CompiledFetch {
     @exclusivity(unchecked) var sortReader: RecordFieldSlots
     /// Nil without a predicate (every record matches).
     let predicate: CompiledPredicate?
+    /// The predicate as plain integer tests, when it is only those.
+    let integerTests: [IntegerTest]?
     /// Each sort key's slot.
     let sortSlots: [Int]
     /// The slot in `slots` of the first sort key's field; nil without sort keys.
@@ -61,6 +63,7 @@ final class CompiledFetch {
         self.slots = slots
         self.sortReader = sortReader
         self.predicate = predicate?.bound(to: slots)
+        self.integerTests = self.predicate?.integerTests
         self.sortSlots = sortFields.map(sortReader.slot(of:))
         self.firstSortSlot = early.first.map(slots.slot(of:))
         self.layoutID = shape.layout.layoutID
@@ -75,6 +78,21 @@ final class CompiledFetch {
     func judge(_ view: RecordView) throws -> Bool? {
         guard try slots.load(view, layoutID: layoutID, firstLayoutID: firstLayoutID) else { return nil }
         guard let predicate else { return true }
+        if let integerTests {
+            let fast: Bool? = slots.values.withUnsafeBufferPointer { values in
+                for test in integerTests {
+                    switch values[test.slot] {
+                    case .value(.int(let v)): if !test.passes(v) { return false }
+                    case .null: if !test.nullResult { return false }
+                    // Anything else (damage, a reference): the general path decides,
+                    // from the first test, as the AND would have.
+                    default: return nil
+                    }
+                }
+                return true
+            }
+            if let fast { return fast }
+        }
         return try predicate.evaluate(slots.values)
     }
 

@@ -61,28 +61,43 @@ extension LogStore {
         defer { counters.recordsDecoded.add(frame.visited) }
         while start < count {
             let end = min(count, start + Self.visitPage)
-            let found = try readIndex { s -> [(Int, IndexEntry, any StorageFile)] in
-                var found: [(Int, IndexEntry, any StorageFile)] = []
+            // The entries with their positions, and the open segment files once: a
+            // file per entry copied it (a retain and a release per record) twice.
+            var files: [UInt32: any StorageFile] = [:]
+            let found = try readIndex { s -> [(Int, IndexEntry)] in
+                files = s.segmentFiles
+                var found: [(Int, IndexEntry)] = []
                 found.reserveCapacity(end - start)
-                var segment: (id: UInt32, file: any StorageFile)?
+                // Whether the segment of the last listed entry is open, asked once per
+                // run of entries in one segment.
+                var checked: (id: UInt32, open: Bool)?
                 for position in start..<end {
                     let (key, listed) = item(position)
                     var entry = listed
-                    if let e = entry, segment?.id != e.location.segment {
-                        if let file = s.segmentFiles[e.location.segment] { segment = (e.location.segment, file) } else { entry = nil }
+                    if let e = entry {
+                        if checked?.id != e.location.segment {
+                            checked = (e.location.segment, s.segmentFiles[e.location.segment] != nil)
+                        }
+                        if checked?.open != true { entry = nil }
                     }
                     if entry == nil {
                         guard let current = try s.index.entry(key), !current.isTombstone else { continue }
+                        _ = try Self.segmentFile(of: current, in: s.segmentFiles, paths: paths)
                         entry = current
-                        segment = (current.location.segment, try Self.segmentFile(of: current, in: s.segmentFiles, paths: paths))
                     }
-                    guard let entry, let segment else { continue }
-                    found.append((position, entry, segment.file))
+                    guard let entry else { continue }
+                    found.append((position, entry))
                 }
                 return found
             }
-            for (position, entry, file) in found {
-                guard try visit(entry, in: file, frame: &frame, { try body(position, $0) }) else { return }
+            var segment: (id: UInt32, file: any StorageFile)?
+            for i in found.indices {
+                let position = found[i].0
+                let location = found[i].1.location
+                if segment?.id != location.segment {
+                    segment = (location.segment, try Self.segmentFile(of: found[i].1, in: files, paths: paths))
+                }
+                guard let segment, try visit(found[i].1, in: segment.file, frame: &frame, { try body(position, $0) }) else { return }
             }
             start = end
         }
@@ -100,30 +115,40 @@ extension LogStore {
         while start < range.upperBound {
             var last: RecordKey?
             var seen = 0
-            let found = try readIndex { s -> [(IndexEntry, any StorageFile)] in
-                var found: [(IndexEntry, any StorageFile)] = []
+            // The open segment files are taken once per page, not copied with each
+            // entry (a retain and a release per record, twice).
+            var files: [UInt32: any StorageFile] = [:]
+            let found = try readIndex { s -> [IndexEntry] in
+                var found: [IndexEntry] = []
                 found.reserveCapacity(Self.visitPage)
                 last = nil
                 seen = 0
-                // Neighbouring keys mostly lie in one segment: its file is looked up
+                files = s.segmentFiles
+                // Neighbouring keys mostly lie in one segment: its file is checked
                 // once per run of them, not hashed per key.
-                var segment: (id: UInt32, file: any StorageFile)?
+                var segment: UInt32?
                 let segmentFiles = s.segmentFiles
                 try s.index.merge(from: start, to: range.upperBound) { entry in
                     last = entry.key
                     seen += 1
                     if !entry.isTombstone && wants(entry.key) {
-                        if segment?.id != entry.location.segment {
-                            segment = (entry.location.segment, try Self.segmentFile(of: entry, in: segmentFiles, paths: paths))
+                        if segment != entry.location.segment {
+                            _ = try Self.segmentFile(of: entry, in: segmentFiles, paths: paths)
+                            segment = entry.location.segment
                         }
-                        if let segment { found.append((entry, segment.file)) }
+                        found.append(entry)
                     }
                     return seen < Self.visitPage
                 }
                 return found
             }
-            for (entry, file) in found {
-                guard try visit(entry, in: file, frame: &frame, body) else { return }
+            var segment: (id: UInt32, file: any StorageFile)?
+            for i in found.indices {
+                let location = found[i].location
+                if segment?.id != location.segment {
+                    segment = (location.segment, try Self.segmentFile(of: found[i], in: files, paths: paths))
+                }
+                guard let segment, try visit(found[i], in: segment.file, frame: &frame, body) else { return }
             }
             // A short page is the range's end.
             guard seen == Self.visitPage, let last, last.rawValue < UInt64.max else { return }
