@@ -157,11 +157,15 @@ extension LogStore {
 
     /// One `pread` of a whole frame, checksum verified, payload decompressed — or the
     /// block from the cache when it was read recently.
-    func readFrame(at location: RecordLocation, in file: any StorageFile) throws -> [UInt8] {
+    ///
+    /// With `caching` false a frame read from disk is not kept: a long walk then does
+    /// not push out the blocks random reads use (as LevelDB's iterators may skip
+    /// filling the cache).
+    func readFrame(at location: RecordLocation, in file: any StorageFile, caching: Bool = true) throws -> [UInt8] {
         let key = BlockCache.Key(file: cacheNamespace | UInt64(location.segment), offset: UInt64(location.frameOffset))
         if let cached = blockCache.get(key) { return cached }
         let raw = try readFrameFromDisk(at: location, in: file)
-        blockCache.put(key, raw)
+        if caching { blockCache.put(key, raw) }
         return raw
     }
 

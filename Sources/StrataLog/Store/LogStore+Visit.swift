@@ -164,6 +164,8 @@ extension LogStore {
         /// Records visited, counted into the statistics once per walk rather than by
         /// an atomic add per record.
         var visited = 0
+        /// Raw bytes of the frames this walk has read (from the cache or the file).
+        var bytes = 0
     }
 
     private static func segmentFile(of entry: IndexEntry, in files: [UInt32: any StorageFile], paths: StorePaths) throws -> any StorageFile {
@@ -178,7 +180,12 @@ extension LogStore {
     private func visit(_ entry: IndexEntry, in file: any StorageFile, frame: inout VisitFrame, _ body: (RecordView) throws -> Bool) throws -> Bool {
         let location = entry.location
         if frame.segment != location.segment || frame.offset != location.frameOffset {
-            frame.raw = try readFrame(at: location, in: file)
+            // A walk that has read more than half the cache's budget is a scan the
+            // cache cannot hold: its later frames are read without being kept, so it
+            // neither pays for inserting and evicting them nor pushes out what
+            // random reads use. Walks smaller than that fill the cache as before.
+            frame.raw = try readFrame(at: location, in: file, caching: frame.bytes <= blockCache.budget / 2)
+            frame.bytes += frame.raw.count
             frame.segment = location.segment
             frame.offset = location.frameOffset
         }

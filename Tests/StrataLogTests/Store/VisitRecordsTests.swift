@@ -119,4 +119,42 @@ import StrataTestSupport
         }
         #expect(stopped == 10)
     }
+
+    /// A walk longer than half the cache keeps only its first frames: the frames a
+    /// random read warmed stay cached through it, and a walk that fits is cached whole.
+    @Test func aLongWalkDoesNotPushOutTheCache() throws {
+        let dir = try TemporaryDirectory("visit-scan-cache")
+        defer { dir.remove() }
+        var options = LogStoreOptions()
+        options.compressRecords = false
+        options.blockCacheBytes = 64 << 10
+        let store = try LogStore.open(at: dir.path, options: options)
+        defer { try? store.close() }
+        // About 400 KiB of records: more than six times the cache.
+        var batch = WriteBatch()
+        for key in UInt64(1)...2_000 { batch.put(RecordKey(key), value: LogFixtures.value(key, version: 0, size: 200)) }
+        try store.commit(batch)
+        try store.sealActiveSegment()
+
+        _ = try store.get(RecordKey(5))
+        store.resetStatistics()
+        _ = try store.get(RecordKey(5))
+        #expect(store.statistics.segmentBytesRead == 0, "warmed")
+
+        var walked = 0
+        try store.visitRecords(in: RecordKey(1)..<RecordKey(2_001)) { _ in walked += 1; return true }
+        #expect(walked == 2_000)
+        store.resetStatistics()
+        _ = try store.get(RecordKey(5))
+        #expect(store.statistics.segmentBytesRead == 0, "the walk kept the warmed frame")
+        // The walk's last frames were read without being kept.
+        _ = try store.get(RecordKey(1_990))
+        #expect(store.statistics.segmentBytesRead > 0)
+
+        // A walk that fits the cache is read from the file once, then from the cache.
+        try store.visitRecords(in: RecordKey(1)..<RecordKey(60)) { _ in true }
+        store.resetStatistics()
+        try store.visitRecords(in: RecordKey(1)..<RecordKey(60)) { _ in true }
+        #expect(store.statistics.segmentBytesRead == 0)
+    }
 }
