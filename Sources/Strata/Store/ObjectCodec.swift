@@ -83,49 +83,16 @@ enum ObjectCodec {
     }
 
     static func decode(_ record: Record) throws -> StoredObject {
-        var r = FieldReader(bytes: record.value)
-        let version = try r.u8()
-        guard readableVersions.contains(version) else {
-            throw StrataError(.corrupt, "object record \(record.key) has codec version \(version), this release reads \(readableVersions)")
+        try record.value.withUnsafeBytes { bytes in
+            try decode(RecordView(key: record.key, sequence: record.sequence, value: bytes, blobs: record.blobs))
         }
-        var layoutID: UInt32?
-        if version >= 2 {
-            let id = try r.varint()
-            guard id > 0, let small = UInt32(exactly: id) else { throw StrataError(.corrupt, "object record \(record.key) names layout \(id)") }
-            layoutID = small
-        }
-        let count = try r.length()
-        guard count <= record.value.count else { throw StrataError(.corrupt, "object record \(record.key) announces \(count) fields") }
-        var fields: [FieldValue] = []
-        fields.reserveCapacity(count)
-        for _ in 0..<count {
-            let tagByte = try r.u8()
-            guard let tag = FieldTag(rawValue: tagByte) else { throw StrataError(.corrupt, "object record \(record.key) has unknown field tag \(tagByte)") }
-            switch tag {
-            case .null: fields.append(.null)
-            case .value: fields.append(.value(try decodeValue(&r)))
-            case .blob:
-                let index = try r.varint()
-                let rawLength = try r.varint()
-                guard index < UInt64(record.blobs.count) else { throw StrataError(.corrupt, "object record \(record.key) names blob \(index) of \(record.blobs.count)") }
-                fields.append(.blob(record.blobs[Int(index)], rawLength: rawLength))
-            case .reference: fields.append(.reference(RecordKey(try r.u64())))
-            case .references:
-                let n = try r.length()
-                guard n <= record.value.count / 8 else { throw StrataError(.corrupt, "object record \(record.key) announces \(n) references") }
-                var keys: [RecordKey] = []
-                keys.reserveCapacity(n)
-                for _ in 0..<n { keys.append(RecordKey(try r.u64())) }
-                fields.append(.references(keys))
-            }
-        }
-        return StoredObject(key: record.key, sequence: record.sequence, fields: fields, layoutID: layoutID)
     }
 
-    /// `decode(_:)` of a record read in place (`RecordStore.withRecord`): the same
-    /// fields and the same errors, decoded from the block's bytes without the record's
-    /// value, terms and blob list copied out first. Blob references are decoded only
-    /// when a field names one.
+    /// An object record read in place (`RecordStore.withRecord`), decoded from the
+    /// block's bytes without the record's value, terms and blob list copied out first;
+    /// a `Record` already copied out is viewed the same way. Blob references are
+    /// decoded only when a field names one. Every length and count is checked against
+    /// the bytes left before it is used (`RawFieldReader`).
     static func decode(_ view: RecordView) throws -> StoredObject {
         var r = RawFieldReader(bytes: view.value, key: view.key)
         let version = try r.u8()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import StrataLog
+import StrataTestSupport
 @testable import Strata
 
 /// The context's registry table (open addressing, deletion by shifting runs back)
@@ -18,7 +19,7 @@ import StrataLog
     func agreesWithADictionary(seed: UInt64) throws {
         let (store, _, objects) = try Self.objects(64)
         defer { try? store.close() }
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         // Serials of three tags, dense (as a context's keys are) and a few far apart.
         let keys: [UInt64] = (0..<3).flatMap { tag in (1...300).map { UInt64(tag) << 48 | UInt64($0) } } + [0, 1 << 63, .max, 0xFFFF]
         var registry = ObjectRegistry()
@@ -67,18 +68,5 @@ import StrataLog
         let again = try context.object(with: ids[4_321])
         #expect(context.registry[ids[4_321].key]?.identity == ObjectIdentifier(again))
         #expect(context.registry.count == 1)
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for reproducible random tests.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
