@@ -14,7 +14,7 @@ struct BatchInsertChecker {
     private let uniqueConstraints: [UniqueConstraint]
     /// Every attribute with its field number (nil for a transient), worked out once for
     /// the batch rather than per object.
-    private let attributeSlots: [AttributePlan]
+    private let attributeSlots: [AttributeCheck]
     private let requiredToOnes: [(name: String, number: Int)]
     /// Per relationship whose model checks passed: its field number and the
     /// destinations already checked in the store (a batch links many objects to a few).
@@ -25,7 +25,7 @@ struct BatchInsertChecker {
         self.entity = entity
         self.layout = layout
         uniqueConstraints = store.schema.shapes[entity.name]?.uniqueConstraints ?? []
-        attributeSlots = entity.attributes.map { AttributePlan($0, number: $0.isTransient ? nil : layout.fieldNumbers[$0.name]) }
+        attributeSlots = entity.attributes.map { AttributeCheck($0, number: $0.isTransient ? nil : layout.fieldNumbers[$0.name]) }
         requiredToOnes = entity.relationships.compactMap { relationship in
             guard !relationship.isToMany, !relationship.isOptional, let number = layout.fieldNumbers[relationship.name] else { return nil }
             return (relationship.name, number)
@@ -81,37 +81,11 @@ struct BatchInsertChecker {
                 if !attribute.isOptional { throw error(.validationFailed, attribute.name, index, "\(entity.name).\(attribute.name) is required") }
                 continue
             }
-            if attribute.hasRules, let broken = Self.brokenRule(attribute.description, value) {
-                throw error(.validationFailed, attribute.name, index, "\(entity.name).\(attribute.name): \(broken)")
+            if let broken = attribute.brokenRules(value).first {
+                throw error(.validationFailed, attribute.name, index, "\(entity.name).\(attribute.name): \(broken.message)")
             }
             guard let number else { continue }
             fields[number] = .value(value)
-        }
-    }
-
-    /// What `fields` needs of one attribute, in a class so that walking the list per
-    /// object retains one reference instead of copying a whole `AttributeDescription`.
-    private final class AttributePlan {
-        let name: String
-        let type: AttributeType
-        let isTransient: Bool
-        let isOptional: Bool
-        let defaultValue: Value?
-        /// Whether any validation rule (range, length, pattern) is declared.
-        let hasRules: Bool
-        let number: Int?
-        let description: AttributeDescription
-
-        init(_ attribute: AttributeDescription, number: Int?) {
-            name = attribute.name
-            type = attribute.type
-            isTransient = attribute.isTransient
-            isOptional = attribute.isOptional
-            defaultValue = attribute.defaultValue
-            hasRules = attribute.minimumValue != nil || attribute.maximumValue != nil || attribute.minimumLength != nil
-                || attribute.maximumLength != nil || attribute.pattern != nil
-            self.number = number
-            description = attribute
         }
     }
 
@@ -187,27 +161,6 @@ struct BatchInsertChecker {
                               "properties": constraint.attributes.joined(separator: ","),
                               "value": UniqueConstraint.display(values, limit: .max),
                               "objects": "object \(index) of the batch\n\(other)"])
-    }
-
-    /// The first validation rule `value` breaks (min/max, length, pattern), if any.
-    static func brokenRule(_ attribute: AttributeDescription, _ value: Value) -> String? {
-        if let minimum = attribute.minimumValue, SortKey.totalOrder(value, minimum) == .orderedAscending { return "\(value) is below the minimum \(minimum)" }
-        if let maximum = attribute.maximumValue, SortKey.totalOrder(value, maximum) == .orderedDescending { return "\(value) is above the maximum \(maximum)" }
-        let length: Int? = switch value {
-        case .string(let s): s.count
-        case .binary(let d): d.count
-        default: nil
-        }
-        if let length {
-            if let minimum = attribute.minimumLength, length < minimum { return "length \(length) is below \(minimum)" }
-            if let maximum = attribute.maximumLength, length > maximum { return "length \(length) is above \(maximum)" }
-        }
-        if let pattern = attribute.pattern, case .string(let text) = value {
-            let matches = (try? NSRegularExpression(pattern: "^(?:" + pattern + ")$"))
-                .map { $0.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil } ?? false
-            if !matches { return "'\(text)' does not match \(pattern)" }
-        }
-        return nil
     }
 
     private func error(_ code: StrataError.Code, _ key: String, _ index: Int, _ message: String) -> StrataError {

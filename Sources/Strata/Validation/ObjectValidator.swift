@@ -22,27 +22,7 @@ struct ObjectValidator {
                 fail(attribute.name, "type", "\(object.entity.name).\(attribute.name) holds \(value), not \(attribute.type)")
                 continue
             }
-            if let minimum = attribute.minimumValue, SortKey.totalOrder(value, minimum) == .orderedAscending {
-                fail(attribute.name, "minimum", "\(value) is below the minimum \(minimum)")
-            }
-            if let maximum = attribute.maximumValue, SortKey.totalOrder(value, maximum) == .orderedDescending {
-                fail(attribute.name, "maximum", "\(value) is above the maximum \(maximum)")
-            }
-            // Counting a string's characters walks it: only when a length rule asks.
-            let length: Int? = switch value {
-            case .string(let s) where attribute.hasLengthRule: s.count
-            case .binary(let d): d.count
-            default: nil
-            }
-            if let length {
-                if let minimum = attribute.minimumLength, length < minimum { fail(attribute.name, "minimumLength", "length \(length) is below \(minimum)") }
-                if let maximum = attribute.maximumLength, length > maximum { fail(attribute.name, "maximumLength", "length \(length) is above \(maximum)") }
-            }
-            if let pattern = attribute.pattern, case .string(let text) = value {
-                let matches = (try? NSRegularExpression(pattern: "^(?:" + pattern + ")$"))
-                    .map { $0.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil } ?? false
-                if !matches { fail(attribute.name, "pattern", "'\(text)' does not match \(pattern)") }
-            }
+            for (rule, message) in attribute.brokenRules(value) { fail(attribute.name, rule, message) }
         }
         for relationship in object.shape.relationships {
             if relationship.isToMany {

@@ -146,4 +146,47 @@ import StrataTestSupport
         try context.save()
         #expect(try store.newContext().count(for: FetchRequest(entityName: "Member")) == 1)
     }
+
+    /// A batch insert checks the same rules as a save (one implementation,
+    /// `AttributeCheck.brokenRules`) and reports the first an object breaks.
+    @Test func batchInsertReportsTheFirstBrokenRuleWithTheSaveMessage() throws {
+        let model = try ObjectModel(version: "1") {
+            Entity("Badge") {
+                Attribute("age", .int16, default: .int(30))
+                    .minimum(.int(18))
+                    .maximum(.int(99))
+                Attribute("code", .string, optional: true)
+                    .length(min: 2, max: 4)
+                    .pattern("[A-Z]+")
+            }
+        }
+        var options = StoreOptions()
+        options.logger = .quiet
+        let dir = try TemporaryDirectory("validation-batch")
+        defer { dir.remove() }
+        let store = try ObjectStore(at: dir.path, model: model, options: options)
+        defer { try? store.close() }
+        let cases: [([String: Value], String)] = [
+            (["age": .int(12)], "Badge.age: int(12) is below the minimum int(18)"),
+            (["age": .int(120)], "Badge.age: int(120) is above the maximum int(99)"),
+            (["code": .string("A")], "Badge.code: length 1 is below 2"),
+            (["code": .string("ABCDE")], "Badge.code: length 5 is above 4"),
+            (["code": .string("a1")], "Badge.code: 'a1' does not match [A-Z]+"),
+            // Two broken rules: the first in rule order is named.
+            (["code": .string("abcdef")], "Badge.code: length 6 is above 4"),
+        ]
+        for (object, message) in cases {
+            let error = #expect(throws: StrataError.self) { try store.batchInsert(entityName: "Badge", objects: [["code": .string("OK")], object]) }
+            #expect(error?.code == .validationFailed)
+            #expect(error?.message == "batch insert, object 1: \(message)")
+            // The save's failure line carries the same message.
+            let context = store.newContext()
+            let badge = try context.insert("Badge")
+            for (key, value) in object { try badge.setValue(value, forKey: key) }
+            let saveError = #expect(throws: StrataError.self) { try context.save() }
+            let text = message.split(separator: " ", maxSplits: 1)[1]
+            #expect(Self.failures(saveError).contains { $0.hasPrefix("\(badge.objectID).") && $0.hasSuffix(": \(text)") }, "\(Self.failures(saveError))")
+        }
+        #expect(try store.newContext().count(for: FetchRequest(entityName: "Badge")) == 0)
+    }
 }
