@@ -73,7 +73,7 @@ extension ObjectStore {
             if try slots.load(view, layoutID: layout.layoutID, firstLayoutID: layout.firstLayoutID) {
                 fields = slots.values
             } else {
-                let stored = try schema.decode(try view.record())
+                let stored = try schema.decode(view)
                 fields = slots.values
                 for (number, slot) in zip(attributeNumbers + relationshipNumbers, attributeSlots + relationshipSlots) {
                     fields[slot] = number < stored.fields.count ? stored.fields[number] : .null

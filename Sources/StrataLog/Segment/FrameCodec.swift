@@ -28,9 +28,7 @@ enum FrameCodec {
     }
 
     static func checksum(header: [UInt8], payload: [UInt8]) -> UInt32 {
-        var crc = CRC32C.checksum(header[0..<4])
-        crc = CRC32C.checksum(header[8..<12], continuing: crc)
-        return CRC32C.checksum(payload, continuing: crc)
+        checksum(header: header, payload: payload[...])
     }
 
     /// `checksum(header:payload:)` of a payload still inside the bytes read.
@@ -57,9 +55,9 @@ enum FrameCodec {
         return Header(length: Int(length), checksum: crc, typeByte: type, flags: flags, reserved: reserved)
     }
 
-    /// The payload as the writer gave it: decompressed when the frame is LZ4.
-    /// `rawPayload(flags:stored:path:offset:)` of a payload still inside the bytes
-    /// read: an LZ4 payload is decompressed from there, without first being copied out.
+    /// The payload as the writer gave it: decompressed when the frame is LZ4. The
+    /// payload may still lie inside the bytes read: it is decompressed from there,
+    /// without first being copied out.
     static func rawPayload(flags: UInt8, stored: ArraySlice<UInt8>, path: String, offset: Int64) throws -> [UInt8] {
         guard flags & FrameFlags.lz4 != 0 else { return Array(stored) }
         return try stored.withUnsafeBytes { bytes -> [UInt8] in
@@ -75,15 +73,9 @@ enum FrameCodec {
         }
     }
 
+    /// `rawPayload` of a payload already on its own: returned as it is when stored raw.
     static func rawPayload(flags: UInt8, stored: [UInt8], path: String, offset: Int64) throws -> [UInt8] {
         guard flags & FrameFlags.lz4 != 0 else { return stored }
-        var reader = ByteReader(stored, path: path, baseOffset: offset)
-        let rawLength = Int(try reader.u32("raw length"))
-        guard rawLength <= Format.maxFramePayload * 8,
-              let raw = stored.withUnsafeBytes({ LZ4.decompress(UnsafeRawBufferPointer(rebasing: $0[4...]), rawLength: rawLength) })
-        else {
-            throw StrataError(.corrupt, "LZ4 block does not decompress to its recorded \(rawLength) bytes", path: path, offset: offset)
-        }
-        return raw
+        return try rawPayload(flags: flags, stored: stored[...], path: path, offset: offset)
     }
 }
