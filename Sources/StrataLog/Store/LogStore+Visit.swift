@@ -90,15 +90,7 @@ extension LogStore {
                 }
                 return found
             }
-            var segment: (id: UInt32, file: any StorageFile)?
-            for i in found.indices {
-                let position = found[i].0
-                let location = found[i].1.location
-                if segment?.id != location.segment {
-                    segment = (location.segment, try Self.segmentFile(of: found[i].1, in: files, paths: paths))
-                }
-                guard let segment, try visit(found[i].1, in: segment.file, frame: &frame, { try body(position, $0) }) else { return }
-            }
+            guard try visitListed(found.count, { found[$0].1 }, in: files, frame: &frame, { try body(found[$0].0, $1) }) else { return }
             start = end
         }
     }
@@ -127,13 +119,12 @@ extension LogStore {
                 // Neighbouring keys mostly lie in one segment: its file is checked
                 // once per run of them, not hashed per key.
                 var segment: UInt32?
-                let segmentFiles = s.segmentFiles
                 try s.index.merge(from: start, to: range.upperBound) { entry in
                     last = entry.key
                     seen += 1
                     if !entry.isTombstone && wants(entry.key) {
                         if segment != entry.location.segment {
-                            _ = try Self.segmentFile(of: entry, in: segmentFiles, paths: paths)
+                            _ = try Self.segmentFile(of: entry, in: files, paths: paths)
                             segment = entry.location.segment
                         }
                         found.append(entry)
@@ -142,18 +133,27 @@ extension LogStore {
                 }
                 return found
             }
-            var segment: (id: UInt32, file: any StorageFile)?
-            for i in found.indices {
-                let location = found[i].location
-                if segment?.id != location.segment {
-                    segment = (location.segment, try Self.segmentFile(of: found[i], in: files, paths: paths))
-                }
-                guard let segment, try visit(found[i], in: segment.file, frame: &frame, body) else { return }
-            }
+            guard try visitListed(found.count, { found[$0] }, in: files, frame: &frame, { try body($1) }) else { return }
             // A short page is the range's end.
             guard seen == Self.visitPage, let last, last.rawValue < UInt64.max else { return }
             start = RecordKey(last.rawValue + 1)
         }
+    }
+
+    /// Visits `count` entries a page listed, in order, the segment file looked up once
+    /// per run of entries in one segment; false when `body` (given the entry's place
+    /// in the list) stopped the walk.
+    private func visitListed(_ count: Int, _ entry: (Int) -> IndexEntry, in files: [UInt32: any StorageFile],
+                             frame: inout VisitFrame, _ body: (Int, RecordView) throws -> Bool) throws -> Bool {
+        var segment: (id: UInt32, file: any StorageFile)?
+        for i in 0..<count {
+            let listed = entry(i)
+            if segment?.id != listed.location.segment {
+                segment = (listed.location.segment, try Self.segmentFile(of: listed, in: files, paths: paths))
+            }
+            guard let segment, try visit(listed, in: segment.file, frame: &frame, { try body(i, $0) }) else { return false }
+        }
+        return true
     }
 
     /// The block last read by a visit: neighbouring records share it.
