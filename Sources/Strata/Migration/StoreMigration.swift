@@ -26,10 +26,9 @@ extension StoreMigration {
 }
 
 extension StoreOptions {
-    /// Default batch size for a memory budget: about 8 KiB per object in flight.
-    var migrationBatch: Int {
-        migrationBatchSize ?? max(16, min(50_000, migrationMemoryBudget / 8192))
-    }
+    /// Objects per migration batch: ``migrationBatchSize``, else what the budget leaves
+    /// for objects in flight (`MigrationBudget`).
+    var migrationBatch: Int { MigrationBudget(self).batch }
 }
 
 /// Runs migrations of a store directory: one mapping model at a time, each into a
@@ -80,34 +79,39 @@ enum StoreMigrator {
         // is written once, at the end, when no stage rewrote the store (one manifest
         // swap), and a rewriting stage after them reads the store through it.
         var pendingMetadata: [String: [UInt8]]?
+        // The cache the source and staging stores share is part of the budget while the
+        // stages run (given back whatever happens; the store reopens after a swap anyway).
+        let budget = MigrationBudget(options)
         do {
-            for (index, step) in steps.enumerated() {
-                let (mapping, destination) = (step.mapping, step.destination)
-                guard mapping.sourceModelHash == currentModel.versionHash else {
-                    throw StrataError(.noMigrationPath, "mapping \(index + 1) starts from model hash \(mapping.sourceModelHash), the store is at '\(currentModel.versionIdentifier)' (hash \(currentModel.versionHash))", path: path,
-                                      context: ["storeHash": currentModel.versionHash, "storeVersion": currentModel.versionIdentifier,
-                                                "mappingSourceHash": mapping.sourceModelHash])
-                }
-                let source = stagings.last ?? log
-                let sourceMetadata = stagings.isEmpty ? pendingMetadata : nil
-                if step.isInferred, step.willMigrate == nil, step.didMigrate == nil,
-                   let inPlace = try inPlace(source, metadata: sourceMetadata, path: path, from: currentModel, to: destination,
-                                             options: options, stage: index, stageCount: steps.count) {
-                    options.migrationProgress?(MigrationProgress(stage: index, stageCount: steps.count, pass: .inPlace, entityMapping: "", done: 1, total: 1, largestBatch: 0))
-                    if stagings.isEmpty {
-                        pendingMetadata = inPlace.metadata
-                    } else {
-                        try source.setMetadata(inPlace.metadata)
+            try log.withBlockCacheLimited(to: budget.cacheBytes) {
+                for (index, step) in steps.enumerated() {
+                    let (mapping, destination) = (step.mapping, step.destination)
+                    guard mapping.sourceModelHash == currentModel.versionHash else {
+                        throw StrataError(.noMigrationPath, "mapping \(index + 1) starts from model hash \(mapping.sourceModelHash), the store is at '\(currentModel.versionIdentifier)' (hash \(currentModel.versionHash))", path: path,
+                                          context: ["storeHash": currentModel.versionHash, "storeVersion": currentModel.versionIdentifier,
+                                                    "mappingSourceHash": mapping.sourceModelHash])
                     }
+                    let source = stagings.last ?? log
+                    let sourceMetadata = stagings.isEmpty ? pendingMetadata : nil
+                    if step.isInferred, step.willMigrate == nil, step.didMigrate == nil,
+                       let inPlace = try inPlace(source, metadata: sourceMetadata, path: path, from: currentModel, to: destination,
+                                                 options: options, stage: index, stageCount: steps.count) {
+                        options.migrationProgress?(MigrationProgress(stage: index, stageCount: steps.count, pass: .inPlace, entityMapping: "", done: 1, total: 1, largestBatch: 0))
+                        if stagings.isEmpty {
+                            pendingMetadata = inPlace.metadata
+                        } else {
+                            try source.setMetadata(inPlace.metadata)
+                        }
+                        currentModel = destination
+                        continue
+                    }
+                    let staging = try source.makeStagingStore(overlayEntryLimit: budget.stagingOverlayEntries)
+                    stagings.append(staging)
+                    largestBatch = max(largestBatch, try runStep(source, into: staging, path: path, from: currentModel, to: destination, mapping: mapping, options: options,
+                                stage: index, stageCount: steps.count, willMigrate: step.willMigrate, didMigrate: step.didMigrate,
+                                isInferred: step.isInferred, sourceMetadata: sourceMetadata))
                     currentModel = destination
-                    continue
                 }
-                let staging = try source.makeStagingStore()
-                stagings.append(staging)
-                largestBatch = max(largestBatch, try runStep(source, into: staging, path: path, from: currentModel, to: destination, mapping: mapping, options: options,
-                            stage: index, stageCount: steps.count, willMigrate: step.willMigrate, didMigrate: step.didMigrate,
-                            isInferred: step.isInferred, sourceMetadata: sourceMetadata))
-                currentModel = destination
             }
             guard let last = stagings.last else {
                 if let pendingMetadata {

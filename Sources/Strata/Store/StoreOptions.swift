@@ -44,7 +44,10 @@ public struct StoreOptions: Sendable {
     /// loses nothing. It cannot be combined with a ``migration``: asking for both throws
     /// `.invalidArgument` (which should win is a decision the caller makes).
     public var deleteStoreIfMigrationNeeded = false
-    /// Memory a migration may use for objects in flight; sets its batch size.
+    /// Memory a migration may use: a quarter for the block cache while it runs (or
+    /// `log.blockCacheBytes` when smaller), an eighth for the staging store's overlay
+    /// (it seals a segment at that many keys), the rest for objects in flight at about
+    /// 8 KiB each, which sets the batch size.
     public var migrationMemoryBudget = 64 << 20
     /// Overrides the batch size the budget implies (objects per batch).
     public var migrationBatchSize: Int?

@@ -83,16 +83,31 @@ final class BlockCache: Sendable {
     private struct State {
         var index = Pool()
         var records = Pool()
+        /// The bytes the cache may hold now: `budget`, or less while a migration counts
+        /// the cache inside its own budget (`limit(to:)`).
+        var limit: Int
     }
 
-    private let state = Locked(State())
+    private let state: Locked<State>
+    /// The bytes the cache was made with.
     let budget: Int
-    /// The bytes index blocks keep however many record blocks come.
-    let indexShare: Int
 
     init(budget: Int) {
         self.budget = budget
-        self.indexShare = budget / 2
+        self.state = Locked(State(limit: budget))
+    }
+
+    /// Holds the cache to `bytes` (never above its budget), evicting down to it now;
+    /// nil gives it its whole budget back. A migration lowers it for its run, so that the
+    /// cache it shares with its staging store is part of the migration's budget.
+    func limit(to bytes: Int?) {
+        let limit = min(budget, max(0, bytes ?? budget))
+        state.withLock { s in
+            s.limit = limit
+            while s.index.bytes + s.records.bytes > limit {
+                if s.records.bytes > 0 { s.records.evictOne() } else if s.index.bytes > 0 { s.index.evictOne() } else { break }
+            }
+        }
     }
 
     func get(_ key: Key) -> [UInt8]? {
@@ -101,9 +116,11 @@ final class BlockCache: Sendable {
     }
 
     func put(_ key: Key, _ block: [UInt8]) {
-        guard budget > 0, !block.isEmpty, block.count <= budget / 4 else { return }
-        let budget = self.budget, indexShare = self.indexShare
+        guard budget > 0, !block.isEmpty else { return }
         state.withLock { s in
+            // The index keeps up to half of the current limit however many record blocks come.
+            let budget = s.limit, indexShare = s.limit / 2
+            guard block.count <= budget / 4 else { return }
             if key.isIndex ? s.index.slots[key] != nil : s.records.slots[key] != nil { return }
             while s.index.bytes + s.records.bytes + block.count > budget {
                 // The index gives way only beyond its share (or when records hold nothing).

@@ -13,7 +13,10 @@ extension LogStore {
     ///
     /// Nothing of this store changes until `adoptStaging(_:)`; a crash before then
     /// leaves the staging directory, which the next open removes.
-    public func makeStagingStore() throws -> LogStore {
+    ///
+    /// `overlayEntryLimit` bounds the staging store's overlay (nil: this store's limit),
+    /// so that a migration can keep it inside its memory budget.
+    public func makeStagingStore(overlayEntryLimit: Int? = nil) throws -> LogStore {
         try checkWritable()
         let (manifest, blobFiles, isStaging, carried) = state.withLock { ($0.manifest, $0.blobFiles, $0.isStaging, $0.carriedBlobPaths) }
         try fileSystem.remove(paths.staging)
@@ -22,7 +25,7 @@ extension LogStore {
         options.segmentSizeLimit = self.options.segmentSizeLimit
         options.blockSize = self.options.blockSize
         options.compressRecords = self.options.compressRecords
-        options.overlayEntryLimit = self.options.overlayEntryLimit
+        options.overlayEntryLimit = max(1, overlayEntryLimit ?? self.options.overlayEntryLimit)
         // One cache for the owner and its staging store: a migration's memory is one
         // cache (blocks of each store keyed apart, `LogStore.cacheNamespace`), not two.
         let staging = try LogStore.open(
@@ -44,6 +47,17 @@ extension LogStore {
             }
         }
         return staging
+    }
+
+    /// Runs `body` with the block cache — shared with every staging store made from this
+    /// store — held to `bytes` (never above `LogStoreOptions.blockCacheBytes`), then gives
+    /// the cache its whole budget back. A migration counts the cache inside its memory
+    /// budget this way: the blocks it reads stream past once, so a small cache costs it
+    /// little, and its peak no longer rises by a full cache once the store outgrows it.
+    public func withBlockCacheLimited<T>(to bytes: Int, _ body: () throws -> T) rethrows -> T {
+        blockCache.limit(to: bytes)
+        defer { blockCache.limit(to: nil) }
+        return try body()
     }
 
     /// Replaces this store's contents with `staging`'s, atomically at the manifest
