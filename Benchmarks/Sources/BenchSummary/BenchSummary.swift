@@ -11,6 +11,7 @@ struct BenchSummary {
         usage: BenchSummary [--employees N] [--repetitions R] [--skip-singles] [--ten-million]
                             [--sections engine,fetch,objects,typed,photos,migration,maintenance,scale,cli] [--cli-employees N,N…]
                             [--photo-employees N] [--migration-employees N,N…] [--blob-migration-employees N (0: none)]
+                            [--migration-strata-only]
         """
 
     static func main() {
@@ -35,6 +36,7 @@ struct BenchSummary {
                 summary.inlineMigrationEmployees = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
             case "--cli-employees":
                 summary.commandLineEmployees = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+            case "--migration-strata-only": summary.migrationStrataOnly = true
             case "--blob-migration-employees": summary.blobMigrationEmployees = count(iterator.next(), default: summary.blobMigrationEmployees)
             case "--sections":
                 let names = (iterator.next() ?? "").split(separator: ",").map(String.init)

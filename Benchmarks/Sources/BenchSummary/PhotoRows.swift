@@ -29,6 +29,13 @@ extension Summary {
             let where_ = scenario.photoBytes < 8 << 10 ? "inline" : "blob area"
             progress("building photo stores, \(scenario)")
             _ = try PhotoTask.fixture(.strata, scenario)
+            if migrationStrataOnly {
+                progress("photo split migration \(scenario), Strata only")
+                let strata = try ChildProcess.measure(.migrateStrata, scenario, repetitions: 1)
+                orientation.append(("Photo split \(scenario) (\(where_)), Strata only", .strata, strata))
+                findings.append("Photo split \(scenario), Strata alone: \(Format.number(strata.seconds)) s, peak \(Format.mebibytes(strata.peakResident)) MiB (rise \(Format.mebibytes(strata.residentRise)) MiB), \(strata.result) photos; disk \(Format.mebibytes(strata.notes["diskBefore"] ?? 0)) MiB before, peak \(Format.mebibytes(strata.notes["diskPeak"] ?? 0)) MiB")
+                continue
+            }
             _ = try PhotoTask.fixture(.sqlite, scenario)
             let big = scenario.employees * max(1, scenario.photoBytes / 1024) >= 10_000_000
             let reps = big ? 1 : repetitions

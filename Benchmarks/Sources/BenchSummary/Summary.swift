@@ -17,6 +17,9 @@ final class Summary {
     var photoEmployees = 20_000
     var inlineMigrationEmployees = BenchScale.inlineMigrationEmployees
     var blobMigrationEmployees = BenchScale.blobMigrationEmployees(packageBenchmark: false)
+    /// `--migration-strata-only`: the photo-split rows run Strata's side alone (the 10M
+    /// run: SQLite's side needs about 66 GB of disk for its copy and its 3× peak).
+    var migrationStrataOnly = false
     /// Lines of the command-line rows: N, and 100k beside 1M under STRATA_BENCH_FULL.
     var commandLineEmployees = BenchScale.isFull ? [100_000, 1_000_000] : [BenchScale.employees]
 

@@ -35,7 +35,12 @@ final class CompactionOutput {
         }
         current = segment
         store.counters.segmentBytesWritten.add(bytes.count)
-        if segment.end >= Int64(store.options.segmentSizeLimit) { try sealCurrent() }
+        // Sealed at the live store's overlay limit too: the index of the segment being
+        // written is built in memory, so a segment of a million small records would
+        // hold a few hundred MiB of it (a 64 MiB segment of 45-byte records).
+        if segment.end >= Int64(store.options.segmentSizeLimit) || builder.count >= max(1, store.options.overlayEntryLimit) {
+            try sealCurrent()
+        }
         return locations
     }
 

@@ -74,17 +74,24 @@ extension LogStore {
         let inputSet = Set(plan.inputs)
         var group: [UInt32] = []
         var groupBytes: Int64 = 0
+        var groupKeys: UInt64 = 0
+        // A group's relocations (one per record kept) are held until its swap: groups
+        // end at a key count as well as at a byte count, since 64 MiB of small records
+        // is over a million of them.
+        let keysPerGroup = UInt64(max(1, options.overlayEntryLimit)) * 4
         for (position, id) in plan.inputs.enumerated() {
-            let file = try state.withLock { s -> any StorageFile in
+            let (file, keys) = try state.withLock { s -> (any StorageFile, UInt64) in
                 guard let file = s.segmentFiles[id] else { throw StrataError(.corrupt, "segment not open", path: paths.segment(id)) }
-                return file
+                return (file, s.index.file(for: id)?.footer.entryCount ?? 0)
             }
             group.append(id)
             groupBytes += try file.size()
-            if groupBytes >= Int64(options.compactionBatchBytes) || position == plan.inputs.count - 1 {
+            groupKeys &+= keys
+            if groupBytes >= Int64(options.compactionBatchBytes) || groupKeys >= keysPerGroup || position == plan.inputs.count - 1 {
                 try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, output: output, report: &report)
                 group = []
                 groupBytes = 0
+                groupKeys = 0
             }
         }
         if group.isEmpty == false {

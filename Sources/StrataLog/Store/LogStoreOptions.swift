@@ -42,8 +42,10 @@ public struct LogStoreOptions: Sendable {
     public var compressBlobs = true
     /// Segments whose superseded bytes exceed this share are compacted.
     public var compactionGarbageRatio = 0.3
-    /// Compaction rewrites input segments in groups of about this many bytes, swapping
-    /// the manifest after each group, so its memory and its crash window stay bounded.
+    /// Compaction rewrites input segments in groups of about this many bytes (or of
+    /// four times ``overlayEntryLimit`` keys, whichever comes first), swapping the
+    /// manifest after each group, so its memory and its crash window stay bounded. The
+    /// segments it writes seal at ``overlayEntryLimit`` keys, as the active one does.
     public var compactionBatchBytes = 64 << 20
 
     /// What open does when the active segment has a damaged frame followed by two or

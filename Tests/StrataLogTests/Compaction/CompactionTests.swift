@@ -49,6 +49,55 @@ import StrataTestSupport
         #expect(try store.verify().isSound)
     }
 
+    /// Compaction's memory follows the overlay limit, not the segment size: what it
+    /// writes seals at `overlayEntryLimit` keys (each output's index is built in memory)
+    /// and its groups end at four times that many input keys (their relocations are held
+    /// until the swap). Every value still reads back, before and after a reopen.
+    @Test func compactionOutputsAndGroupsFollowTheOverlayLimit() throws {
+        let dir = try TemporaryDirectory("compact-keys")
+        defer { dir.remove() }
+        var options = LogStoreOptions()
+        options.overlayEntryLimit = 100
+        var expected: [UInt64: [UInt8]] = [:]
+        let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+        // 2,000 keys in commits of 50: sealed every 100 keys, 20 segments.
+        for start in stride(from: UInt64(0), to: 2_000, by: 50) {
+            var batch = WriteBatch()
+            for key in start..<(start + 50) {
+                let value = LogFixtures.value(key, size: 60)
+                batch.put(RecordKey(key), value: value)
+                expected[key] = value
+            }
+            try store.commit(batch)
+        }
+        // Every third key rewritten: garbage in every segment.
+        var batch = WriteBatch()
+        for key in stride(from: UInt64(0), to: 2_000, by: 3) {
+            let value = LogFixtures.value(key, version: 1, size: 60)
+            batch.put(RecordKey(key), value: value)
+            expected[key] = value
+        }
+        try store.commit(batch)
+        try store.sealActiveSegment()
+        let before = Set(store.state.withLock { $0.index.files.map(\.segmentID) })
+        let generation = store.state.withLock { $0.manifest.generation }
+        let report = try store.compact(force: true)
+        // 20 inputs of 100 keys at 400 a group: five groups, a manifest swap each.
+        #expect(report.segmentsCompacted >= 20, "\(report)")
+        #expect(store.state.withLock { $0.manifest.generation } - generation >= 5)
+        let outputs = store.state.withLock { $0.index.files.filter { !before.contains($0.segmentID) } }
+        #expect(outputs.count == report.segmentsWritten)
+        #expect(outputs.allSatisfy { $0.footer.entryCount <= 100 }, "\(outputs.map(\.footer.entryCount))")
+        #expect(report.segmentsWritten >= 13, "1,333 live keys at 100 a segment: \(report)")
+        for key in UInt64(0)..<2_000 { #expect(try store.get(RecordKey(key))?.value == expected[key]) }
+        #expect(try store.verify().isSound)
+        try store.close()
+        let reopened = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+        defer { try? reopened.close() }
+        #expect(reopened.count == expected.count)
+        for key in UInt64(0)..<2_000 { #expect(try reopened.get(RecordKey(key))?.value == expected[key], "key \(key)") }
+    }
+
     @Test func blobGarbageIsReclaimedAndLiveBlobsReadBack() throws {
         let dir = try TemporaryDirectory("blobgc")
         defer { dir.remove() }
