@@ -39,22 +39,20 @@ extension ObjectContext {
         }
 
         var batch = WriteBatch()
-        var newTags = edges.allocatedTags
+        var counterTags = edges.allocatedTags
         var encoded: [(ManagedObject, [FieldValue])] = []
         for object in writes {
             let fields = try fieldsToWrite(object)
             let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: store.records.readBlob)
             batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
             encoded.append((object, fields))
-            if object.isNew { newTags.insert(object.layout.tag) }
         }
-        for object in deletes { batch.delete(object.objectID.key) }
+        for object in deletes {
+            batch.delete(object.objectID.key)
+            counterTags.insert(object.layout.tag)
+        }
         edges.apply(to: &batch)
-        // Read after every key this save writes was allocated, so each is below it.
-        for tag in newTags.sorted() {
-            let next = store.nextSerial(tag: tag)
-            batch.put(StoreSchema.counterKey(tag: tag), value: withUnsafeBytes(of: next.littleEndian) { Array($0) })
-        }
+        store.putSerialCounters(counterTags, into: &batch)
         let sequence = try store.records.commit(batch)
 
         var change = ChangeSet(sequence: sequence)

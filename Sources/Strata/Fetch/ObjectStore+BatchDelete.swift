@@ -50,6 +50,8 @@ extension ObjectStore {
 
         var batch = WriteBatch()
         for key in keys { batch.delete(key) }
+        // Deleting an entity's newest objects must not let their ids be given out again.
+        putSerialCounters(Set(keys.map(StoreSchema.tag(of:))), into: &batch)
         var edgeEnds = Set<RecordKey>()
         for key in try edgeKeys(of: deleted, ends: &edgeEnds) { batch.delete(key) }
         let rewritten = try referenceRewrites(deleted: deleted)

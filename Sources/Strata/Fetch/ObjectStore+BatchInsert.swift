@@ -78,7 +78,7 @@ extension ObjectStore {
             batch.put(key, value: value, blobs: blobs, terms: terms)
             ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier))
         }
-        var tags: Set<UInt16> = [layout.tag]
+        var tags = Set<UInt16>()
         for (relationship, number) in edgeInverses(of: entity, layout: layout) {
             let linked = zip(rows, keys).compactMap { fields, key -> (RecordKey, RecordKey)? in
                 guard case .reference(let owner) = fields[number] else { return nil }
@@ -95,10 +95,9 @@ extension ObjectStore {
             }
             tags.insert(relationship.tag)
         }
-        for tag in tags.sorted() {
-            let next = nextSerial(tag: tag)
-            batch.put(StoreSchema.counterKey(tag: tag), value: withUnsafeBytes(of: next.littleEndian) { Array($0) })
-        }
+        // Only the edge tags' counters: the entity's new keys are all in the store, and
+        // open takes its next serial from the last of them (`loadSerials`).
+        putSerialCounters(tags, into: &batch)
         let sequence = try records.commit(batch)
         if hasObservers { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
         return ids

@@ -34,18 +34,20 @@ extension ObjectContext {
         var tags = edges.allocatedTags
         for object in changed.values.sorted(by: { $0.objectID.key < $1.objectID.key }) {
             if object.isDeleted {
-                if !object.isNew { batch.delete(object.objectID.key) }
+                if !object.isNew {
+                    batch.delete(object.objectID.key)
+                    tags.insert(object.layout.tag)
+                }
                 continue
             }
             let fields = try fieldsToWrite(object)
             let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: store.records.readBlob)
             batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
-            tags.insert(object.layout.tag)
         }
         edges.apply(to: &batch)
-        for tag in tags.sorted() {
-            batch.put(StoreSchema.counterKey(tag: tag), value: withUnsafeBytes(of: store.nextSerial(tag: tag).littleEndian) { Array($0) })
-        }
+        // The migration writes every entity's counter once at its end
+        // (`ObjectStore.commitSerialCounters`); a batch writes those it deleted from.
+        store.putSerialCounters(tags, into: &batch)
         try store.records.commit(batch)
         changed = [:]
         edgeChanges = [:]

@@ -190,6 +190,7 @@ enum StoreMigrator {
                 try context.save()
             }
         })
+        try destination.commitSerialCounters()
         try ObjectStore.recordModel(destinationModel, schema: destinationSchema, in: staging)
         options.logger.info("migration stage done", metadata: ["path": "\(path)", "stage": "\(stage + 1)/\(stageCount)", "largestBatch": "\(manager.largestBatch)"])
         return manager.largestBatch

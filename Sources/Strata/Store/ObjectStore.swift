@@ -226,6 +226,33 @@ public final class ObjectStore: Sendable {
 
     func nextSerial(tag: UInt16) -> UInt64 { serials.withLock { $0[tag, default: 1] } }
 
+    /// Adds to `batch` the serial counters of `tags` (`StoreSchema.counterKey`), read
+    /// after every key the batch writes was allocated, so each is below its counter.
+    ///
+    /// Open takes an entity's next serial from the larger of its counter and its last
+    /// key (`loadSerials`), so a counter is needed only where that last key may be gone:
+    /// a transaction that deletes objects of the entity writes it, one that only
+    /// inserts does not. (Edge tags, whose serials also number positions, write it
+    /// whenever they allocate.) Writing it with every insert put the counter — serial 0,
+    /// the lowest key of the entity — into every segment, so that every segment's key
+    /// range spanned the entity's older keys and a lookup had to ask every newer
+    /// segment's Bloom filter: at ten million objects, 166 filters a lookup, more than
+    /// the cache holds.
+    func putSerialCounters(_ tags: Set<UInt16>, into batch: inout WriteBatch) {
+        for tag in tags.sorted() {
+            batch.put(StoreSchema.counterKey(tag: tag), value: withUnsafeBytes(of: nextSerial(tag: tag).littleEndian) { Array($0) })
+        }
+    }
+
+    /// Commits the counters of every entity and edge tag of the schema, once: a
+    /// migration ends with it, so that the serials the old store had given out (some
+    /// to objects deleted before the migration) are never given out again.
+    func commitSerialCounters() throws {
+        var batch = WriteBatch()
+        putSerialCounters(Set(schema.allTags), into: &batch)
+        if !batch.isEmpty { try records.commit(batch) }
+    }
+
     func objectID(for key: RecordKey) -> ObjectID? {
         schema.entityName(of: key).map { ObjectID(entityName: $0, key: key, storeIdentifier: identifier) }
     }

@@ -100,10 +100,53 @@ final class IndexFile: Sendable {
 
     /// The first fence position whose last key is ≥ `key` (`count` when none).
     private func fencePosition(_ fence: [UInt8], count: Int, atLeast key: UInt64) -> Int {
-        var low = 0, high = count
+        fence.withUnsafeBytes { raw in
+            Self.firstPosition(count: count, atLeast: key) { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 4 + $0 * 20, as: UInt64.self)) }
+        }
+    }
+
+    /// The first position in `0..<count` whose key (ascending) is ≥ `key`; `count` when
+    /// none. Keys are allocated per entity in increasing serials, so a file's fence keys
+    /// mostly rise in even steps: the search starts where the key would lie if they did
+    /// (interpolation between the first and the last), then gallops outwards from there
+    /// to bracket the answer and bisects the bracket. Dense keys take three or four
+    /// probes, next to one another, where bisecting a million-key file's 8,500 fences
+    /// took thirteen scattered over 170 KB; the worst case is about twice bisection's.
+    static func firstPosition(count: Int, atLeast key: UInt64, _ keyAt: (Int) -> UInt64) -> Int {
+        guard count > 0 else { return 0 }
+        let first = keyAt(0)
+        if key <= first { return 0 }
+        let last = keyAt(count - 1)
+        if key > last { return count }
+        // Now keyAt(0) < key ≤ keyAt(count - 1): the answer lies in 1..<count.
+        let span = Double(last - first)
+        var guess = Int(Double(key - first) / span * Double(count - 1))
+        guess = min(max(guess, 1), count - 1)
+        var low: Int, high: Int // the answer lies in low...high
+        if keyAt(guess) < key {
+            // Gallop right: the answer is past `guess`.
+            var step = 1
+            low = guess + 1
+            high = min(count - 1, guess + step)
+            while keyAt(high) < key {
+                low = high + 1
+                step *= 2
+                high = min(count - 1, high + step)
+            }
+        } else {
+            // Gallop left: `guess` may be the answer, or lie past it.
+            var step = 1
+            high = guess
+            low = max(1, guess - step)
+            while low > 1 && keyAt(low - 1) >= key {
+                high = low - 1
+                step *= 2
+                low = max(1, low - step)
+            }
+        }
         while low < high {
             let mid = (low + high) / 2
-            if Self.u64(fence, 4 + mid * 20) < key { low = mid + 1 } else { high = mid }
+            if keyAt(mid) < key { low = mid + 1 } else { high = mid }
         }
         return low
     }

@@ -124,11 +124,8 @@ enum PackedIndexBlock {
             let stride = keyWidth + sequenceWidth + 1 + offsetWidth + lengthWidth + 1
             guard key.rawValue >= baseKey, raw.count >= entriesAt + count * stride else { return nil }
             let delta = key.rawValue - baseKey
-            var low = 0, high = count
-            while low < high {
-                let mid = (low + high) / 2
-                if load(entriesAt + mid * stride, keyWidth) < delta { low = mid + 1 } else { high = mid }
-            }
+            // Interpolated, as the fence: a block's keys are mostly dense serials.
+            let low = IndexFile.firstPosition(count: count, atLeast: delta) { load(entriesAt + $0 * stride, keyWidth) }
             let at = entriesAt + low * stride
             guard low < count, load(at, keyWidth) == delta else { return nil }
             var field = at + keyWidth

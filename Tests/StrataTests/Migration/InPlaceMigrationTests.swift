@@ -209,6 +209,21 @@ struct InPlaceMigrationTests {
         // not needed (every object had one); v2's values for alias are gone with it.
         let store = try Self.open(path, m[3], plan: nil)
         try Self.check(store, expected)
+        // Every second employee gets a raise: every segment then holds superseded
+        // versions, so compaction (below) rewrites it, and the employees it copies are
+        // of older layouts. (Segments without garbage are left as they are.)
+        do {
+            let raise = store.newContext()
+            let employees = try raise.fetch(FetchRequest(entityName: "Employee", sortKeys: [SortKey("email")]))
+            for employee in employees.enumerated().filter({ $0.offset.isMultiple(of: 2) }).map(\.element) {
+                let email = try #require(try employee.string("email"))
+                let salary = try #require(try employee.value(forKey: "salary").intValue) + 1
+                try employee.setValue(Value.int(salary), forKey: "salary")
+                expected[email]?.salary = salary
+            }
+            try raise.save()
+            try Self.check(store, expected)
+        }
         // Uniqueness holds across layouts.
         let context = store.newContext()
         let copy = try context.insert("Employee")
