@@ -24,6 +24,18 @@ final class IndexFile: Sendable {
 
     private static let serials = Atomic<UInt64>(1)
 
+    /// The first and last key this file holds under one prefix: a key's high 16 bits,
+    /// the object layer's entity tag.
+    struct PrefixRun: Equatable {
+        var prefix: UInt16
+        var first: UInt64
+        var last: UInt64
+    }
+
+    /// The file's prefix runs, found at the first lookup that needs them (nil until
+    /// then): at most two data blocks per prefix, once per opening, nothing at open.
+    private let prefixRuns = Mutex<[PrefixRun]?>(nil)
+
     var path: String { file.path }
 
     /// Opens an index file and checks its footer against the segment it must describe.
@@ -72,6 +84,15 @@ final class IndexFile: Sendable {
     /// Whether `key` lies in this file's key range and passes its filter.
     func mayContain(_ key: RecordKey) throws(Damage) -> Bool {
         guard footer.entryCount > 0, key.rawValue >= footer.minKey, key.rawValue <= footer.maxKey else { return false }
+        // A segment written by transactions that touch several entities (a migration
+        // writes employees and their photos together) has a key range spanning the gap
+        // between them, so a new employee's key lay in the range of every older such
+        // segment and each lookup asked them all for their filter. Within one prefix
+        // keys rise with time: the prefix's own range excludes them.
+        if footer.minKey >> Self.prefixShift != footer.maxKey >> Self.prefixShift {
+            guard let run = try prefixRun(UInt16(truncatingIfNeeded: key.rawValue >> Self.prefixShift)),
+                  key.rawValue >= run.first, key.rawValue <= run.last else { return false }
+        }
         // A filter too big for the cache (one transaction of millions of keys makes a
         // segment whose filter is megabytes) would be read from disk at every lookup:
         // the data fence answers instead. The filter only saves reads; it decides nothing.
@@ -81,6 +102,60 @@ final class IndexFile: Sendable {
         guard footer.maxKey - footer.minKey != footer.entryCount - 1 else { return true }
         let filter = try block(footer.filter.offset, footer.filter.length, what: "filter")
         return BloomFilter.mayContain(key, block: filter)
+    }
+
+    // MARK: Prefix runs
+
+    static let prefixShift: UInt64 = 48
+
+    /// The run of `prefix` in this file; nil when the file holds no key under it.
+    func prefixRun(_ prefix: UInt16) throws(Damage) -> PrefixRun? {
+        let runs: [PrefixRun]
+        if let known = prefixRuns.withLock({ $0 }) {
+            runs = known
+        } else {
+            // Two readers may both compute them: the result is the same.
+            runs = try findPrefixRuns()
+            prefixRuns.withLock { $0 = runs }
+        }
+        return runs.first { $0.prefix == prefix }
+    }
+
+    /// Every prefix's first and last key: for each prefix present, the data block that
+    /// holds its first key and the one that holds the first key past it.
+    func findPrefixRuns() throws(Damage) -> [PrefixRun] {
+        guard footer.entryCount > 0 else { return [] }
+        let (fence, count) = try dataFence()
+        var runs: [PrefixRun] = []
+        var from = footer.minKey
+        while true {
+            guard let first = try firstKey(atLeast: from, fence: fence, count: count) else { break }
+            let prefix = UInt16(truncatingIfNeeded: first >> Self.prefixShift)
+            let next = UInt64(prefix) + 1
+            let last = next > UInt64(UInt16.max) ? footer.maxKey : try lastKey(below: next << Self.prefixShift, fence: fence, count: count)
+            guard runs.count < 1 << 16, last >= first else {
+                throw damage("data blocks disagree with their fence about the keys of prefix \(prefix)", at: footer.dataFence.offset)
+            }
+            runs.append(PrefixRun(prefix: prefix, first: first, last: last))
+            guard next <= UInt64(UInt16.max), last < footer.maxKey else { break }
+            from = next << Self.prefixShift
+        }
+        return runs
+    }
+
+    /// The first key of the file ≥ `key`, nil when there is none.
+    private func firstKey(atLeast key: UInt64, fence: [UInt8], count: Int) throws(Damage) -> UInt64? {
+        let i = fencePosition(fence, count: count, atLeast: key)
+        guard i < count else { return nil }
+        return try dataBlock(fence, i).first { $0.key.rawValue >= key }?.key.rawValue ?? fenceHandle(fence, i).last
+    }
+
+    /// The last key of the file < `key` (the caller knows there is one).
+    private func lastKey(below key: UInt64, fence: [UInt8], count: Int) throws(Damage) -> UInt64 {
+        let i = fencePosition(fence, count: count, atLeast: key)
+        guard i < count else { return footer.maxKey }
+        if let last = try dataBlock(fence, i).last(where: { $0.key.rawValue < key }) { return last.key.rawValue }
+        return i > 0 ? fenceHandle(fence, i - 1).last : footer.minKey
     }
 
     // MARK: Data blocks
