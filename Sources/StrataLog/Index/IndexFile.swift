@@ -32,9 +32,14 @@ final class IndexFile: Sendable {
         var last: UInt64
     }
 
-    /// The file's prefix runs, found at the first lookup that needs them (nil until
-    /// then): at most two data blocks per prefix, once per opening, nothing at open.
-    private let prefixRuns = Mutex<[PrefixRun]?>(nil)
+    /// The file's prefix runs, found at the first lookup that needs them: at most two
+    /// data blocks per prefix, once per opening, nothing at open. Written once, under
+    /// `prefixRunsLock`, before `prefixRunsKnown` is set (release); read only after it
+    /// is seen set (acquire), so a lookup passing hundreds of files takes no lock for
+    /// each (a migration's staging store at ten million objects has 600 of them).
+    private nonisolated(unsafe) var knownPrefixRuns: [PrefixRun] = []
+    private let prefixRunsKnown = Atomic<Bool>(false)
+    private let prefixRunsLock = Mutex<Void>(())
 
     var path: String { file.path }
 
@@ -110,15 +115,16 @@ final class IndexFile: Sendable {
 
     /// The run of `prefix` in this file; nil when the file holds no key under it.
     func prefixRun(_ prefix: UInt16) throws(Damage) -> PrefixRun? {
-        let runs: [PrefixRun]
-        if let known = prefixRuns.withLock({ $0 }) {
-            runs = known
-        } else {
-            // Two readers may both compute them: the result is the same.
-            runs = try findPrefixRuns()
-            prefixRuns.withLock { $0 = runs }
+        if !prefixRunsKnown.load(ordering: .acquiring) {
+            // Two readers may both find them (the same runs); one publishes.
+            let runs = try findPrefixRuns()
+            prefixRunsLock.withLock { _ in
+                guard !prefixRunsKnown.load(ordering: .relaxed) else { return }
+                knownPrefixRuns = runs
+                prefixRunsKnown.store(true, ordering: .releasing)
+            }
         }
-        return runs.first { $0.prefix == prefix }
+        return knownPrefixRuns.first { $0.prefix == prefix }
     }
 
     /// Every prefix's first and last key: for each prefix present, the data block that

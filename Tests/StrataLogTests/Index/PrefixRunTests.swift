@@ -61,4 +61,25 @@ import StrataTestSupport
         #expect(try !file.mayContain(RecordKey(3)))
         #expect(try !file.mayContain(RecordKey(UInt64.max - 2)))
     }
+
+    /// Readers racing to find a fresh file's runs all answer right (one publishes them).
+    @Test func concurrentFirstLookupsAgree() async throws {
+        let present: [UInt64] = (1...400).map { UInt64(2) << 48 | UInt64($0) } + (1...400).map { UInt64(3) << 48 | UInt64($0) }
+        let gaps: [UInt64] = (401...800).map { UInt64(2) << 48 | UInt64($0) }
+        for _ in 0..<20 {
+            let file = try Self.file(present)
+            let wrong = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        var wrong = 0
+                        for key in present where try !file.mayContain(RecordKey(key)) { wrong += 1 }
+                        for key in gaps where try file.mayContain(RecordKey(key)) { wrong += 1 }
+                        return wrong
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(wrong == 0)
+        }
+    }
 }
