@@ -101,7 +101,7 @@ final class IndexFile: Sendable {
         // A filter too big for the cache (one transaction of millions of keys makes a
         // segment whose filter is megabytes) would be read from disk at every lookup:
         // the data fence answers instead. The filter only saves reads; it decides nothing.
-        guard footer.filter.length <= UInt64(cache.limit / 4) else { return true }
+        guard footer.filter.length <= UInt64(cache.budget / 4) else { return true }
         // A file holding every key of its range (one bulk transaction: keys are
         // allocated in increasing serials) has nothing for its filter to exclude.
         guard footer.maxKey - footer.minKey != footer.entryCount - 1 else { return true }

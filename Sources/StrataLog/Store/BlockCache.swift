@@ -91,18 +91,11 @@ final class BlockCache: Sendable {
     private let state: Locked<State>
     /// The bytes the cache was made with.
     let budget: Int
-    /// `State.limit`, readable without the lock: the largest block the cache keeps is a
-    /// quarter of it, and readers decide from that whether to ask (`IndexFile.mayContain`).
-    private let currentLimit: Atomic<Int>
 
     init(budget: Int) {
         self.budget = budget
         self.state = Locked(State(limit: budget))
-        self.currentLimit = Atomic(budget)
     }
-
-    /// The bytes the cache may hold now: its budget, or less during a migration.
-    var limit: Int { currentLimit.load(ordering: .relaxed) }
 
     /// Holds the cache to `bytes` (never above its budget), evicting down to it now;
     /// nil gives it its whole budget back. A migration lowers it for its run, so that the
@@ -111,7 +104,6 @@ final class BlockCache: Sendable {
         let limit = min(budget, max(0, bytes ?? budget))
         state.withLock { s in
             s.limit = limit
-            currentLimit.store(limit, ordering: .relaxed)
             while s.index.bytes + s.records.bytes > limit {
                 if s.records.bytes > 0 { s.records.evictOne() } else if s.index.bytes > 0 { s.index.evictOne() } else { break }
             }

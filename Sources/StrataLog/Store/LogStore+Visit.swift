@@ -184,7 +184,7 @@ extension LogStore {
             // cache cannot hold: its later frames are read without being kept, so it
             // neither pays for inserting and evicting them nor pushes out what
             // random reads use. Walks smaller than that fill the cache as before.
-            frame.raw = try readFrame(at: location, in: file, caching: frame.bytes <= blockCache.limit / 2)
+            frame.raw = try readFrame(at: location, in: file, caching: frame.bytes <= blockCache.budget / 2)
             frame.bytes += frame.raw.count
             frame.segment = location.segment
             frame.offset = location.frameOffset
