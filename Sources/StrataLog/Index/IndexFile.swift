@@ -94,8 +94,8 @@ final class IndexFile: Sendable {
         // between them, so a new employee's key lay in the range of every older such
         // segment and each lookup asked them all for their filter. Within one prefix
         // keys rise with time: the prefix's own range excludes them.
-        if footer.minKey >> Self.prefixShift != footer.maxKey >> Self.prefixShift {
-            guard let run = try prefixRun(UInt16(truncatingIfNeeded: key.rawValue >> Self.prefixShift)),
+        if IndexCounters.prefix(RecordKey(footer.minKey)) != IndexCounters.prefix(RecordKey(footer.maxKey)) {
+            guard let run = try prefixRun(IndexCounters.prefix(key)),
                   key.rawValue >= run.first, key.rawValue <= run.last else { return false }
         }
         // A filter too big for the cache (one transaction of millions of keys makes a
@@ -110,8 +110,6 @@ final class IndexFile: Sendable {
     }
 
     // MARK: Prefix runs
-
-    static let prefixShift: UInt64 = 48
 
     /// The run of `prefix` in this file; nil when the file holds no key under it.
     func prefixRun(_ prefix: UInt16) throws(Damage) -> PrefixRun? {
@@ -128,40 +126,22 @@ final class IndexFile: Sendable {
     }
 
     /// Every prefix's first and last key: for each prefix present, the data block that
-    /// holds its first key and the one that holds the first key past it.
+    /// holds its first key (a cursor) and the one that holds the first key past it.
     func findPrefixRuns() throws(Damage) -> [PrefixRun] {
-        guard footer.entryCount > 0 else { return [] }
-        let (fence, count) = try dataFence()
         var runs: [PrefixRun] = []
-        var from = footer.minKey
-        while true {
-            guard let first = try firstKey(atLeast: from, fence: fence, count: count) else { break }
-            let prefix = UInt16(truncatingIfNeeded: first >> Self.prefixShift)
+        var from = RecordKey(footer.minKey)
+        while footer.entryCount > 0, let first = try cursor(from: from).current?.key {
+            let prefix = IndexCounters.prefix(first)
             let next = UInt64(prefix) + 1
-            let last = next > UInt64(UInt16.max) ? footer.maxKey : try lastKey(below: next << Self.prefixShift, fence: fence, count: count)
-            guard runs.count < 1 << 16, last >= first else {
+            let last = next > UInt64(UInt16.max) ? RecordKey(footer.maxKey) : try lastKey(from: first, below: RecordKey(next << 48))
+            guard runs.count < 1 << 16, let last, last >= first else {
                 throw damage("data blocks disagree with their fence about the keys of prefix \(prefix)", at: footer.dataFence.offset)
             }
-            runs.append(PrefixRun(prefix: prefix, first: first, last: last))
-            guard next <= UInt64(UInt16.max), last < footer.maxKey else { break }
-            from = next << Self.prefixShift
+            runs.append(PrefixRun(prefix: prefix, first: first.rawValue, last: last.rawValue))
+            guard next <= UInt64(UInt16.max), last.rawValue < footer.maxKey else { break }
+            from = RecordKey(next << 48)
         }
         return runs
-    }
-
-    /// The first key of the file ≥ `key`, nil when there is none.
-    private func firstKey(atLeast key: UInt64, fence: [UInt8], count: Int) throws(Damage) -> UInt64? {
-        let i = fencePosition(fence, count: count, atLeast: key)
-        guard i < count else { return nil }
-        return try dataBlock(fence, i).first { $0.key.rawValue >= key }?.key.rawValue ?? fenceHandle(fence, i).last
-    }
-
-    /// The last key of the file < `key` (the caller knows there is one).
-    private func lastKey(below key: UInt64, fence: [UInt8], count: Int) throws(Damage) -> UInt64 {
-        let i = fencePosition(fence, count: count, atLeast: key)
-        guard i < count else { return footer.maxKey }
-        if let last = try dataBlock(fence, i).last(where: { $0.key.rawValue < key }) { return last.key.rawValue }
-        return i > 0 ? fenceHandle(fence, i - 1).last : footer.minKey
     }
 
     // MARK: Data blocks
