@@ -18,6 +18,8 @@ final class CompiledFetch {
     let predicate: CompiledPredicate?
     /// The predicate as plain integer tests, when it is only those.
     let integerTests: [IntegerTest]?
+    /// The same tests judged on the encoded record, when the predicate is only those.
+    let rawJudge: RawIntegerJudge?
     /// Each sort key's slot.
     let sortSlots: [Int]
     /// The slot in `slots` of the first sort key's field; nil without sort keys.
@@ -64,6 +66,7 @@ final class CompiledFetch {
         self.sortReader = sortReader
         self.predicate = predicate?.bound(to: slots)
         self.integerTests = self.predicate?.integerTests
+        self.rawJudge = integerTests.flatMap { RawIntegerJudge(tests: $0, slots: slots) }
         self.sortSlots = sortFields.map(sortReader.slot(of:))
         self.firstSortSlot = early.first.map(slots.slot(of:))
         self.layoutID = shape.layout.layoutID
@@ -76,6 +79,19 @@ final class CompiledFetch {
     /// - Throws: `.corrupt` for a value that does not decode; what the interpreter
     ///   throws for the same values.
     func judge(_ view: RecordView) throws -> Bool? {
+        if let rawJudge, let passed = rawJudge.judge(view.value, layoutID: layoutID, firstLayoutID: firstLayoutID) {
+            guard passed else { return false }
+            // A first sort key read with the predicate is taken from the slots: a
+            // match has them loaded the general way (matches are few; judging is not).
+            if rawJudge.readsEverySlot && firstSortSlot == nil { return true }
+            return try slots.load(view, layoutID: layoutID, firstLayoutID: firstLayoutID) ? true : nil
+        }
+        return try judgeDecoded(view)
+    }
+
+    /// ``judge(_:)`` with the predicate's fields decoded into `slots` first: the
+    /// general path, which every record takes that `rawJudge` leaves undecided.
+    func judgeDecoded(_ view: RecordView) throws -> Bool? {
         guard try slots.load(view, layoutID: layoutID, firstLayoutID: firstLayoutID) else { return nil }
         guard let predicate else { return true }
         if let integerTests {

@@ -44,8 +44,10 @@ struct FetchRowCollector {
     func accepts(_ values: [Value], position: Int) -> Bool {
         guard let capacity else { return true }
         if rows.count < capacity { return true }
-        guard let worst = rows.first else { return false }
-        return precedes(values, position, worst.values, worst.position)
+        return rows.withUnsafeBufferPointer { rows in
+            guard let worst = rows.first else { return false }
+            return precedes(values, position, worst.values, worst.position)
+        }
     }
 
     /// Whether a row whose first sort value is `first` is turned away whatever its
@@ -53,8 +55,11 @@ struct FetchRowCollector {
     /// first sort key alone. A full top-k turns most candidates away this way, before
     /// their other sort fields (a name to sort by is a string made) are decoded.
     func rejects(first: Value) -> Bool {
-        guard let capacity, rows.count >= capacity, let worst = rows.first, let key = sortKeys.first else { return false }
-        return key.compare(first, worst.values[0]) == .orderedDescending
+        guard let capacity, rows.count >= capacity, let key = sortKeys.first else { return false }
+        return rows.withUnsafeBufferPointer { rows in
+            guard let worst = rows.first else { return false }
+            return key.compare(first, worst.values[0]) == .orderedDescending
+        }
     }
 
     /// Adds a row (check `accepts` first when there is a capacity).
@@ -79,9 +84,11 @@ struct FetchRowCollector {
         return rows.sorted { precedes($0.values, $0.position, $1.values, $1.position) }
     }
 
-    /// Max-heap by result order: a parent comes after its children.
+    /// Max-heap by result order: a parent comes after its children. The rows are
+    /// read in place: `rows[j].values` copied each row's values array (a retain and a
+    /// release per comparison).
     private func after(_ i: Int, _ j: Int) -> Bool {
-        precedes(rows[j].values, rows[j].position, rows[i].values, rows[i].position)
+        rows.withUnsafeBufferPointer { rows in precedes(rows[j].values, rows[j].position, rows[i].values, rows[i].position) }
     }
 
     private mutating func siftUp(_ start: Int) {

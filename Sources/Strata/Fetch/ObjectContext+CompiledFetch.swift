@@ -45,10 +45,7 @@ extension ObjectContext {
         let storeOnly = !request.includesPendingChanges
         // Without sort keys the first offset + limit matches are the answer: stop there.
         let enough = request.sortKeys.isEmpty ? needed : nil
-        let run = CompiledRun(collector: FetchRowCollector(sortKeys: request.sortKeys, capacity: needed), done: enough == 0)
-        // Most fetches have one entity: its compiled request without a dictionary lookup.
-        let onlyTag = compiled.count == 1 ? compiled.first?.key : nil
-        let only = compiled.count == 1 ? compiled.first?.value : nil
+        let run = CompiledRun(collector: FetchRowCollector(sortKeys: request.sortKeys, capacity: needed), done: enough == 0, compiled: compiled)
 
         func judgeObject(_ key: RecordKey, position: Int) throws {
             guard let object = try preload([key], loaded: &run.loadedByFetch).first ?? nil else { return }
@@ -61,10 +58,10 @@ extension ObjectContext {
         }
 
         func judgeRecord(_ view: RecordView, position: Int) throws {
-            let tag = StoreSchema.tag(of: view.key)
-            guard let fetch = tag == onlyTag ? only : compiled[tag] else { return }
-            guard let matched = try fetch.judge(view) else { return try judgeObject(view.key, position: position) }
-            guard matched else { return }
+            // Most candidates do not match: they are turned away without the fetch's
+            // compiled request leaving the run (a retain and a release per record).
+            guard let matched = try run.judge(view) else { return try judgeObject(view.key, position: position) }
+            guard matched, let fetch = run.fetch(for: view.key) else { return }
             if let first = fetch.firstSortValue, run.collector.rejects(first: first) { return }
             guard let values = try fetch.sortValues(view) else { return try judgeObject(view.key, position: position) }
             guard run.collector.accepts(values, position: position) else { return }
@@ -123,6 +120,7 @@ extension ObjectContext {
             for tag in tags.sorted() where !run.done {
                 queue.reset(pending ? changed.values.filter { $0.layout.tag == tag && !$0.isDeleted }.map(\.objectID.key).sorted() : [])
                 func objectsBefore(_ key: RecordKey?) throws {
+                    if queue.isDrained { return }
                     while !run.done, let next = queue.next(before: key) {
                         try judgeObject(next, position: run.position)
                         run.position += 1
@@ -181,21 +179,53 @@ final class CompiledRun {
     @exclusivity(unchecked) var done: Bool
     /// The next candidate's position (the scan's count of candidates so far).
     @exclusivity(unchecked) var position = 0
+    /// The compiled request of each tag fetched.
+    let compiled: [UInt16: CompiledFetch]
+    /// Most fetches have one entity: its tag and compiled request, found without a
+    /// dictionary lookup. Unowned: `compiled` holds it for the run's life, and a
+    /// strong reference was retained and released by every record judged.
+    let onlyTag: UInt16?
+    unowned(unsafe) let only: CompiledFetch?
 
-    init(collector: FetchRowCollector, done: Bool) {
+    init(collector: FetchRowCollector, done: Bool, compiled: [UInt16: CompiledFetch]) {
         self.collector = collector
         self.done = done
+        self.compiled = compiled
+        onlyTag = compiled.count == 1 ? compiled.first?.key : nil
+        only = compiled.count == 1 ? compiled.first?.value : nil
+    }
+
+    /// The compiled request for `key`'s entity; nil for a tag the fetch does not ask for.
+    func fetch(for key: RecordKey) -> CompiledFetch? {
+        let tag = StoreSchema.tag(of: key)
+        return tag == onlyTag ? only : compiled[tag]
+    }
+
+    /// `CompiledFetch.judge(_:)` by `view`'s entity: false for an entity the fetch
+    /// does not ask for, nil when the record must be judged as an object.
+    func judge(_ view: RecordView) throws -> Bool? {
+        let tag = StoreSchema.tag(of: view.key)
+        if tag == onlyTag, let only { return try only.judge(view) }
+        guard let fetch = compiled[tag] else { return false }
+        return try fetch.judge(view)
     }
 }
 
 /// The candidates of a scan judged as objects, ascending: the context's changed
 /// objects of one entity, and loaded objects met during the walk (`deferred`, found
 /// in ascending order), merged into the walk by key.
+///
+/// Asked once per record of a scan, almost always empty: its fields are not checked
+/// for exclusivity at run time (one fetch on the context's thread owns it), which was
+/// most of what asking it cost.
 final class ObjectRouteQueue {
-    var changed: [RecordKey] = []
-    var changedHead = 0
-    var deferred: [RecordKey] = []
-    var deferredHead = 0
+    @exclusivity(unchecked) var changed: [RecordKey] = []
+    @exclusivity(unchecked) var changedHead = 0
+    @exclusivity(unchecked) var deferred: [RecordKey] = []
+    @exclusivity(unchecked) var deferredHead = 0
+
+    /// Whether nothing is queued.
+    var isDrained: Bool { changedHead == changed.count && deferredHead == deferred.count }
 
     func reset(_ keys: [RecordKey]) {
         changed = keys

@@ -42,6 +42,8 @@ enum PredicateValueComparison {
     /// The order of two non-null values of comparable kinds, `nil` otherwise.
     static func orderOfSameKind(_ left: Value, _ right: Value, options: StringComparisonOptions) -> ComparisonResult? {
         switch (left, right) {
+        // Two integers (most sort keys) without the conversion to a number kind.
+        case (.int(let a), .int(let b)): return compare(a, b)
         case (.string(let a), .string(let b)): return compare(fold(a, options), fold(b, options))
         case (.date(let a), .date(let b)): return compare(a, b)
         case (.uuid(let a), .uuid(let b)): return compare(a.uuidString, b.uuidString)

@@ -14,9 +14,56 @@ struct IndexEntry: Equatable, Sendable {
     /// Whether `self` supersedes `other` for the same key: a greater sequence, or the
     /// same sequence later in the log (a key written twice in one transaction).
     func isNewer(than other: IndexEntry) -> Bool {
-        if sequence != other.sequence { return sequence > other.sequence }
-        if location.segment != other.location.segment { return false }
-        return (location.frameOffset, location.recordOffset) > (other.location.frameOffset, other.location.recordOffset)
+        IndexSlot.isNewer(sequence, location, than: other.sequence, other.location)
+    }
+}
+
+extension IndexEntry {
+    /// `slot` with the blob references it stands for.
+    init(_ slot: IndexSlot, blobs: [BlobRef]) {
+        self.init(key: slot.key, sequence: slot.sequence, isTombstone: slot.isTombstone, location: slot.location, blobs: blobs)
+    }
+}
+
+/// An index entry without its blob references: what a walk compares, chooses and
+/// locates by. Trivially copied, where every copy of an `IndexEntry` retains its blob
+/// list and every drop releases it (a range walk copied each entry several times, and
+/// freeing a decoded block released each entry's list: a fifth of a scan). The blob
+/// references stay beside it, in the block they were decoded from (`blobList`).
+struct IndexSlot {
+    var key: RecordKey
+    var sequence: UInt64
+    var isTombstone: Bool
+    var location: RecordLocation
+    /// The position of this entry's blob references among its block's lists; -1 when
+    /// it has none.
+    var blobList: Int32
+
+    init(key: RecordKey, sequence: UInt64, isTombstone: Bool, location: RecordLocation, blobList: Int32) {
+        self.key = key
+        self.sequence = sequence
+        self.isTombstone = isTombstone
+        self.location = location
+        self.blobList = blobList
+    }
+
+    /// `entry`'s slot, its blob references (if any) at `blobList`.
+    init(_ entry: IndexEntry, blobList: Int32) {
+        self.init(key: entry.key, sequence: entry.sequence, isTombstone: entry.isTombstone, location: entry.location,
+                  blobList: entry.blobs.isEmpty ? -1 : blobList)
+    }
+
+    /// `IndexEntry.isNewer(than:)` for slots.
+    func isNewer(than other: IndexSlot) -> Bool {
+        Self.isNewer(sequence, location, than: other.sequence, other.location)
+    }
+
+    /// Whether a version (sequence, location) supersedes another of the same key: a
+    /// greater sequence, or the same sequence later in the log.
+    static func isNewer(_ sequence: UInt64, _ location: RecordLocation, than otherSequence: UInt64, _ other: RecordLocation) -> Bool {
+        if sequence != otherSequence { return sequence > otherSequence }
+        if location.segment != other.segment { return false }
+        return (location.frameOffset, location.recordOffset) > (other.frameOffset, other.recordOffset)
     }
 }
 

@@ -130,7 +130,7 @@ final class IndexFile: Sendable {
     func findPrefixRuns() throws(Damage) -> [PrefixRun] {
         var runs: [PrefixRun] = []
         var from = RecordKey(footer.minKey)
-        while footer.entryCount > 0, let first = try cursor(from: from).current?.key {
+        while footer.entryCount > 0, let first = try cursor(from: from).currentKey {
             let prefix = IndexCounters.prefix(first)
             let next = UInt64(prefix) + 1
             let last = next > UInt64(UInt16.max) ? RecordKey(footer.maxKey) : try lastKey(from: first, below: RecordKey(next << 48))
@@ -214,13 +214,19 @@ final class IndexFile: Sendable {
 
     /// The entries of data block `i` of the fence, decoded.
     private func dataBlock(_ fence: [UInt8], _ i: Int) throws(Damage) -> [IndexEntry] {
+        let (slots, blobLists) = try dataBlockSlots(fence, i)
+        return slots.map { IndexEntry($0, blobs: $0.blobList < 0 ? [] : blobLists[Int($0.blobList)]) }
+    }
+
+    /// The entries of data block `i` of the fence as slots, with their blob lists.
+    private func dataBlockSlots(_ fence: [UInt8], _ i: Int) throws(Damage) -> (slots: [IndexSlot], blobLists: [[BlobRef]]) {
         let handle = fenceHandle(fence, i)
         guard handle.offset <= footer.dataFence.offset, handle.length <= footer.dataFence.offset - handle.offset else {
             throw damage("data block handle lies outside the data area", at: footer.dataFence.offset)
         }
         let bytes = try block(handle.offset, handle.length, what: "data")
         do {
-            return try Self.decodeEntries(bytes, segmentID: segmentID, path: path, baseOffset: Int64(handle.offset))
+            return try Self.decodeSlots(bytes, segmentID: segmentID, path: path, baseOffset: Int64(handle.offset))
         } catch let error as StrataError {
             throw Damage(segmentID: segmentID, error: error)
         } catch {
@@ -229,40 +235,53 @@ final class IndexFile: Sendable {
     }
 
     static func decodeEntries(_ bytes: [UInt8], segmentID: UInt32, path: String, baseOffset: Int64) throws -> [IndexEntry] {
+        let (slots, blobLists) = try decodeSlots(bytes, segmentID: segmentID, path: path, baseOffset: baseOffset)
+        return slots.map { IndexEntry($0, blobs: $0.blobList < 0 ? [] : blobLists[Int($0.blobList)]) }
+    }
+
+    /// A data block's entries as slots, and the blob lists of those that have any
+    /// (each slot's `blobList` is its list's position), checked as FORMAT.md §7.2 says.
+    static func decodeSlots(_ bytes: [UInt8], segmentID: UInt32, path: String, baseOffset: Int64) throws -> (slots: [IndexSlot], blobLists: [[BlobRef]]) {
         var r = ByteReader(bytes, to: bytes.count - 4, path: path, baseOffset: baseOffset)
         let count = Int(try r.u32("entry count"))
         guard count <= r.remaining / 35 else { throw r.corrupt("data block entry count \(count) exceeds the block") }
-        var entries: [IndexEntry] = []
-        entries.reserveCapacity(count)
+        var slots: [IndexSlot] = []
+        slots.reserveCapacity(count)
+        var blobLists: [[BlobRef]] = []
         var previous: UInt64?
         for _ in 0..<count {
             // An entry without blob references is read in one bounds check (a range
             // scan decodes every block it walks); anything else, damage included,
             // takes the field-by-field reader, which names what is wrong.
-            let entry = try fixedEntry(bytes, at: r.position, end: r.end, segmentID: segmentID).map {
+            let slot: IndexSlot
+            if let fixed = fixedSlot(bytes, at: r.position, end: r.end, segmentID: segmentID) {
                 try r.skip(35)
-                return $0
-            } ?? decodeEntry(&r, segmentID: segmentID)
-            if let previous, entry.key.rawValue <= previous { throw r.corrupt("data block keys out of order") }
-            previous = entry.key.rawValue
-            entries.append(entry)
+                slot = fixed
+            } else {
+                let entry = try decodeEntry(&r, segmentID: segmentID)
+                slot = IndexSlot(entry, blobList: Int32(blobLists.count))
+                if slot.blobList >= 0 { blobLists.append(entry.blobs) }
+            }
+            if let previous, slot.key.rawValue <= previous { throw r.corrupt("data block keys out of order") }
+            previous = slot.key.rawValue
+            slots.append(slot)
         }
         guard r.isAtEnd else { throw r.corrupt("bytes after the last entry of a data block") }
-        return entries
+        return (slots, blobLists)
     }
 
     /// The entry at `at` when it is whole, of a known kind and has no blob references;
     /// nil otherwise (the caller decodes it field by field).
-    private static func fixedEntry(_ bytes: [UInt8], at: Int, end: Int, segmentID: UInt32) -> IndexEntry? {
+    private static func fixedSlot(_ bytes: [UInt8], at: Int, end: Int, segmentID: UInt32) -> IndexSlot? {
         guard at >= 0, at + 35 <= end, end <= bytes.count else { return nil }
-        return bytes.withUnsafeBytes { b -> IndexEntry? in
+        return bytes.withUnsafeBytes { b -> IndexSlot? in
             guard b[at + 33] == 0, b[at + 34] == 0, let kind = RecordKind(rawValue: b[at + 16]) else { return nil }
             func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + o, as: UInt32.self)) }
             func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + o, as: UInt64.self)) }
-            return IndexEntry(key: RecordKey(u64(0)), sequence: u64(8), isTombstone: kind == .tombstone,
-                              location: RecordLocation(segment: segmentID, frameOffset: u32(17), frameLength: u32(21),
-                                                       recordOffset: u32(25), recordLength: u32(29)),
-                              blobs: [])
+            return IndexSlot(key: RecordKey(u64(0)), sequence: u64(8), isTombstone: kind == .tombstone,
+                             location: RecordLocation(segment: segmentID, frameOffset: u32(17), frameLength: u32(21),
+                                                      recordOffset: u32(25), recordLength: u32(29)),
+                             blobList: -1)
         }
     }
 
@@ -354,12 +373,20 @@ final class IndexFile: Sendable {
     struct Cursor {
         let file: IndexFile
         var blockIndex: Int
-        var entries: [IndexEntry] = []
+        /// The current block's entries, and the blob lists some of them point at.
+        var slots: [IndexSlot] = []
+        var blobLists: [[BlobRef]] = []
         var position = 0
         let fence: [UInt8]
         let fenceCount: Int
 
-        var current: IndexEntry? { position < entries.count ? entries[position] : nil }
+        /// The current entry's key, read without copying the entry.
+        var currentKey: RecordKey? { position < slots.count ? slots[position].key : nil }
+        var currentSlot: IndexSlot? { position < slots.count ? slots[position] : nil }
+        var current: IndexEntry? { currentSlot.map { IndexEntry($0, blobs: blobs(of: $0)) } }
+
+        /// The blob references of a slot of the current block.
+        func blobs(of slot: IndexSlot) -> [BlobRef] { slot.blobList < 0 ? [] : blobLists[Int(slot.blobList)] }
 
         mutating func advance() throws(Damage) {
             position += 1
@@ -367,9 +394,9 @@ final class IndexFile: Sendable {
         }
 
         mutating func fill() throws(Damage) {
-            while position >= entries.count {
+            while position >= slots.count {
                 guard blockIndex < fenceCount else { return }
-                entries = try file.dataBlock(fence, blockIndex)
+                (slots, blobLists) = try file.dataBlockSlots(fence, blockIndex)
                 blockIndex += 1
                 position = 0
             }
@@ -381,7 +408,7 @@ final class IndexFile: Sendable {
         let i = footer.entryCount == 0 ? count : fencePosition(fence, count: count, atLeast: start.rawValue)
         var cursor = Cursor(file: self, blockIndex: i, fence: fence, fenceCount: count)
         try cursor.fill()
-        while let e = cursor.current, e.key < start { try cursor.advance() }
+        while let key = cursor.currentKey, key < start { try cursor.advance() }
         return cursor
     }
 

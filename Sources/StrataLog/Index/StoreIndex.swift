@@ -115,6 +115,15 @@ struct StoreIndex: Sendable {
     /// `start` up to `end` (exclusive), ascending, until it returns false: a merge of
     /// the overlay and every file whose key range meets the range.
     mutating func merge(from start: RecordKey, to end: RecordKey?, _ body: (IndexEntry) throws -> Bool) throws {
+        try mergeSlots(from: start, to: end) { slot, blobs in
+            try body(IndexEntry(slot, blobs: slot.blobList < 0 ? [] : blobs()))
+        }
+    }
+
+    /// ``merge(from:to:_:)`` handing over slots: each entry without its blob references,
+    /// which `blobs` gives when asked (only while `body` runs). A walk that only locates
+    /// records (a scan) copies no blob list.
+    mutating func mergeSlots(from start: RecordKey, to end: RecordKey?, _ body: (IndexSlot, () -> [BlobRef]) throws -> Bool) throws {
         if let end, start >= end { return }
         overlay.normalize()
         let overlayKeys = overlay.keys(from: start)
@@ -122,18 +131,23 @@ struct StoreIndex: Sendable {
         var cursors: [IndexFile.Cursor] = []
         for file in files where file.footer.entryCount > 0 && file.footer.maxKey >= start.rawValue && (end.map { file.footer.minKey < $0.rawValue } ?? true) {
             let cursor = try file.cursor(from: start)
-            if cursor.current != nil { cursors.append(cursor) }
+            if cursor.currentKey != nil { cursors.append(cursor) }
         }
         // One file and nothing of the range in the overlay (a sealed, compacted or
         // bulk-loaded entity): its entries in order, without choosing among sources.
         if cursors.count == 1 && (overlayKeys.first.map { key in end.map { key >= $0 } ?? false } ?? true) {
             var cursor = cursors[0]
-            while cursor.position < cursor.entries.count {
-                for i in cursor.position..<cursor.entries.count {
-                    if let end, cursor.entries[i].key >= end { return }
-                    if try !body(cursor.entries[i]) { return }
+            cursors = []
+            while cursor.position < cursor.slots.count {
+                let stop: Bool = try cursor.slots.withUnsafeBufferPointer { slots in
+                    for i in cursor.position..<slots.count {
+                        if let end, slots[i].key >= end { return true }
+                        if try !body(slots[i], { cursor.blobs(of: slots[i]) }) { return true }
+                    }
+                    return false
                 }
-                cursor.position = cursor.entries.count
+                if stop { return }
+                cursor.position = cursor.slots.count
                 try cursor.fill()
             }
             return
@@ -142,21 +156,26 @@ struct StoreIndex: Sendable {
             // The smallest key any source offers next.
             var next: RecordKey?
             if overlayPosition < overlayKeys.endIndex { next = overlayKeys[overlayPosition] }
-            for cursor in cursors { if let k = cursor.current?.key, next.map({ k < $0 }) ?? true { next = k } }
+            for i in cursors.indices { if let k = cursors[i].currentKey, next.map({ k < $0 }) ?? true { next = k } }
             guard let key = next else { return }
             if let end, key >= end { return }
-            var newest: IndexEntry?
             // The overlay's version beats every file's.
-            let inOverlay = overlayPosition < overlayKeys.endIndex && overlayKeys[overlayPosition] == key
-            if inOverlay {
-                newest = overlay.entry(key)
+            if overlayPosition < overlayKeys.endIndex && overlayKeys[overlayPosition] == key {
                 overlayPosition += 1
+                for i in cursors.indices where cursors[i].currentKey == key { try cursors[i].advance() }
+                guard let entry = overlay.entry(key) else { continue }
+                if try !body(IndexSlot(entry, blobList: 0), { entry.blobs }) { return }
+                continue
             }
-            for i in cursors.indices where cursors[i].current?.key == key {
-                if !inOverlay, let candidate = cursors[i].current, newest.map({ candidate.isNewer(than: $0) }) ?? true { newest = candidate }
-                try cursors[i].advance()
+            // Otherwise the newest among the files that hold the key: handed over
+            // before the cursors move on, as its blob list lies in its cursor's block.
+            var newest: (cursor: Int, slot: IndexSlot)?
+            for i in cursors.indices where cursors[i].currentKey == key {
+                if let candidate = cursors[i].currentSlot, newest.map({ candidate.isNewer(than: $0.slot) }) ?? true { newest = (i, candidate) }
             }
-            if let newest, try !body(newest) { return }
+            guard let newest else { continue }
+            if try !body(newest.slot, { cursors[newest.cursor].blobs(of: newest.slot) }) { return }
+            for i in cursors.indices where cursors[i].currentKey == key { try cursors[i].advance() }
         }
     }
 

@@ -47,7 +47,7 @@ extension LogStore {
         // result's metadata on every call, a twentieth of a fault.
         guard let (entry, file) = try locate(key) else { return false }
         var frame = VisitFrame()
-        _ = try visit(entry, in: file, frame: &frame) { view in
+        _ = try visit(VisitTarget(entry), in: file, frame: &frame) { view in
             try body(view)
             return true
         }
@@ -64,9 +64,9 @@ extension LogStore {
             // The entries with their positions, and the open segment files once: a
             // file per entry copied it (a retain and a release per record) twice.
             var files: [UInt32: any StorageFile] = [:]
-            let found = try readIndex { s -> [(Int, IndexEntry)] in
+            let found = try readIndex { s -> [(Int, VisitTarget)] in
                 files = s.segmentFiles
-                var found: [(Int, IndexEntry)] = []
+                var found: [(Int, VisitTarget)] = []
                 found.reserveCapacity(end - start)
                 // Whether the segment of the last listed entry is open, asked once per
                 // run of entries in one segment.
@@ -86,7 +86,7 @@ extension LogStore {
                         entry = current
                     }
                     guard let entry else { continue }
-                    found.append((position, entry))
+                    found.append((position, VisitTarget(entry)))
                 }
                 return found
             }
@@ -110,8 +110,8 @@ extension LogStore {
             // The open segment files are taken once per page, not copied with each
             // entry (a retain and a release per record, twice).
             var files: [UInt32: any StorageFile] = [:]
-            let found = try readIndex { s -> [IndexEntry] in
-                var found: [IndexEntry] = []
+            let found = try readIndex { s -> [VisitTarget] in
+                var found: [VisitTarget] = []
                 found.reserveCapacity(Self.visitPage)
                 last = nil
                 seen = 0
@@ -119,15 +119,15 @@ extension LogStore {
                 // Neighbouring keys mostly lie in one segment: its file is checked
                 // once per run of them, not hashed per key.
                 var segment: UInt32?
-                try s.index.merge(from: start, to: range.upperBound) { entry in
-                    last = entry.key
+                try s.index.mergeSlots(from: start, to: range.upperBound) { slot, _ in
+                    last = slot.key
                     seen += 1
-                    if !entry.isTombstone && wants(entry.key) {
-                        if segment != entry.location.segment {
-                            _ = try Self.segmentFile(of: entry, in: files, paths: paths)
-                            segment = entry.location.segment
+                    if !slot.isTombstone && wants(slot.key) {
+                        if segment != slot.location.segment {
+                            _ = try Self.segmentFile(slot.location.segment, in: files, paths: paths)
+                            segment = slot.location.segment
                         }
-                        found.append(entry)
+                        found.append(VisitTarget(key: slot.key, sequence: slot.sequence, location: slot.location))
                     }
                     return seen < Self.visitPage
                 }
@@ -143,15 +143,21 @@ extension LogStore {
     /// Visits `count` entries a page listed, in order, the segment file looked up once
     /// per run of entries in one segment; false when `body` (given the entry's place
     /// in the list) stopped the walk.
-    private func visitListed(_ count: Int, _ entry: (Int) -> IndexEntry, in files: [UInt32: any StorageFile],
+    private func visitListed(_ count: Int, _ entry: (Int) -> VisitTarget, in files: [UInt32: any StorageFile],
                              frame: inout VisitFrame, _ body: (Int, RecordView) throws -> Bool) throws -> Bool {
-        var segment: (id: UInt32, file: any StorageFile)?
-        for i in 0..<count {
-            let listed = entry(i)
-            if segment?.id != listed.location.segment {
-                segment = (listed.location.segment, try Self.segmentFile(of: listed, in: files, paths: paths))
-            }
-            guard let segment, try visit(listed, in: segment.file, frame: &frame, { try body(i, $0) }) else { return false }
+        // A run of entries in one segment is visited with its file bound once: binding
+        // it per entry (out of an optional) retained and released it per record.
+        var i = 0
+        while i < count {
+            let segment = entry(i).location.segment
+            let file = try Self.segmentFile(segment, in: files, paths: paths)
+            repeat {
+                let listed = entry(i)
+                guard listed.location.segment == segment else { break }
+                let position = i
+                guard try visit(listed, in: file, frame: &frame, { try body(position, $0) }) else { return false }
+                i += 1
+            } while i < count
         }
         return true
     }
@@ -169,15 +175,38 @@ extension LogStore {
     }
 
     private static func segmentFile(of entry: IndexEntry, in files: [UInt32: any StorageFile], paths: StorePaths) throws -> any StorageFile {
-        guard let file = files[entry.location.segment] else {
-            throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
+        try segmentFile(entry.location.segment, in: files, paths: paths)
+    }
+
+    private static func segmentFile(_ segment: UInt32, in files: [UInt32: any StorageFile], paths: StorePaths) throws -> any StorageFile {
+        guard let file = files[segment] else {
+            throw StrataError(.corrupt, "index points at segment \(segment), which is not open", path: paths.segment(segment))
         }
         return file
     }
 
+    /// What a visit needs of an index entry: the version it expects and where it lies.
+    /// Trivially copied, unlike `IndexEntry` (whose blob list is retained and released
+    /// with every copy: a scan listed, copied and dropped each entry several times).
+    struct VisitTarget {
+        var key: RecordKey
+        var sequence: UInt64
+        var location: RecordLocation
+
+        init(_ entry: IndexEntry) {
+            self.init(key: entry.key, sequence: entry.sequence, location: entry.location)
+        }
+
+        init(key: RecordKey, sequence: UInt64, location: RecordLocation) {
+            self.key = key
+            self.sequence = sequence
+            self.location = location
+        }
+    }
+
     /// Reads one record in place and hands it to `body`: the checks of `get` (the
     /// record fills its location, is the version the index holds) without copying it.
-    private func visit(_ entry: IndexEntry, in file: any StorageFile, frame: inout VisitFrame, _ body: (RecordView) throws -> Bool) throws -> Bool {
+    private func visit(_ entry: VisitTarget, in file: any StorageFile, frame: inout VisitFrame, _ body: (RecordView) throws -> Bool) throws -> Bool {
         let location = entry.location
         if frame.segment != location.segment || frame.offset != location.frameOffset {
             // A walk that has read more than half the cache's budget is a scan the

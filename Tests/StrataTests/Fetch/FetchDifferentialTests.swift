@@ -202,4 +202,60 @@ struct FetchDifferentialTests {
         // rest, most must really have been compiled, or the comparison says little.
         #expect(compiledRuns > 80, "only \(compiledRuns) of 400 requests were compiled")
     }
+
+    /// An AND of one to three integer comparisons on `n`, `i` (indexed, often nil) and
+    /// `j` (an int32, often nil): the predicates a compiled fetch judges on the encoded
+    /// record (`RawIntegerJudge`) without decoding a field.
+    static func randomIntegerPredicate(_ r: inout SeededRandom) -> Strata.Predicate {
+        let operators: [PredicateOperator] = [.equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .between]
+        let comparisons = (0..<r.int(in: 1...3)).map { _ -> Strata.Predicate in
+            let key = ["n", "i", "j"][r.int(in: 0...2)]
+            let op = operators[r.int(in: 0...operators.count - 1)]
+            func constant() -> Strata.PredicateExpression {
+                // Now and then the extremes, whose neighbours do not exist.
+                .constant(.int(r.chance(5) ? (r.chance(50) ? .min : .max) : Int64(r.int(in: -4...125))))
+            }
+            let rhs: Strata.PredicateExpression = op == .between ? .list([constant(), constant()]) : constant()
+            return .comparison(PredicateComparison(.keyPath(key), op, rhs))
+        }
+        return comparisons.count == 1 ? comparisons[0] : .and(comparisons)
+    }
+
+    @Test("integer predicates judged on the encoded record agree with objects", arguments: [FetchFixtures.Kind.inMemory, .onDisk])
+    func integerPredicates(kind: FetchFixtures.Kind) throws {
+        var options = StoreOptions()
+        options.externalStorageThreshold = 32
+        let dir = try TemporaryDirectory("differential-integers")
+        defer { dir.remove() }
+        let store = kind == .inMemory
+            ? try ObjectStore.inMemory(model: try Self.model(), options: options)
+            : try ObjectStore(at: dir.appending("D.strata"), model: try Self.model(), options: options)
+        defer { try? store.close() }
+        var r = SeededRandom(seed: 41)
+        let setup = store.newContext()
+        for n in 0..<120 {
+            try Self.fill(try setup.insert(r.chance(25) ? "Special" : "Item"), n: n, &r)
+        }
+        try setup.save()
+        let ids = try store.newContext().fetchObjectIDs(FetchRequest(entityName: "Item"))
+
+        var judgedRaw = 0
+        for round in 0..<300 {
+            var request = FetchRequest(entityName: r.chance(80) ? "Item" : "Special")
+            request.predicate = Self.randomIntegerPredicate(&r)
+            // Sorting by an integer reads it with the predicate's fields (the top-k's
+            // early rejection), whether or not the predicate tests it.
+            request.sortKeys = (0..<r.int(in: 0...2)).map { _ in SortKey(["n", "i", "j", "s"][r.int(in: 0...3)], ascending: r.chance(50)) }
+            if r.chance(50) { request.fetchLimit = [0, 1, 3, 10][r.int(in: 0...3)] }
+            request.includesPendingChanges = r.chance(70)
+            let compiled = try Self.context(store, ids: ids, seed: UInt64(round), interpreted: false)
+            let interpreted = try Self.context(store, ids: ids, seed: UInt64(round), interpreted: true)
+            let layout = try compiled.schema.layout(request.entityName)
+            if let fetches = compiled.compileFetch(request, tags: [layout.tag]).fetches, fetches[layout.tag]?.rawJudge != nil { judgedRaw += 1 }
+            let expected = Self.outcome(request, in: interpreted)
+            #expect(Self.outcome(request, in: compiled) == expected, "round \(round): \(request.predicate?.description ?? "nil") sorted by \(request.sortKeys.map(\.keyPath)) limit \(String(describing: request.fetchLimit))")
+            #expect((try? compiled.count(for: request)) == (try? interpreted.count(for: request)), "round \(round)")
+        }
+        #expect(judgedRaw == 300, "only \(judgedRaw) of 300 integer predicates were judged on encoded records")
+    }
 }
