@@ -39,7 +39,7 @@ final class CompiledFetch {
             try CompiledPredicate.compile($0, entity: shape.entity, layout: shape.layout, fields: &fields)
         }
         var sortFields: [Int] = []
-        var firstSortIsScalar = false
+        var firstSortIsScalar = false, firstSortIsInteger = false
         for key in request.sortKeys {
             guard let attribute = shape.entity.attributesByName[key.keyPath] else {
                 throw CompiledPredicate.Refusal(reason: "the sort key '\(key.keyPath)' is not an attribute")
@@ -52,6 +52,7 @@ final class CompiledFetch {
                 case .bool, .int16, .int32, .int64, .float, .double, .date: firstSortIsScalar = true
                 default: firstSortIsScalar = false
                 }
+                firstSortIsInteger = [.int16, .int32, .int64].contains(attribute.type)
             }
             sortFields.append(number)
         }
@@ -66,9 +67,10 @@ final class CompiledFetch {
         self.sortReader = sortReader
         self.predicate = predicate?.bound(to: slots)
         self.integerTests = self.predicate?.integerTests
-        self.rawJudge = integerTests.flatMap { RawIntegerJudge(tests: $0, slots: slots) }
+        let firstSortSlot = early.first.map(slots.slot(of:))
+        self.rawJudge = integerTests.flatMap { RawIntegerJudge(tests: $0, slots: slots, integerSlot: firstSortIsInteger ? firstSortSlot : nil) }
         self.sortSlots = sortFields.map(sortReader.slot(of:))
-        self.firstSortSlot = early.first.map(slots.slot(of:))
+        self.firstSortSlot = firstSortSlot
         self.layoutID = shape.layout.layoutID
         self.firstLayoutID = shape.layout.firstLayoutID
     }
@@ -79,12 +81,20 @@ final class CompiledFetch {
     /// - Throws: `.corrupt` for a value that does not decode; what the interpreter
     ///   throws for the same values.
     func judge(_ view: RecordView) throws -> Bool? {
-        if let rawJudge, let passed = rawJudge.judge(view.value, layoutID: layoutID, firstLayoutID: firstLayoutID) {
-            guard passed else { return false }
-            // A first sort key read with the predicate is taken from the slots: a
-            // match has them loaded the general way (matches are few; judging is not).
-            if rawJudge.readsEverySlot && firstSortSlot == nil { return true }
-            return try slots.load(view, layoutID: layoutID, firstLayoutID: firstLayoutID) ? true : nil
+        if let rawJudge {
+            var first: Int64?
+            if let passed = rawJudge.judge(view.value, layoutID: layoutID, firstLayoutID: firstLayoutID, read: firstSortSlot ?? -1, into: &first) {
+                guard passed else { return false }
+                guard rawJudge.readsEverySlot else {
+                    // Another scalar first sort key: a match has its slots loaded the
+                    // general way (matches are few; judging is not).
+                    return try slots.load(view, layoutID: layoutID, firstLayoutID: firstLayoutID) ? true : nil
+                }
+                // An integer first sort key was read with the tests: into its slot,
+                // as loading it would have put it.
+                if let firstSortSlot { slots.values[firstSortSlot] = first.map { .value(.int($0)) } ?? .null }
+                return true
+            }
         }
         return try judgeDecoded(view)
     }

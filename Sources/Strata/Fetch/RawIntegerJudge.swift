@@ -18,27 +18,38 @@ struct RawIntegerJudge {
     private let slotOfField: [Int]
     private let tests: [IntegerTest]
     private let slotCount: Int
-    /// Whether the tests read every slot of the fetch's `slots`. When not (a scalar
-    /// first sort key is read with the predicate), a record that passes still has
-    /// its slots loaded the general way: only matches pay for it.
+    /// Whether it reads every slot of the fetch's `slots` (the tests' fields, and an
+    /// integer first sort key's). When not (another scalar first sort key is read
+    /// with the predicate), a record that passes still has its slots loaded the
+    /// general way: only matches pay for it.
     let readsEverySlot: Bool
 
-    /// A judge for `tests`, whose slots are those of `slots` (the fields they name).
-    init?(tests: [IntegerTest], slots: RecordFieldSlots) {
-        let tested = Set(tests.map(\.slot))
+    /// A judge for `tests`, whose slots are those of `slots` (the fields they name);
+    /// `integerSlot` is one more slot it reads (an integer attribute's: the first sort
+    /// key), handed back by ``judge(_:layoutID:firstLayoutID:read:)``.
+    init?(tests: [IntegerTest], slots: RecordFieldSlots, integerSlot: Int? = nil) {
+        var read = Set(tests.map(\.slot))
+        if let integerSlot { read.insert(integerSlot) }
         guard !tests.isEmpty else { return nil }
         var slotOfField = [Int](repeating: -1, count: slots.slotOfField.count)
-        for (number, slot) in slots.slotOfField.enumerated() where slot >= 0 && tested.contains(slot) {
+        for (number, slot) in slots.slotOfField.enumerated() where slot >= 0 && read.contains(slot) {
             slotOfField[number] = slot
         }
         self.slotOfField = slotOfField
         self.tests = tests
         self.slotCount = slots.values.count
-        self.readsEverySlot = tested.count == slots.values.count
+        self.readsEverySlot = read.count == slots.values.count
     }
 
     /// Whether `value` passes every test; nil when the general path must decide.
     func judge(_ value: UnsafeRawBufferPointer, layoutID: UInt32, firstLayoutID: UInt32) -> Bool? {
+        var unused: Int64?
+        return judge(value, layoutID: layoutID, firstLayoutID: firstLayoutID, read: -1, into: &unused)
+    }
+
+    /// ``judge(_:layoutID:firstLayoutID:)``, and the value of slot `read` (nil for a
+    /// null field) of a record that passes, when `read` is a slot this judge reads.
+    func judge(_ value: UnsafeRawBufferPointer, layoutID: UInt32, firstLayoutID: UInt32, read: Int, into readValue: inout Int64?) -> Bool? {
         // Per slot: 0 not yet seen (a field past the record's count: null), 1 an
         // integer, 2 null by its field tag.
         withUnsafeTemporaryAllocation(of: (state: UInt8, value: Int64).self, capacity: slotCount) { slots -> Bool? in
@@ -120,6 +131,7 @@ struct RawIntegerJudge {
                     return false
                 }
             }
+            if read >= 0 && read < slotCount { readValue = slots[read].state == 1 ? slots[read].value : nil }
             return true
         }
     }

@@ -47,15 +47,18 @@ struct RawIntegerJudgeTests {
         return values
     }
 
-    /// The raw answer and the decoding path's (an error as nil, marked `threw`) for `bytes`.
-    static func answers(_ fetch: CompiledFetch, _ bytes: [UInt8]) -> (raw: Bool?, decoded: Bool?, threw: Bool) {
+    /// The raw answer and the decoding path's (an error as nil, marked `threw`) for
+    /// `bytes`; with a first sort key read with the predicate, its value each way.
+    static func answers(_ fetch: CompiledFetch, _ bytes: [UInt8]) -> (raw: Bool?, decoded: Bool?, threw: Bool, firstRaw: Int64?, firstDecoded: FieldValue?) {
         bytes.withUnsafeBytes { value in
             let view = RecordView(key: RecordKey(1), sequence: 1, value: value, blobs: [])
-            let raw = fetch.rawJudge?.judge(value, layoutID: fetch.layoutID, firstLayoutID: fetch.firstLayoutID)
+            var first: Int64?
+            let raw = fetch.rawJudge?.judge(value, layoutID: fetch.layoutID, firstLayoutID: fetch.firstLayoutID, read: fetch.firstSortSlot ?? -1, into: &first)
             do {
-                return (raw, try fetch.judgeDecoded(view), false)
+                let decoded = try fetch.judgeDecoded(view)
+                return (raw, decoded, false, first, fetch.firstSortSlot.map { fetch.slots.values[$0] })
             } catch {
-                return (raw, nil, true)
+                return (raw, nil, true, first, nil)
             }
         }
     }
@@ -68,30 +71,40 @@ struct RawIntegerJudgeTests {
         let shape = try #require(store.schema.shapes["Row"])
         let predicates = ["salary >= -5000 AND salary <= 40000", "salary != 12", "level < 100 AND salary > -3", "level == 7"]
         var compared = 0, answered = 0
+        // Sorted by an integer, that field is read with the tests (the top-k's early
+        // rejection): tested by the predicate or not.
+        let sorts: [[SortKey]] = [[], [.descending("salary")], [.ascending("level"), .ascending("name")]]
         for format in predicates {
-            var request = FetchRequest(entityName: "Row")
-            request.predicate = try Strata.Predicate(format: format)
-            let fetch = try CompiledFetch(request, shape: shape)
-            #expect(fetch.rawJudge != nil, "\(format) is not judged raw")
-            for record in records {
-                var variants: [[UInt8]] = (0..<record.count).map { Array(record[..<$0]) }
-                for i in record.indices {
-                    for byte: UInt8 in [0, 1, 2, 5, 0x7F, 0x80, 0xFF] where record[i] != byte {
-                        var changed = record
-                        changed[i] = byte
-                        variants.append(changed)
+            for sortKeys in sorts {
+                var request = FetchRequest(entityName: "Row")
+                request.predicate = try Strata.Predicate(format: format)
+                request.sortKeys = sortKeys
+                let fetch = try CompiledFetch(request, shape: shape)
+                #expect(fetch.rawJudge?.readsEverySlot == true, "\(format) sorted by \(sortKeys.map(\.keyPath)) is not judged raw")
+                for record in records {
+                    var variants: [[UInt8]] = (0..<record.count).map { Array(record[..<$0]) }
+                    for i in record.indices {
+                        for byte: UInt8 in [0, 1, 2, 5, 0x7F, 0x80, 0xFF] where record[i] != byte {
+                            var changed = record
+                            changed[i] = byte
+                            variants.append(changed)
+                        }
                     }
+                    variants.append(record)
+                    for bytes in variants {
+                        let answer = Self.answers(fetch, bytes)
+                        compared += 1
+                        guard let raw = answer.raw else { continue }
+                        answered += 1
+                        #expect(!answer.threw, "\(format): the raw judge answered \(raw) where decoding throws, bytes \(bytes)")
+                        #expect(raw == answer.decoded, "\(format): raw \(raw), decoded \(String(describing: answer.decoded)), bytes \(bytes)")
+                        if raw, let decodedFirst = answer.firstDecoded {
+                            let rawFirst: FieldValue = answer.firstRaw.map { .value(.int($0)) } ?? .null
+                            #expect(rawFirst == decodedFirst, "\(format) sorted by \(sortKeys.map(\.keyPath)): first sort value \(rawFirst) raw, \(decodedFirst) decoded")
+                        }
+                    }
+                    #expect(Self.answers(fetch, record).raw != nil, "\(format): an intact record was left to decoding")
                 }
-                variants.append(record)
-                for bytes in variants {
-                    let (raw, decoded, threw) = Self.answers(fetch, bytes)
-                    compared += 1
-                    guard let raw else { continue }
-                    answered += 1
-                    #expect(!threw, "\(format): the raw judge answered \(raw) where decoding throws, bytes \(bytes)")
-                    #expect(raw == decoded, "\(format): raw \(raw), decoded \(String(describing: decoded)), bytes \(bytes)")
-                }
-                #expect(Self.answers(fetch, record).raw != nil, "\(format): an intact record was left to decoding")
             }
         }
         // Most damage leaves the tested field readable: the judge must have answered often.
