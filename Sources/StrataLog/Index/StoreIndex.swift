@@ -153,12 +153,38 @@ struct StoreIndex: Sendable {
             return
         }
         while true {
-            // The smallest key any source offers next.
+            // The smallest key any source offers next, and which file alone offers it.
             var next: RecordKey?
+            var holder: Int? // the one file whose current key it is; nil when several or the overlay
             if overlayPosition < overlayKeys.endIndex { next = overlayKeys[overlayPosition] }
-            for i in cursors.indices { if let k = cursors[i].currentKey, next.map({ k < $0 }) ?? true { next = k } }
+            for i in cursors.indices {
+                guard let k = cursors[i].currentKey else { continue }
+                if next.map({ k < $0 }) ?? true {
+                    next = k
+                    holder = i
+                } else if k == next {
+                    holder = nil
+                }
+            }
             guard let key = next else { return }
             if let end, key >= end { return }
+            if let holder {
+                // Keys below every other source's next key lie in that file alone (each
+                // source is in key order): its run up to there is handed over as it
+                // lies, without choosing per key. Segments written one after another
+                // hold disjoint key ranges, so a scan over many is mostly such runs.
+                var bound = end
+                func lower(_ k: RecordKey) { bound = bound.map { min($0, k) } ?? k }
+                if overlayPosition < overlayKeys.endIndex { lower(overlayKeys[overlayPosition]) }
+                for i in cursors.indices where i != holder {
+                    if let k = cursors[i].currentKey { lower(k) }
+                }
+                while let slot = cursors[holder].currentSlot, bound.map({ slot.key < $0 }) ?? true {
+                    if try !body(slot, { cursors[holder].blobs(of: slot) }) { return }
+                    try cursors[holder].advance()
+                }
+                continue
+            }
             // The overlay's version beats every file's.
             if overlayPosition < overlayKeys.endIndex && overlayKeys[overlayPosition] == key {
                 overlayPosition += 1
