@@ -182,30 +182,30 @@ final class CompiledRun {
     /// The compiled request of each tag fetched.
     let compiled: [UInt16: CompiledFetch]
     /// Most fetches have one entity: its tag and compiled request, found without a
-    /// dictionary lookup. Unowned: `compiled` holds it for the run's life, and a
-    /// strong reference was retained and released by every record judged.
+    /// dictionary lookup. Unmanaged: `compiled` holds it for the run's life, and a
+    /// strong (or unowned) reference was retained and released by every record judged.
     let onlyTag: UInt16?
-    unowned(unsafe) let only: CompiledFetch?
+    let only: Unmanaged<CompiledFetch>?
 
     init(collector: FetchRowCollector, done: Bool, compiled: [UInt16: CompiledFetch]) {
         self.collector = collector
         self.done = done
         self.compiled = compiled
         onlyTag = compiled.count == 1 ? compiled.first?.key : nil
-        only = compiled.count == 1 ? compiled.first?.value : nil
+        only = compiled.count == 1 ? compiled.first.map { Unmanaged.passUnretained($0.value) } : nil
     }
 
     /// The compiled request for `key`'s entity; nil for a tag the fetch does not ask for.
     func fetch(for key: RecordKey) -> CompiledFetch? {
         let tag = StoreSchema.tag(of: key)
-        return tag == onlyTag ? only : compiled[tag]
+        return tag == onlyTag ? only?.takeUnretainedValue() : compiled[tag]
     }
 
     /// `CompiledFetch.judge(_:)` by `view`'s entity: false for an entity the fetch
     /// does not ask for, nil when the record must be judged as an object.
     func judge(_ view: RecordView) throws -> Bool? {
         let tag = StoreSchema.tag(of: view.key)
-        if tag == onlyTag, let only { return try only.judge(view) }
+        if tag == onlyTag, let only { return try only._withUnsafeGuaranteedRef { try $0.judge(view) } }
         guard let fetch = compiled[tag] else { return false }
         return try fetch.judge(view)
     }

@@ -84,7 +84,9 @@ enum ObjectCodec {
 
     static func decode(_ record: Record) throws -> StoredObject {
         try record.value.withUnsafeBytes { bytes in
-            try decode(RecordView(key: record.key, sequence: record.sequence, value: bytes, blobs: record.blobs))
+            try record.blobs.withUnsafeBufferPointer { blobs in
+                try decode(RecordView(key: record.key, sequence: record.sequence, value: bytes, blobs: blobs))
+            }
         }
     }
 

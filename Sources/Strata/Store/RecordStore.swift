@@ -106,7 +106,9 @@ extension RecordStore {
             for (offset, record) in try get(Array(keys[start..<end])).enumerated() {
                 guard let record else { continue }
                 let more = try record.value.withUnsafeBytes { bytes in
-                    try body(start + offset, RecordView(key: record.key, sequence: record.sequence, value: bytes, blobs: record.blobs))
+                    try record.blobs.withUnsafeBufferPointer { blobs in
+                        try body(start + offset, RecordView(key: record.key, sequence: record.sequence, value: bytes, blobs: blobs))
+                    }
                 }
                 if !more { return }
             }
@@ -118,7 +120,9 @@ extension RecordStore {
     public func withRecord(_ key: RecordKey, _ body: (RecordView) throws -> Void) throws -> Bool {
         guard let record = try get(key) else { return false }
         try record.value.withUnsafeBytes { bytes in
-            try body(RecordView(key: record.key, sequence: record.sequence, value: bytes, blobs: record.blobs))
+            try record.blobs.withUnsafeBufferPointer { blobs in
+                try body(RecordView(key: record.key, sequence: record.sequence, value: bytes, blobs: blobs))
+            }
         }
         return true
     }

@@ -18,10 +18,12 @@ public struct RecordView {
     public let value: UnsafeRawBufferPointer
     private let blobSource: BlobSource
 
+    /// Pointers only, like `value`: a view is copied and dropped once per record a
+    /// scan judges, and an owned array here made every drop a call that checked it.
     private enum BlobSource {
         /// Encoded references (FORMAT.md §3.3), `count` of them.
         case encoded(UnsafeRawBufferPointer, count: Int)
-        case decoded([BlobRef])
+        case decoded(UnsafeBufferPointer<BlobRef>)
     }
 
     /// A view of encoded blob references, as they follow the value in a block.
@@ -32,8 +34,17 @@ public struct RecordView {
         self.blobSource = .encoded(encodedBlobs, count: blobCount)
     }
 
-    /// A view of a record already decoded (store types without blocks).
-    public init(key: RecordKey, sequence: UInt64, value: UnsafeRawBufferPointer, blobs: [BlobRef]) {
+    /// A view of a record already decoded (store types without blocks); `blobs`, like
+    /// `value`, must stay valid while the view is used.
+    ///
+    /// ```swift
+    /// try record.value.withUnsafeBytes { value in
+    ///     try record.blobs.withUnsafeBufferPointer { blobs in
+    ///         try body(RecordView(key: record.key, sequence: record.sequence, value: value, blobs: blobs))
+    ///     }
+    /// }
+    /// ```
+    public init(key: RecordKey, sequence: UInt64, value: UnsafeRawBufferPointer, blobs: UnsafeBufferPointer<BlobRef>) {
         self.key = key
         self.sequence = sequence
         self.value = value
@@ -54,7 +65,7 @@ public struct RecordView {
     public func blobs() throws -> [BlobRef] {
         switch blobSource {
         case .decoded(let blobs):
-            return blobs
+            return Array(blobs)
         case .encoded(let bytes, let count):
             var blobs: [BlobRef] = []
             blobs.reserveCapacity(count)

@@ -51,7 +51,7 @@ struct RawIntegerJudgeTests {
     /// `bytes`; with a first sort key read with the predicate, its value each way.
     static func answers(_ fetch: CompiledFetch, _ bytes: [UInt8]) -> (raw: Bool?, decoded: Bool?, threw: Bool, firstRaw: Int64?, firstDecoded: FieldValue?) {
         bytes.withUnsafeBytes { value in
-            let view = RecordView(key: RecordKey(1), sequence: 1, value: value, blobs: [])
+            let view = RecordView(key: RecordKey(1), sequence: 1, value: value, blobs: UnsafeBufferPointer(start: nil, count: 0))
             var first: Int64?
             let raw = fetch.rawJudge?.judge(value, layoutID: fetch.layoutID, firstLayoutID: fetch.firstLayoutID, read: fetch.firstSortSlot ?? -1, into: &first)
             do {
