@@ -20,6 +20,8 @@ final class CompiledFetch {
     let integerTests: [IntegerTest]?
     /// The same tests judged on the encoded record, when the predicate is only those.
     let rawJudge: RawIntegerJudge?
+    /// `rawJudge?.readsEverySlot`, kept apart so judging never copies the judge.
+    let rawReadsEverySlot: Bool
     /// Each sort key's slot.
     let sortSlots: [Int]
     /// The slot in `slots` of the first sort key's field; nil without sort keys.
@@ -69,6 +71,7 @@ final class CompiledFetch {
         self.integerTests = self.predicate?.integerTests
         let firstSortSlot = early.first.map(slots.slot(of:))
         self.rawJudge = integerTests.flatMap { RawIntegerJudge(tests: $0, slots: slots, integerSlot: firstSortIsInteger ? firstSortSlot : nil) }
+        self.rawReadsEverySlot = rawJudge?.readsEverySlot ?? false
         self.sortSlots = sortFields.map(sortReader.slot(of:))
         self.firstSortSlot = firstSortSlot
         self.layoutID = shape.layout.layoutID
@@ -81,20 +84,20 @@ final class CompiledFetch {
     /// - Throws: `.corrupt` for a value that does not decode; what the interpreter
     ///   throws for the same values.
     func judge(_ view: RecordView) throws -> Bool? {
-        if let rawJudge {
-            var first: Int64?
-            if let passed = rawJudge.judge(view.value, layoutID: layoutID, firstLayoutID: firstLayoutID, read: firstSortSlot ?? -1, into: &first) {
-                guard passed else { return false }
-                guard rawJudge.readsEverySlot else {
-                    // Another scalar first sort key: a match has its slots loaded the
-                    // general way (matches are few; judging is not).
-                    return try slots.load(view, layoutID: layoutID, firstLayoutID: firstLayoutID) ? true : nil
-                }
-                // An integer first sort key was read with the tests: into its slot,
-                // as loading it would have put it.
-                if let firstSortSlot { slots.values[firstSortSlot] = first.map { .value(.int($0)) } ?? .null }
-                return true
+        // Through the optional, not bound out of it: a bound copy of the judge
+        // retained and released its arrays once per record.
+        var first: Int64?
+        if let passed = rawJudge?.judge(view.value, layoutID: layoutID, firstLayoutID: firstLayoutID, read: firstSortSlot ?? -1, into: &first) {
+            guard passed else { return false }
+            guard rawReadsEverySlot else {
+                // Another scalar first sort key: a match has its slots loaded the
+                // general way (matches are few; judging is not).
+                return try slots.load(view, layoutID: layoutID, firstLayoutID: firstLayoutID) ? true : nil
             }
+            // An integer first sort key was read with the tests: into its slot,
+            // as loading it would have put it.
+            if let firstSortSlot { slots.values[firstSortSlot] = first.map { .value(.int($0)) } ?? .null }
+            return true
         }
         return try judgeDecoded(view)
     }
