@@ -52,4 +52,31 @@ enum LZ4 {
         }
         return Int(produced) == rawLength ? output : nil
     }
+
+    /// The first `prefix` bytes of a block of `rawLength`, decoding no further (a
+    /// random read needs its record, not the frame after it: on average half the
+    /// work); the whole block when `prefix` reaches its end. Nil when the input is
+    /// damaged or ends before `prefix` bytes.
+    static func decompress(_ input: UnsafeRawBufferPointer, rawLength: Int, prefix: Int) -> [UInt8]? {
+        guard prefix < rawLength else { return decompress(input, rawLength: rawLength) }
+        guard prefix >= 0, rawLength <= Int(Int32.max), rawLength <= maximumRawLength(compressed: input.count) else { return nil }
+        guard let source = input.baseAddress, input.count < Int(Int32.max) else { return prefix == 0 ? [] : nil }
+        var produced: Int32 = -1
+        // Room for the whole block: versions of liblz4 before 1.9 could write whole
+        // sequences past the target, up to the capacity given.
+        let output = [UInt8](unsafeUninitializedCapacity: rawLength) { out, initialized in
+            guard let destination = out.baseAddress else {
+                produced = prefix == 0 ? 0 : -1
+                initialized = 0
+                return
+            }
+            produced = LZ4_decompress_safe_partial(
+                source.assumingMemoryBound(to: CChar.self),
+                UnsafeMutableRawPointer(destination).assumingMemoryBound(to: CChar.self),
+                Int32(input.count), Int32(prefix), Int32(rawLength))
+            // Only the prefix asked for counts, whatever else was written.
+            initialized = min(prefix, max(0, Int(produced)))
+        }
+        return Int(produced) == prefix ? output : nil
+    }
 }

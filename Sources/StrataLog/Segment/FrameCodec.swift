@@ -59,17 +59,23 @@ enum FrameCodec {
     /// payload may still lie inside the bytes read: it is decompressed from there,
     /// without first being copied out.
     static func rawPayload(flags: UInt8, stored: ArraySlice<UInt8>, path: String, offset: Int64) throws -> [UInt8] {
-        guard flags & FrameFlags.lz4 != 0 else { return Array(stored) }
-        return try stored.withUnsafeBytes { bytes -> [UInt8] in
+        try rawPayload(flags: flags, stored: stored, path: path, offset: offset, prefix: .max).raw
+    }
+
+    /// `rawPayload`, decoding a compressed payload only as far as its first `prefix`
+    /// bytes (all of it when it is shorter); also whether the payload came out whole.
+    static func rawPayload(flags: UInt8, stored: ArraySlice<UInt8>, path: String, offset: Int64, prefix: Int) throws -> (raw: [UInt8], whole: Bool) {
+        guard flags & FrameFlags.lz4 != 0 else { return (Array(stored), true) }
+        return try stored.withUnsafeBytes { bytes -> ([UInt8], Bool) in
             guard bytes.count >= 4 else {
                 throw StrataError(.corrupt, "LZ4 payload of \(bytes.count) bytes has no raw length", path: path, offset: offset)
             }
             let rawLength = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
             guard rawLength <= Format.maxFramePayload * 8,
-                  let raw = LZ4.decompress(UnsafeRawBufferPointer(rebasing: bytes[4...]), rawLength: rawLength) else {
+                  let raw = LZ4.decompress(UnsafeRawBufferPointer(rebasing: bytes[4...]), rawLength: rawLength, prefix: min(prefix, rawLength)) else {
                 throw StrataError(.corrupt, "LZ4 block does not decompress to its recorded \(rawLength) bytes", path: path, offset: offset)
             }
-            return raw
+            return (raw, raw.count == rawLength)
         }
     }
 

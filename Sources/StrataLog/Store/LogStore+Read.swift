@@ -149,7 +149,7 @@ extension LogStore {
 
     /// Reads and decodes the record at `location`.
     func readRecord(at location: RecordLocation, in file: any StorageFile) throws -> Record {
-        let raw = try readFrame(at: location, in: file)
+        let raw = try readFrame(at: location, in: file, prefixOnly: true)
         let record = try Self.decodeRecord(at: location, in: raw, path: file.path)
         counters.recordsDecoded.add(1)
         return record
@@ -161,24 +161,41 @@ extension LogStore {
     /// With `caching` false a frame read from disk is not kept: a long walk then does
     /// not push out the blocks random reads use (as LevelDB's iterators may skip
     /// filling the cache).
-    func readFrame(at location: RecordLocation, in file: any StorageFile, caching: Bool = true) throws -> [UInt8] {
+    ///
+    /// With `prefixOnly`, a frame read from disk is decompressed only as far as the
+    /// record at `location` ends (a random read: on average half the decompression)
+    /// and cached apart as a prefix, which serves later reads that end within it.
+    func readFrame(at location: RecordLocation, in file: any StorageFile, caching: Bool = true, prefixOnly: Bool = false) throws -> [UInt8] {
         let key = BlockCache.Key(file: cacheNamespace | UInt64(location.segment), offset: UInt64(location.frameOffset))
         if let cached = blockCache.get(key) { return cached }
-        let raw = try readFrameFromDisk(at: location, in: file)
-        if caching { blockCache.put(key, raw) }
+        let needed = Int(location.recordOffset) + Int(location.recordLength)
+        let prefixKey = BlockCache.Key(file: key.file, offset: key.offset | Self.framePrefixFlag)
+        if prefixOnly, let cached = blockCache.get(prefixKey), cached.count >= needed { return cached }
+        let (raw, whole) = try readFrameFromDisk(at: location, in: file, prefix: prefixOnly ? needed : .max)
+        if caching { blockCache.put(whole ? key : prefixKey, raw) }
         return raw
     }
 
-    private func readFrameFromDisk(at location: RecordLocation, in file: any StorageFile) throws -> [UInt8] {
-        let (raw, stored) = try Self.readFrame(at: location, in: file)
+    /// Marks a frame's decompressed prefix in the cache (frame offsets are u32).
+    static let framePrefixFlag: UInt64 = 1 << 63
+
+    private func readFrameFromDisk(at location: RecordLocation, in file: any StorageFile, prefix: Int) throws -> (raw: [UInt8], whole: Bool) {
+        let (raw, stored, whole) = try Self.readFrame(at: location, in: file, prefix: prefix)
         counters.segmentBytesRead.add(stored)
         counters.framesDecoded.add(1)
-        return raw
+        return (raw, whole)
     }
 
     /// One `pread` of the frame at `location`, checksum verified, payload
     /// decompressed; also the bytes read. Static, for open, before a store exists.
     static func readFrame(at location: RecordLocation, in file: any StorageFile) throws -> (raw: [UInt8], storedBytes: Int) {
+        let (raw, stored, _) = try readFrame(at: location, in: file, prefix: .max)
+        return (raw, stored)
+    }
+
+    /// ``readFrame(at:in:)`` decompressing the payload only as far as `prefix` bytes
+    /// (the whole checksum is still verified); also whether the payload came out whole.
+    static func readFrame(at location: RecordLocation, in file: any StorageFile, prefix: Int) throws -> (raw: [UInt8], storedBytes: Int, whole: Bool) {
         // The location may come from a hint file: its length is checked against the
         // frame limit and, when large, the file before a buffer of that size is
         // allocated (a block-sized frame past the end is a short read, damage too; a
@@ -197,7 +214,8 @@ extension LogStore {
         guard FrameCodec.checksum(header: bytes, payload: stored) == header.checksum else {
             throw StrataError(.corrupt, "frame checksum mismatch", path: file.path, offset: Int64(location.frameOffset))
         }
-        return (try FrameCodec.rawPayload(flags: header.flags, stored: stored, path: file.path, offset: Int64(location.frameOffset)), bytes.count)
+        let (raw, whole) = try FrameCodec.rawPayload(flags: header.flags, stored: stored, path: file.path, offset: Int64(location.frameOffset), prefix: prefix)
+        return (raw, bytes.count, whole)
     }
 
     /// Decodes the record at `location` out of its frame's raw payload. The record

@@ -46,7 +46,7 @@ extension LogStore {
         // Not generic over an answer: a generic closure made the runtime look up its
         // result's metadata on every call, a twentieth of a fault.
         guard let (entry, file) = try locate(key) else { return false }
-        var frame = VisitFrame()
+        var frame = VisitFrame(readsPrefixes: true)
         _ = try visit(VisitTarget(entry), in: file, frame: &frame) { view in
             try body(view)
             return true
@@ -57,7 +57,7 @@ extension LogStore {
 
     private func visitRecords(count: Int, _ item: (Int) -> (RecordKey, IndexEntry?), _ body: (Int, RecordView) throws -> Bool) throws {
         var start = 0
-        var frame = VisitFrame()
+        var frame = VisitFrame(readsPrefixes: true)
         defer { counters.recordsDecoded.add(frame.visited) }
         while start < count {
             let end = min(count, start + Self.visitPage)
@@ -167,6 +167,11 @@ extension LogStore {
         var segment: UInt32 = .max
         var offset: UInt32 = .max
         var raw: [UInt8] = []
+        /// Whether frames are read only as far as the record wanted (random reads,
+        /// index candidates), not whole (a scan, which reads on through each frame).
+        var readsPrefixes = false
+        /// Whether `raw` may be such a prefix.
+        var isPrefix = false
         /// Records visited, counted into the statistics once per walk rather than by
         /// an atomic add per record.
         var visited = 0
@@ -208,12 +213,15 @@ extension LogStore {
     /// record fills its location, is the version the index holds) without copying it.
     private func visit(_ entry: VisitTarget, in file: any StorageFile, frame: inout VisitFrame, _ body: (RecordView) throws -> Bool) throws -> Bool {
         let location = entry.location
-        if frame.segment != location.segment || frame.offset != location.frameOffset {
+        let needed = Int(location.recordOffset) + Int(location.recordLength)
+        // A frame held as a prefix that ends before this record is read again.
+        if frame.segment != location.segment || frame.offset != location.frameOffset || (frame.isPrefix && frame.raw.count < needed) {
             // A walk that has read more than half the cache's budget is a scan the
             // cache cannot hold: its later frames are read without being kept, so it
             // neither pays for inserting and evicting them nor pushes out what
             // random reads use. Walks smaller than that fill the cache as before.
-            frame.raw = try readFrame(at: location, in: file, caching: frame.bytes <= blockCache.budget / 2)
+            frame.raw = try readFrame(at: location, in: file, caching: frame.bytes <= blockCache.budget / 2, prefixOnly: frame.readsPrefixes)
+            frame.isPrefix = frame.readsPrefixes
             frame.bytes += frame.raw.count
             frame.segment = location.segment
             frame.offset = location.frameOffset
