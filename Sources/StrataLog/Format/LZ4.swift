@@ -33,24 +33,9 @@ enum LZ4 {
     /// allocated: a damaged or hostile length field of a few bytes must not make the
     /// reader allocate hundreds of MiB (found by the `segment` fuzz target).
     static func decompress(_ input: UnsafeRawBufferPointer, rawLength: Int) -> [UInt8]? {
-        guard rawLength >= 0, rawLength <= Int(Int32.max), rawLength <= maximumRawLength(compressed: input.count) else { return nil }
-        guard let source = input.baseAddress, input.count < Int(Int32.max) else { return rawLength == 0 ? [] : nil }
-        // Decompressed into uninitialised storage (zeroing it first was a twentieth of a
-        // random lookup); only the bytes LZ4 wrote count as initialised.
-        var produced: Int32 = -1
-        let output = [UInt8](unsafeUninitializedCapacity: rawLength) { out, initialized in
-            guard let destination = out.baseAddress else {
-                produced = rawLength == 0 ? 0 : -1
-                initialized = 0
-                return
-            }
-            produced = LZ4_decompress_safe(
-                source.assumingMemoryBound(to: CChar.self),
-                UnsafeMutableRawPointer(destination).assumingMemoryBound(to: CChar.self),
-                Int32(input.count), Int32(rawLength))
-            initialized = max(0, Int(produced))
+        decode(input, rawLength: rawLength, wanted: rawLength) { source, destination, sourceLength in
+            LZ4_decompress_safe(source, destination, sourceLength, Int32(rawLength))
         }
-        return Int(produced) == rawLength ? output : nil
     }
 
     /// The first `prefix` bytes of a block of `rawLength`, decoding no further (a
@@ -59,24 +44,33 @@ enum LZ4 {
     /// damaged or ends before `prefix` bytes.
     static func decompress(_ input: UnsafeRawBufferPointer, rawLength: Int, prefix: Int) -> [UInt8]? {
         guard prefix < rawLength else { return decompress(input, rawLength: rawLength) }
-        guard prefix >= 0, rawLength <= Int(Int32.max), rawLength <= maximumRawLength(compressed: input.count) else { return nil }
-        guard let source = input.baseAddress, input.count < Int(Int32.max) else { return prefix == 0 ? [] : nil }
-        var produced: Int32 = -1
+        guard prefix >= 0 else { return nil }
         // Room for the whole block: versions of liblz4 before 1.9 could write whole
         // sequences past the target, up to the capacity given.
+        return decode(input, rawLength: rawLength, wanted: prefix) { source, destination, sourceLength in
+            LZ4_decompress_safe_partial(source, destination, sourceLength, Int32(prefix), Int32(rawLength))
+        }
+    }
+
+    /// Runs `lz4` (source, destination of `rawLength` bytes, source length) into
+    /// uninitialised storage (zeroing it first was a twentieth of a random lookup):
+    /// the first `wanted` bytes when it produced exactly that many, else nil.
+    private static func decode(_ input: UnsafeRawBufferPointer, rawLength: Int, wanted: Int,
+                               _ lz4: (UnsafePointer<CChar>, UnsafeMutablePointer<CChar>, Int32) -> Int32) -> [UInt8]? {
+        guard rawLength >= 0, rawLength <= Int(Int32.max), rawLength <= maximumRawLength(compressed: input.count) else { return nil }
+        guard let source = input.baseAddress, input.count < Int(Int32.max) else { return wanted == 0 ? [] : nil }
+        var produced: Int32 = -1
         let output = [UInt8](unsafeUninitializedCapacity: rawLength) { out, initialized in
             guard let destination = out.baseAddress else {
-                produced = prefix == 0 ? 0 : -1
+                produced = wanted == 0 ? 0 : -1
                 initialized = 0
                 return
             }
-            produced = LZ4_decompress_safe_partial(
-                source.assumingMemoryBound(to: CChar.self),
-                UnsafeMutableRawPointer(destination).assumingMemoryBound(to: CChar.self),
-                Int32(input.count), Int32(prefix), Int32(rawLength))
-            // Only the prefix asked for counts, whatever else was written.
-            initialized = min(prefix, max(0, Int(produced)))
+            produced = lz4(source.assumingMemoryBound(to: CChar.self),
+                           UnsafeMutableRawPointer(destination).assumingMemoryBound(to: CChar.self), Int32(input.count))
+            // Only the bytes asked for count as initialised, whatever else was written.
+            initialized = min(wanted, max(0, Int(produced)))
         }
-        return Int(produced) == prefix ? output : nil
+        return Int(produced) == wanted ? output : nil
     }
 }

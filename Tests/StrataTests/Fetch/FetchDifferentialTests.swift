@@ -159,15 +159,20 @@ struct FetchDifferentialTests {
         }
     }
 
-    @Test("random predicates, sorts and windows", arguments: [FetchFixtures.Kind.inMemory, .onDisk])
-    func randomFetches(kind: FetchFixtures.Kind) throws {
+    /// An empty store of `model()` of the given kind (on disk: in `dir`).
+    static func store(_ kind: FetchFixtures.Kind, in dir: TemporaryDirectory) throws -> ObjectStore {
         var options = StoreOptions()
         options.externalStorageThreshold = 32
+        return kind == .inMemory
+            ? try ObjectStore.inMemory(model: try model(), options: options)
+            : try ObjectStore(at: dir.appending("D.strata"), model: try model(), options: options)
+    }
+
+    @Test("random predicates, sorts and windows", arguments: [FetchFixtures.Kind.inMemory, .onDisk])
+    func randomFetches(kind: FetchFixtures.Kind) throws {
         let dir = try TemporaryDirectory("differential")
         defer { dir.remove() }
-        let store = kind == .inMemory
-            ? try ObjectStore.inMemory(model: try Self.model(), options: options)
-            : try ObjectStore(at: dir.appending("D.strata"), model: try Self.model(), options: options)
+        let store = try Self.store(kind, in: dir)
         defer { try? store.close() }
         var r = SeededRandom(seed: 14)
         let setup = store.newContext()
@@ -223,13 +228,9 @@ struct FetchDifferentialTests {
 
     @Test("integer predicates judged on the encoded record agree with objects", arguments: [FetchFixtures.Kind.inMemory, .onDisk])
     func integerPredicates(kind: FetchFixtures.Kind) throws {
-        var options = StoreOptions()
-        options.externalStorageThreshold = 32
         let dir = try TemporaryDirectory("differential-integers")
         defer { dir.remove() }
-        let store = kind == .inMemory
-            ? try ObjectStore.inMemory(model: try Self.model(), options: options)
-            : try ObjectStore(at: dir.appending("D.strata"), model: try Self.model(), options: options)
+        let store = try Self.store(kind, in: dir)
         defer { try? store.close() }
         var r = SeededRandom(seed: 41)
         let setup = store.newContext()
