@@ -164,14 +164,21 @@ extension LogStore {
     ///
     /// With `prefixOnly`, a frame read from disk is decompressed only as far as the
     /// record at `location` ends (a random read: on average half the decompression)
-    /// and cached apart as a prefix, which serves later reads that end within it.
+    /// and cached apart as a prefix, which serves later reads that end within it. A
+    /// read past a cached prefix takes the whole frame: a frame is decompressed at
+    /// most twice, however its records are read (in ascending order, each would
+    /// otherwise end past the prefix the one before it left).
     func readFrame(at location: RecordLocation, in file: any StorageFile, caching: Bool = true, prefixOnly: Bool = false) throws -> [UInt8] {
         let key = BlockCache.Key(file: cacheNamespace | UInt64(location.segment), offset: UInt64(location.frameOffset))
         if let cached = blockCache.get(key) { return cached }
         let needed = Int(location.recordOffset) + Int(location.recordLength)
         let prefixKey = BlockCache.Key(file: key.file, offset: key.offset | Self.framePrefixFlag)
-        if prefixOnly, let cached = blockCache.get(prefixKey), cached.count >= needed { return cached }
-        let (raw, whole) = try readFrameFromDisk(at: location, in: file, prefix: prefixOnly ? needed : .max)
+        var prefix = prefixOnly ? needed : .max
+        if prefixOnly, let cached = blockCache.get(prefixKey) {
+            if cached.count >= needed { return cached }
+            prefix = .max
+        }
+        let (raw, whole) = try readFrameFromDisk(at: location, in: file, prefix: prefix)
         if caching { blockCache.put(whole ? key : prefixKey, raw) }
         return raw
     }

@@ -214,14 +214,17 @@ extension LogStore {
     private func visit(_ entry: VisitTarget, in file: any StorageFile, frame: inout VisitFrame, _ body: (RecordView) throws -> Bool) throws -> Bool {
         let location = entry.location
         let needed = Int(location.recordOffset) + Int(location.recordLength)
-        // A frame held as a prefix that ends before this record is read again.
-        if frame.segment != location.segment || frame.offset != location.frameOffset || (frame.isPrefix && frame.raw.count < needed) {
+        let sameFrame = frame.segment == location.segment && frame.offset == location.frameOffset
+        // A frame held as a prefix that ends before this record is read again, whole.
+        let pastPrefix = sameFrame && frame.isPrefix && frame.raw.count < needed
+        if !sameFrame || pastPrefix {
             // A walk that has read more than half the cache's budget is a scan the
             // cache cannot hold: its later frames are read without being kept, so it
             // neither pays for inserting and evicting them nor pushes out what
             // random reads use. Walks smaller than that fill the cache as before.
-            frame.raw = try readFrame(at: location, in: file, caching: frame.bytes <= blockCache.budget / 2, prefixOnly: frame.readsPrefixes)
-            frame.isPrefix = frame.readsPrefixes
+            let prefixOnly = frame.readsPrefixes && !pastPrefix
+            frame.raw = try readFrame(at: location, in: file, caching: frame.bytes <= blockCache.budget / 2, prefixOnly: prefixOnly)
+            frame.isPrefix = prefixOnly
             frame.bytes += frame.raw.count
             frame.segment = location.segment
             frame.offset = location.frameOffset

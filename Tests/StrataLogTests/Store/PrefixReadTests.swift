@@ -60,7 +60,15 @@ import StrataTestSupport
                     #expect(try store.get(RecordKey(key))?.value == expected[key], "round \(round): \(key)")
                 }
             case 1:
-                // Ascending lists (later records of a frame after earlier ones), in pieces.
+                // Ascending lists (later records of a frame after earlier ones), in pieces:
+                // each frame decompressed at most twice (a prefix, then whole), not once
+                // per record past the last prefix.
+                let before = store.statistics.framesDecoded
+                defer {
+                    let frames = Set(expected.keys.compactMap { key in try? store.readIndex { try $0.index.entry(RecordKey(key)) }?.location.frameOffset })
+                    #expect(store.statistics.framesDecoded - before <= 2 * frames.count,
+                            "\(store.statistics.framesDecoded - before) frames decoded for \(frames.count) frames")
+                }
                 for chunk in stride(from: 0, to: keys.count, by: 50) {
                     let wanted = keys[chunk..<min(keys.count, chunk + 50)].sorted()
                     var seen: [UInt64: [UInt8]] = [:]
