@@ -79,15 +79,15 @@ struct FetchRowCollector {
     }
 
     /// The rows in result order.
-    func finish() -> [FetchRow] {
+    /// The rows in result order; the collector is empty afterwards.
+    mutating func finish() -> [FetchRow] {
         guard !sortKeys.isEmpty else { return rows }
-        // The rows' order found on their positions, then each row moved once: sorting
-        // the rows themselves copied and destroyed a row (its values, object and
-        // record) at every step.
-        let order = rows.withUnsafeBufferPointer { rows in
-            rows.indices.sorted { precedes(rows[$0].values, rows[$0].position, rows[$1].values, rows[$1].position) }
-        }
-        return order.map { rows[$0] }
+        // Sorted in place, taken out of the collector first: `sorted` copied the rows
+        // (their values, objects and records retained, then released) before sorting.
+        var sorted = rows
+        rows = []
+        sorted.sort { precedes($0.values, $0.position, $1.values, $1.position) }
+        return sorted
     }
 
     /// Max-heap by result order: a parent comes after its children. The rows are

@@ -28,17 +28,19 @@ struct RawIntegerJudge {
     /// `integerSlot` is one more slot it reads (an integer attribute's: the first sort
     /// key), handed back by ``judge(_:layoutID:firstLayoutID:read:)``.
     init?(tests: [IntegerTest], slots: RecordFieldSlots, integerSlot: Int? = nil) {
-        var read = Set(tests.map(\.slot))
-        if let integerSlot { read.insert(integerSlot) }
         guard !tests.isEmpty else { return nil }
+        // Compiled for every fetch: the slots read are marked in the one array the
+        // judge keeps, not gathered in a set first.
         var slotOfField = [Int](repeating: -1, count: slots.slotOfField.count)
-        for (number, slot) in slots.slotOfField.enumerated() where slot >= 0 && read.contains(slot) {
+        var readCount = 0
+        for (number, slot) in slots.slotOfField.enumerated() where slot >= 0 && (slot == integerSlot || tests.contains { $0.slot == slot }) {
             slotOfField[number] = slot
+            readCount += 1
         }
         self.slotOfField = slotOfField
         self.tests = tests
         self.slotCount = slots.values.count
-        self.readsEverySlot = read.count == slots.values.count
+        self.readsEverySlot = readCount == slots.values.count
     }
 
     /// Whether `value` passes every test; nil when the general path must decide.

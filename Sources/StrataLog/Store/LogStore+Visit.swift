@@ -155,7 +155,12 @@ extension LogStore {
                 let listed = entry(i)
                 guard listed.location.segment == segment else { break }
                 let position = i
-                guard try visit(listed, in: file, frame: &frame, { try body(position, $0) }) else { return false }
+                // A frame the next entry also reads is read whole, not as a prefix.
+                let shared = i + 1 < count && frame.readsPrefixes && {
+                    let next = entry(i + 1).location
+                    return next.segment == segment && next.frameOffset == listed.location.frameOffset
+                }()
+                guard try visit(listed, in: file, frame: &frame, whole: shared, { try body(position, $0) }) else { return false }
                 i += 1
             } while i < count
         }
@@ -211,7 +216,8 @@ extension LogStore {
 
     /// Reads one record in place and hands it to `body`: the checks of `get` (the
     /// record fills its location, is the version the index holds) without copying it.
-    private func visit(_ entry: VisitTarget, in file: any StorageFile, frame: inout VisitFrame, _ body: (RecordView) throws -> Bool) throws -> Bool {
+    private func visit(_ entry: VisitTarget, in file: any StorageFile, frame: inout VisitFrame, whole: Bool = false,
+                       _ body: (RecordView) throws -> Bool) throws -> Bool {
         let location = entry.location
         let needed = Int(location.recordOffset) + Int(location.recordLength)
         let sameFrame = frame.segment == location.segment && frame.offset == location.frameOffset
@@ -222,7 +228,7 @@ extension LogStore {
             // cache cannot hold: its later frames are read without being kept, so it
             // neither pays for inserting and evicting them nor pushes out what
             // random reads use. Walks smaller than that fill the cache as before.
-            let prefixOnly = frame.readsPrefixes && !pastPrefix
+            let prefixOnly = frame.readsPrefixes && !pastPrefix && !whole
             frame.raw = try readFrame(at: location, in: file, caching: frame.bytes <= blockCache.budget / 2, prefixOnly: prefixOnly)
             frame.isPrefix = prefixOnly
             frame.bytes += frame.raw.count
