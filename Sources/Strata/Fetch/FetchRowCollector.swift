@@ -15,11 +15,18 @@ struct FetchRow {
 /// and a limit, the best `capacity` rows in a bounded max-heap (top-k: the worst kept
 /// row on top, so a candidate that cannot enter costs one comparison); with sort keys
 /// and no limit, every row, sorted at the end.
+///
+/// The rows stay where they were added; the heap and the final order are of their
+/// positions in `rows`. A row (its values, object and record) copied on every swap of
+/// a sift or step of a sort was retained and released each time: a sixth of an
+/// indexed query, whose candidates all match.
 struct FetchRowCollector {
     let sortKeys: [SortKey]
     /// Top-k's k; nil keeps every row.
     let capacity: Int?
-    private(set) var rows: [FetchRow] = []
+    private var rows: [FetchRow] = []
+    /// With a capacity: positions in `rows`, a max-heap by result order.
+    private var heap: [Int] = []
 
     init(sortKeys: [SortKey], capacity: Int?) {
         self.sortKeys = sortKeys
@@ -44,10 +51,8 @@ struct FetchRowCollector {
     func accepts(_ values: [Value], position: Int) -> Bool {
         guard let capacity else { return true }
         if rows.count < capacity { return true }
-        return rows.withUnsafeBufferPointer { rows in
-            guard let worst = rows.first else { return false }
-            return precedes(values, position, worst.values, worst.position)
-        }
+        guard let worst = heap.first else { return false }
+        return rows.withUnsafeBufferPointer { rows in precedes(values, position, rows[worst].values, rows[worst].position) }
     }
 
     /// Whether a row whose first sort value is `first` is turned away whatever its
@@ -55,11 +60,8 @@ struct FetchRowCollector {
     /// first sort key alone. A full top-k turns most candidates away this way, before
     /// their other sort fields (a name to sort by is a string made) are decoded.
     func rejects(first: Value) -> Bool {
-        guard let capacity, rows.count >= capacity, let key = sortKeys.first else { return false }
-        return rows.withUnsafeBufferPointer { rows in
-            guard let worst = rows.first else { return false }
-            return key.compare(first, worst.values[0]) == .orderedDescending
-        }
+        guard let capacity, rows.count >= capacity, let worst = heap.first, let key = sortKeys.first else { return false }
+        return rows.withUnsafeBufferPointer { rows in key.compare(first, rows[worst].values[0]) == .orderedDescending }
     }
 
     /// Adds a row (check `accepts` first when there is a capacity).
@@ -71,30 +73,29 @@ struct FetchRowCollector {
         guard capacity > 0 else { return }
         if rows.count < capacity {
             rows.append(row)
-            siftUp(rows.count - 1)
-        } else {
-            rows[0] = row
+            heap.append(rows.count - 1)
+            siftUp(heap.count - 1)
+        } else if let worst = heap.first {
+            rows[worst] = row
             siftDown(0)
         }
     }
 
     /// The rows in result order.
-    /// The rows in result order; the collector is empty afterwards.
-    mutating func finish() -> [FetchRow] {
+    func finish() -> [FetchRow] {
         guard !sortKeys.isEmpty else { return rows }
-        // Sorted in place, taken out of the collector first: `sorted` copied the rows
-        // (their values, objects and records retained, then released) before sorting.
-        var sorted = rows
-        rows = []
-        sorted.sort { precedes($0.values, $0.position, $1.values, $1.position) }
-        return sorted
+        var order = Array(rows.indices)
+        rows.withUnsafeBufferPointer { rows in
+            order.sort { precedes(rows[$0].values, rows[$0].position, rows[$1].values, rows[$1].position) }
+        }
+        return order.map { rows[$0] }
     }
 
-    /// Max-heap by result order: a parent comes after its children. The rows are
-    /// read in place: `rows[j].values` copied each row's values array (a retain and a
-    /// release per comparison).
+    /// Max-heap by result order: a parent comes after its children. The rows are read
+    /// in place (`rows[j].values` copied the values array per comparison).
     private func after(_ i: Int, _ j: Int) -> Bool {
-        rows.withUnsafeBufferPointer { rows in precedes(rows[j].values, rows[j].position, rows[i].values, rows[i].position) }
+        let a = heap[j], b = heap[i]
+        return rows.withUnsafeBufferPointer { rows in precedes(rows[a].values, rows[a].position, rows[b].values, rows[b].position) }
     }
 
     private mutating func siftUp(_ start: Int) {
@@ -102,7 +103,7 @@ struct FetchRowCollector {
         while child > 0 {
             let parent = (child - 1) / 2
             guard after(child, parent) else { return }
-            rows.swapAt(child, parent)
+            heap.swapAt(child, parent)
             child = parent
         }
     }
@@ -112,10 +113,10 @@ struct FetchRowCollector {
         while true {
             let left = 2 * parent + 1, right = left + 1
             var largest = parent
-            if left < rows.count && after(left, largest) { largest = left }
-            if right < rows.count && after(right, largest) { largest = right }
+            if left < heap.count && after(left, largest) { largest = left }
+            if right < heap.count && after(right, largest) { largest = right }
             guard largest != parent else { return }
-            rows.swapAt(parent, largest)
+            heap.swapAt(parent, largest)
             parent = largest
         }
     }
