@@ -31,6 +31,11 @@ struct FetchRowCollector {
     init(sortKeys: [SortKey], capacity: Int?) {
         self.sortKeys = sortKeys
         self.capacity = sortKeys.isEmpty ? nil : capacity
+        // A top-k's rows and heap in one allocation each, not grown by doubling.
+        if let k = self.capacity, k <= 4_096 {
+            rows.reserveCapacity(k)
+            heap.reserveCapacity(k)
+        }
     }
 
     var count: Int { rows.count }
@@ -84,11 +89,14 @@ struct FetchRowCollector {
     /// The rows in result order.
     func finish() -> [FetchRow] {
         guard !sortKeys.isEmpty else { return rows }
-        var order = Array(rows.indices)
-        rows.withUnsafeBufferPointer { rows in
-            order.sort { precedes(rows[$0].values, rows[$0].position, rows[$1].values, rows[$1].position) }
+        return rows.withUnsafeBufferPointer { rows in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: rows.count) { buffer in
+                var order = buffer
+                for i in 0..<rows.count { order[i] = i }
+                order.sort { precedes(rows[$0].values, rows[$0].position, rows[$1].values, rows[$1].position) }
+                return order.map { rows[$0] }
+            }
         }
-        return order.map { rows[$0] }
     }
 
     /// Max-heap by result order: a parent comes after its children. The rows are read
