@@ -506,6 +506,111 @@ final class IndexFile: Sendable {
         }
     }
 
+    /// The key and sequence of each term of `index` within the bounds, in file order:
+    /// ``terms(index:from:through:lowerInclusive:upperInclusive:_:)`` read in place. An
+    /// index read wants only those two, and decoding each block into term entries made
+    /// an array per block and one per term's value (10,000 a query of a department of
+    /// a million employees). A block or fence that does not parse is decoded the
+    /// checked way, which names the damage; nothing is handed over twice.
+    func termKeys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool,
+                  _ body: (RecordKey, UInt64) -> Void) throws(Damage) {
+        guard footer.termCount > 0 else { return }
+        let fence = try block(footer.termFence.offset, footer.termFence.length, what: "term fence")
+        // Fence entries: index u32, value length u16, value, last key u64, offset u64, length u32.
+        var handles: [(offset: UInt64, length: UInt64)] = []
+        let fenceParsed: Bool = fence.withUnsafeBytes { b in
+            let end = b.count - 4
+            guard end >= 4 else { return false }
+            let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
+            guard count <= (end - 4) / 26 else { return false }
+            var p = 4
+            for _ in 0..<count {
+                guard p + 6 <= end else { return false }
+                let blockIndex = UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p, as: UInt32.self))
+                let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
+                guard p + 6 + length + 20 <= end else { return false }
+                let value = UnsafeRawBufferPointer(rebasing: b[p + 6..<p + 6 + length])
+                let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 8, as: UInt64.self))
+                let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 16, as: UInt32.self)))
+                guard offset <= footer.dataFence.offset, blockLength <= footer.dataFence.offset - offset else { return false }
+                p += 6 + length + 20
+                // Blocks whose last term sorts before (index, lower) hold nothing wanted.
+                if blockIndex < index || (blockIndex == index && Self.bytes(value, precede: lower ?? [])) { continue }
+                handles.append((offset, blockLength))
+                if blockIndex > index { break }
+            }
+            return true
+        }
+        guard fenceParsed else {
+            _ = try termFence()
+            throw damage("term fence does not parse", at: footer.termFence.offset)
+        }
+        for handle in handles {
+            let bytes = try block(handle.offset, handle.length, what: "term")
+            // Terms: index u32, value length u16, value, key u64, sequence u64.
+            let outcome: (parsed: Bool, done: Bool) = bytes.withUnsafeBytes { b in
+                let end = b.count - 4
+                guard end >= 4 else { return (false, false) }
+                let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
+                guard count <= (end - 4) / 22 else { return (false, false) }
+                // Checked whole first, so that a damaged block hands nothing over.
+                var p = 4
+                for _ in 0..<count {
+                    guard p + 6 <= end else { return (false, false) }
+                    let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
+                    guard p + 6 + length + 16 <= end else { return (false, false) }
+                    p += 6 + length + 16
+                }
+                guard p == end else { return (false, false) }
+                p = 4
+                for _ in 0..<count {
+                    let termIndex = UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p, as: UInt32.self))
+                    let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
+                    let value = UnsafeRawBufferPointer(rebasing: b[p + 6..<p + 6 + length])
+                    let key = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length, as: UInt64.self))
+                    let sequence = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 8, as: UInt64.self))
+                    p += 6 + length + 16
+                    if termIndex < index { continue }
+                    if termIndex > index { return (true, true) }
+                    if let lower {
+                        if Self.bytes(value, precede: lower) { continue }
+                        if !lowerInclusive && Self.bytes(value, equal: lower) { continue }
+                    }
+                    if let upper {
+                        if Self.bytes(upper, precede: value) { return (true, true) }
+                        if !upperInclusive && Self.bytes(value, equal: upper) { return (true, true) }
+                    }
+                    body(RecordKey(key), sequence)
+                }
+                return (true, false)
+            }
+            guard outcome.parsed else {
+                _ = try termBlock(offset: handle.offset, length: handle.length)
+                throw damage("term block does not parse", at: handle.offset)
+            }
+            if outcome.done { return }
+        }
+    }
+
+    /// Whether `a` sorts before `b` bytewise (a proper prefix sorts first).
+    static func bytes(_ a: UnsafeRawBufferPointer, precede b: [UInt8]) -> Bool {
+        b.withUnsafeBytes { b in compare(a, b) < 0 }
+    }
+
+    static func bytes(_ a: [UInt8], precede b: UnsafeRawBufferPointer) -> Bool {
+        a.withUnsafeBytes { a in compare(a, b) < 0 }
+    }
+
+    static func bytes(_ a: UnsafeRawBufferPointer, equal b: [UInt8]) -> Bool {
+        b.withUnsafeBytes { b in compare(a, b) == 0 }
+    }
+
+    /// Negative, zero or positive as `a` sorts before, with or after `b` bytewise.
+    private static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        for i in 0..<min(a.count, b.count) where a[i] != b[i] { return Int(a[i]) - Int(b[i]) }
+        return a.count - b.count
+    }
+
     /// Every entry and term of the file, checking each block (verify, upgrades).
     func readAll() throws(Damage) -> (entries: [IndexEntry], terms: [IndexTermEntry]) {
         var entries: [IndexEntry] = []

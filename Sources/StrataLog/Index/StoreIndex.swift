@@ -293,7 +293,7 @@ struct StoreIndex: Sendable {
         overlay.normalize()
         overlay.terms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { candidates.append(($0.key, $0.sequence)) }
         for file in files {
-            try file.terms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { candidates.append(($0.key, $0.sequence)) }
+            try file.termKeys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { candidates.append(($0, $1)) }
         }
         var result: [IndexEntry] = []
         result.reserveCapacity(candidates.count)

@@ -1,0 +1,79 @@
+import Testing
+import StrataTestSupport
+@testable import StrataLog
+
+/// An index read takes its candidates' keys and sequences straight from the term
+/// blocks (`IndexFile.termKeys`): the same terms, in the same order, as decoding the
+/// blocks into term entries (`terms`), for random files of several indexes and values
+/// of many lengths (prefixes of one another among them), under every kind of bound;
+/// and a damaged term block is an error either way, with nothing handed over.
+@Suite struct TermKeysTests {
+    static let storeID = [UInt8](repeating: 3, count: 16)
+
+    static func file(_ terms: [IndexTermEntry], bytes: ((inout [UInt8]) -> Void)? = nil) throws -> IndexFile {
+        let sorted = terms.sorted(by: IndexTermEntry.precedes)
+        let keys = Set(sorted.map(\.key)).sorted()
+        let entries = keys.map { key in
+            IndexEntry(key: key, sequence: 1, isTombstone: false,
+                       location: RecordLocation(segment: 1, frameOffset: 48, frameLength: 100, recordOffset: 4, recordLength: 30), blobs: [])
+        }
+        var encoded = IndexFileBuilder.encode(entries: entries, terms: sorted, segmentID: 1, storeID: storeID, minSequence: 1,
+                                              maxSequence: 9, recordBytes: Int64(30 * keys.count), segmentLength: 1 << 20)
+        bytes?(&encoded)
+        return try IndexFile(file: ByteArrayFile(path: "000001.idx", bytes: encoded), segmentID: 1, storeID: storeID, cache: BlockCache(budget: 1 << 20))
+    }
+
+    static func value(_ random: inout SplitMix) -> [UInt8] {
+        // Short values over few bytes, so that equal values, prefixes and neighbours abound.
+        (0..<Int(random.next() % 4)).map { _ in UInt8(random.next() % 3) }
+    }
+
+    @Test func keysMatchDecodedTerms() throws {
+        var random = SplitMix(seed: 77)
+        for round in 0..<30 {
+            var terms: [IndexTermEntry] = []
+            var seen = Set<String>()
+            for _ in 0..<(50 + Int(random.next() % 900)) {
+                let term = IndexTermEntry(index: UInt32(1 + random.next() % 3), value: TermBytes(Self.value(&random)),
+                                          key: RecordKey(1 + random.next() % 400), sequence: 1 + random.next() % 9)
+                // One term per (index, value, key): as a file holds them.
+                guard seen.insert("\(term.index) \(term.value.bytes) \(term.key)").inserted else { continue }
+                terms.append(term)
+            }
+            let file = try Self.file(terms)
+            for _ in 0..<40 {
+                let index = UInt32(random.next() % 5)
+                let lower: [UInt8]? = random.next() % 4 == 0 ? nil : Self.value(&random)
+                let upper: [UInt8]? = random.next() % 4 == 0 ? nil : Self.value(&random)
+                let lowerInclusive = random.next() % 2 == 0, upperInclusive = random.next() % 2 == 0
+                var decoded: [String] = []
+                try file.terms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) {
+                    decoded.append("\($0.key)@\($0.sequence)")
+                }
+                var read: [String] = []
+                try file.termKeys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) {
+                    read.append("\($0)@\($1)")
+                }
+                #expect(read == decoded, "round \(round): index \(index) from \(String(describing: lower)) \(lowerInclusive) through \(String(describing: upper)) \(upperInclusive)")
+            }
+        }
+    }
+
+    @Test func aDamagedTermBlockOrFenceIsAnErrorEitherWay() throws {
+        var random = SplitMix(seed: 78)
+        let terms = (1...300).map { key in
+            IndexTermEntry(index: 1, value: TermBytes([UInt8(key % 7)]), key: RecordKey(UInt64(key)), sequence: 1 + random.next() % 9)
+        }
+        let intact = try Self.file(terms)
+        // The last term block ends where the data fence begins; the term fence is its own block.
+        for at in [Int(intact.footer.dataFence.offset) - 10, Int(intact.footer.termFence.offset) + 5] {
+            let damaged = try Self.file(terms) { $0[at] ^= 0x5A }
+            #expect(throws: IndexFile.Damage.self, "byte \(at)") {
+                try damaged.termKeys(index: 1, from: nil, through: nil, lowerInclusive: true, upperInclusive: true) { _, _ in }
+            }
+            #expect(throws: IndexFile.Damage.self, "byte \(at)") {
+                try damaged.terms(index: 1, from: nil, through: nil, lowerInclusive: true, upperInclusive: true) { _ in }
+            }
+        }
+    }
+}
