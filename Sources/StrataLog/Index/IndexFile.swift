@@ -212,12 +212,6 @@ final class IndexFile: Sendable {
         return low
     }
 
-    /// The entries of data block `i` of the fence, decoded.
-    private func dataBlock(_ fence: [UInt8], _ i: Int) throws(Damage) -> [IndexEntry] {
-        let (slots, blobLists) = try dataBlockSlots(fence, i)
-        return slots.map { IndexEntry($0, blobs: $0.blobList < 0 ? [] : blobLists[Int($0.blobList)]) }
-    }
-
     /// The entries of data block `i` of the fence as slots, with their blob lists.
     private func dataBlockSlots(_ fence: [UInt8], _ i: Int) throws(Damage) -> (slots: [IndexSlot], blobLists: [[BlobRef]]) {
         let handle = fenceHandle(fence, i)
@@ -232,11 +226,6 @@ final class IndexFile: Sendable {
         } catch {
             throw damage("\(error)", at: handle.offset)
         }
-    }
-
-    static func decodeEntries(_ bytes: [UInt8], segmentID: UInt32, path: String, baseOffset: Int64) throws -> [IndexEntry] {
-        let (slots, blobLists) = try decodeSlots(bytes, segmentID: segmentID, path: path, baseOffset: baseOffset)
-        return slots.map { IndexEntry($0, blobs: $0.blobList < 0 ? [] : blobLists[Int($0.blobList)]) }
     }
 
     /// A data block's entries as slots, and the blob lists of those that have any
@@ -335,7 +324,7 @@ final class IndexFile: Sendable {
             }
             // Not packed: blob references, or damage, which decoding names.
             do {
-                _ = try Self.decodeEntries(read, segmentID: segmentID, path: path, baseOffset: Int64(handle.offset))
+                _ = try Self.decodeSlots(read, segmentID: segmentID, path: path, baseOffset: Int64(handle.offset))
             } catch let error as StrataError {
                 throw Damage(segmentID: segmentID, error: error)
             } catch {
@@ -393,6 +382,28 @@ final class IndexFile: Sendable {
             try fill()
         }
 
+        /// Hands `body` this cursor's entries below `bound` (all of them when nil), in
+        /// order, a block at a time read in place, and stops at the first key at or past
+        /// it; false when `body` stopped the walk.
+        mutating func run(below bound: RecordKey?, _ body: (IndexSlot, () -> [BlobRef]) throws -> Bool) throws -> Bool {
+            while position < slots.count {
+                var i = position
+                // nil: the block is done; true: the bound is reached; false: `body` stopped.
+                let outcome: Bool? = try slots.withUnsafeBufferPointer { slots in
+                    while i < slots.count {
+                        if let bound, slots[i].key >= bound { return true }
+                        if try !body(slots[i], { blobs(of: slots[i]) }) { return false }
+                        i += 1
+                    }
+                    return nil
+                }
+                position = i
+                if let outcome { return outcome }
+                try fill()
+            }
+            return true
+        }
+
         mutating func fill() throws(Damage) {
             while position >= slots.count {
                 guard blockIndex < fenceCount else { return }
@@ -418,8 +429,8 @@ final class IndexFile: Sendable {
         let (fence, count) = try dataFence()
         var i = min(fencePosition(fence, count: count, atLeast: upper.rawValue), count - 1)
         while i >= 0 {
-            let entries = try dataBlock(fence, i)
-            if let last = entries.last(where: { $0.key < upper }) { return last.key >= lower ? last.key : nil }
+            let slots = try dataBlockSlots(fence, i).slots
+            if let last = slots.last(where: { $0.key < upper }) { return last.key >= lower ? last.key : nil }
             i -= 1
         }
         return nil
@@ -482,38 +493,28 @@ final class IndexFile: Sendable {
     /// Term entries with `index` whose value lies within the bounds, in file order.
     func terms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool,
                _ body: (IndexTermEntry) -> Void) throws(Damage) {
-        guard footer.termCount > 0 else { return }
-        let lowerBytes = lower ?? []
-        for handle in try termFence() {
-            // Blocks whose last term sorts before (index, lower) hold nothing wanted.
-            if handle.index < index || (handle.index == index && handle.value.lexicographicallyPrecedes(lowerBytes)) { continue }
-            var done = false
-            for t in try termBlock(offset: handle.offset, length: handle.length) {
-                if t.index < index { continue }
-                if t.index > index { done = true; break }
-                let value = t.value.bytes
-                if let lower {
-                    if value.lexicographicallyPrecedes(lower) { continue }
-                    if !lowerInclusive && value == lower { continue }
-                }
-                if let upper {
-                    if upper.lexicographicallyPrecedes(value) { done = true; break }
-                    if !upperInclusive && value == upper { done = true; break }
-                }
-                body(t)
-            }
-            if done || handle.index > index { return }
+        try walkTerms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { value, key, sequence in
+            body(IndexTermEntry(index: index, value: TermBytes(value), key: key, sequence: sequence))
         }
     }
 
-    /// The key and sequence of each term of `index` within the bounds, in file order:
-    /// ``terms(index:from:through:lowerInclusive:upperInclusive:_:)`` read in place. An
-    /// index read wants only those two, and decoding each block into term entries made
-    /// an array per block and one per term's value (10,000 a query of a department of
-    /// a million employees). A block or fence that does not parse is decoded the
-    /// checked way, which names the damage; nothing is handed over twice.
+    /// The key and sequence of each term ``terms(index:from:through:lowerInclusive:upperInclusive:_:)``
+    /// lists: an index read wants only those two, and making a term entry per term made
+    /// an array per term's value (10,000 a query of a department of a million employees).
     func termKeys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool,
                   _ body: (RecordKey, UInt64) -> Void) throws(Damage) {
+        try walkTerms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { _, key, sequence in
+            body(key, sequence)
+        }
+    }
+
+    /// The terms of `index` within the bounds, in file order, read in place from the
+    /// term fence and blocks: each term's value (valid during the call), key and
+    /// sequence. The whole fence and each block read are checked before any of their
+    /// terms is handed over; a fence or block that does not parse is decoded the
+    /// checked way (`termFence`, `termBlock`), which names the damage.
+    private func walkTerms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool,
+                           _ body: (UnsafeRawBufferPointer, RecordKey, UInt64) -> Void) throws(Damage) {
         guard footer.termCount > 0 else { return }
         let fence = try block(footer.termFence.offset, footer.termFence.length, what: "term fence")
         // Fence entries: index u32, value length u16, value, last key u64, offset u64, length u32.
@@ -524,6 +525,7 @@ final class IndexFile: Sendable {
             let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
             guard count <= (end - 4) / 26 else { return false }
             var p = 4
+            var past = false
             for _ in 0..<count {
                 guard p + 6 <= end else { return false }
                 let blockIndex = UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p, as: UInt32.self))
@@ -532,12 +534,14 @@ final class IndexFile: Sendable {
                 let value = UnsafeRawBufferPointer(rebasing: b[p + 6..<p + 6 + length])
                 let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 8, as: UInt64.self))
                 let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 16, as: UInt32.self)))
+                // Term blocks lie between the data blocks and the data fence.
                 guard offset <= footer.dataFence.offset, blockLength <= footer.dataFence.offset - offset else { return false }
                 p += 6 + length + 20
-                // Blocks whose last term sorts before (index, lower) hold nothing wanted.
-                if blockIndex < index || (blockIndex == index && Self.bytes(value, precede: lower ?? [])) { continue }
+                // Blocks whose last term sorts before (index, lower) hold nothing wanted;
+                // the first block past `index` may still begin with its terms.
+                if past || blockIndex < index || (blockIndex == index && Self.bytes(value, precede: lower ?? [])) { continue }
                 handles.append((offset, blockLength))
-                if blockIndex > index { break }
+                past = blockIndex > index
             }
             return true
         }
@@ -580,7 +584,7 @@ final class IndexFile: Sendable {
                         if Self.bytes(upper, precede: value) { return (true, true) }
                         if !upperInclusive && Self.bytes(value, equal: upper) { return (true, true) }
                     }
-                    body(RecordKey(key), sequence)
+                    body(value, RecordKey(key), sequence)
                 }
                 return (true, false)
             }

@@ -133,25 +133,6 @@ struct StoreIndex: Sendable {
             let cursor = try file.cursor(from: start)
             if cursor.currentKey != nil { cursors.append(cursor) }
         }
-        // One file and nothing of the range in the overlay (a sealed, compacted or
-        // bulk-loaded entity): its entries in order, without choosing among sources.
-        if cursors.count == 1 && (overlayKeys.first.map { key in end.map { key >= $0 } ?? false } ?? true) {
-            var cursor = cursors[0]
-            cursors = []
-            while cursor.position < cursor.slots.count {
-                let stop: Bool = try cursor.slots.withUnsafeBufferPointer { slots in
-                    for i in cursor.position..<slots.count {
-                        if let end, slots[i].key >= end { return true }
-                        if try !body(slots[i], { cursor.blobs(of: slots[i]) }) { return true }
-                    }
-                    return false
-                }
-                if stop { return }
-                cursor.position = cursor.slots.count
-                try cursor.fill()
-            }
-            return
-        }
         while true {
             // The smallest key any source offers next, and which file alone offers it.
             var next: RecordKey?
@@ -172,17 +153,16 @@ struct StoreIndex: Sendable {
                 // Keys below every other source's next key lie in that file alone (each
                 // source is in key order): its run up to there is handed over as it
                 // lies, without choosing per key. Segments written one after another
-                // hold disjoint key ranges, so a scan over many is mostly such runs.
+                // hold disjoint key ranges, so a scan over many is mostly such runs,
+                // and a range one file alone covers (a sealed, compacted or bulk-loaded
+                // entity) is one run.
                 var bound = end
                 func lower(_ k: RecordKey) { bound = bound.map { min($0, k) } ?? k }
                 if overlayPosition < overlayKeys.endIndex { lower(overlayKeys[overlayPosition]) }
                 for i in cursors.indices where i != holder {
                     if let k = cursors[i].currentKey { lower(k) }
                 }
-                while let slot = cursors[holder].currentSlot, bound.map({ slot.key < $0 }) ?? true {
-                    if try !body(slot, { cursors[holder].blobs(of: slot) }) { return }
-                    try cursors[holder].advance()
-                }
+                guard try cursors[holder].run(below: bound, body) else { return }
                 continue
             }
             // The overlay's version beats every file's.

@@ -82,7 +82,7 @@ extension LogStore {
                     }
                     if entry == nil {
                         guard let current = try s.index.entry(key), !current.isTombstone else { continue }
-                        _ = try Self.segmentFile(of: current, in: s.segmentFiles, paths: paths)
+                        _ = try Self.segmentFile(current.location.segment, in: s.segmentFiles, paths: paths)
                         entry = current
                     }
                     guard let entry else { continue }
@@ -184,10 +184,6 @@ extension LogStore {
         var bytes = 0
     }
 
-    private static func segmentFile(of entry: IndexEntry, in files: [UInt32: any StorageFile], paths: StorePaths) throws -> any StorageFile {
-        try segmentFile(entry.location.segment, in: files, paths: paths)
-    }
-
     private static func segmentFile(_ segment: UInt32, in files: [UInt32: any StorageFile], paths: StorePaths) throws -> any StorageFile {
         guard let file = files[segment] else {
             throw StrataError(.corrupt, "index points at segment \(segment), which is not open", path: paths.segment(segment))
@@ -202,17 +198,8 @@ extension LogStore {
         var key: RecordKey
         var sequence: UInt64
         var location: RecordLocation
-
-        init(_ entry: IndexEntry) {
-            self.init(key: entry.key, sequence: entry.sequence, location: entry.location)
-        }
-
-        init(key: RecordKey, sequence: UInt64, location: RecordLocation) {
-            self.key = key
-            self.sequence = sequence
-            self.location = location
-        }
     }
+
 
     /// Reads one record in place and hands it to `body`: the checks of `get` (the
     /// record fills its location, is the version the index holds) without copying it.
@@ -260,5 +247,11 @@ extension LogStore {
                                   encodedBlobs: UnsafeRawBufferPointer(rebasing: raw[valueStart + valueLength..<blobsEnd]), blobCount: blobCount)
             return try body(view)
         }
+    }
+}
+
+extension LogStore.VisitTarget {
+    init(_ entry: IndexEntry) {
+        self.init(key: entry.key, sequence: entry.sequence, location: entry.location)
     }
 }

@@ -2,9 +2,9 @@ import Testing
 import StrataTestSupport
 @testable import StrataLog
 
-/// An index read takes its candidates' keys and sequences straight from the term
-/// blocks (`IndexFile.termKeys`): the same terms, in the same order, as decoding the
-/// blocks into term entries (`terms`), for random files of several indexes and values
+/// Term reads walk the term blocks in place (`IndexFile.terms`, and `termKeys`, which
+/// an index read uses): the same terms, in the same order, as decoding every block the
+/// checked way (`readAll`) and filtering by the bounds, for random files of several indexes and values
 /// of many lengths (prefixes of one another among them), under every kind of bound;
 /// and a damaged term block is an error either way, with nothing handed over.
 @Suite struct TermKeysTests {
@@ -46,15 +46,23 @@ import StrataTestSupport
                 let lower: [UInt8]? = random.next() % 4 == 0 ? nil : Self.value(&random)
                 let upper: [UInt8]? = random.next() % 4 == 0 ? nil : Self.value(&random)
                 let lowerInclusive = random.next() % 2 == 0, upperInclusive = random.next() % 2 == 0
-                var decoded: [String] = []
-                try file.terms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) {
-                    decoded.append("\($0.key)@\($0.sequence)")
+                // The model: every term, decoded block by block the checked way, filtered.
+                let decoded = try file.readAll().terms.filter { t in
+                    let v = t.value.bytes
+                    guard t.index == index else { return false }
+                    if let lower, v.lexicographicallyPrecedes(lower) || (!lowerInclusive && v == lower) { return false }
+                    if let upper, upper.lexicographicallyPrecedes(v) || (!upperInclusive && v == upper) { return false }
+                    return true
                 }
+                var listed: [IndexTermEntry] = []
+                try file.terms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { listed.append($0) }
                 var read: [String] = []
                 try file.termKeys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) {
                     read.append("\($0)@\($1)")
                 }
-                #expect(read == decoded, "round \(round): index \(index) from \(String(describing: lower)) \(lowerInclusive) through \(String(describing: upper)) \(upperInclusive)")
+                let bounds = "index \(index) from \(String(describing: lower)) \(lowerInclusive) through \(String(describing: upper)) \(upperInclusive)"
+                #expect(listed == decoded, "round \(round): \(bounds)")
+                #expect(read == decoded.map { "\($0.key)@\($0.sequence)" }, "round \(round): \(bounds)")
             }
         }
     }
