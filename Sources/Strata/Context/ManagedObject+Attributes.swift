@@ -47,7 +47,7 @@ extension ManagedObject {
         }
         try context.willChange(self)
         changes[key] = value.isNull ? .null : .value(value)
-        if let number = layout.fieldNumbers[key] { blobCache[number] = nil }
+        if !blobCache.isEmpty, let number = layout.fieldNumbers[key] { blobCache[number] = nil }
     }
 
     // MARK: Typed access

@@ -73,6 +73,7 @@ extension ManagedObject {
         }
         try context.willChange(self)
         changes[number] = value.isNull ? .null : .value(value)
-        blobCache[number] = nil
+        // Asking an empty dictionary to remove a key still hashes the key.
+        if !blobCache.isEmpty { blobCache[number] = nil }
     }
 }

@@ -27,12 +27,18 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     /// of the context (each fault and insert retains it) and a weak load per access.
     let contextLink: ObjectContext.Link
 
+    // The mutable state below is read and written on every access, and the object is
+    // confined to its context's task: the runtime's exclusivity checks (a call and a
+    // lookup per access, a sixth of an insert's instructions) are left out. No access
+    // to these overlaps another: none is passed `inout` to code that reaches the
+    // object again.
+
     /// The record as last read from the store; nil while a fault (or never saved).
-    var stored: StoredObject?
+    @exclusivity(unchecked) var stored: StoredObject?
     /// Values set in this context and not yet saved.
-    var changes: FieldChanges
+    @exclusivity(unchecked) var changes: FieldChanges
     /// External binaries read so far (by field number), freed by refresh.
-    var blobCache: [Int: Data] = [:]
+    @exclusivity(unchecked) var blobCache: [Int: Data] = [:]
     /// Transient attributes: never written.
     var transientValues: [String: Value] = [:]
     /// The link of the typed model viewing this object: StrataData's `@Model` classes
@@ -47,12 +53,15 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     /// Sibling faults that fire together (batch faulting), when the object came from a fetch.
     var faultGroup: FaultGroup?
 
-    var isNew = false
-    public internal(set) var isDeleted = false
+    @exclusivity(unchecked) var isNew = false
+    @exclusivity(unchecked) public internal(set) var isDeleted = false
+    /// The context's `changedGeneration` when it last put this object among its changed
+    /// ones (0: never). Equal to the current one only while it is still there.
+    @exclusivity(unchecked) var changedStamp: UInt64 = 0
     /// Partial faulting (`FetchRequest.propertiesToFetch`, Fetch/): the field numbers
     /// `stored` really holds; the others are placeholders and reading one loads the
     /// whole record. Nil when `stored` is complete.
-    var loadedFieldNumbers: Set<Int>?
+    @exclusivity(unchecked) var loadedFieldNumbers: Set<Int>?
 
     init(id: ObjectID, shape: StoreSchema.EntityShape, context: ObjectContext) {
         self.objectID = id

@@ -3,13 +3,17 @@ import StrataLog
 extension ObjectContext {
     /// Optimistic locking: an object whose stored version is not the one this context
     /// read is a conflict, settled by `mergePolicy` as Core Data's policies settle it.
-    func resolveConflicts(_ objects: [ManagedObject]) throws {
+    ///
+    /// - Returns: whether there were conflicts (and the policy may have changed what
+    ///   the save writes).
+    @discardableResult
+    func resolveConflicts(_ objects: [ManagedObject]) throws -> Bool {
         var conflicts: [ManagedObject] = []
         for object in objects where !object.isNew {
             guard let read = object.stored?.sequence else { continue }
             if try store.records.sequence(of: object.objectID.key) != read { conflicts.append(object) }
         }
-        guard !conflicts.isEmpty else { return }
+        guard !conflicts.isEmpty else { return false }
         switch mergePolicy {
         case .error:
             let names = conflicts.map(\.objectID.description)
@@ -42,6 +46,7 @@ extension ObjectContext {
                 }
             }
         }
+        return true
     }
 
     /// Replaces an object's base record with the store's newest, keeping its changes.

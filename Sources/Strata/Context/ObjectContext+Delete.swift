@@ -68,7 +68,7 @@ extension ObjectContext {
             } else {
                 try member.fire()
                 member.isDeleted = true
-                changed[member.objectID.key] = member
+                track(member)
             }
         }
     }

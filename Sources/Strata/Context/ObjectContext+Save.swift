@@ -28,9 +28,8 @@ extension ObjectContext {
     private func saveLocked() throws {
         var (writes, deletes) = pendingWrites()
         try validateForSave(writes: writes, deletes: deletes)
-        try resolveConflicts(writes + deletes)
         // A merge policy may have dropped objects (store wins) or revived them.
-        (writes, deletes) = pendingWrites()
+        if try resolveConflicts(writes + deletes) { (writes, deletes) = pendingWrites() }
         let observed = store.hasObservers
         let edges = try edgeWrites(deleted: Set(deletes.map(\.objectID.key)), checkEnds: true, collectTouched: observed)
         guard !writes.isEmpty || !deletes.isEmpty || !edges.isEmpty else {
@@ -175,21 +174,31 @@ extension ObjectContext {
         // A refreshed object keeps its changes but not its record: load it, or the
         // fields it did not change would be written as null.
         try object.fire()
-        var fields = object.stored?.fields ?? []
         let shape = object.shape
-        if fields.count < shape.fieldCount { fields += Array(repeating: .null, count: shape.fieldCount - fields.count) }
+        guard var fields = object.stored?.fields else {
+            // A new object: its record is its changes, nulls where it has none, made in
+            // one pass (a null array overwritten change by change took two allocations).
+            return try (0..<shape.fieldCount).map { number in try newField(number, of: object) }
+        }
+        if fields.count < shape.fieldCount { fields += repeatElement(.null, count: shape.fieldCount - fields.count) }
         for number in 0..<shape.fieldCount {
-            guard let change = object.changes[number] else { continue }
-            if shape.isExternalField[number], case .value(.binary(let data)) = change,
-               data.count >= store.options.externalStorageThreshold {
-                let ref = try store.records.writeBlob([UInt8](data))
-                fields[number] = .blob(ref, rawLength: UInt64(data.count))
-                object.blobCache[number] = data
-            } else {
-                fields[number] = change
-            }
+            guard case .some = object.changes[number] else { continue }
+            fields[number] = try newField(number, of: object)
         }
         return fields
+    }
+
+    /// Field `number` of `object` as its change has it: null when unchanged, a new
+    /// external binary at or above the threshold moved to the blob area.
+    private func newField(_ number: Int, of object: ManagedObject) throws -> FieldValue {
+        guard let change = object.changes[number] else { return .null }
+        if object.shape.isExternalField[number], case .value(.binary(let data)) = change,
+           data.count >= store.options.externalStorageThreshold {
+            let ref = try store.records.writeBlob([UInt8](data))
+            object.blobCache[number] = data
+            return .blob(ref, rawLength: UInt64(data.count))
+        }
+        return change
     }
 
     /// Every uniqueness rule the saved objects break, against the store and against

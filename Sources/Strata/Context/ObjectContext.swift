@@ -22,11 +22,21 @@ public final class ObjectContext {
 
     /// Every object handed out, not retained: unchanged objects go when the caller lets
     /// go, and an object takes its own entry out as it goes (``forget(_:)``).
-    var registry = ObjectRegistry()
-    /// Objects with unsaved changes (inserted, updated or deleted), strongly.
-    var changed: [RecordKey: ManagedObject] = [:]
+    ///
+    /// This state is touched on every insert, change and fault, and the context is
+    /// confined to one task: the runtime's exclusivity checks are left out, as on
+    /// `ManagedObject`'s state (no access to them overlaps another).
+    @exclusivity(unchecked) var registry = ObjectRegistry()
+    /// Objects with unsaved changes (inserted, updated or deleted), strongly. Every
+    /// mutation moves `changedGeneration` on, so an object stamped with the current
+    /// generation is known to be here without hashing its key (``willChange(_:)``).
+    @exclusivity(unchecked) var changed: [RecordKey: ManagedObject] = [:] {
+        didSet { changedGeneration &+= 1 }
+    }
+    /// Moves on at every mutation of `changed`; objects start at 0, never current.
+    @exclusivity(unchecked) private(set) var changedGeneration: UInt64 = 1
     /// Records a fetch already decoded, waiting for their fault to fire.
-    var rowCache: [RecordKey: StoredObject] = [:]
+    @exclusivity(unchecked) var rowCache: [RecordKey: StoredObject] = [:]
     /// Unsaved membership changes of stored to-manys, by edge relation tag.
     var edgeChanges: [UInt16: EdgeChanges] = [:]
 
@@ -152,7 +162,7 @@ public final class ObjectContext {
         object.isNew = true
         for (number, value) in shape.insertDefaults { object.changes[number] = value }
         register(object, key: key)
-        changed[key] = object
+        track(object)
         return object
     }
 
@@ -225,7 +235,16 @@ public final class ObjectContext {
             throw StrataError(.invalidArgument, "\(object.objectID) is deleted; it cannot change", context: ["object": object.objectID.uriRepresentation])
         }
         try object.fire()
+        // Setting four values of one object hashed its key into `changed` four times
+        // (a third of `setValue`); the stamp says it is there already.
+        if object.changedStamp != changedGeneration { track(object) }
+    }
+
+    /// Puts `object` among the changed ones and stamps it with the generation that
+    /// follows: until `changed` next changes, the stamp proves it is there.
+    func track(_ object: ManagedObject) {
         changed[object.objectID.key] = object
+        object.changedStamp = changedGeneration
     }
 
     // MARK: Undoing

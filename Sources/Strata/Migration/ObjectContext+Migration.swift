@@ -6,7 +6,7 @@ extension ObjectContext {
         let object = ManagedObject(id: ObjectID(entityName: shape.entity.name, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
         object.isNew = true
         register(object, key: key)
-        changed[key] = object
+        track(object)
         return object
     }
 

@@ -277,7 +277,9 @@ struct FieldWriter {
     mutating func string(_ s: String) {
         // Straight from the string's UTF-8 view: no array per string.
         varint(UInt64(s.utf8.count))
-        bytes.append(contentsOf: s.utf8)
+        // A copy from contiguous UTF-8 (native and small strings), not the view's
+        // element-by-element append.
+        if s.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil { bytes.append(contentsOf: s.utf8) }
     }
 }
 
