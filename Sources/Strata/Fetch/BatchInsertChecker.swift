@@ -32,9 +32,15 @@ struct BatchInsertChecker {
         }
     }
 
-    /// The object's fields in layout order: given values, else defaults, else null.
-    mutating func fields(_ values: [String: Value], index: Int) throws -> [FieldValue] {
-        var fields = [FieldValue](repeating: .null, count: layout.fields.count)
+    /// Sets `fields` to the object's fields in layout order: given values, else
+    /// defaults, else null. The caller reuses one buffer from object to object (an
+    /// array per object was an allocation and a free apiece).
+    mutating func fill(_ fields: inout [FieldValue], _ values: [String: Value], index: Int) throws {
+        if fields.count != layout.fields.count {
+            fields = .nulls(layout.fields.count)
+        } else {
+            for number in fields.indices { fields[number] = .null }
+        }
         // Keys that name no attribute are reported before any value's fault, as a
         // check of every key up front would; it runs only when some key was not used
         // (or a value is wrong), so a good object's keys are hashed once, not twice.
@@ -47,7 +53,6 @@ struct BatchInsertChecker {
         }
         if used != values.count { try checkKeys(values, index: index) }
         for constraint in uniqueConstraints { try checkUnique(constraint, fields: fields, index: index) }
-        return fields
     }
 
     /// Throws for the first key (by name) that is not an attribute of the entity.

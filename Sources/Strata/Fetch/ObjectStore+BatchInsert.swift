@@ -59,27 +59,41 @@ extension ObjectStore {
         let layout = try schema.layout(entityName)
         var checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
 
+        let inverses = edgeInverses(of: entity, layout: layout)
+        // Without external binaries (written to the blob area only once every object
+        // is valid) or edges to derive, each object is encoded as soon as it is
+        // checked, from one fields buffer: no fields array is kept per object.
+        let encodesAsChecked = inverses.isEmpty && !layout.fields.contains { if case .attribute(_, external: true) = $0.kind { true } else { false } }
         var rows: [[FieldValue]] = []
-        rows.reserveCapacity(objects.count)
+        var encoded: [(value: [UInt8], blobs: [BlobRef], terms: [IndexTerm])] = []
+        if encodesAsChecked { encoded.reserveCapacity(objects.count) } else { rows.reserveCapacity(objects.count) }
+        var fields: [FieldValue] = []
         for (index, values) in objects.enumerated() {
-            var fields = try checker.fields(values, index: index)
+            try checker.fill(&fields, values, index: index)
             if !relationships.isEmpty { try checker.apply(relationships[index], to: &fields, index: index) }
             try checker.checkRequiredRelationships(fields, index: index)
-            rows.append(fields)
+            if encodesAsChecked {
+                encoded.append(try ObjectCodec.encode(fields, layout: layout, blobBytes: records.readBlob))
+            } else {
+                rows.append(fields)
+            }
         }
 
         // Everything is valid: allocate ids, move large binaries out, write once.
         var batch = WriteBatch()
         var ids: [ObjectID] = []
-        ids.reserveCapacity(rows.count)
-        let keys = try allocateKeys(tag: layout.tag, count: rows.count)
-        for (fields, key) in zip(rows, keys) {
-            let (value, blobs, terms) = try ObjectCodec.encode(try externalized(fields, layout: layout), layout: layout, blobBytes: records.readBlob)
+        ids.reserveCapacity(objects.count)
+        let keys = try allocateKeys(tag: layout.tag, count: objects.count)
+        if !encodesAsChecked {
+            for fields in rows { encoded.append(try ObjectCodec.encode(try externalized(fields, layout: layout), layout: layout, blobBytes: records.readBlob)) }
+        }
+        for ((value, blobs, terms), key) in zip(encoded, keys) {
             batch.put(key, value: value, blobs: blobs, terms: terms)
             ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier))
         }
+        encoded = []
         var tags = Set<UInt16>()
-        for (relationship, number) in edgeInverses(of: entity, layout: layout) {
+        for (relationship, number) in inverses {
             let linked = zip(rows, keys).compactMap { fields, key -> (RecordKey, RecordKey)? in
                 guard case .reference(let owner) = fields[number] else { return nil }
                 return (owner, key)

@@ -10,17 +10,21 @@ enum RecordCodec {
     }
 
     static func encode(_ record: Record, into writer: inout ByteWriter) {
-        writer.u8(record.isTombstone ? RecordKind.tombstone.rawValue : RecordKind.put.rawValue)
-        writer.u64(record.key.rawValue)
-        writer.u64(record.sequence)
-        writer.u32(UInt32(record.value.count))
-        writer.u16(UInt16(record.blobs.count))
-        writer.u16(UInt16(record.terms.count))
+        writer.fixed(headerSize) { h in
+            h.storeBytes(of: record.isTombstone ? RecordKind.tombstone.rawValue : RecordKind.put.rawValue, toByteOffset: 0, as: UInt8.self)
+            h.storeBytes(of: record.key.rawValue.littleEndian, toByteOffset: 1, as: UInt64.self)
+            h.storeBytes(of: record.sequence.littleEndian, toByteOffset: 9, as: UInt64.self)
+            h.storeBytes(of: UInt32(record.value.count).littleEndian, toByteOffset: 17, as: UInt32.self)
+            h.storeBytes(of: UInt16(record.blobs.count).littleEndian, toByteOffset: 21, as: UInt16.self)
+            h.storeBytes(of: UInt16(record.terms.count).littleEndian, toByteOffset: 23, as: UInt16.self)
+        }
         writer.bytes(record.value)
         for blob in record.blobs { encode(blob, into: &writer) }
         for term in record.terms {
-            writer.u32(term.index)
-            writer.u16(UInt16(term.value.count))
+            writer.fixed(6) { h in
+                h.storeBytes(of: term.index.littleEndian, toByteOffset: 0, as: UInt32.self)
+                h.storeBytes(of: UInt16(term.value.count).littleEndian, toByteOffset: 4, as: UInt16.self)
+            }
             writer.bytes(term.value)
         }
     }
