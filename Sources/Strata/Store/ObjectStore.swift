@@ -202,13 +202,18 @@ public final class ObjectStore: Sendable {
 
     /// Allocates the next key of an entity.
     func allocateKey(tag: UInt16) throws -> RecordKey {
-        let serial = serials.withLock { s -> UInt64 in
-            let next = s[tag, default: 1]
-            s[tag] = next + 1
-            return next
-        }
+        // One lookup of the tag, read and moved on in place (a read and a write hashed it twice).
+        let serial = serials.withLock { s -> UInt64 in Self.postIncrement(&s[tag, default: 1]) }
         guard serial < ObjectID.serialMask else { throw StrataError(.invalidArgument, "entity has used all 2^48 object ids") }
         return StoreSchema.key(tag: tag, serial: serial)
+    }
+
+    /// The serial, moved on unless it is past the last one (`allocateKey` then throws;
+    /// a damaged counter at 2^64 − 1 must not wrap or trap).
+    private static func postIncrement(_ serial: inout UInt64) -> UInt64 {
+        let current = serial
+        if current < ObjectID.serialMask { serial = current + 1 }
+        return current
     }
 
     /// `count` consecutive keys of one entity, under one lock (a batch insert's).
