@@ -178,20 +178,22 @@ extension ObjectContext {
         guard var fields = object.stored?.fields else {
             // A new object: its record is its changes, nulls where it has none, made in
             // one pass (a null array overwritten change by change took two allocations).
-            return try (0..<shape.fieldCount).map { number in try newField(number, of: object) }
+            return try (0..<shape.fieldCount).map { number in
+                guard let change = object.changes[number] else { return .null }
+                return try written(change, number, of: object)
+            }
         }
         if fields.count < shape.fieldCount { fields += repeatElement(.null, count: shape.fieldCount - fields.count) }
         for number in 0..<shape.fieldCount {
-            guard case .some = object.changes[number] else { continue }
-            fields[number] = try newField(number, of: object)
+            guard let change = object.changes[number] else { continue }
+            fields[number] = try written(change, number, of: object)
         }
         return fields
     }
 
-    /// Field `number` of `object` as its change has it: null when unchanged, a new
-    /// external binary at or above the threshold moved to the blob area.
-    private func newField(_ number: Int, of object: ManagedObject) throws -> FieldValue {
-        guard let change = object.changes[number] else { return .null }
+    /// Field `number` of `object` as `change` is written: a new external binary at or
+    /// above the threshold moved to the blob area, anything else as it is.
+    private func written(_ change: FieldValue, _ number: Int, of object: ManagedObject) throws -> FieldValue {
         if object.shape.isExternalField[number], case .value(.binary(let data)) = change,
            data.count >= store.options.externalStorageThreshold {
             let ref = try store.records.writeBlob([UInt8](data))

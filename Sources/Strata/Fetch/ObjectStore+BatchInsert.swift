@@ -63,7 +63,8 @@ extension ObjectStore {
         // Without external binaries (written to the blob area only once every object
         // is valid) or edges to derive, each object is encoded as soon as it is
         // checked, from one fields buffer: no fields array is kept per object.
-        let encodesAsChecked = inverses.isEmpty && !layout.fields.contains { if case .attribute(_, external: true) = $0.kind { true } else { false } }
+        let hasExternalFields = schema.shapes[entityName]?.isExternalField.contains(true) ?? true
+        let encodesAsChecked = inverses.isEmpty && !hasExternalFields
         var rows: [[FieldValue]] = []
         var encoded: [(value: [UInt8], blobs: [BlobRef], terms: [IndexTerm])] = []
         if encodesAsChecked { encoded.reserveCapacity(objects.count) } else { rows.reserveCapacity(objects.count) }

@@ -39,20 +39,6 @@ struct IndexSlot {
     /// it has none.
     var blobList: Int32
 
-    init(key: RecordKey, sequence: UInt64, isTombstone: Bool, location: RecordLocation, blobList: Int32) {
-        self.key = key
-        self.sequence = sequence
-        self.isTombstone = isTombstone
-        self.location = location
-        self.blobList = blobList
-    }
-
-    /// `entry`'s slot, its blob references (if any) at `blobList`.
-    init(_ entry: IndexEntry, blobList: Int32) {
-        self.init(key: entry.key, sequence: entry.sequence, isTombstone: entry.isTombstone, location: entry.location,
-                  blobList: entry.blobs.isEmpty ? -1 : blobList)
-    }
-
     /// `IndexEntry.isNewer(than:)` for slots.
     func isNewer(than other: IndexSlot) -> Bool {
         Self.isNewer(sequence, location, than: other.sequence, other.location)
@@ -81,5 +67,14 @@ struct IndexTermEntry: Equatable, Sendable {
         if a.value != b.value { return a.value < b.value }
         if a.key != b.key { return a.key < b.key }
         return a.sequence < b.sequence
+    }
+}
+
+extension IndexSlot {
+    /// `entry`'s slot, its blob references (if any) at `blobList`. (In an extension, so
+    /// the struct keeps its synthesized memberwise initializer.)
+    init(_ entry: IndexEntry, blobList: Int32) {
+        self.init(key: entry.key, sequence: entry.sequence, isTombstone: entry.isTombstone, location: entry.location,
+                  blobList: entry.blobs.isEmpty ? -1 : blobList)
     }
 }
