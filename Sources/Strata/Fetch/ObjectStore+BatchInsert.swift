@@ -118,6 +118,92 @@ extension ObjectStore {
         return ids
     }
 
+    /// Inserts objects of one entity that `dictionaryHandler` produces one at a time,
+    /// in one transaction, holding a few thousand of them at once whatever their number
+    /// (Core Data's `NSBatchInsertRequest(entityName:dictionaryHandler:)`).
+    ///
+    /// The handler fills the dictionary it is given (emptied before each call) with the
+    /// next object's attribute values and returns `false`, or returns `true` when there
+    /// are no more objects — the dictionary of that last call is not inserted. Values
+    /// are checked as ``batchInsert(entityName:objects:relationships:)`` checks them,
+    /// external-storage binaries go to the blob area, and the objects are encoded and
+    /// written as they come: the records reach the segment in chunks, their index is
+    /// sorted through scratch files, and the transaction becomes visible whole when the
+    /// handler is done (`LogStore.commit(chunks:)`). Memory stays flat from a thousand
+    /// objects to millions, except for a unique attribute, whose values in the batch
+    /// are remembered to find duplicates among them (as the array form does).
+    ///
+    /// Relationships are not set here; an entity with a required to-one cannot be
+    /// inserted this way. Contexts observing the store learn of the insert from
+    /// ``changes()`` with every new id (which the store then gathers).
+    ///
+    /// ```swift
+    /// var next = 0
+    /// let inserted = try store.batchInsert(entityName: "Employee") { values in
+    ///     guard next < rows.count else { return true }
+    ///     values["name"] = .string(rows[next].name)
+    ///     values["salary"] = .int(rows[next].salary)
+    ///     next += 1
+    ///     return false
+    /// }
+    /// ```
+    ///
+    /// - Returns: how many objects were inserted.
+    /// - Throws: as ``batchInsert(entityName:objects:relationships:)`` (the error's
+    ///   `index` counts the handler's objects from 0), or what the handler throws.
+    ///   Nothing becomes visible when any object or the handler fails (binaries
+    ///   already written to the blob area are garbage that compaction reclaims).
+    @discardableResult
+    public func batchInsert(entityName: String, dictionaryHandler: (inout [String: Value]) throws -> Bool) throws -> Int {
+        guard let entity = model.entity(named: entityName) else {
+            throw StrataError(.unknownKeyPath, "the model has no entity '\(entityName)'", context: ["entity": entityName])
+        }
+        guard !entity.isAbstract else {
+            throw StrataError(.invalidArgument, "\(entityName) is abstract: batch-insert one of its sub-entities", context: ["entity": entityName])
+        }
+        let gate = SaveGate.lock(for: self)
+        gate.lock()
+        defer { gate.unlock() }
+        let layout = try schema.layout(entityName)
+        var checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
+        let isExternal = schema.shapes[entityName]?.isExternalField ?? []
+        let threshold = options.externalStorageThreshold
+        let observed = hasObservers
+        var ids: [ObjectID] = []
+        var values: [String: Value] = [:]
+        var fields: [FieldValue] = []
+        var count = 0
+        var done = false
+        // About a megabyte of employee-like records a chunk: large enough that the
+        // chunk's lookups and frame writes are cheap per object, small beside any budget.
+        let chunkObjects = 8_192
+        let sequence = try records.commit { batch, writeBlob in
+            var inChunk = 0
+            while inChunk < chunkObjects {
+                values.removeAll(keepingCapacity: true)
+                if try dictionaryHandler(&values) {
+                    done = true
+                    break
+                }
+                try checker.fill(&fields, values, index: count)
+                try checker.checkRequiredRelationships(fields, index: count)
+                for number in isExternal.indices where isExternal[number] {
+                    guard case .value(.binary(let data)) = fields[number], data.count >= threshold else { continue }
+                    fields[number] = .blob(try writeBlob([UInt8](data)), rawLength: UInt64(data.count))
+                }
+                let key = try allocateKey(tag: layout.tag)
+                let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: layout, blobBytes: records.readBlob)
+                batch.put(key, value: value, blobs: blobs, terms: terms)
+                if observed { ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier)) }
+                count += 1
+                inChunk += 1
+            }
+            return !done
+        }
+        if count > 0 && observed { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
+        return count
+    }
+
     /// The to-ones of `entity` whose inverse is an ordered to-many kept as edges, with
     /// their field numbers: batch insert writes their edges.
     private func edgeInverses(of entity: EntityDescription, layout: StoreSchema.EntityLayout) -> [(EdgeRelation, Int)] {

@@ -68,6 +68,10 @@ public protocol RecordStore: AnyObject, Sendable {
     func readBlob(_ ref: BlobRef) throws -> [UInt8]
     /// Commits a transaction whole; returns its sequence.
     @discardableResult func commit(_ batch: WriteBatch) throws -> UInt64
+    /// Commits one transaction handed over in chunks (`produce` fills each and says
+    /// whether more follow; its `writeBlob` writes a blob for them), visible whole or
+    /// not at all, holding a chunk at a time (`LogStore.commit(chunks:)`).
+    @discardableResult func commit(chunks produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool) throws -> UInt64
     /// What has been read and written since open or reset.
     var statistics: LogStatistics { get }
     /// Zeroes the statistics.
@@ -85,6 +89,15 @@ public protocol RecordStore: AnyObject, Sendable {
 extension LogStore: RecordStore {}
 
 extension RecordStore {
+    /// Gathers the chunks into one batch: for store types that cannot write a
+    /// transaction in parts.
+    @discardableResult
+    public func commit(chunks produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool) throws -> UInt64 {
+        var batch = WriteBatch()
+        while try produce(&batch, writeBlob) {}
+        return try commit(batch)
+    }
+
     /// Keys without locations: for store types that do not locate while listing.
     public func locatedKeys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [LocatedKey] {
         try keys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive).map(LocatedKey.init)

@@ -91,7 +91,7 @@ final class CompactionOutput {
         try segment.file.write(frame, at: segment.end)
         try segment.file.sync()
         let minSequence = segment.min == .max ? 0 : segment.min
-        let bytes = builder.encoded(segmentID: segment.id, storeID: store.storeID, minSequence: minSequence, maxSequence: segment.max, recordBytes: segment.bytes,
+        let bytes = try builder.encoded(segmentID: segment.id, storeID: store.storeID, minSequence: minSequence, maxSequence: segment.max, recordBytes: segment.bytes,
                                     segmentLength: segment.end + Int64(frame.count))
         builder = IndexFileBuilder()
         try LogStore.writeIndexFile(bytes, segmentID: segment.id, paths: store.paths, fileSystem: store.fileSystem)

@@ -7,16 +7,22 @@ struct BloomFilter {
 
     /// The filter block's body (without its CRC): probes, bit count, bits.
     static func build(keys: [RecordKey]) -> [UInt8] {
-        let bitCount = max(64, (keys.count * bitsPerKey + 7) / 8 * 8)
+        let bitCount = bitCount(keys: keys.count)
         var bits = [UInt8](repeating: 0, count: bitCount / 8)
-        for key in keys {
-            forEachBit(key, bitCount: UInt64(bitCount), probes: probes) { bit in bits[Int(bit >> 3)] |= 1 << UInt8(bit & 7) }
-        }
+        for key in keys { set(key, bits: &bits, bitCount: bitCount) }
         var w = ByteWriter(capacity: bits.count + 8)
         w.u8(probes)
         w.u32(UInt32(bitCount))
         w.bytes(bits)
         return w.bytes
+    }
+
+    /// The filter's size in bits for `keys` keys (a whole number of bytes, at least 64).
+    static func bitCount(keys: Int) -> Int { max(64, (keys * bitsPerKey + 7) / 8 * 8) }
+
+    /// Sets `key`'s bits in a filter of `bitCount` bits (`bits` holds `bitCount / 8` bytes).
+    static func set(_ key: RecordKey, bits: inout [UInt8], bitCount: Int) {
+        forEachBit(key, bitCount: UInt64(bitCount), probes: probes) { bit in bits[Int(bit >> 3)] |= 1 << UInt8(bit & 7) }
     }
 
     /// Whether the filter in `block` (body and CRC, already checked) may hold `key`.

@@ -31,3 +31,17 @@ public struct WriteBatch: Sendable {
     public var count: Int { operations.count }
     public var isEmpty: Bool { operations.isEmpty }
 }
+
+extension WriteBatch {
+    /// The batch's writes as records of transaction `sequence`, in batch order.
+    func records(sequence: UInt64) -> [Record] {
+        operations.map { operation -> Record in
+            switch operation {
+            case let .put(key, value, blobs, terms):
+                return Record(key: key, sequence: sequence, value: value, blobs: blobs, terms: terms)
+            case let .delete(key):
+                return Record(key: key, sequence: sequence, isTombstone: true)
+            }
+        }
+    }
+}

@@ -371,7 +371,7 @@ extension LogStore {
         for e in hint.entries {
             builder.add(IndexEntry(key: e.key, sequence: e.sequence, isTombstone: e.isTombstone, location: e.location, blobs: e.blobs), terms: e.terms)
         }
-        let bytes = builder.encoded(segmentID: info.id, storeID: manifest.storeID, minSequence: hint.minSequence, maxSequence: hint.maxSequence,
+        let bytes = try builder.encoded(segmentID: info.id, storeID: manifest.storeID, minSequence: hint.minSequence, maxSequence: hint.maxSequence,
                                     recordBytes: Int64(clamping: hint.recordBytes), segmentLength: try segment.size())
         return try installIndexBytes(bytes, segmentID: info.id, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem, cache: cache, writable: false)
     }

@@ -6,9 +6,9 @@ extension LogStore {
     /// leaves the old segment listed as active but ending in a seal frame; open
     /// finishes the roll. Any failure makes the store read-only, because appending
     /// after a seal frame would hide the appended commits from recovery.
-    func roll(_ w: inout WriterState) throws {
+    func roll(_ w: inout WriterState, bulk: BulkSeal? = nil) throws {
         do {
-            try finishRoll(&w, alreadySealed: false)
+            try finishRoll(&w, alreadySealed: false, bulk: bulk)
         } catch StrataError.limitExceeded {
             // Segment ids are exhausted (a damaged manifest): nothing was written, the
             // active segment stays active, and the store stays writable.
@@ -20,7 +20,10 @@ extension LogStore {
         }
     }
 
-    func finishRoll(_ w: inout WriterState, alreadySealed: Bool) throws {
+    /// - Parameter bulk: a bulk commit's segment (`commit(chunks:)`), whose index file
+    ///   is already written beside its final name and whose transaction becomes
+    ///   visible with it; nil for a segment indexed by the overlay.
+    func finishRoll(_ w: inout WriterState, alreadySealed: Bool, bulk: BulkSeal? = nil) throws {
         guard let file = w.segmentFile else { return }
         try upgradeIfNeeded()
         let oldID = w.segmentID
@@ -30,23 +33,23 @@ extension LogStore {
         _ = try probe.allocateSegmentID()
         if !alreadySealed {
             try syncBlobs(&w)
-            var seal = ByteWriter(capacity: 16)
-            seal.u64(w.segmentMinSequence == .max ? 0 : w.segmentMinSequence)
-            seal.u64(w.segmentMaxSequence)
-            var frame: [UInt8] = []
-            FrameCodec.append(type: .seal, payload: seal.bytes, compress: false, to: &frame)
+            let frame = Self.sealFrame(min: w.segmentMinSequence == .max ? 0 : w.segmentMinSequence, max: w.segmentMaxSequence)
             try file.write(frame, at: w.segmentEnd)
             w.segmentEnd += Int64(frame.count)
             w.segmentDirty = true
             try syncSegment(&w)
         }
-        var (manifest, contents, recordBytes) = state.withLock { s in
-            (s.manifest, s.index.overlay.sortedContents(), s.recordBytesBySegment[oldID] ?? 0)
-        }
+        var manifest = state.withLock { $0.manifest }
         let minSequence = w.segmentMinSequence == .max ? 0 : w.segmentMinSequence
-        let bytes = IndexFileBuilder.encode(entries: contents.entries, terms: contents.terms, segmentID: oldID, storeID: manifest.storeID,
-                                            minSequence: minSequence, maxSequence: w.segmentMaxSequence, recordBytes: recordBytes, segmentLength: w.segmentEnd)
-        try Self.writeIndexFile(bytes, segmentID: oldID, paths: paths, fileSystem: fileSystem)
+        if let bulk {
+            try fileSystem.rename(bulk.indexPath, to: paths.indexFile(oldID))
+            try fileSystem.syncDirectory(paths.index)
+        } else {
+            let (contents, recordBytes) = state.withLock { s in (s.index.overlay.sortedContents(), s.recordBytesBySegment[oldID] ?? 0) }
+            let bytes = try IndexFileBuilder.encode(entries: contents.entries, terms: contents.terms, segmentID: oldID, storeID: manifest.storeID,
+                                                    minSequence: minSequence, maxSequence: w.segmentMaxSequence, recordBytes: recordBytes, segmentLength: w.segmentEnd)
+            try Self.writeIndexFile(bytes, segmentID: oldID, paths: paths, fileSystem: fileSystem)
+        }
         let indexFile = try Self.openIndexFile(oldID, paths: paths, storeID: manifest.storeID, fileSystem: fileSystem, cache: blockCache)
 
         let newID = try manifest.allocateSegmentID()
@@ -58,7 +61,7 @@ extension LogStore {
             manifest.segments[i].maxSequence = max(manifest.segments[i].maxSequence, w.segmentMaxSequence)
         }
         manifest.segments.append(.init(id: newID, state: .active, minSequence: 0, maxSequence: 0))
-        manifest.counters = state.withLock { $0.index.counters }
+        manifest.counters = bulk?.counters ?? state.withLock { $0.index.counters }
         // Blob files are not restricted: a staging store counts its owner's blob files.
         manifest.counters.liveBytesBySegment = manifest.counters.liveBytesBySegment.filter { id, _ in manifest.segments.contains { $0.id == id } }
         manifest.countersKnown = true
@@ -70,6 +73,12 @@ extension LogStore {
             s.segmentFiles[newID] = newFile
             s.index.install(indexFile)
             s.index.overlay = IndexOverlay()
+            if let bulk {
+                s.index.counters = bulk.counters
+                s.recordBytesBySegment[oldID] = bulk.recordBytes
+                s.lastSequence = max(s.lastSequence, bulk.sequence)
+                for blob in bulk.blobs { s.releasePendingBlob(blob) }
+            }
         }
         w.segmentID = newID
         w.segmentFile = newFile
@@ -78,6 +87,16 @@ extension LogStore {
         w.segmentMaxSequence = 0
         w.segmentDirty = false
         logger.info("sealed segment", metadata: ["segment": "\(oldID)", "next": "\(newID)"])
+    }
+
+    /// A seal frame (FORMAT.md §3.5) recording a segment's min and max sequence.
+    static func sealFrame(min: UInt64, max: UInt64) -> [UInt8] {
+        var seal = ByteWriter(capacity: 16)
+        seal.u64(min)
+        seal.u64(max)
+        var frame: [UInt8] = []
+        FrameCodec.append(type: .seal, payload: seal.bytes, compress: false, to: &frame)
+        return frame
     }
 
     /// Seals the active blob file and starts a new one (FORMAT.md §5.4).

@@ -15,68 +15,73 @@ extension LogStore {
         return try writer.withLock { w in
             try checkWritable()
             try upgradeIfNeeded()
-            let (last, missing) = state.withLock { s -> (UInt64, BlobRef?) in
-                for operation in batch.operations {
-                    if case let .put(_, _, blobs, _) = operation,
-                       let bad = blobs.first(where: { s.blobFiles[$0.file] == nil || $0.offset > Format.maxBlobOffset || $0.length > Format.maxBlobLength }) {
-                        return (0, bad)
-                    }
-                }
-                return (s.lastSequence, nil)
-            }
-            if let missing {
-                throw StrataError(.invalidArgument, "a record references \(missing), which no blob file of this store holds", path: paths.blob(missing.file))
-            }
-            // A damaged manifest or segment can carry the largest sequence there is:
-            // the store then refuses to commit, it does not wrap or trap.
-            let sequence = try Checked.successor(of: last, "sequence", path: paths.manifest)
-            let records = batch.operations.map { operation -> Record in
-                switch operation {
-                case let .put(key, value, blobs, terms):
-                    return Record(key: key, sequence: sequence, value: value, blobs: blobs, terms: terms)
-                case let .delete(key):
-                    return Record(key: key, sequence: sequence, isTombstone: true)
-                }
-            }
-            let (bytes, locations) = try encodeTransaction(records, sequence: sequence, segmentID: w.segmentID, startingAt: w.segmentEnd)
-            // The versions these records replace, found before anything is written: a
-            // damaged index file is repaired here, never after the append. The writer
-            // lock keeps them current until the records are applied.
-            let replaced = try previousVersions(of: records)
-            // Whatever the durability mode, blob bytes reach the disk before a commit
-            // that references them can: otherwise a power loss could keep the commit
-            // and lose its blob, and what survives would not be a prefix.
-            if w.blobDirty && records.contains(where: { !$0.blobs.isEmpty }) { try syncBlobs(&w) }
-            try append(bytes, to: &w)
-            state.withLock { s in
-                if records.count >= 256 { s.index.overlay.reserve(records.count) }
-                var recordBytes: Int64 = 0
-                for i in records.indices {
-                    let r = records[i], location = locations[i]
-                    for blob in r.blobs { s.releasePendingBlob(blob) }
-                    let entry = IndexEntry(key: r.key, sequence: sequence, isTombstone: r.isTombstone, location: location, blobs: r.blobs)
-                    // A key twice in this transaction: its first version is in the overlay now.
-                    s.index.apply(entry, terms: r.terms, replacing: s.index.overlay.entry(r.key) ?? replaced[i])
-                    recordBytes += Int64(location.recordLength)
-                }
-                s.recordBytesBySegment[w.segmentID, default: 0] += recordBytes
-                s.lastSequence = sequence
-            }
-            w.segmentMinSequence = min(w.segmentMinSequence, sequence)
-            w.segmentMaxSequence = max(w.segmentMaxSequence, sequence)
-            counters.commits.add(1)
-            let overlayFull = state.withLock { $0.index.overlay.count >= max(1, options.overlayEntryLimit) }
-            if w.segmentEnd >= Int64(options.segmentSizeLimit) || overlayFull {
-                do {
-                    try roll(&w)
-                } catch StrataError.limitExceeded {
-                    // The transaction is committed; only the roll could not happen. The
-                    // segment grows on until a segment's 4 GiB bound refuses commits.
-                    logger.error("segment ids are exhausted; the active segment keeps growing", metadata: ["path": "\(paths.manifest)"])
-                }
-            }
-            return sequence
+            return try commitLocked(batch, &w)
         }
+    }
+
+    /// The sequence the next transaction takes, after checking that `batch` references
+    /// only blobs this store holds.
+    func nextSequence(checking batch: WriteBatch) throws -> UInt64 {
+        let (last, missing) = state.withLock { s -> (UInt64, BlobRef?) in
+            for operation in batch.operations {
+                if case let .put(_, _, blobs, _) = operation,
+                   let bad = blobs.first(where: { s.blobFiles[$0.file] == nil || $0.offset > Format.maxBlobOffset || $0.length > Format.maxBlobLength }) {
+                    return (0, bad)
+                }
+            }
+            return (s.lastSequence, nil)
+        }
+        if let missing {
+            throw StrataError(.invalidArgument, "a record references \(missing), which no blob file of this store holds", path: paths.blob(missing.file))
+        }
+        // A damaged manifest or segment can carry the largest sequence there is:
+        // the store then refuses to commit, it does not wrap or trap.
+        return try Checked.successor(of: last, "sequence", path: paths.manifest)
+    }
+
+    /// `commit` with the writer lock held.
+    func commitLocked(_ batch: WriteBatch, _ w: inout WriterState) throws -> UInt64 {
+        if batch.isEmpty { return lastSequence }
+        let sequence = try nextSequence(checking: batch)
+        let records = batch.records(sequence: sequence)
+        let (bytes, locations) = try encodeTransaction(records, sequence: sequence, segmentID: w.segmentID, startingAt: w.segmentEnd)
+        // The versions these records replace, found before anything is written: a
+        // damaged index file is repaired here, never after the append. The writer
+        // lock keeps them current until the records are applied.
+        let replaced = try previousVersions(of: records)
+        // Whatever the durability mode, blob bytes reach the disk before a commit
+        // that references them can: otherwise a power loss could keep the commit
+        // and lose its blob, and what survives would not be a prefix.
+        if w.blobDirty && records.contains(where: { !$0.blobs.isEmpty }) { try syncBlobs(&w) }
+        try append(bytes, to: &w)
+        state.withLock { s in
+            if records.count >= 256 { s.index.overlay.reserve(records.count) }
+            var recordBytes: Int64 = 0
+            for i in records.indices {
+                let r = records[i], location = locations[i]
+                for blob in r.blobs { s.releasePendingBlob(blob) }
+                let entry = IndexEntry(key: r.key, sequence: sequence, isTombstone: r.isTombstone, location: location, blobs: r.blobs)
+                // A key twice in this transaction: its first version is in the overlay now.
+                s.index.apply(entry, terms: r.terms, replacing: s.index.overlay.entry(r.key) ?? replaced[i])
+                recordBytes += Int64(location.recordLength)
+            }
+            s.recordBytesBySegment[w.segmentID, default: 0] += recordBytes
+            s.lastSequence = sequence
+        }
+        w.segmentMinSequence = min(w.segmentMinSequence, sequence)
+        w.segmentMaxSequence = max(w.segmentMaxSequence, sequence)
+        counters.commits.add(1)
+        let overlayFull = state.withLock { $0.index.overlay.count >= max(1, options.overlayEntryLimit) }
+        if w.segmentEnd >= Int64(options.segmentSizeLimit) || overlayFull {
+            do {
+                try roll(&w)
+            } catch StrataError.limitExceeded {
+                // The transaction is committed; only the roll could not happen. The
+                // segment grows on until a segment's 4 GiB bound refuses commits.
+                logger.error("segment ids are exhausted; the active segment keeps growing", metadata: ["path": "\(paths.manifest)"])
+            }
+        }
+        return sequence
     }
 
     /// The current version in the sealed index files of each record's key (nil when the
@@ -91,6 +96,25 @@ extension LogStore {
     /// then the commit frame (FORMAT.md §3.2–§3.4); returns the bytes and every
     /// record's location, in the records' order.
     func encodeTransaction(_ records: [Record], sequence: UInt64, segmentID: UInt32, startingAt start: Int64) throws -> ([UInt8], [RecordLocation]) {
+        var (out, locations, frames) = try encodeFrames(records, segmentID: segmentID, startingAt: start)
+        out.append(contentsOf: Self.commitFrame(sequence: sequence, records: records.count, frames: frames))
+        return (out, locations)
+    }
+
+    /// A commit frame (FORMAT.md §3.4) for `records` records in `frames` records frames.
+    static func commitFrame(sequence: UInt64, records: Int, frames: Int) -> [UInt8] {
+        var commit = ByteWriter(capacity: 16)
+        commit.u64(sequence)
+        commit.u32(UInt32(truncatingIfNeeded: records))
+        commit.u32(UInt32(truncatingIfNeeded: frames))
+        var out: [UInt8] = []
+        FrameCodec.append(type: .commit, payload: commit.bytes, compress: false, to: &out)
+        return out
+    }
+
+    /// Encodes records into records frames (no commit frame) placed from `start`:
+    /// their bytes, every record's location, and the number of frames.
+    func encodeFrames(_ records: [Record], segmentID: UInt32, startingAt start: Int64) throws -> ([UInt8], [RecordLocation], Int) {
         var out: [UInt8] = []
         var locations: [RecordLocation] = []
         locations.reserveCapacity(records.count)
@@ -129,12 +153,7 @@ extension LogStore {
             }
             frames += 1
         }
-        var commit = ByteWriter(capacity: 16)
-        commit.u64(sequence)
-        commit.u32(UInt32(records.count))
-        commit.u32(UInt32(frames))
-        FrameCodec.append(type: .commit, payload: commit.bytes, compress: false, to: &out)
-        return (out, locations)
+        return (out, locations, frames)
     }
 
     /// Appends to the active segment and makes it as durable as the options ask.
@@ -206,42 +225,47 @@ extension LogStore {
         try writer.withLock { w in
             try checkWritable()
             try upgradeIfNeeded()
-            guard let file = w.blobFile else { throw StrataError(.readOnly, "the store was opened read-only", path: path) }
-            var stored = bytes
-            var flags: UInt32 = 0
-            if options.compressBlobs, bytes.count >= 256, let packed = bytes.withUnsafeBytes({ LZ4.compress($0) }) {
-                stored = packed
-                flags |= BlobFlags.lz4
-            }
-            let checksum = CRC32C.checksum(stored)
-            let header = BlobEntryHeader(flags: flags, storedLength: UInt64(stored.count), rawLength: UInt64(bytes.count), dataChecksum: checksum)
-            let offset = w.blobEnd
-            var entry = header.encoded()
-            entry.append(contentsOf: stored)
-            do {
-                try file.write(entry, at: offset)
-            } catch {
-                do { try file.truncate(to: offset) } catch { fail(error) }
-                throw error
-            }
-            w.blobEnd += Int64(entry.count)
-            w.blobDirty = true
-            counters.blobBytesWritten.add(entry.count)
-            counters.blobsWritten.add(1)
-            let ref = BlobRef(file: w.blobID, offset: UInt64(offset), length: UInt64(stored.count), checksum: checksum)
-            state.withLock { s in
-                s.pendingBlobs[ref, default: 0] += 1
-                s.pendingBlobFiles[ref.file, default: 0] += 1
-            }
-            if w.blobEnd >= Int64(options.blobFileSizeLimit) {
-                do {
-                    try rollBlobFile(&w)
-                } catch StrataError.limitExceeded {
-                    logger.error("blob file ids are exhausted; the active blob file keeps growing", metadata: ["path": "\(paths.manifest)"])
-                }
-            }
-            return ref
+            return try writeBlobLocked(bytes, &w)
         }
+    }
+
+    /// `writeBlob` with the writer lock held.
+    func writeBlobLocked(_ bytes: [UInt8], _ w: inout WriterState) throws -> BlobRef {
+        guard let file = w.blobFile else { throw StrataError(.readOnly, "the store was opened read-only", path: path) }
+        var stored = bytes
+        var flags: UInt32 = 0
+        if options.compressBlobs, bytes.count >= 256, let packed = bytes.withUnsafeBytes({ LZ4.compress($0) }) {
+            stored = packed
+            flags |= BlobFlags.lz4
+        }
+        let checksum = CRC32C.checksum(stored)
+        let header = BlobEntryHeader(flags: flags, storedLength: UInt64(stored.count), rawLength: UInt64(bytes.count), dataChecksum: checksum)
+        let offset = w.blobEnd
+        var entry = header.encoded()
+        entry.append(contentsOf: stored)
+        do {
+            try file.write(entry, at: offset)
+        } catch {
+            do { try file.truncate(to: offset) } catch { fail(error) }
+            throw error
+        }
+        w.blobEnd += Int64(entry.count)
+        w.blobDirty = true
+        counters.blobBytesWritten.add(entry.count)
+        counters.blobsWritten.add(1)
+        let ref = BlobRef(file: w.blobID, offset: UInt64(offset), length: UInt64(stored.count), checksum: checksum)
+        state.withLock { s in
+            s.pendingBlobs[ref, default: 0] += 1
+            s.pendingBlobFiles[ref.file, default: 0] += 1
+        }
+        if w.blobEnd >= Int64(options.blobFileSizeLimit) {
+            do {
+                try rollBlobFile(&w)
+            } catch StrataError.limitExceeded {
+                logger.error("blob file ids are exhausted; the active blob file keeps growing", metadata: ["path": "\(paths.manifest)"])
+            }
+        }
+        return ref
     }
 
     /// Replaces the caller's metadata (kept in the manifest) durably.

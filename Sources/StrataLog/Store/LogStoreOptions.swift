@@ -34,8 +34,13 @@ public struct LogStoreOptions: Sendable {
     /// The active segment is sealed (and its index written to disk) once it holds this
     /// many keys, so the in-memory overlay stays bounded: about 150 bytes a key plus
     /// its terms. A single transaction larger than this still goes whole into one
-    /// segment; the roll follows its commit.
+    /// segment; the roll follows its commit. (A transaction committed in chunks,
+    /// `LogStore.commit(chunks:)`, never enters the overlay: see ``bulkSortBatch``.)
     public var overlayEntryLimit = 65_536
+    /// A chunked commit (`LogStore.commit(chunks:)`) sorts its index entries and terms
+    /// in batches of this many, each spilled to a scratch file in `index/` when full,
+    /// so its memory does not follow the transaction's size: about 100 bytes an item.
+    public var bulkSortBatch = 65_536
     /// LZ4-compress record blocks when it saves an eighth or more.
     public var compressRecords = true
     /// LZ4-compress blobs when it saves an eighth or more (incompressible ones stay as they are).

@@ -48,7 +48,7 @@ extension LogStore {
                 }
             }
             if info.state == .sealed {
-                let expected = builder.encoded(segmentID: info.id, storeID: manifest.storeID, minSequence: scan.minSequence == .max ? 0 : scan.minSequence,
+                let expected = try builder.encoded(segmentID: info.id, storeID: manifest.storeID, minSequence: scan.minSequence == .max ? 0 : scan.minSequence,
                                                maxSequence: scan.maxSequence, recordBytes: scan.recordBytes, segmentLength: scan.validEnd)
                 verifyIndexFile(info.id, expected: expected, report: &report)
             }

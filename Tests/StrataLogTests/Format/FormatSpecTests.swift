@@ -235,7 +235,7 @@ import StrataTestSupport
                                location: RecordLocation(segment: 1, frameOffset: 48, frameLength: 43, recordOffset: 4, recordLength: 27), blobs: [])
         for withTerm in [false, true] {
             let terms = withTerm ? [IndexTermEntry(index: 7, value: TermBytes([0xAB]), key: RecordKey(1), sequence: 1)] : []
-            let encoded = IndexFileBuilder.encode(entries: [entry], terms: terms, segmentID: 1, storeID: Self.storeID,
+            let encoded = try IndexFileBuilder.encode(entries: [entry], terms: terms, segmentID: 1, storeID: Self.storeID,
                                                   minSequence: 1, maxSequence: 1, recordBytes: 27, segmentLength: 147)
             let expected = Self.indexFile(withTerm: withTerm)
             #expect(encoded == expected)

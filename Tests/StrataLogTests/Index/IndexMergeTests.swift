@@ -12,7 +12,7 @@ import StrataTestSupport
 
     static func file(_ entries: [IndexEntry], segment: UInt32) throws -> IndexFile {
         let sequences = entries.map(\.sequence)
-        let bytes = IndexFileBuilder.encode(entries: entries, terms: [], segmentID: segment, storeID: storeID,
+        let bytes = try IndexFileBuilder.encode(entries: entries, terms: [], segmentID: segment, storeID: storeID,
                                             minSequence: sequences.min() ?? 0, maxSequence: sequences.max() ?? 0,
                                             recordBytes: Int64(30 * entries.count), segmentLength: 1 << 20)
         return try IndexFile(file: ByteArrayFile(path: "\(segment).idx", bytes: bytes), segmentID: segment, storeID: storeID,

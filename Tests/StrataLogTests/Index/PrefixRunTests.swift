@@ -14,7 +14,7 @@ import StrataTestSupport
             IndexEntry(key: RecordKey(key), sequence: UInt64(i + 1), isTombstone: i % 7 == 3,
                        location: RecordLocation(segment: 1, frameOffset: 48, frameLength: 100, recordOffset: 4, recordLength: 30), blobs: [])
         }
-        let bytes = IndexFileBuilder.encode(entries: entries, terms: [], segmentID: 1, storeID: storeID, minSequence: 1,
+        let bytes = try IndexFileBuilder.encode(entries: entries, terms: [], segmentID: 1, storeID: storeID, minSequence: 1,
                                             maxSequence: UInt64(keys.count), recordBytes: Int64(30 * keys.count), segmentLength: 1 << 20)
         return try IndexFile(file: ByteArrayFile(path: "000001.idx", bytes: bytes), segmentID: 1, storeID: storeID, cache: BlockCache(budget: 1 << 20))
     }

@@ -17,7 +17,7 @@ import StrataTestSupport
             IndexEntry(key: key, sequence: 1, isTombstone: false,
                        location: RecordLocation(segment: 1, frameOffset: 48, frameLength: 100, recordOffset: 4, recordLength: 30), blobs: [])
         }
-        var encoded = IndexFileBuilder.encode(entries: entries, terms: sorted, segmentID: 1, storeID: storeID, minSequence: 1,
+        var encoded = try IndexFileBuilder.encode(entries: entries, terms: sorted, segmentID: 1, storeID: storeID, minSequence: 1,
                                               maxSequence: 9, recordBytes: Int64(30 * keys.count), segmentLength: 1 << 20)
         bytes?(&encoded)
         return try IndexFile(file: ByteArrayFile(path: "000001.idx", bytes: encoded), segmentID: 1, storeID: storeID, cache: BlockCache(budget: 1 << 20))

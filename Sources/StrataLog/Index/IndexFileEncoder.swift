@@ -1,0 +1,171 @@
+/// Encodes an index file (FORMAT.md §7) as its parts arrive: entries in key order,
+/// then terms in term order, then the two fences, the filter and the footer.
+///
+/// Finished bytes go to `sink` whenever more than `drainAt` of them are waiting, so a
+/// file of any size is written holding one block, the fences and the filter's bits —
+/// the filter is sized by the entry count given up front, which is why the caller
+/// must know it. `IndexFileBuilder.encode` keeps everything (no sink) and returns the
+/// bytes: both give the same bytes for the same entries, which `verify` relies on.
+struct IndexFileEncoder {
+    static let blockSize = IndexFileBuilder.blockSize
+
+    private var out: ByteWriter
+    /// Bytes already handed to `sink` (offsets in the file are `drained + out.count`).
+    private var drained = 0
+    private let drainAt: Int
+    private let sink: (([UInt8]) throws -> Void)?
+
+    private var block = ByteWriter(capacity: IndexFileEncoder.blockSize + 128)
+    private var inBlock: UInt32 = 0
+    private var dataFence = ByteWriter(capacity: 64)
+    private var dataFenceCount: UInt32 = 0
+    private var termFence = ByteWriter(capacity: 64)
+    private var termFenceCount: UInt32 = 0
+    private var filterBits: [UInt8]
+    private let filterBitCount: Int
+    private let expectedEntries: Int
+
+    private var lastKey: UInt64 = 0
+    private var firstKey: UInt64?
+    private var lastTerm: IndexTermEntry?
+    private var entryCount = 0
+    private var liveCount = 0
+    private var termCount = 0
+    private var termsStarted = false
+
+    /// - Parameters:
+    ///   - expectedEntries: how many entries will be added (the filter's size).
+    ///   - sink: where finished bytes go, in order; nil keeps them for `finish` to return.
+    init(expectedEntries: Int, drainAt: Int = 1 << 20, sink: (([UInt8]) throws -> Void)? = nil) {
+        self.expectedEntries = expectedEntries
+        self.sink = sink
+        self.drainAt = sink == nil ? .max : drainAt
+        out = ByteWriter(capacity: sink == nil ? expectedEntries * 40 + 4096 : drainAt + Self.blockSize + 256)
+        filterBitCount = BloomFilter.bitCount(keys: expectedEntries)
+        filterBits = [UInt8](repeating: 0, count: filterBitCount / 8)
+        block.u32(0)
+    }
+
+    /// Adds the next entry; keys must rise strictly (one version per key).
+    mutating func add(_ e: IndexEntry) throws {
+        guard !termsStarted else { throw StrataError(.invalidArgument, "an index file's entries must all come before its terms") }
+        if firstKey == nil { firstKey = e.key.rawValue }
+        block.u64(e.key.rawValue)
+        block.u64(e.sequence)
+        block.u8(e.isTombstone ? RecordKind.tombstone.rawValue : RecordKind.put.rawValue)
+        block.u32(e.location.frameOffset)
+        block.u32(e.location.frameLength)
+        block.u32(e.location.recordOffset)
+        block.u32(e.location.recordLength)
+        block.u16(UInt16(e.blobs.count))
+        for blob in e.blobs { RecordCodec.encode(blob, into: &block) }
+        inBlock += 1
+        lastKey = e.key.rawValue
+        entryCount += 1
+        if !e.isTombstone { liveCount += 1 }
+        BloomFilter.set(e.key, bits: &filterBits, bitCount: filterBitCount)
+        if block.count >= Self.blockSize {
+            let last = lastKey
+            try flush(term: false) { $0.u64(last) }
+        }
+    }
+
+    /// Adds the next term, after every entry, in `IndexTermEntry.precedes` order.
+    mutating func add(_ t: IndexTermEntry) throws {
+        if !termsStarted { try startTerms() }
+        let value = t.value.bytes
+        block.u32(t.index)
+        block.u16(UInt16(value.count))
+        block.bytes(value)
+        block.u64(t.key.rawValue)
+        block.u64(t.sequence)
+        inBlock += 1
+        termCount += 1
+        lastTerm = t
+        if block.count >= Self.blockSize {
+            try flush(term: true) { Self.fenceKey(t, into: &$0) }
+        }
+    }
+
+    /// Ends the file: the last blocks, the fences, the filter and the footer. Returns
+    /// the bytes not yet given to the sink (all of them without one).
+    mutating func finish(segmentID: UInt32, storeID: [UInt8], minSequence: UInt64, maxSequence: UInt64,
+                         recordBytes: Int64, segmentLength: Int64) throws -> [UInt8] {
+        guard entryCount == expectedEntries else {
+            throw StrataError(.invalidArgument, "index file of segment \(segmentID): \(entryCount) entries where \(expectedEntries) were announced")
+        }
+        if !termsStarted { try startTerms() }
+        if let last = lastTerm { try flush(term: true) { Self.fenceKey(last, into: &$0) } }
+        let dataHandle = writeBlock(dataFence, count: dataFenceCount)
+        let termHandle = writeBlock(termFence, count: termFenceCount)
+        var filterBody = ByteWriter(capacity: filterBits.count + 8)
+        filterBody.u8(BloomFilter.probes)
+        filterBody.u32(UInt32(filterBitCount))
+        filterBody.bytes(filterBits)
+        let filterHandle = writeBlock(filterBody, count: nil)
+        let footer = IndexFooter(segmentID: segmentID, storeID: storeID,
+                                 minKey: firstKey ?? 0, maxKey: entryCount > 0 ? lastKey : 0,
+                                 minSequence: minSequence, maxSequence: maxSequence, recordBytes: UInt64(max(0, recordBytes)),
+                                 entryCount: UInt64(entryCount), liveCount: UInt64(liveCount), tombstoneCount: UInt64(entryCount - liveCount),
+                                 termCount: UInt64(termCount), dataFence: dataHandle, termFence: termHandle, filter: filterHandle,
+                                 segmentLength: UInt32(clamping: segmentLength))
+        out.bytes(footer.encoded())
+        let rest = out.bytes
+        out = ByteWriter(capacity: 0)
+        return rest
+    }
+
+    /// The data blocks end where the terms begin.
+    private mutating func startTerms() throws {
+        let last = lastKey
+        try flush(term: false) { $0.u64(last) }
+        termsStarted = true
+        block = ByteWriter(capacity: Self.blockSize + 128)
+        block.u32(0)
+    }
+
+    private mutating func flush(term: Bool, writeLast: (inout ByteWriter) -> Void) throws {
+        guard inBlock > 0 else { return }
+        block.patch(u32: inBlock, at: 0)
+        block.u32(CRC32C.checksum(block.bytes))
+        let offset = UInt64(drained + out.count)
+        if term {
+            writeLast(&termFence)
+            termFence.u64(offset)
+            termFence.u32(UInt32(block.count))
+            termFenceCount += 1
+        } else {
+            writeLast(&dataFence)
+            dataFence.u64(offset)
+            dataFence.u32(UInt32(block.count))
+            dataFenceCount += 1
+        }
+        out.bytes(block.bytes)
+        block = ByteWriter(capacity: Self.blockSize + 128)
+        block.u32(0)
+        inBlock = 0
+        if out.count >= drainAt, let sink {
+            try sink(out.bytes)
+            drained += out.count
+            out = ByteWriter(capacity: drainAt + Self.blockSize + 256)
+        }
+    }
+
+    private mutating func writeBlock(_ body: ByteWriter, count: UInt32?) -> IndexFooter.Handle {
+        var b = ByteWriter(capacity: body.count + 8)
+        if let count { b.u32(count) }
+        b.bytes(body.bytes)
+        b.u32(CRC32C.checksum(b.bytes))
+        let handle = IndexFooter.Handle(offset: UInt64(drained + out.count), length: UInt64(b.count))
+        out.bytes(b.bytes)
+        return handle
+    }
+
+    static func fenceKey(_ t: IndexTermEntry, into w: inout ByteWriter) {
+        let value = t.value.bytes
+        w.u32(t.index)
+        w.u16(UInt16(value.count))
+        w.bytes(value)
+        w.u64(t.key.rawValue)
+    }
+}

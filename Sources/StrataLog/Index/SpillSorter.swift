@@ -1,0 +1,182 @@
+/// Sorts more items than should be held at once — a bulk commit's index entries and
+/// terms (`LogStore.commit(chunks:)`) — through a temporary file.
+///
+/// Items are gathered up to `runLimit`; each full batch is sorted and appended to the
+/// file as a run, and `drain` merges the runs through one buffered cursor each. A
+/// batch whose first item does not precede the last one written extends that run
+/// instead of starting another, so a bulk load whose keys rise writes one run; a
+/// sorter that never fills its batch touches no file at all. Memory is the batch,
+/// one write buffer, and one read buffer per run while draining.
+///
+/// The file is scratch: it lives in `index/` under a `.tmp` name, which open removes
+/// (FORMAT.md §4.4), and `discard` removes it after use.
+struct SpillSorter<Item> {
+    typealias Encode = (Item, inout ByteWriter) -> Void
+    typealias Decode = (inout ByteReader) throws -> Item
+
+    private let path: String
+    private let fileSystem: any FileSystem
+    private let runLimit: Int
+    private let precedes: (Item, Item) -> Bool
+    private let encode: Encode
+    private let decode: Decode
+
+    private var batch: [Item] = []
+    private var file: (any StorageFile)?
+    private var fileEnd: Int64 = 0
+    /// Byte ranges of the runs written, in file order.
+    private var runs: [Range<Int64>] = []
+    private var lastWritten: Item?
+    private(set) var count = 0
+
+    init(path: String, fileSystem: any FileSystem, runLimit: Int = 65_536,
+         precedes: @escaping (Item, Item) -> Bool, encode: @escaping Encode, decode: @escaping Decode) {
+        self.path = path
+        self.fileSystem = fileSystem
+        self.runLimit = max(2, runLimit)
+        self.precedes = precedes
+        self.encode = encode
+        self.decode = decode
+    }
+
+    /// Whether items went to the file (tests ask; a sorted load writes one run).
+    var runCount: Int { runs.count }
+
+    mutating func add(_ item: Item) throws {
+        batch.append(item)
+        count += 1
+        if batch.count >= runLimit { try spill() }
+    }
+
+    /// Calls `body` with every item added, in order, then removes the file. Items that
+    /// compare equal come in no particular order.
+    mutating func drain(_ body: (Item) throws -> Void) throws {
+        batch.sort(by: precedes)
+        guard let file else {
+            for item in batch { try body(item) }
+            batch = []
+            return
+        }
+        try spill()
+        var cursors = try runs.map { try RunCursor(file: file, range: $0, decode: decode) }
+        // A binary heap of cursor numbers, smallest current item on top.
+        var heap = cursors.indices.filter { cursors[$0].current != nil }
+        func less(_ a: Int, _ b: Int) -> Bool {
+            guard let x = cursors[a].current, let y = cursors[b].current else { return false }
+            return precedes(x, y)
+        }
+        func siftDown(_ start: Int) {
+            var i = start
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < heap.count && less(heap[l], heap[m]) { m = l }
+                if r < heap.count && less(heap[r], heap[m]) { m = r }
+                if m == i { return }
+                heap.swapAt(i, m)
+                i = m
+            }
+        }
+        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+        while let top = heap.first, let item = cursors[top].current {
+            try body(item)
+            try cursors[top].advance()
+            if cursors[top].current == nil {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            if !heap.isEmpty { siftDown(0) }
+        }
+        discard()
+    }
+
+    /// Closes and removes the file, if any (after a drain, or when the commit stops).
+    mutating func discard() {
+        if let file {
+            try? file.close()
+            try? fileSystem.remove(path)
+        }
+        file = nil
+        runs = []
+        batch = []
+    }
+
+    /// Sorts the batch and appends it to the file: to the last run when it follows
+    /// that run's last item, as a new run otherwise.
+    private mutating func spill() throws {
+        guard !batch.isEmpty else { return }
+        batch.sort(by: precedes)
+        if file == nil {
+            try fileSystem.remove(path)
+            file = try fileSystem.open(path, mode: .create)
+        }
+        guard let file else { return }
+        let start = fileEnd
+        var out = ByteWriter(capacity: 1 << 20)
+        for item in batch {
+            let at = out.count
+            out.u32(0)
+            encode(item, &out)
+            out.patch(u32: UInt32(out.count - at - 4), at: at)
+            if out.count >= 1 << 20 {
+                try file.write(out.bytes, at: fileEnd)
+                fileEnd += Int64(out.count)
+                out = ByteWriter(capacity: 1 << 20)
+            }
+        }
+        if out.count > 0 {
+            try file.write(out.bytes, at: fileEnd)
+            fileEnd += Int64(out.count)
+        }
+        if let last = runs.last, let lastWritten, let first = batch.first, !precedes(first, lastWritten), last.upperBound == start {
+            runs[runs.count - 1] = last.lowerBound..<fileEnd
+        } else {
+            runs.append(start..<fileEnd)
+        }
+        lastWritten = batch.last
+        batch.removeAll(keepingCapacity: true)
+    }
+
+    /// Reads one run back, a buffer at a time.
+    private struct RunCursor {
+        let file: any StorageFile
+        let end: Int64
+        let decode: Decode
+        var next: Int64
+        var buffer: [UInt8] = []
+        var position = 0
+        var current: Item?
+
+        init(file: any StorageFile, range: Range<Int64>, decode: @escaping Decode) throws {
+            self.file = file
+            self.end = range.upperBound
+            self.next = range.lowerBound
+            self.decode = decode
+            try advance()
+        }
+
+        mutating func advance() throws {
+            guard try available(4) else { current = nil; return }
+            let length = Int(buffer[position]) | Int(buffer[position + 1]) << 8 | Int(buffer[position + 2]) << 16 | Int(buffer[position + 3]) << 24
+            guard try available(4 + length) else {
+                throw StrataError(.corrupt, "spill file ends inside an item", path: file.path, offset: next)
+            }
+            var reader = ByteReader(buffer, from: position + 4, to: position + 4 + length, path: file.path)
+            current = try decode(&reader)
+            position += 4 + length
+        }
+
+        /// Whether `count` bytes are buffered from `position`, reading more when not.
+        private mutating func available(_ count: Int) throws -> Bool {
+            if buffer.count - position >= count { return true }
+            let left = end - next
+            if left <= 0 { return false }
+            let want = Int(min(left, Int64(max(count, 64 << 10))))
+            let more = try file.readExactly(want, at: next)
+            buffer = Array(buffer[position...]) + more
+            position = 0
+            next += Int64(want)
+            return buffer.count >= count
+        }
+    }
+}

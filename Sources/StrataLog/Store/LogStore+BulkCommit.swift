@@ -1,0 +1,218 @@
+/// What a bulk commit hands the roll that seals its segment: the index file written
+/// beside its final name, and what becomes visible with it.
+struct BulkSeal {
+    var indexPath: String
+    var counters: IndexCounters
+    var recordBytes: Int64
+    var sequence: UInt64
+    /// Blobs the transaction's records reference: no longer pending once it is visible.
+    var blobs: [BlobRef]
+}
+
+extension LogStore {
+    /// Commits one transaction handed over in chunks, so that a write of any size —
+    /// a million-object import, a bulk insert — holds one chunk at a time rather than
+    /// the whole transaction.
+    ///
+    /// `produce` fills the empty batch it is given with the next chunk and returns
+    /// whether more chunks follow; `writeBlob` writes a blob for the chunk's records
+    /// (the store's `writeBlob` would wait for the lock this commit holds). All chunks
+    /// become visible together, or none does.
+    ///
+    /// A transaction of one chunk is an ordinary `commit`. A longer one gets a segment
+    /// of its own (the active segment is sealed first if it holds anything): each
+    /// chunk's records frames are appended as they come, without a commit frame, and
+    /// its index entries and terms go to a sorter that spills to `index/`. When the last
+    /// chunk is in, the sorted entries and terms are written as the segment's index
+    /// file (`.tmp`), then the commit frame, then the segment is sealed and the index
+    /// file renamed into place with the transaction's counters. Memory is a chunk, the
+    /// sorters' batches and the filter's bits (ten bits a key), not the transaction.
+    ///
+    /// A crash before the commit frame leaves frames that no commit closes: open cuts
+    /// them as a torn tail and removes the `.tmp` files (FORMAT.md §4.4). A crash after
+    /// it leaves a committed transaction in the active segment, which open replays into
+    /// the overlay like any other (that recovery holds the transaction's index entries
+    /// in memory once, and the next commit seals the segment).
+    ///
+    /// - Returns: the transaction's sequence number.
+    /// - Throws: as `commit`, and `.invalidArgument` when a key is written twice (a
+    ///   bulk transaction writes each key once). Nothing is visible or kept when any
+    ///   chunk, the producer or a write fails before the commit frame; a failure after
+    ///   it (sealing the segment) makes the store read-only, and the transaction is
+    ///   there at the next open.
+    @discardableResult
+    public func commit(chunks produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool) throws -> UInt64 {
+        try writer.withLock { w in
+            try checkWritable()
+            try upgradeIfNeeded()
+            func writeBlob(_ bytes: [UInt8]) throws -> BlobRef { try writeBlobLocked(bytes, &w) }
+            var first = WriteBatch()
+            let more = try produce(&first, writeBlob)
+            if !more { return try commitLocked(first, &w) }
+            return try commitBulk(first: first, produce: produce, &w)
+        }
+    }
+
+    private func commitBulk(first: WriteBatch, produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool,
+                            _ w: inout WriterState) throws -> UInt64 {
+        let sequence = try nextSequence(checking: first)
+        // The transaction's index file is its segment's: nothing else may be in it.
+        if w.segmentEnd > Int64(Format.segmentHeaderSize) { try roll(&w) }
+        guard let file = w.segmentFile else { throw StrataError(.readOnly, "the store was opened read-only", path: path) }
+        let segmentID = w.segmentID
+        let start = w.segmentEnd
+        let base = paths.index + "/" + StorePaths.number(segmentID)
+        var entries = SpillSorter<IndexEntry>(path: base + ".entries.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch, precedes: { $0.key < $1.key },
+                                              encode: Self.encodeSpilled, decode: Self.decodeSpilled)
+        var terms = SpillSorter<IndexTermEntry>(path: base + ".terms.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch, precedes: IndexTermEntry.precedes,
+                                                encode: Self.encodeSpilled, decode: Self.decodeSpilled)
+        let indexPath = paths.indexFile(segmentID) + ".tmp"
+        var end = start
+        do {
+            var live = state.withLock { $0.index.counters }
+            var blobs: [BlobRef] = []
+            var records = 0, frames = 0
+            var recordBytes: Int64 = 0
+            var batch = first
+            var more = true
+            func writeBlob(_ bytes: [UInt8]) throws -> BlobRef { try writeBlobLocked(bytes, &w) }
+            while true {
+                if records > 0 { _ = try nextSequence(checking: batch) }
+                let chunk = batch.records(sequence: sequence)
+                batch = WriteBatch()
+                // The versions these records replace, looked up before the chunk is
+                // written (a damaged index file is repaired here, as `commit` does).
+                let replaced = try readIndex { s in try chunk.map { try s.index.sealedEntry($0.key) } }
+                let (bytes, locations, frameCount) = try encodeFrames(chunk, segmentID: segmentID, startingAt: end)
+                try file.write(bytes, at: end)
+                end += Int64(bytes.count)
+                for i in chunk.indices {
+                    let r = chunk[i]
+                    let entry = IndexEntry(key: r.key, sequence: sequence, isTombstone: r.isTombstone, location: locations[i], blobs: r.blobs)
+                    if let previous = replaced[i] { live.remove(previous) }
+                    live.add(entry)
+                    recordBytes += entry.recordBytes
+                    blobs.append(contentsOf: r.blobs)
+                    try entries.add(entry)
+                    for t in r.terms { try terms.add(IndexTermEntry(index: t.index, value: TermBytes(t.value), key: r.key, sequence: sequence)) }
+                }
+                records += chunk.count
+                frames += frameCount
+                guard records <= Int(UInt32.max), frames <= Int(UInt32.max) else {
+                    throw StrataError(.invalidArgument, "transaction of more than \(UInt32.max) records or frames", path: path)
+                }
+                if !more { break }
+                more = try produce(&batch, writeBlob)
+            }
+            let commit = Self.commitFrame(sequence: sequence, records: records, frames: frames)
+            // The footer records the sealed segment's length: the commit and seal frames to come included.
+            let sealedLength = end + Int64(commit.count + Self.sealFrame(min: sequence, max: sequence).count)
+            try writeBulkIndex(entries: &entries, terms: &terms, to: indexPath, segmentID: segmentID, sequence: sequence,
+                               recordBytes: recordBytes, segmentLength: sealedLength)
+            // Whatever the durability mode, blobs reach the disk before a commit that
+            // references them can (as in `commit`).
+            if w.blobDirty && !blobs.isEmpty { try syncBlobs(&w) }
+            try file.write(commit, at: end)
+            end += Int64(commit.count)
+            w.segmentEnd = end
+            w.segmentDirty = true
+            w.segmentMinSequence = sequence
+            w.segmentMaxSequence = sequence
+            counters.commits.add(1)
+            counters.segmentBytesWritten.add(Int(end - start))
+            // The seal fsyncs the segment and the blobs whatever the durability mode:
+            // the transaction is durable when this returns.
+            try roll(&w, bulk: BulkSeal(indexPath: indexPath, counters: live, recordBytes: recordBytes, sequence: sequence, blobs: blobs))
+            return sequence
+        } catch {
+            entries.discard()
+            terms.discard()
+            try? fileSystem.remove(indexPath)
+            if w.segmentEnd == start {
+                // Nothing of the transaction is committed: take its frames back, so the
+                // next commit starts on a frame boundary (open would cut them anyway).
+                do { try file.truncate(to: start) } catch { fail(error) }
+            }
+            throw error
+        }
+    }
+
+    /// Writes the sorted entries and terms as the segment's index file at `path`
+    /// (streamed, then fsynced). A key written twice stops the commit.
+    private func writeBulkIndex(entries: inout SpillSorter<IndexEntry>, terms: inout SpillSorter<IndexTermEntry>, to path: String,
+                                segmentID: UInt32, sequence: UInt64, recordBytes: Int64, segmentLength: Int64) throws {
+        try fileSystem.remove(path)
+        let file = try fileSystem.open(path, mode: .create)
+        do {
+            var offset: Int64 = 0
+            var encoder = IndexFileEncoder(expectedEntries: entries.count) { bytes in
+                try file.write(bytes, at: offset)
+                offset += Int64(bytes.count)
+            }
+            var last: RecordKey?
+            try entries.drain { entry in
+                if let last, last == entry.key {
+                    throw StrataError(.invalidArgument, "key \(entry.key) is written twice in one bulk transaction", path: self.path)
+                }
+                last = entry.key
+                try encoder.add(entry)
+            }
+            try terms.drain { try encoder.add($0) }
+            let storeID = state.withLock { $0.manifest.storeID }
+            let rest = try encoder.finish(segmentID: segmentID, storeID: storeID, minSequence: sequence, maxSequence: sequence,
+                                          recordBytes: recordBytes, segmentLength: segmentLength)
+            try file.write(rest, at: offset)
+            try file.sync()
+            try file.close()
+        } catch {
+            try? file.close()
+            throw error
+        }
+    }
+}
+
+// MARK: Spilled items (scratch, never read by another process or version)
+
+extension LogStore {
+    static func encodeSpilled(_ e: IndexEntry, into w: inout ByteWriter) {
+        w.u64(e.key.rawValue)
+        w.u64(e.sequence)
+        w.u8(e.isTombstone ? 1 : 0)
+        w.u32(e.location.segment)
+        w.u32(e.location.frameOffset)
+        w.u32(e.location.frameLength)
+        w.u32(e.location.recordOffset)
+        w.u32(e.location.recordLength)
+        w.u16(UInt16(truncatingIfNeeded: e.blobs.count))
+        for blob in e.blobs { RecordCodec.encode(blob, into: &w) }
+    }
+
+    static func decodeSpilled(_ r: inout ByteReader) throws -> IndexEntry {
+        let key = RecordKey(try r.u64()), sequence = try r.u64(), tombstone = try r.u8() != 0
+        let location = RecordLocation(segment: try r.u32(), frameOffset: try r.u32(), frameLength: try r.u32(),
+                                      recordOffset: try r.u32(), recordLength: try r.u32())
+        let count = Int(try r.u16())
+        var blobs: [BlobRef] = []
+        if count > 0 {
+            blobs.reserveCapacity(count)
+            for _ in 0..<count { blobs.append(try RecordCodec.decodeBlob(&r)) }
+        }
+        return IndexEntry(key: key, sequence: sequence, isTombstone: tombstone, location: location, blobs: blobs)
+    }
+
+    static func encodeSpilled(_ t: IndexTermEntry, into w: inout ByteWriter) {
+        let value = t.value.bytes
+        w.u32(t.index)
+        w.u16(UInt16(truncatingIfNeeded: value.count))
+        w.bytes(value)
+        w.u64(t.key.rawValue)
+        w.u64(t.sequence)
+    }
+
+    static func decodeSpilled(_ r: inout ByteReader) throws -> IndexTermEntry {
+        let index = try r.u32()
+        let length = Int(try r.u16())
+        let value = try r.bytes(length)
+        return IndexTermEntry(index: index, value: TermBytes(value), key: RecordKey(try r.u64()), sequence: try r.u64())
+    }
+}

@@ -1,0 +1,255 @@
+import Testing
+import Logging
+import StrataTestSupport
+@testable import StrataLog
+
+/// `LogStore.commit(chunks:)`: a transaction written chunk by chunk, its index sorted
+/// through scratch files, checked against a plain map across seals, reopens,
+/// compaction, producer failures, injected I/O failures and power loss.
+@Suite struct BulkCommitTests {
+    static let root = "/store"
+
+    static func options(sortBatch: Int = 7) -> LogStoreOptions {
+        var options = LogStoreOptions()
+        options.segmentSizeLimit = 8 << 10
+        options.blobFileSizeLimit = 6 << 10
+        options.compactionBatchBytes = 4 << 10
+        options.bulkSortBatch = sortBatch
+        return options
+    }
+
+    /// One write of the model: a value with its terms (index 1: the key's residue, so
+    /// values repeat; index 2: a per-version tag), or a delete.
+    struct Write {
+        var key: UInt64
+        var value: [UInt8]?
+        var blob: Bool
+        var terms: [IndexTerm] {
+            guard let value else { return [] }
+            return [IndexTerm(index: 1, value: [UInt8(truncatingIfNeeded: value.count % 5)]),
+                    IndexTerm(index: 2, value: Array("v\(value.first ?? 0)-\(key)".utf8))]
+        }
+    }
+
+    /// Transaction n: bulk when n is odd (several chunks, keys in no order, some
+    /// rewritten from earlier transactions, some deleted), a small commit otherwise.
+    static func transaction(_ n: Int) -> [[Write]] {
+        var rng = SplitMix(seed: UInt64(n) &* 0x9E37_79B9)
+        let chunks = n % 2 == 1 ? 2 + Int(rng.next() % 4) : 1
+        var used = Set<UInt64>()
+        return (0..<chunks).map { _ in
+            (0..<(3 + Int(rng.next() % 9))).compactMap { _ -> Write? in
+                let key = rng.next() % 90
+                guard used.insert(key).inserted else { return nil }
+                if rng.next() % 7 == 0 { return Write(key: key, value: nil, blob: false) }
+                let size = 10 + Int(rng.next() % 120)
+                return Write(key: key, value: LogFixtures.value(key, version: n, size: size), blob: rng.next() % 5 == 0)
+            }
+        }
+    }
+
+    static func model(after t: Int) -> [UInt64: [UInt8]] {
+        var state: [UInt64: [UInt8]] = [:]
+        for n in stride(from: 1, through: t, by: 1) {
+            for write in transaction(n).joined() { state[write.key] = write.value }
+        }
+        return state
+    }
+
+    /// Commits transactions 1…count; returns the last acknowledged and whether one failed.
+    static func run(_ store: LogStore, transactions count: Int = 16, compactEvery: Int = 6) -> (acknowledged: Int, failed: Bool) {
+        var acknowledged = 0
+        do {
+            for n in 1...count {
+                var chunks = transaction(n)[...]
+                try store.commit { batch, writeBlob in
+                    guard let chunk = chunks.popFirst() else { return false }
+                    for write in chunk {
+                        if let value = write.value {
+                            batch.put(RecordKey(write.key), value: value, blobs: write.blob ? [try writeBlob(value + value)] : [], terms: write.terms)
+                        } else {
+                            batch.delete(RecordKey(write.key))
+                        }
+                    }
+                    return !chunks.isEmpty
+                }
+                acknowledged = n
+                if n % compactEvery == 0 { try store.compact(force: true) }
+            }
+        } catch {
+            return (acknowledged, true)
+        }
+        return (acknowledged, false)
+    }
+
+    /// The store holds exactly `expected`: values, blobs, and both term indexes.
+    static func check(_ store: LogStore, _ expected: [UInt64: [UInt8]], _ context: String) throws {
+        #expect(store.count == expected.count, "\(context)")
+        #expect(try store.keys() == expected.keys.sorted().map { RecordKey($0) }, "\(context)")
+        for (key, value) in expected {
+            let record = try store.get(RecordKey(key))
+            #expect(record?.value == value, "\(context): key \(key)")
+            for blob in record?.blobs ?? [] { #expect(try store.readBlob(blob) == value + value, "\(context): blob of \(key)") }
+        }
+        for residue in UInt8(0)..<5 {
+            let want = expected.filter { UInt8($0.value.count % 5) == residue }.keys.sorted().map { RecordKey($0) }
+            #expect(try store.keys(for: IndexTerm(index: 1, value: [residue])).sorted() == want, "\(context): term \(residue)")
+        }
+        for (key, value) in expected.prefix(12) {
+            let term = IndexTerm(index: 2, value: Array("v\(value.first ?? 0)-\(key)".utf8))
+            #expect(try store.keys(for: term) == [RecordKey(key)], "\(context): tag of \(key)")
+        }
+    }
+
+    static func scratchFiles(_ fs: any FileSystem) throws -> [String] {
+        try fs.contentsOfDirectory(root + "/index").filter { $0.hasSuffix(".tmp") }
+    }
+
+    @Test(arguments: [3, 7, 1_000])
+    func matchesAMapAcrossSealsCompactionAndReopen(sortBatch: Int) throws {
+        let fs = InMemoryFileSystem()
+        let options = Self.options(sortBatch: sortBatch)
+        do {
+            let store = try LogStore.open(at: Self.root, options: options, fileSystem: fs, logger: .quiet)
+            let run = Self.run(store)
+            #expect(!run.failed)
+            try Self.check(store, Self.model(after: 16), "before reopen")
+            // The index files a bulk commit streamed are the ones a scan builds, byte for byte.
+            let report = try store.verify()
+            #expect(report.isSound, "\(report)")
+            #expect(try Self.scratchFiles(fs).isEmpty)
+            try store.close()
+        }
+        let store = try LogStore.open(at: Self.root, options: options, fileSystem: fs, logger: .quiet)
+        defer { try? store.close() }
+        try Self.check(store, Self.model(after: 16), "after reopen")
+        try store.compact(force: true)
+        try Self.check(store, Self.model(after: 16), "after compaction")
+    }
+
+    @Test func aSortedLoadSpillsOneRunAndAShuffledOneSeveral() throws {
+        let fs = InMemoryFileSystem()
+        try fs.createDirectory("/scratch")
+        func sorter() -> SpillSorter<IndexEntry> {
+            SpillSorter(path: "/scratch/s.tmp", fileSystem: fs, runLimit: 10, precedes: { $0.key < $1.key },
+                        encode: LogStore.encodeSpilled, decode: LogStore.decodeSpilled)
+        }
+        func entry(_ key: UInt64) -> IndexEntry {
+            IndexEntry(key: RecordKey(key), sequence: key, isTombstone: key % 9 == 0,
+                       location: RecordLocation(segment: 1, frameOffset: UInt32(key), frameLength: 9, recordOffset: 4, recordLength: 3),
+                       blobs: key % 4 == 0 ? [BlobRef(file: 1, offset: key, length: 5, checksum: UInt32(key))] : [])
+        }
+        var sorted = sorter()
+        for key in UInt64(0)..<95 { try sorted.add(entry(key)) }
+        var got: [IndexEntry] = []
+        try sorted.drain { got.append($0) }
+        #expect(got == (0..<95).map(entry))
+        #expect(try !fs.exists("/scratch/s.tmp"))
+
+        var shuffled = sorter()
+        var rng = SplitMix(seed: 5)
+        let keys = (UInt64(0)..<95).map { ($0, rng.next()) }.sorted { $0.1 < $1.1 }.map(\.0)
+        for key in keys { try shuffled.add(entry(key)) }
+        #expect(shuffled.runCount > 1)
+        got = []
+        try shuffled.drain { got.append($0) }
+        #expect(got == (0..<95).map(entry))
+    }
+
+    @Test func aKeyWrittenTwiceStopsTheCommitAndLeavesNothing() throws {
+        let fs = InMemoryFileSystem()
+        let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+        var small = WriteBatch()
+        small.put(RecordKey(1), value: [1])
+        try store.commit(small)
+        var chunk = 0
+        let error = #expect(throws: StrataError.self) {
+            try store.commit { batch, _ in
+                chunk += 1
+                for key in 0..<20 { batch.put(RecordKey(UInt64(100 + key + chunk * 20 - (chunk == 3 ? 45 : 0))), value: [UInt8(chunk)]) }
+                return chunk < 3
+            }
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(try store.keys() == [RecordKey(1)])
+        #expect(try Self.scratchFiles(fs).isEmpty)
+        // The store goes on, and a reopen finds only what was committed.
+        var next = WriteBatch()
+        next.put(RecordKey(2), value: [2])
+        try store.commit(next)
+        try store.close()
+        let reopened = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+        defer { try? reopened.close() }
+        #expect(try reopened.keys() == [RecordKey(1), RecordKey(2)])
+        #expect(try reopened.verify().isSound)
+    }
+
+    @Test func aProducerThatThrowsLeavesNothing() throws {
+        struct Stop: Error {}
+        let fs = InMemoryFileSystem()
+        let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+        var chunk = 0
+        #expect(throws: Stop.self) {
+            try store.commit { batch, _ in
+                chunk += 1
+                if chunk == 4 { throw Stop() }
+                for key in 0..<10 { batch.put(RecordKey(UInt64(chunk * 10 + key)), value: [UInt8(key)], terms: [IndexTerm(index: 1, value: [1])]) }
+                return true
+            }
+        }
+        #expect(store.count == 0)
+        #expect(try store.keys(for: IndexTerm(index: 1, value: [1])).isEmpty)
+        #expect(try Self.scratchFiles(fs).isEmpty)
+        try store.close()
+        let reopened = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+        defer { try? reopened.close() }
+        #expect(reopened.count == 0)
+    }
+
+    @Test func oneChunkIsAnOrdinaryCommit() throws {
+        let fs = InMemoryFileSystem()
+        let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+        defer { try? store.close() }
+        try store.commit { batch, _ in batch.put(RecordKey(1), value: [1]); return false }
+        try store.commit { batch, _ in batch.put(RecordKey(2), value: [2]); return false }
+        // Both in the active segment, no seal: a bulk commit would have sealed twice.
+        #expect(try fs.contentsOfDirectory(Self.root + "/segments").count == 1)
+        #expect(try store.keys() == [RecordKey(1), RecordKey(2)])
+    }
+
+    @Test(arguments: [Fault.Operation.write, .sync, .rename, .syncDirectory, .create, .truncate, .remove])
+    func failingEachOccurrenceKeepsAcknowledgedTransactions(operation: Fault.Operation) throws {
+        let counting = FaultInjectingFileSystem(wrapping: InMemoryFileSystem())
+        let clean = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: counting, logger: .quiet)
+        counting.resetCounts()
+        #expect(!Self.run(clean, transactions: 8).failed)
+        try clean.close()
+        let total = counting.counts[operation] ?? 0
+        // Every fourth occurrence keeps the sweep short; the bulk steps are all reached.
+        for occurrence in stride(from: 1, through: total, by: total > 120 ? 3 : 1) {
+            let memory = InMemoryFileSystem()
+            let fs = FaultInjectingFileSystem(wrapping: memory)
+            let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+            fs.resetCounts()
+            let id = fs.inject(.fail(operation, errno: 5, on: .nth(occurrence)))
+            let run = Self.run(store, transactions: 8)
+            let context = "\(operation) #\(occurrence)"
+            #expect(run.failed || fs.timesFired(id) == 0 || [.truncate, .syncDirectory, .remove].contains(operation), "\(context): the failure was swallowed")
+            fs.clearFaults()
+            try? store.close()
+            memory.crash()
+            let reopened = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: memory, logger: .quiet)
+            let found = try Self.contents(reopened)
+            #expect([run.acknowledged, run.acknowledged + 1].contains { found == Self.model(after: $0) }, "\(context): not the state after \(run.acknowledged) or the next")
+            #expect(try reopened.verify().isSound, "\(context)")
+            #expect(try Self.scratchFiles(memory).isEmpty, "\(context): scratch files left after open")
+            try reopened.close()
+        }
+    }
+
+    static func contents(_ store: LogStore) throws -> [UInt64: [UInt8]] {
+        var result: [UInt64: [UInt8]] = [:]
+        for key in try store.keys() { result[key.rawValue] = try store.get(key)?.value }
+        return result
+    }
+}
