@@ -12,6 +12,10 @@ struct CrashWorker {
         case write
         /// Commits on this thread while another compacts with `force: true` in a loop.
         case compact
+        /// Commits each transaction in chunks of two writes (`commit(chunks:)`), so
+        /// kills land while chunks are appended, scratch runs spilled and merged, the
+        /// index file streamed, and the segment sealed.
+        case bulk
     }
 
     var mode: Mode
@@ -52,7 +56,7 @@ struct CrashWorker {
         if mode == .compact { startCompacting(store) }
         var n = last + 1
         while true {
-            let sequence = try store.commit(try batch(for: n, in: store))
+            let sequence = mode == .bulk ? try commitInChunks(n, to: store) : try store.commit(try batch(for: n, in: store))
             guard sequence == n else { throw WorkerFailure("transaction \(n) committed as sequence \(sequence)") }
             Self.emit("ACK \(n)")
             n += 1
@@ -76,6 +80,27 @@ struct CrashWorker {
             }
         }
         return batch
+    }
+
+    /// Transaction `n` through `commit(chunks:)`, two writes a chunk, its blobs
+    /// written by the commit's own `writeBlob`.
+    func commitInChunks(_ n: UInt64, to store: LogStore) throws -> UInt64 {
+        var operations = CrashWorkload.transaction(n, seed: seed)[...]
+        return try store.commit { batch, writeBlob in
+            for operation in operations.prefix(2) {
+                switch operation {
+                case let .delete(key):
+                    batch.delete(RecordKey(key))
+                case let .put(key, valueSize, specs):
+                    let refs = try specs.enumerated().map { index, spec in
+                        try writeBlob(CrashWorkload.blob(seed: seed, transaction: n, key: key, index: index, spec: spec))
+                    }
+                    batch.put(RecordKey(key), value: CrashWorkload.value(seed: seed, transaction: n, key: key, size: valueSize), blobs: refs)
+                }
+            }
+            operations = operations.dropFirst(2)
+            return !operations.isEmpty
+        }
     }
 
     private func startCompacting(_ store: LogStore) {

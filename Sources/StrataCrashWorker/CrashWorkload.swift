@@ -66,6 +66,8 @@ enum CrashWorkload {
         // Rolls every few dozen keys as well: each writes an index file (FORMAT.md §7.7),
         // so kills land while index files are written, not only while segments are.
         options.overlayEntryLimit = 48
+        // Chunked commits (the `bulk` mode) spill their sorters every three items.
+        options.bulkSortBatch = 3
         return options
     }
 }

@@ -1,9 +1,9 @@
-// Usage: StrataCrashWorker (write | compact | migrate) STORE SEED
+// Usage: StrataCrashWorker (write | compact | bulk | migrate) STORE SEED
 // The child process of the real-crash tests (Tests/StrataLogTests/Crash, and
 // Tests/StrataTests/Crash for migrate); see CrashWorker and MigrationWorker.
 import Foundation
 let arguments = CommandLine.arguments
-let usage = "usage: StrataCrashWorker (write | compact | migrate) STORE SEED"
+let usage = "usage: StrataCrashWorker (write | compact | bulk | migrate) STORE SEED"
 guard arguments.count == 4, let seed = UInt64(arguments[3]) else { CrashWorker.die(usage) }
 do {
     if arguments[1] == "migrate" {

@@ -64,11 +64,22 @@ final class StrataLogEmployeeStore: EmployeeStore {
                   terms: [IndexTerm(index: StrataLogEngine.departmentIndex, value: EmployeeCodec.departmentTerm(e.departmentID))])
     }
 
+    /// One transaction handed to the engine in chunks (`commit(chunks:)`), as SQLite
+    /// is handed one row at a time: the transaction is never held whole, so its peak
+    /// does not grow with N. (One `WriteBatch` of N puts, the way before 2026-11-25,
+    /// held every record and index entry until the commit: +614 MiB at 1M.)
     func insertInOneTransaction(_ employees: [Employee]) throws {
-        var batch = WriteBatch()
-        for e in employees { Self.put(e, into: &batch) }
-        try store.commit(batch)
+        var next = employees.startIndex
+        try store.commit { batch, _ in
+            let end = min(employees.endIndex, next + Self.chunk)
+            for e in employees[next..<end] { Self.put(e, into: &batch) }
+            next = end
+            return next < employees.endIndex
+        }
     }
+
+    /// Rows a chunk: about a megabyte of records.
+    static let chunk = 8_192
 
     func insertEachInOwnTransaction(_ employees: ArraySlice<Employee>) throws {
         for e in employees {

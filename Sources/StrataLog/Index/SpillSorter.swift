@@ -51,21 +51,92 @@ struct SpillSorter<Item> {
     /// Calls `body` with every item added, in order, then removes the file. Items that
     /// compare equal come in no particular order.
     mutating func drain(_ body: (Item) throws -> Void) throws {
+        var merged = try sorted()
+        defer { merged.close() }
+        while let item = try merged.next() { try body(item) }
+    }
+
+    /// Ends the adding: every item, in order, read one at a time. The returned reader
+    /// owns the file (removed when it is read to the end or closed).
+    mutating func sorted() throws -> Merged {
         batch.sort(by: precedes)
         guard let file else {
-            for item in batch { try body(item) }
-            batch = []
-            return
+            defer { batch = [] }
+            return Merged(items: batch, fileSystem: fileSystem, path: path, precedes: precedes)
         }
         try spill()
-        var cursors = try runs.map { try RunCursor(file: file, range: $0, decode: decode) }
-        // A binary heap of cursor numbers, smallest current item on top.
-        var heap = cursors.indices.filter { cursors[$0].current != nil }
-        func less(_ a: Int, _ b: Int) -> Bool {
+        let cursors = try runs.map { try RunCursor(file: file, range: $0, decode: decode) }
+        self.file = nil
+        runs = []
+        return Merged(file: file, cursors: cursors, fileSystem: fileSystem, path: path, precedes: precedes)
+    }
+
+    /// The sorted items, pulled one by one: from memory, or merged from the runs
+    /// through a binary heap of cursors, smallest current item on top.
+    struct Merged {
+        private var items: [Item] = []
+        private var position = 0
+        private var file: (any StorageFile)?
+        private var cursors: [RunCursor] = []
+        private var heap: [Int] = []
+        private let fileSystem: any FileSystem
+        private let path: String
+        private let precedes: (Item, Item) -> Bool
+
+        fileprivate init(items: [Item], fileSystem: any FileSystem, path: String, precedes: @escaping (Item, Item) -> Bool) {
+            self.items = items
+            self.fileSystem = fileSystem
+            self.path = path
+            self.precedes = precedes
+        }
+
+        fileprivate init(file: any StorageFile, cursors: [RunCursor], fileSystem: any FileSystem, path: String, precedes: @escaping (Item, Item) -> Bool) {
+            self.file = file
+            self.cursors = cursors
+            self.fileSystem = fileSystem
+            self.path = path
+            self.precedes = precedes
+            heap = cursors.indices.filter { cursors[$0].current != nil }
+            for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+        }
+
+        mutating func next() throws -> Item? {
+            guard file != nil else {
+                guard position < items.count else { return nil }
+                defer { position += 1 }
+                return items[position]
+            }
+            guard let top = heap.first, let item = cursors[top].current else {
+                close()
+                return nil
+            }
+            try cursors[top].advance()
+            if cursors[top].current == nil {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            if !heap.isEmpty { siftDown(0) }
+            return item
+        }
+
+        /// Removes the file (reading stops).
+        mutating func close() {
+            if let file {
+                try? file.close()
+                try? fileSystem.remove(path)
+            }
+            file = nil
+            items = []
+            cursors = []
+            heap = []
+        }
+
+        private func less(_ a: Int, _ b: Int) -> Bool {
             guard let x = cursors[a].current, let y = cursors[b].current else { return false }
             return precedes(x, y)
         }
-        func siftDown(_ start: Int) {
+
+        private mutating func siftDown(_ start: Int) {
             var i = start
             while true {
                 let l = 2 * i + 1, r = l + 1
@@ -77,17 +148,6 @@ struct SpillSorter<Item> {
                 i = m
             }
         }
-        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
-        while let top = heap.first, let item = cursors[top].current {
-            try body(item)
-            try cursors[top].advance()
-            if cursors[top].current == nil {
-                heap[0] = heap[heap.count - 1]
-                heap.removeLast()
-            }
-            if !heap.isEmpty { siftDown(0) }
-        }
-        discard()
     }
 
     /// Closes and removes the file, if any (after a drain, or when the commit stops).
@@ -138,7 +198,7 @@ struct SpillSorter<Item> {
     }
 
     /// Reads one run back, a buffer at a time.
-    private struct RunCursor {
+    fileprivate struct RunCursor {
         let file: any StorageFile
         let end: Int64
         let decode: Decode

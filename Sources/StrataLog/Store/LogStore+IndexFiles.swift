@@ -46,19 +46,41 @@ extension LogStore {
     /// Rebuilds a sealed segment's index file from the segment (FORMAT.md §4.2): any
     /// damage in the segment, or a segment that does not end with a seal frame, is an error.
     /// The scan must also match the segment's seal frame and manifest entry (§4.6).
+    ///
+    /// A store that may write streams the file through scratch sorters of `sortBatch`
+    /// items (`IndexFileRebuild`), so a segment of any size is rebuilt in bounded
+    /// memory; a read-only open builds it in memory and keeps it there.
     static func rebuildIndexFile(segment file: any StorageFile, info: Manifest.SegmentInfo, storeID: [UInt8], paths: StorePaths, fileSystem: any FileSystem,
-                                 cache: BlockCache, writable: Bool) throws -> (IndexFile, SegmentScanner.Result) {
+                                 cache: BlockCache, writable: Bool, sortBatch: Int = LogStoreOptions().bulkSortBatch) throws -> (IndexFile, SegmentScanner.Result) {
         let segmentID = info.id
-        let (bytes, scan) = try IndexFileBuilder.scanning(file, segmentID: segmentID, storeID: storeID)
-        if let damage = scan.damage {
-            throw StrataError(.corrupt, "sealed segment is damaged: \(damage.reason)", path: file.path, offset: damage.offset)
+        func check(_ scan: SegmentScanner.Result) throws {
+            if let damage = scan.damage {
+                throw StrataError(.corrupt, "sealed segment is damaged: \(damage.reason)", path: file.path, offset: damage.offset)
+            }
+            guard scan.sealed else {
+                throw StrataError(.corrupt, "sealed segment does not end with a seal frame: it lost its tail", path: file.path, offset: scan.validEnd)
+            }
+            try checkSealedScan(scan, info: info, path: file.path)
         }
-        guard scan.sealed else {
-            throw StrataError(.corrupt, "sealed segment does not end with a seal frame: it lost its tail", path: file.path, offset: scan.validEnd)
+        guard writable else {
+            let (bytes, scan) = try IndexFileBuilder.scanning(file, segmentID: segmentID, storeID: storeID)
+            try check(scan)
+            return (try installIndexBytes(bytes, segmentID: segmentID, storeID: storeID, paths: paths, fileSystem: fileSystem, cache: cache, writable: false), scan)
         }
-        try checkSealedScan(scan, info: info, path: file.path)
-        let index = try installIndexBytes(bytes, segmentID: segmentID, storeID: storeID, paths: paths, fileSystem: fileSystem, cache: cache, writable: writable)
-        return (index, scan)
+        let path = paths.indexFile(segmentID)
+        let temp = path + ".tmp"
+        let rebuild = IndexFileRebuild(fileSystem: fileSystem, scratchBase: paths.index + "/" + StorePaths.number(segmentID) + ".rebuild", sortBatch: sortBatch)
+        let scan: SegmentScanner.Result
+        do {
+            scan = try rebuild.rebuild(file, segmentID: segmentID, storeID: storeID, to: temp)
+            try check(scan)
+        } catch {
+            try? fileSystem.remove(temp)
+            throw error
+        }
+        try fileSystem.rename(temp, to: path)
+        try fileSystem.syncDirectory(paths.index)
+        return (try openIndexFile(segmentID, paths: paths, storeID: storeID, fileSystem: fileSystem, cache: cache), scan)
     }
 
     /// Runs an index read under the state lock; when an index file turns out damaged,
@@ -162,7 +184,8 @@ extension LogStore {
         }
         let writable = !options.readOnly && state.withLock { $0.failure == nil }
         let (rebuilt, _) = try indexRepairGate.withLock { _ in
-            try Self.rebuildIndexFile(segment: segment, info: info, storeID: storeID, paths: paths, fileSystem: fileSystem, cache: blockCache, writable: writable)
+            try Self.rebuildIndexFile(segment: segment, info: info, storeID: storeID, paths: paths, fileSystem: fileSystem, cache: blockCache, writable: writable,
+                                      sortBatch: options.bulkSortBatch)
         }
         state.withLock { s in
             // Only if the segment is still live and still has the damaged file.

@@ -180,7 +180,7 @@ extension LogStore {
                 index = sound
             } else {
                 index = try rebuildIndexFile(segment: file, info: info, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem,
-                                             cache: cache, writable: !options.readOnly).0
+                                             cache: cache, writable: !options.readOnly, sortBatch: options.bulkSortBatch).0
                 rebuiltSegments.append(info.id)
             }
             state.index.install(index)
@@ -211,7 +211,7 @@ extension LogStore {
                           let info = manifest.segments.first(where: { $0.id == damage.segmentID }) else { throw damage.error }
                     logger.warning("damaged index file; rebuilding it from its segment", metadata: ["segment": "\(damage.segmentID)", "error": "\(damage.error)"])
                     let rebuilt = try rebuildIndexFile(segment: segment, info: info, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem,
-                                                       cache: cache, writable: !options.readOnly && !upgrading).0
+                                                       cache: cache, writable: !options.readOnly && !upgrading, sortBatch: options.bulkSortBatch).0
                     state.index.install(rebuilt)
                 }
             }

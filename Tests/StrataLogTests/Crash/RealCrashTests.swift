@@ -21,6 +21,12 @@ import StrataTestSupport
         #expect(summary.acknowledged >= 15, "only \(summary.acknowledged) transactions acknowledged in 15 rounds")
     }
 
+    @Test func killedWriterDuringChunkedCommitsKeepsEveryAcknowledgedTransaction() throws {
+        let summary = try CrashRounds(mode: .bulk, rounds: 20).run()
+        print("real-crash bulk mode, 20 rounds: \(summary)")
+        #expect(summary.acknowledged >= 20, "only \(summary.acknowledged) transactions acknowledged in 20 rounds")
+    }
+
     /// The oracle itself: an uncrashed in-process run of the same workload equals the
     /// model after every transaction, and the model one transaction ahead does not —
     /// so a pass above means something.

@@ -1,0 +1,76 @@
+import Testing
+import Logging
+import StrataTestSupport
+@testable import StrataLog
+
+/// The bounded rebuild (`IndexFileRebuild`) makes the bytes the in-memory builder
+/// makes, whatever the segment holds and however small its sort batches, and a store
+/// whose index files are deleted reopens through it with every key and term.
+@Suite struct IndexFileRebuildTests {
+    static let root = "/store"
+
+    /// A sealed segment of many transactions: keys rewritten (with other terms),
+    /// deleted, written twice in one transaction, some with blobs.
+    static func store(_ fs: InMemoryFileSystem, seed: UInt64) throws -> LogStore {
+        var options = LogStoreOptions()
+        options.overlayEntryLimit = 1 << 20
+        options.segmentSizeLimit = 64 << 20
+        let store = try LogStore.open(at: root, options: options, fileSystem: fs, logger: .quiet)
+        var rng = SplitMix(seed: seed)
+        for t in 0..<40 {
+            var batch = WriteBatch()
+            for _ in 0..<(1 + Int(rng.next() % 12)) {
+                let key = RecordKey(rng.next() % 60)
+                if rng.next() % 6 == 0 {
+                    batch.delete(key)
+                } else {
+                    let blobs = rng.next() % 5 == 0 ? [try store.writeBlob(LogFixtures.value(key.rawValue, version: t, size: 40))] : []
+                    batch.put(key, value: LogFixtures.value(key.rawValue, version: t, size: 8 + Int(rng.next() % 50)), blobs: blobs,
+                              terms: [IndexTerm(index: 1, value: [UInt8(rng.next() % 4)]), IndexTerm(index: 3, value: Array("t\(t)".utf8))])
+                }
+            }
+            try store.commit(batch)
+        }
+        try store.sealActiveSegment()
+        return store
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func streamedBytesEqualTheInMemoryBuild(seed: UInt64) throws {
+        let fs = InMemoryFileSystem()
+        let store = try Self.store(fs, seed: seed)
+        let storeID = store.state.withLock { $0.manifest.storeID }
+        try store.close()
+        let segment = try fs.open(Self.root + "/segments/000001.seg", mode: .readOnly)
+        let (expected, scan) = try IndexFileBuilder.scanning(segment, segmentID: 1, storeID: storeID)
+        #expect(scan.sealed)
+        for batch in [2, 3, 7, 1_000] {
+            let rebuild = IndexFileRebuild(fileSystem: fs, scratchBase: Self.root + "/index/000001.rebuild", sortBatch: batch)
+            _ = try rebuild.rebuild(segment, segmentID: 1, storeID: storeID, to: Self.root + "/index/out.tmp")
+            let file = try fs.open(Self.root + "/index/out.tmp", mode: .readOnly)
+            #expect(try file.readExactly(Int(try file.size()), at: 0) == expected, "sort batch \(batch)")
+            try file.close()
+            // Only the output is left: the scratch files are gone.
+            #expect(try fs.contentsOfDirectory(Self.root + "/index").filter { $0.contains("rebuild") }.isEmpty)
+        }
+    }
+
+    @Test func aStoreWhoseIndexFilesAreDeletedReopensWhole() throws {
+        let fs = InMemoryFileSystem()
+        let store = try Self.store(fs, seed: 9)
+        var expected: [RecordKey: Record] = [:]
+        for key in try store.keys() { expected[key] = try store.get(key) }
+        let terms = try (UInt8(0)..<4).map { try store.keys(for: IndexTerm(index: 1, value: [$0])) }
+        try store.close()
+        for name in try fs.contentsOfDirectory(Self.root + "/index") { try fs.remove(Self.root + "/index/" + name) }
+        var options = LogStoreOptions()
+        options.bulkSortBatch = 3
+        let reopened = try LogStore.open(at: Self.root, options: options, fileSystem: fs, logger: .quiet)
+        defer { try? reopened.close() }
+        #expect(try reopened.keys() == expected.keys.sorted())
+        for (key, record) in expected { #expect(try reopened.get(key) == record) }
+        #expect(try (UInt8(0)..<4).map { try reopened.keys(for: IndexTerm(index: 1, value: [$0])) } == terms)
+        #expect(try reopened.verify().isSound)
+        #expect(try fs.contentsOfDirectory(Self.root + "/index").allSatisfy { !$0.hasSuffix(".tmp") })
+    }
+}
