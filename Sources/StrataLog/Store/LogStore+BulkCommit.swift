@@ -58,6 +58,10 @@ extension LogStore {
         let sequence = try nextSequence(checking: first)
         // The transaction's index file is its segment's: nothing else may be in it.
         if w.segmentEnd > Int64(Format.segmentHeaderSize) { try roll(&w) }
+        // The seal after the commit frame needs a segment id: make sure one is left
+        // before anything is written (a roll's own check would come too late).
+        var probe = state.withLock { $0.manifest }
+        _ = try probe.allocateSegmentID()
         guard let file = w.segmentFile else { throw StrataError(.readOnly, "the store was opened read-only", path: path) }
         let segmentID = w.segmentID
         let start = w.segmentEnd
@@ -122,7 +126,14 @@ extension LogStore {
             counters.segmentBytesWritten.add(Int(end - start))
             // The seal fsyncs the segment and the blobs whatever the durability mode:
             // the transaction is durable when this returns.
-            try roll(&w, bulk: BulkSeal(indexPath: indexPath, counters: live, recordBytes: recordBytes, sequence: sequence, blobs: blobs))
+            do {
+                try roll(&w, bulk: BulkSeal(indexPath: indexPath, counters: live, recordBytes: recordBytes, sequence: sequence, blobs: blobs))
+            } catch {
+                // The transaction is committed but not visible: no further commit may
+                // follow it in this process (open replays it).
+                fail(error)
+                throw error
+            }
             return sequence
         } catch {
             entries.discard()
