@@ -37,22 +37,44 @@ extension ObjectContext {
             return
         }
 
-        var batch = WriteBatch()
         var counterTags = edges.allocatedTags
         var encoded: [(ManagedObject, [FieldValue])] = []
-        for object in writes {
-            let fields = try fieldsToWrite(object)
-            let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: store.records.readBlob)
-            batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
-            encoded.append((object, fields))
+        encoded.reserveCapacity(writes.count)
+        var next = 0
+        // Writes in chunks, then the deletes, edges and counters after the last one.
+        func fill(_ batch: inout WriteBatch, upTo end: Int, writeBlob: (([UInt8]) throws -> BlobRef)?) throws -> Bool {
+            while next < end {
+                let object = writes[next]
+                let fields = try fieldsToWrite(object, writeBlob: writeBlob)
+                let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: store.records.readBlob)
+                batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
+                encoded.append((object, fields))
+                next += 1
+            }
+            if next < writes.count { return true }
+            for object in deletes {
+                batch.delete(object.objectID.key)
+                counterTags.insert(object.layout.tag)
+            }
+            edges.apply(to: &batch)
+            store.putSerialCounters(counterTags, into: &batch)
+            return false
         }
-        for object in deletes {
-            batch.delete(object.objectID.key)
-            counterTags.insert(object.layout.tag)
+        let sequence: UInt64
+        if writes.count >= Self.chunkedSaveWrites {
+            // A large save hands its records over in chunks (`commit(chunks:)`): the
+            // engine never holds the whole transaction's records and index entries
+            // beside the objects this context already holds.
+            sequence = try store.records.commit { batch, writeBlob in
+                try withoutActuallyEscaping(writeBlob) { writeBlob in
+                    try fill(&batch, upTo: min(writes.count, next + Self.chunkedSaveWrites / 2), writeBlob: writeBlob)
+                }
+            }
+        } else {
+            var batch = WriteBatch()
+            _ = try fill(&batch, upTo: writes.count, writeBlob: nil)
+            sequence = try store.records.commit(batch)
         }
-        edges.apply(to: &batch)
-        store.putSerialCounters(counterTags, into: &batch)
-        let sequence = try store.records.commit(batch)
 
         var change = ChangeSet(sequence: sequence)
         for (object, fields) in encoded {
@@ -79,6 +101,9 @@ extension ObjectContext {
         // Published under the gate, so observers see transactions in commit order.
         if observed { store.publish(change) }
     }
+
+    /// Saves writing at least this many objects commit in chunks of half as many.
+    static let chunkedSaveWrites = 16_384
 
     /// The objects a save writes and deletes, in key order.
     private func pendingWrites() -> (writes: [ManagedObject], deletes: [ManagedObject]) {
@@ -170,7 +195,10 @@ extension ObjectContext {
 
     /// The object's record as it will be written: stored fields with changes applied,
     /// new external binaries at or above the threshold moved to the blob area.
-    func fieldsToWrite(_ object: ManagedObject) throws -> [FieldValue] {
+    ///
+    /// - Parameter writeBlob: how blobs are written (a chunked commit's own, which holds
+    ///   the engine's writer lock); nil for the store's.
+    func fieldsToWrite(_ object: ManagedObject, writeBlob: (([UInt8]) throws -> BlobRef)? = nil) throws -> [FieldValue] {
         // A refreshed object keeps its changes but not its record: load it, or the
         // fields it did not change would be written as null.
         try object.fire()
@@ -180,23 +208,23 @@ extension ObjectContext {
             // one pass (a null array overwritten change by change took two allocations).
             return try (0..<shape.fieldCount).map { number in
                 guard let change = object.changes[number] else { return .null }
-                return try written(change, number, of: object)
+                return try written(change, number, of: object, writeBlob: writeBlob)
             }
         }
         if fields.count < shape.fieldCount { fields += repeatElement(.null, count: shape.fieldCount - fields.count) }
         for number in 0..<shape.fieldCount {
             guard let change = object.changes[number] else { continue }
-            fields[number] = try written(change, number, of: object)
+            fields[number] = try written(change, number, of: object, writeBlob: writeBlob)
         }
         return fields
     }
 
     /// Field `number` of `object` as `change` is written: a new external binary at or
     /// above the threshold moved to the blob area, anything else as it is.
-    private func written(_ change: FieldValue, _ number: Int, of object: ManagedObject) throws -> FieldValue {
+    private func written(_ change: FieldValue, _ number: Int, of object: ManagedObject, writeBlob: (([UInt8]) throws -> BlobRef)?) throws -> FieldValue {
         if object.shape.isExternalField[number], case .value(.binary(let data)) = change,
            data.count >= store.options.externalStorageThreshold {
-            let ref = try store.records.writeBlob([UInt8](data))
+            let ref = try writeBlob?([UInt8](data)) ?? store.records.writeBlob([UInt8](data))
             object.blobCache[number] = data
             return .blob(ref, rawLength: UInt64(data.count))
         }
