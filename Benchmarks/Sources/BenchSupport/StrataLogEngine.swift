@@ -78,8 +78,9 @@ final class StrataLogEmployeeStore: EmployeeStore {
         }
     }
 
-    /// Rows a chunk: about a megabyte of records.
-    static let chunk = 8_192
+    /// Rows a chunk, as `batchInsert(dictionaryHandler:)` takes them: up to this many
+    /// is one ordinary commit.
+    static let chunk = 32_768
 
     func insertEachInOwnTransaction(_ employees: ArraySlice<Employee>) throws {
         for e in employees {

@@ -61,13 +61,14 @@ extension ObjectContext {
             return false
         }
         let sequence: UInt64
-        if writes.count >= Self.chunkedSaveWrites {
+        let chunk = max(1, store.options.insertChunkSize)
+        if writes.count > chunk {
             // A large save hands its records over in chunks (`commit(chunks:)`): the
             // engine never holds the whole transaction's records and index entries
             // beside the objects this context already holds.
             sequence = try store.records.commit { batch, writeBlob in
                 try withoutActuallyEscaping(writeBlob) { writeBlob in
-                    try fill(&batch, upTo: min(writes.count, next + Self.chunkedSaveWrites / 2), writeBlob: writeBlob)
+                    try fill(&batch, upTo: min(writes.count, next + chunk), writeBlob: writeBlob)
                 }
             }
         } else {
@@ -101,9 +102,6 @@ extension ObjectContext {
         // Published under the gate, so observers see transactions in commit order.
         if observed { store.publish(change) }
     }
-
-    /// Saves writing at least this many objects commit in chunks of half as many.
-    static let chunkedSaveWrites = 16_384
 
     /// The objects a save writes and deletes, in key order.
     private func pendingWrites() -> (writes: [ManagedObject], deletes: [ManagedObject]) {

@@ -22,6 +22,13 @@ public struct StoreOptions: Sendable {
     /// How many sibling faults one firing loads together (Core Data's batch faulting):
     /// a fetch's results are cut into runs of this many, and firing one loads its run.
     public var faultBatchSize = 64
+    /// How many objects ``ObjectStore/batchInsert(entityName:dictionaryHandler:)`` and a
+    /// large ``ObjectContext/save()`` hand the engine at a time. An insert of up to this
+    /// many is one ordinary commit; a larger one is written in chunks of this many
+    /// (`LogStore.commit(chunks:)`, which seals a segment of its own), holding one
+    /// chunk's records and index entries — about 20 MiB of employee-like objects at
+    /// the default — whatever the transaction's size.
+    public var insertChunkSize = 32_768
     /// Where open, recovery, compaction and migration log what they did (info) and anomalies (warning).
     public var logger = Logger(label: "strata")
     /// What to do when the store's model differs from the one it is opened with.

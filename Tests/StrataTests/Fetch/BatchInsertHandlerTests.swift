@@ -7,8 +7,14 @@ import StrataTestSupport
 /// written in chunks, one transaction whole or not at all.
 @Suite("Batch insert from a handler")
 struct BatchInsertHandlerTests {
-    /// More than two of the insert's chunks, so the chunked commit is the one taken.
+    /// More than two of the insert's chunks (`insertChunkSize` is set to 8,000 here),
+    /// so the chunked commit is the one taken.
     static let count = 20_000
+    static var options: StoreOptions {
+        var options = StoreOptions()
+        options.insertChunkSize = 8_000
+        return options
+    }
 
     static func values(_ i: Int) -> [String: Value] {
         ["name": .string("E\(i)"), "age": .int(Int64(i % 97)), "email": .string("e\(i)@example.com"), "salary": .double(Double(i))]
@@ -28,7 +34,7 @@ struct BatchInsertHandlerTests {
 
     @Test("inserts every object in one transaction, indexed and unique", arguments: FetchFixtures.Kind.allCases)
     func insertsEverything(kind: FetchFixtures.Kind) throws {
-        var options = StoreOptions()
+        var options = Self.options
         options.externalStorageThreshold = 100
         try FetchFixtures.withStore(kind, options: options) { store in
             try FetchFixtures.populate(store)
@@ -64,7 +70,7 @@ struct BatchInsertHandlerTests {
 
     @Test("a bad object in a later chunk writes nothing, and the store goes on", arguments: FetchFixtures.Kind.allCases)
     func badObjectWritesNothing(kind: FetchFixtures.Kind) throws {
-        try FetchFixtures.withStore(kind) { store in
+        try FetchFixtures.withStore(kind, options: Self.options) { store in
             try FetchFixtures.populate(store)
             let context = store.newContext()
             let before = try context.count(for: FetchRequest(entityName: "Employee"))
@@ -103,7 +109,7 @@ struct BatchInsertHandlerTests {
 
     @Test("no objects: nothing written; observers get every id")
     func emptyAndObserved() async throws {
-        let (stream, inserted) = try FetchFixtures.withStore(.inMemory) { store -> (AsyncStream<ChangeSet>, Int) in
+        let (stream, inserted) = try FetchFixtures.withStore(.inMemory, options: Self.options) { store -> (AsyncStream<ChangeSet>, Int) in
             let before = store.statistics.commits
             #expect(try store.batchInsert(entityName: "Employee") { _ in true } == 0)
             #expect(store.statistics.commits == before)
@@ -122,7 +128,7 @@ struct BatchInsertHandlerTests {
         defer { dir.remove() }
         let path = dir.appending("S.strata")
         do {
-            let store = try ObjectStore(at: path, model: try FetchFixtures.model())
+            let store = try ObjectStore(at: path, model: try FetchFixtures.model(), options: Self.options)
             try FetchFixtures.populate(store)
             try store.batchInsert(entityName: "Employee", dictionaryHandler: Self.handler())
             try store.close()
