@@ -54,7 +54,7 @@ final class BlockCache: Sendable {
                 referenced.append(false)
             }
             slots.set(key, i)
-            bytes += block.count
+            bytes += block.capacity
         }
 
         /// Advances the hand to the first block not read since its last pass, clearing
@@ -72,7 +72,7 @@ final class BlockCache: Sendable {
                 }
                 guard !blocks[i].isEmpty, slots[keys[i]] == i else { continue }
                 slots.remove(keys[i])
-                bytes -= blocks[i].count
+                bytes -= blocks[i].capacity
                 blocks[i] = []
                 free.append(i)
                 return
@@ -120,11 +120,13 @@ final class BlockCache: Sendable {
         state.withLock { s in
             // The index keeps up to half of the current limit however many record blocks come.
             let budget = s.limit, indexShare = s.limit / 2
-            guard block.count <= budget / 4 else { return }
+            guard block.capacity <= budget / 4 else { return }
             if key.isIndex ? s.index.slots[key] != nil : s.records.slots[key] != nil { return }
-            while s.index.bytes + s.records.bytes + block.count > budget {
+            // What a block costs is the memory it holds (its capacity), not its count: a
+            // frame's decompressed prefix sits in a buffer sized for the whole frame.
+            while s.index.bytes + s.records.bytes + block.capacity > budget {
                 // The index gives way only beyond its share (or when records hold nothing).
-                let indexOver = s.index.bytes + (key.isIndex ? block.count : 0) > indexShare
+                let indexOver = s.index.bytes + (key.isIndex ? block.capacity : 0) > indexShare
                 if (indexOver || s.records.bytes == 0) && s.index.bytes > 0 {
                     s.index.evictOne()
                 } else if s.records.bytes > 0 {

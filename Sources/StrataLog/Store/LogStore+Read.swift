@@ -179,7 +179,9 @@ extension LogStore {
             prefix = .max
         }
         let (raw, whole) = try readFrameFromDisk(at: location, in: file, prefix: prefix)
-        if caching { blockCache.put(whole ? key : prefixKey, raw) }
+        // A prefix is kept in a buffer of its own size: the one LZ4 wrote into has room
+        // for the whole frame, which the cache would hold (and count) for nothing.
+        if caching { blockCache.put(whole ? key : prefixKey, whole ? raw : Array(raw[...])) }
         return raw
     }
 
