@@ -51,7 +51,10 @@ struct IndexFileRebuild {
             keptTerms.discard()
         }
         var ordinal: UInt64 = 0
-        let scan = try SegmentScanner(file: segment, segmentID: segmentID, statistics: nil).scan(collect: false) { records in
+        // Records are taken as their frames are read, not a transaction at a time: a
+        // segment sealed around one chunked commit is one transaction. Any damage the
+        // scan reports makes the caller throw, so nothing taken early is kept.
+        let scan = try SegmentScanner(file: segment, segmentID: segmentID, statistics: nil).scan(collect: false, provisional: true) { records in
             for scanned in records {
                 let r = scanned.record
                 try versions.add(Version(entry: IndexEntry(key: r.key, sequence: r.sequence, isTombstone: r.isTombstone, location: scanned.location, blobs: r.blobs),
@@ -62,6 +65,7 @@ struct IndexFileRebuild {
                 ordinal += 1
             }
         }
+        // Damage, or no seal: the caller throws, and nothing is written.
         guard scan.damage == nil, scan.sealed else { return scan }
 
         // The newest version of each key, and the terms of the live ones.

@@ -40,12 +40,23 @@ struct SegmentScanner {
     /// Scans from the first frame. `body` sees each committed transaction's records
     /// (so compaction can stream without holding a whole segment); when `collect` is
     /// true they are also gathered into the result.
-    func scan(collect: Bool = true, chunkSize: Int = 1 << 20, body: ([ScannedRecord]) throws -> Void = { _ in }) throws -> Result {
+    ///
+    /// With `provisional`, `body` sees each records frame's records as soon as the frame
+    /// is read, before the commit frame that makes them count (which is still checked):
+    /// a transaction of any size is never held whole. Only a caller that throws away
+    /// everything it was given when the result reports damage may ask for it — a
+    /// rebuild of a sealed segment's index, for which any damage is an error.
+    func scan(collect: Bool = true, provisional: Bool = false, chunkSize: Int = 1 << 20, body: ([ScannedRecord]) throws -> Void = { _ in }) throws -> Result {
         let fileSize = try file.size()
         var result = Result(validEnd: Int64(Format.segmentHeaderSize))
         var position = Int64(Format.segmentHeaderSize)
         var pending: [ScannedRecord] = []
         var pendingFrames = 0
+        // What `provisional` keeps of the records handed over before their commit.
+        var handedOver = 0
+        var handedOverBytes: Int64 = 0
+        var handedOverSequence: UInt64?
+        var handedOverMixed = false
         var reader = ChunkedReader(file: file, fileSize: fileSize, chunkSize: chunkSize)
 
         func stop(_ reason: String, at offset: Int64, definite: Bool = false) -> Result {
@@ -112,26 +123,42 @@ struct SegmentScanner {
                     return stop("\(records.remaining) bytes after the last counted record of a records block", at: position, definite: true)
                 }
                 pendingFrames += 1
+                if provisional {
+                    for scanned in pending {
+                        handedOverBytes += Int64(scanned.location.recordLength)
+                        if handedOverSequence == nil { handedOverSequence = scanned.record.sequence }
+                        if handedOverSequence != scanned.record.sequence { handedOverMixed = true }
+                    }
+                    handedOver += pending.count
+                    try body(pending)
+                    pending.removeAll(keepingCapacity: true)
+                }
             case .commit:
                 var commit = ByteReader(stored)
                 guard let sequence = try? commit.u64(), let count = try? commit.u32(), let frames = try? commit.u32(),
-                      Int(count) == pending.count, Int(frames) == pendingFrames,
-                      pending.allSatisfy({ $0.record.sequence == sequence })
+                      Int(count) == pending.count + handedOver, Int(frames) == pendingFrames,
+                      pending.allSatisfy({ $0.record.sequence == sequence }),
+                      !handedOverMixed, handedOver == 0 || handedOverSequence == sequence
                 else {
                     return stop("commit frame does not match the records before it", at: position, definite: true)
                 }
                 for scanned in pending { result.recordBytes += Int64(scanned.location.recordLength) }
-                if !pending.isEmpty || count == 0 {
+                result.recordBytes += handedOverBytes
+                if !pending.isEmpty || handedOver > 0 || count == 0 {
                     result.minSequence = min(result.minSequence, sequence)
                     result.maxSequence = max(result.maxSequence, sequence)
                 }
-                try body(pending)
+                if !provisional { try body(pending) }
                 if collect { result.records.append(contentsOf: pending) }
                 pending.removeAll(keepingCapacity: true)
                 pendingFrames = 0
+                handedOver = 0
+                handedOverBytes = 0
+                handedOverSequence = nil
+                handedOverMixed = false
                 result.validEnd = position + Int64(frameLength)
             case .seal:
-                guard pending.isEmpty else { return stop("seal frame inside a transaction", at: position, definite: true) }
+                guard pending.isEmpty, handedOver == 0 else { return stop("seal frame inside a transaction", at: position, definite: true) }
                 var seal = ByteReader(stored)
                 if let min = try? seal.u64(), let max = try? seal.u64() { result.sealRange = (min, max) }
                 result.sealed = true
@@ -141,7 +168,7 @@ struct SegmentScanner {
             }
             position += Int64(frameLength)
         }
-        if !pending.isEmpty { return stop("transaction without a commit frame", at: result.validEnd) }
+        if !pending.isEmpty || handedOver > 0 { return stop("transaction without a commit frame", at: result.validEnd) }
         return result
     }
 }

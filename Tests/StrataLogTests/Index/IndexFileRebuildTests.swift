@@ -55,6 +55,38 @@ import StrataTestSupport
         }
     }
 
+    /// A provisional scan hands records over frame by frame, yet reports what a
+    /// transaction-at-a-time scan reports — on the whole segment and on every cut of it.
+    @Test func aProvisionalScanReportsWhatAWholeTransactionScanDoes() throws {
+        let fs = InMemoryFileSystem()
+        var options = LogStoreOptions()
+        options.blockSize = 256
+        let store = try LogStore.open(at: Self.root, options: options, fileSystem: fs, logger: .quiet)
+        for t in 0..<6 {
+            var batch = WriteBatch()
+            for k in 0..<(3 + t * 5) { batch.put(RecordKey(UInt64(k)), value: LogFixtures.value(UInt64(k), version: t, size: 90)) }
+            try store.commit(batch)
+        }
+        try store.sealActiveSegment()
+        try store.close()
+        let path = Self.root + "/segments/000001.seg"
+        let whole = try fs.open(path, mode: .readOnly)
+        let bytes = try whole.readExactly(Int(try whole.size()), at: 0)
+        try whole.close()
+        for cut in stride(from: bytes.count, to: 48, by: -37) {
+            let file = ByteArrayFile(path: "cut", bytes: Array(bytes[..<cut]))
+            var grouped: [SegmentScanner.ScannedRecord] = [], streamed: [SegmentScanner.ScannedRecord] = []
+            let a = try SegmentScanner(file: file, segmentID: 1, statistics: nil).scan(collect: false) { grouped += $0 }
+            let b = try SegmentScanner(file: file, segmentID: 1, statistics: nil).scan(collect: false, provisional: true) { streamed += $0 }
+            #expect(a.validEnd == b.validEnd && a.recordBytes == b.recordBytes && a.minSequence == b.minSequence && a.maxSequence == b.maxSequence, "cut \(cut)")
+            #expect(a.sealed == b.sealed && a.damage?.offset == b.damage?.offset, "cut \(cut)")
+            // The provisional scan may have handed over a transaction the cut left
+            // without its commit; everything the grouped scan kept comes first.
+            #expect(Array(streamed.prefix(grouped.count)).map(\.location) == grouped.map(\.location), "cut \(cut)")
+            if a.damage == nil { #expect(streamed.count == grouped.count, "cut \(cut)") }
+        }
+    }
+
     @Test func aStoreWhoseIndexFilesAreDeletedReopensWhole() throws {
         let fs = InMemoryFileSystem()
         let store = try Self.store(fs, seed: 9)
