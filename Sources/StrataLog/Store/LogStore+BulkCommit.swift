@@ -108,7 +108,8 @@ extension LogStore {
                 if !more { break }
                 more = try produce(&batch, writeBlob)
             }
-            let commit = Self.commitFrame(sequence: sequence, records: records, frames: frames)
+            var commit: [UInt8] = []
+            Self.appendCommitFrame(sequence: sequence, records: records, frames: frames, to: &commit)
             // The footer records the sealed segment's length: the commit and seal frames to come included.
             let sealedLength = end + Int64(commit.count + Self.sealFrame(min: sequence, max: sequence).count)
             try writeBulkIndex(entries: &entries, terms: &terms, to: indexPath, segmentID: segmentID, sequence: sequence,

@@ -97,19 +97,18 @@ extension LogStore {
     /// record's location, in the records' order.
     func encodeTransaction(_ records: [Record], sequence: UInt64, segmentID: UInt32, startingAt start: Int64) throws -> ([UInt8], [RecordLocation]) {
         var (out, locations, frames) = try encodeFrames(records, segmentID: segmentID, startingAt: start)
-        out.append(contentsOf: Self.commitFrame(sequence: sequence, records: records.count, frames: frames))
+        Self.appendCommitFrame(sequence: sequence, records: records.count, frames: frames, to: &out)
         return (out, locations)
     }
 
-    /// A commit frame (FORMAT.md §3.4) for `records` records in `frames` records frames.
-    static func commitFrame(sequence: UInt64, records: Int, frames: Int) -> [UInt8] {
+    /// Appends a commit frame (FORMAT.md §3.4) for `records` records in `frames`
+    /// records frames (into the transaction's buffer: a commit's every allocation counts).
+    static func appendCommitFrame(sequence: UInt64, records: Int, frames: Int, to out: inout [UInt8]) {
         var commit = ByteWriter(capacity: 16)
         commit.u64(sequence)
         commit.u32(UInt32(truncatingIfNeeded: records))
         commit.u32(UInt32(truncatingIfNeeded: frames))
-        var out: [UInt8] = []
         FrameCodec.append(type: .commit, payload: commit.bytes, compress: false, to: &out)
-        return out
     }
 
     /// Encodes records into records frames (no commit frame) placed from `start`:
