@@ -59,7 +59,7 @@ struct SpillSorter<Item> {
     /// Ends the adding: every item, in order, read one at a time. The returned reader
     /// owns the file (removed when it is read to the end or closed).
     mutating func sorted() throws -> Merged {
-        batch.sort(by: precedes)
+        sortBatch()
         guard let file else {
             defer { batch = [] }
             return Merged(items: batch, fileSystem: fileSystem, path: path, precedes: precedes)
@@ -163,9 +163,20 @@ struct SpillSorter<Item> {
 
     /// Sorts the batch and appends it to the file: to the last run when it follows
     /// that run's last item, as a new run otherwise.
+    /// Sorts the batch unless it already is (keys allocated in rising order arrive
+    /// sorted: a stable sort of sorted input still cost a sixteenth of a chunked commit).
+    private mutating func sortBatch() {
+        var sorted = true
+        for i in batch.indices.dropFirst() where precedes(batch[i], batch[i - 1]) {
+            sorted = false
+            break
+        }
+        if !sorted { batch.sort(by: precedes) }
+    }
+
     private mutating func spill() throws {
         guard !batch.isEmpty else { return }
-        batch.sort(by: precedes)
+        sortBatch()
         if file == nil {
             try fileSystem.remove(path)
             file = try fileSystem.open(path, mode: .create)
