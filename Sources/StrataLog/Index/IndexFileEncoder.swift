@@ -73,10 +73,9 @@ struct IndexFileEncoder {
     /// Adds the next term, after every entry, in `IndexTermEntry.precedes` order.
     mutating func add(_ t: IndexTermEntry) throws {
         if !termsStarted { try startTerms() }
-        let value = t.value.bytes
         block.u32(t.index)
-        block.u16(UInt16(value.count))
-        block.bytes(value)
+        block.u16(UInt16(t.value.count))
+        t.value.append(to: &block)
         block.u64(t.key.rawValue)
         block.u64(t.sequence)
         inBlock += 1
@@ -162,10 +161,9 @@ struct IndexFileEncoder {
     }
 
     static func fenceKey(_ t: IndexTermEntry, into w: inout ByteWriter) {
-        let value = t.value.bytes
         w.u32(t.index)
-        w.u16(UInt16(value.count))
-        w.bytes(value)
+        w.u16(UInt16(t.value.count))
+        t.value.append(to: &w)
         w.u64(t.key.rawValue)
     }
 }

@@ -24,6 +24,30 @@ enum TermBytes: Hashable, Comparable, Sendable {
         self = .inline(head, tail, UInt8(bytes.count))
     }
 
+    /// How many bytes the value holds.
+    var count: Int {
+        switch self {
+        case .heap(let bytes): return bytes.count
+        case .inline(_, _, let count): return Int(count)
+        }
+    }
+
+    /// Appends the value's bytes, without the array `bytes` makes of an inline value
+    /// (a chunked commit writes every term three times: spilled, read back, encoded).
+    func append(to w: inout ByteWriter) {
+        switch self {
+        case .heap(let bytes):
+            w.bytes(bytes)
+        case .inline(let head, let tail, let count):
+            guard count > 0 else { return }
+            w.fixed(Int(count)) { b in
+                for i in 0..<Int(count) {
+                    b[i] = i < 8 ? UInt8(truncatingIfNeeded: head >> (56 - 8 * UInt64(i))) : UInt8(truncatingIfNeeded: tail >> (56 - 8 * UInt64(i - 8)))
+                }
+            }
+        }
+    }
+
     var bytes: [UInt8] {
         switch self {
         case .heap(let bytes): return bytes

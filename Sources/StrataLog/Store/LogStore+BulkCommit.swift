@@ -217,12 +217,12 @@ extension LogStore {
     }
 
     static func encodeSpilled(_ t: IndexTermEntry, into w: inout ByteWriter) {
-        let value = t.value.bytes
+        let count = t.value.count
         w.fixed(6) { b in
             b.storeBytes(of: t.index.littleEndian, toByteOffset: 0, as: UInt32.self)
-            b.storeBytes(of: UInt16(truncatingIfNeeded: value.count).littleEndian, toByteOffset: 4, as: UInt16.self)
+            b.storeBytes(of: UInt16(truncatingIfNeeded: count).littleEndian, toByteOffset: 4, as: UInt16.self)
         }
-        w.bytes(value)
+        t.value.append(to: &w)
         w.fixed(16) { b in
             b.storeBytes(of: t.key.rawValue.littleEndian, toByteOffset: 0, as: UInt64.self)
             b.storeBytes(of: t.sequence.littleEndian, toByteOffset: 8, as: UInt64.self)
@@ -232,7 +232,9 @@ extension LogStore {
     static func decodeSpilled(_ r: inout ByteReader) throws -> IndexTermEntry {
         let index = try r.u32()
         let length = Int(try r.u16())
-        let value = try r.bytes(length)
-        return IndexTermEntry(index: index, value: TermBytes(value), key: RecordKey(try r.u64()), sequence: try r.u64())
+        let start = r.position
+        try r.skip(length)
+        let value = TermBytes(r.bytes[start..<start + length])
+        return IndexTermEntry(index: index, value: value, key: RecordKey(try r.u64()), sequence: try r.u64())
     }
 }
