@@ -46,6 +46,30 @@ struct IndexFileEncoder {
         block.u32(0)
     }
 
+    /// Streams an index file to `path`, created afresh and fsynced: `body` adds the
+    /// entries and terms and returns what `finish` returned. On any error the file is
+    /// removed (a chunked commit's and a rebuild's, FORMAT.md §4.7, §7.7).
+    static func stream(to path: String, fileSystem: any FileSystem, expectedEntries: Int,
+                       _ body: (inout IndexFileEncoder) throws -> [UInt8]) throws {
+        try fileSystem.remove(path)
+        let file = try fileSystem.open(path, mode: .create)
+        do {
+            var offset: Int64 = 0
+            var encoder = IndexFileEncoder(expectedEntries: expectedEntries) { bytes in
+                try file.write(bytes, at: offset)
+                offset += Int64(bytes.count)
+            }
+            let rest = try body(&encoder)
+            try file.write(rest, at: offset)
+            try file.sync()
+            try file.close()
+        } catch {
+            try? file.close()
+            try? fileSystem.remove(path)
+            throw error
+        }
+    }
+
     /// Adds the next entry; keys must rise strictly (one version per key).
     mutating func add(_ e: IndexEntry) throws {
         guard !termsStarted else { throw StrataError(.invalidArgument, "an index file's entries must all come before its terms") }

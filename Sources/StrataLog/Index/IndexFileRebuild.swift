@@ -96,25 +96,11 @@ struct IndexFileRebuild {
         }
         if let current = best { try settle(current) }
 
-        try fileSystem.remove(path)
-        let file = try fileSystem.open(path, mode: .create)
-        do {
-            var offset: Int64 = 0
-            var encoder = IndexFileEncoder(expectedEntries: kept.count) { bytes in
-                try file.write(bytes, at: offset)
-                offset += Int64(bytes.count)
-            }
+        try IndexFileEncoder.stream(to: path, fileSystem: fileSystem, expectedEntries: kept.count) { encoder in
             try kept.drain { try encoder.add($0) }
             try keptTerms.drain { try encoder.add($0) }
-            let rest = try encoder.finish(segmentID: segmentID, storeID: storeID, minSequence: scan.minSequence == .max ? 0 : scan.minSequence,
-                                          maxSequence: scan.maxSequence, recordBytes: scan.recordBytes, segmentLength: scan.validEnd)
-            try file.write(rest, at: offset)
-            try file.sync()
-            try file.close()
-        } catch {
-            try? file.close()
-            try? fileSystem.remove(path)
-            throw error
+            return try encoder.finish(segmentID: segmentID, storeID: storeID, minSequence: scan.minSequence == .max ? 0 : scan.minSequence,
+                                      maxSequence: scan.maxSequence, recordBytes: scan.recordBytes, segmentLength: scan.validEnd)
         }
         return scan
     }

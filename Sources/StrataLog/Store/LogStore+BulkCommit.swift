@@ -153,14 +153,8 @@ extension LogStore {
     /// (streamed, then fsynced). A key written twice stops the commit.
     private func writeBulkIndex(entries: inout SpillSorter<IndexEntry>, terms: inout SpillSorter<IndexTermEntry>, to path: String,
                                 segmentID: UInt32, sequence: UInt64, recordBytes: Int64, segmentLength: Int64) throws {
-        try fileSystem.remove(path)
-        let file = try fileSystem.open(path, mode: .create)
-        do {
-            var offset: Int64 = 0
-            var encoder = IndexFileEncoder(expectedEntries: entries.count) { bytes in
-                try file.write(bytes, at: offset)
-                offset += Int64(bytes.count)
-            }
+        let storeID = state.withLock { $0.manifest.storeID }
+        try IndexFileEncoder.stream(to: path, fileSystem: fileSystem, expectedEntries: entries.count) { encoder in
             var last: RecordKey?
             try entries.drain { entry in
                 if let last, last == entry.key {
@@ -170,15 +164,8 @@ extension LogStore {
                 try encoder.add(entry)
             }
             try terms.drain { try encoder.add($0) }
-            let storeID = state.withLock { $0.manifest.storeID }
-            let rest = try encoder.finish(segmentID: segmentID, storeID: storeID, minSequence: sequence, maxSequence: sequence,
-                                          recordBytes: recordBytes, segmentLength: segmentLength)
-            try file.write(rest, at: offset)
-            try file.sync()
-            try file.close()
-        } catch {
-            try? file.close()
-            throw error
+            return try encoder.finish(segmentID: segmentID, storeID: storeID, minSequence: sequence, maxSequence: sequence,
+                                      recordBytes: recordBytes, segmentLength: segmentLength)
         }
     }
 }
