@@ -108,6 +108,12 @@ extension LogStore {
                 if !more { break }
                 more = try produce(&batch, writeBlob)
             }
+            // Chunks that were all empty: no transaction (FORMAT.md §3.4: none has zero records).
+            if records == 0 {
+                entries.discard()
+                terms.discard()
+                return state.withLock { $0.lastSequence }
+            }
             var commit: [UInt8] = []
             Self.appendCommitFrame(sequence: sequence, records: records, frames: frames, to: &commit)
             // The footer records the sealed segment's length: the commit and seal frames to come included.

@@ -206,6 +206,19 @@ import StrataTestSupport
         #expect(reopened.count == 0)
     }
 
+    @Test func chunksThatAreAllEmptyWriteNoTransaction() throws {
+        let fs = InMemoryFileSystem()
+        let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+        defer { try? store.close() }
+        var calls = 0
+        let sequence = try store.commit { _, _ in calls += 1; return calls < 3 }
+        #expect(sequence == 0)
+        #expect(store.lastSequence == 0)
+        #expect(try Self.scratchFiles(fs).isEmpty)
+        try store.commit { batch, _ in batch.put(RecordKey(1), value: [1]); return false }
+        #expect(store.lastSequence == 1)
+    }
+
     @Test func oneChunkIsAnOrdinaryCommit() throws {
         let fs = InMemoryFileSystem()
         let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
