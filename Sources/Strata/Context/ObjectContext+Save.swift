@@ -42,7 +42,7 @@ extension ObjectContext {
         encoded.reserveCapacity(writes.count)
         var next = 0
         // Writes in chunks, then the deletes, edges and counters after the last one.
-        func fill(_ batch: inout WriteBatch, upTo end: Int, writeBlob: (([UInt8]) throws -> BlobRef)?) throws -> Bool {
+        func fill(_ batch: inout WriteBatch, upTo end: Int, writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool {
             while next < end {
                 let object = writes[next]
                 let fields = try fieldsToWrite(object, writeBlob: writeBlob)
@@ -67,13 +67,11 @@ extension ObjectContext {
             // engine never holds the whole transaction's records and index entries
             // beside the objects this context already holds.
             sequence = try store.records.commit { batch, writeBlob in
-                try withoutActuallyEscaping(writeBlob) { writeBlob in
-                    try fill(&batch, upTo: min(writes.count, next + chunk), writeBlob: writeBlob)
-                }
+                try fill(&batch, upTo: min(writes.count, next + chunk), writeBlob: writeBlob)
             }
         } else {
             var batch = WriteBatch()
-            _ = try fill(&batch, upTo: writes.count, writeBlob: nil)
+            _ = try fill(&batch, upTo: writes.count, writeBlob: store.records.writeBlob)
             sequence = try store.records.commit(batch)
         }
 
@@ -194,9 +192,9 @@ extension ObjectContext {
     /// The object's record as it will be written: stored fields with changes applied,
     /// new external binaries at or above the threshold moved to the blob area.
     ///
-    /// - Parameter writeBlob: how blobs are written (a chunked commit's own, which holds
-    ///   the engine's writer lock); nil for the store's.
-    func fieldsToWrite(_ object: ManagedObject, writeBlob: (([UInt8]) throws -> BlobRef)? = nil) throws -> [FieldValue] {
+    /// - Parameter writeBlob: how blobs are written: the store's, or a chunked commit's
+    ///   own (which holds the engine's writer lock).
+    func fieldsToWrite(_ object: ManagedObject, writeBlob: ([UInt8]) throws -> BlobRef) throws -> [FieldValue] {
         // A refreshed object keeps its changes but not its record: load it, or the
         // fields it did not change would be written as null.
         try object.fire()
@@ -219,10 +217,10 @@ extension ObjectContext {
 
     /// Field `number` of `object` as `change` is written: a new external binary at or
     /// above the threshold moved to the blob area, anything else as it is.
-    private func written(_ change: FieldValue, _ number: Int, of object: ManagedObject, writeBlob: (([UInt8]) throws -> BlobRef)?) throws -> FieldValue {
+    private func written(_ change: FieldValue, _ number: Int, of object: ManagedObject, writeBlob: ([UInt8]) throws -> BlobRef) throws -> FieldValue {
         if object.shape.isExternalField[number], case .value(.binary(let data)) = change,
            data.count >= store.options.externalStorageThreshold {
-            let ref = try writeBlob?([UInt8](data)) ?? store.records.writeBlob([UInt8](data))
+            let ref = try writeBlob([UInt8](data))
             object.blobCache[number] = data
             return .blob(ref, rawLength: UInt64(data.count))
         }

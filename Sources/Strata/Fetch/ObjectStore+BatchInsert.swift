@@ -40,12 +40,7 @@ extension ObjectStore {
     ///   `keyPath` and `index` (the position in `objects`).
     @discardableResult
     public func batchInsert(entityName: String, objects: [[String: Value]], relationships: [[String: ObjectID]] = []) throws -> [ObjectID] {
-        guard let entity = model.entity(named: entityName) else {
-            throw StrataError(.unknownKeyPath, "the model has no entity '\(entityName)'", context: ["entity": entityName])
-        }
-        guard !entity.isAbstract else {
-            throw StrataError(.invalidArgument, "\(entityName) is abstract: batch-insert one of its sub-entities", context: ["entity": entityName])
-        }
+        let entity = try batchInsertable(entityName)
         guard relationships.isEmpty || relationships.count == objects.count else {
             throw StrataError(.invalidArgument, "batch insert of \(entityName): \(relationships.count) relationship dictionaries for \(objects.count) objects",
                               context: ["entity": entityName])
@@ -56,15 +51,15 @@ extension ObjectStore {
         let gate = SaveGate.lock(for: self)
         gate.lock()
         defer { gate.unlock() }
-        let layout = try schema.layout(entityName)
+        let shape = try schema.shape(entityName)
+        let layout = shape.layout
         var checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
 
         let inverses = edgeInverses(of: entity, layout: layout)
         // Without external binaries (written to the blob area only once every object
         // is valid) or edges to derive, each object is encoded as soon as it is
         // checked, from one fields buffer: no fields array is kept per object.
-        let hasExternalFields = schema.shapes[entityName]?.isExternalField.contains(true) ?? true
-        let encodesAsChecked = inverses.isEmpty && !hasExternalFields
+        let encodesAsChecked = inverses.isEmpty && !shape.isExternalField.contains(true)
         var rows: [[FieldValue]] = []
         var encoded: [(value: [UInt8], blobs: [BlobRef], terms: [IndexTerm])] = []
         if encodesAsChecked { encoded.reserveCapacity(objects.count) } else { rows.reserveCapacity(objects.count) }
@@ -86,7 +81,10 @@ extension ObjectStore {
         ids.reserveCapacity(objects.count)
         let keys = try allocateKeys(tag: layout.tag, count: objects.count)
         if !encodesAsChecked {
-            for fields in rows { encoded.append(try ObjectCodec.encode(try externalized(fields, layout: layout), layout: layout, blobBytes: records.readBlob)) }
+            for var fields in rows {
+                try externalize(&fields, isExternal: shape.isExternalField, writeBlob: records.writeBlob)
+                encoded.append(try ObjectCodec.encode(fields, layout: layout, blobBytes: records.readBlob))
+            }
         }
         for ((value, blobs, terms), key) in zip(encoded, keys) {
             batch.put(key, value: value, blobs: blobs, terms: terms)
@@ -155,19 +153,13 @@ extension ObjectStore {
     ///   already written to the blob area are garbage that compaction reclaims).
     @discardableResult
     public func batchInsert(entityName: String, dictionaryHandler: (inout [String: Value]) throws -> Bool) throws -> Int {
-        guard let entity = model.entity(named: entityName) else {
-            throw StrataError(.unknownKeyPath, "the model has no entity '\(entityName)'", context: ["entity": entityName])
-        }
-        guard !entity.isAbstract else {
-            throw StrataError(.invalidArgument, "\(entityName) is abstract: batch-insert one of its sub-entities", context: ["entity": entityName])
-        }
+        let entity = try batchInsertable(entityName)
         let gate = SaveGate.lock(for: self)
         gate.lock()
         defer { gate.unlock() }
-        let layout = try schema.layout(entityName)
+        let shape = try schema.shape(entityName)
+        let layout = shape.layout
         var checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
-        let isExternal = schema.shapes[entityName]?.isExternalField ?? []
-        let threshold = options.externalStorageThreshold
         let observed = hasObservers
         var ids: [ObjectID] = []
         var values: [String: Value] = [:]
@@ -187,10 +179,7 @@ extension ObjectStore {
                 }
                 try checker.fill(&fields, values, index: count)
                 try checker.checkRequiredRelationships(fields, index: count)
-                for number in isExternal.indices where isExternal[number] {
-                    guard case .value(.binary(let data)) = fields[number], data.count >= threshold else { continue }
-                    fields[number] = .blob(try writeBlob([UInt8](data)), rawLength: UInt64(data.count))
-                }
+                try externalize(&fields, isExternal: shape.isExternalField, writeBlob: writeBlob)
                 let key = try allocateKey(tag: layout.tag)
                 let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: layout, blobBytes: records.readBlob)
                 batch.put(key, value: value, blobs: blobs, terms: terms)
@@ -215,16 +204,23 @@ extension ObjectStore {
         }
     }
 
-    /// The fields with external-storage binaries at or above the threshold written to
-    /// the blob area (the record keeps a reference), as a context's save does.
-    private func externalized(_ fields: [FieldValue], layout: StoreSchema.EntityLayout) throws -> [FieldValue] {
-        var fields = fields
-        for (number, field) in layout.fields.enumerated() {
-            guard case .attribute(_, external: true) = field.kind, case .value(.binary(let data)) = fields[number],
-                  data.count >= options.externalStorageThreshold else { continue }
-            let ref = try records.writeBlob([UInt8](data))
-            fields[number] = .blob(ref, rawLength: UInt64(data.count))
+    /// The entity `entityName` names, when batch insert may insert its objects.
+    private func batchInsertable(_ entityName: String) throws -> EntityDescription {
+        guard let entity = model.entity(named: entityName) else {
+            throw StrataError(.unknownKeyPath, "the model has no entity '\(entityName)'", context: ["entity": entityName])
         }
-        return fields
+        guard !entity.isAbstract else {
+            throw StrataError(.invalidArgument, "\(entityName) is abstract: batch-insert one of its sub-entities", context: ["entity": entityName])
+        }
+        return entity
+    }
+
+    /// Moves external-storage binaries at or above the threshold to the blob area
+    /// through `writeBlob` (the record keeps a reference), as a context's save does.
+    private func externalize(_ fields: inout [FieldValue], isExternal: [Bool], writeBlob: ([UInt8]) throws -> BlobRef) throws {
+        for number in isExternal.indices where isExternal[number] {
+            guard case .value(.binary(let data)) = fields[number], data.count >= options.externalStorageThreshold else { continue }
+            fields[number] = .blob(try writeBlob([UInt8](data)), rawLength: UInt64(data.count))
+        }
     }
 }

@@ -40,7 +40,7 @@ extension ObjectContext {
                 }
                 continue
             }
-            let fields = try fieldsToWrite(object)
+            let fields = try fieldsToWrite(object, writeBlob: store.records.writeBlob)
             let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: store.records.readBlob)
             batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
         }

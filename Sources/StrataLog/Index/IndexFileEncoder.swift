@@ -74,15 +74,7 @@ struct IndexFileEncoder {
     mutating func add(_ e: IndexEntry) throws {
         guard !termsStarted else { throw StrataError(.invalidArgument, "an index file's entries must all come before its terms") }
         if firstKey == nil { firstKey = e.key.rawValue }
-        block.u64(e.key.rawValue)
-        block.u64(e.sequence)
-        block.u8(e.isTombstone ? RecordKind.tombstone.rawValue : RecordKind.put.rawValue)
-        block.u32(e.location.frameOffset)
-        block.u32(e.location.frameLength)
-        block.u32(e.location.recordOffset)
-        block.u32(e.location.recordLength)
-        block.u16(UInt16(e.blobs.count))
-        for blob in e.blobs { RecordCodec.encode(blob, into: &block) }
+        Self.append(e, to: &block)
         inBlock += 1
         lastKey = e.key.rawValue
         entryCount += 1
@@ -97,11 +89,7 @@ struct IndexFileEncoder {
     /// Adds the next term, after every entry, in `IndexTermEntry.precedes` order.
     mutating func add(_ t: IndexTermEntry) throws {
         if !termsStarted { try startTerms() }
-        block.u32(t.index)
-        block.u16(UInt16(t.value.count))
-        t.value.append(to: &block)
-        block.u64(t.key.rawValue)
-        block.u64(t.sequence)
+        Self.append(t, to: &block)
         inBlock += 1
         termCount += 1
         lastTerm = t
@@ -182,6 +170,66 @@ struct IndexFileEncoder {
         let handle = IndexFooter.Handle(offset: UInt64(drained + out.count), length: UInt64(b.count))
         out.bytes(b.bytes)
         return handle
+    }
+
+    // MARK: Entries and terms as the blocks hold them
+
+    /// An entry as a data block holds it (FORMAT.md §7.2): key, sequence, kind, the
+    /// location's four offsets (its segment is the file's), blob count and references.
+    /// The fixed part goes in one copy (integer by integer it was a sixth of a chunked
+    /// commit, whose scratch runs hold entries in these same bytes).
+    static func append(_ e: IndexEntry, to w: inout ByteWriter) {
+        w.fixed(35) { b in
+            b.storeBytes(of: e.key.rawValue.littleEndian, toByteOffset: 0, as: UInt64.self)
+            b.storeBytes(of: e.sequence.littleEndian, toByteOffset: 8, as: UInt64.self)
+            b.storeBytes(of: (e.isTombstone ? RecordKind.tombstone : RecordKind.put).rawValue, toByteOffset: 16, as: UInt8.self)
+            b.storeBytes(of: e.location.frameOffset.littleEndian, toByteOffset: 17, as: UInt32.self)
+            b.storeBytes(of: e.location.frameLength.littleEndian, toByteOffset: 21, as: UInt32.self)
+            b.storeBytes(of: e.location.recordOffset.littleEndian, toByteOffset: 25, as: UInt32.self)
+            b.storeBytes(of: e.location.recordLength.littleEndian, toByteOffset: 29, as: UInt32.self)
+            b.storeBytes(of: UInt16(truncatingIfNeeded: e.blobs.count).littleEndian, toByteOffset: 33, as: UInt16.self)
+        }
+        for blob in e.blobs { RecordCodec.encode(blob, into: &w) }
+    }
+
+    /// A term as a term block holds it (FORMAT.md §7.3): index, value length, value,
+    /// key, sequence.
+    static func append(_ t: IndexTermEntry, to w: inout ByteWriter) {
+        let count = t.value.count
+        w.fixed(6) { b in
+            b.storeBytes(of: t.index.littleEndian, toByteOffset: 0, as: UInt32.self)
+            b.storeBytes(of: UInt16(truncatingIfNeeded: count).littleEndian, toByteOffset: 4, as: UInt16.self)
+        }
+        t.value.append(to: &w)
+        w.fixed(16) { b in
+            b.storeBytes(of: t.key.rawValue.littleEndian, toByteOffset: 0, as: UInt64.self)
+            b.storeBytes(of: t.sequence.littleEndian, toByteOffset: 8, as: UInt64.self)
+        }
+    }
+
+    /// An entry written by `append(_:to:)`, of segment `segment`, read back
+    /// from a scratch run (the checked decoding of index files is `IndexFile.decodeSlots`).
+    static func readEntry(_ r: inout ByteReader, segment: UInt32) throws -> IndexEntry {
+        let key = RecordKey(try r.u64()), sequence = try r.u64(), tombstone = try r.u8() == RecordKind.tombstone.rawValue
+        let location = RecordLocation(segment: segment, frameOffset: try r.u32(), frameLength: try r.u32(),
+                                      recordOffset: try r.u32(), recordLength: try r.u32())
+        let count = Int(try r.u16())
+        var blobs: [BlobRef] = []
+        if count > 0 {
+            blobs.reserveCapacity(count)
+            for _ in 0..<count { blobs.append(try RecordCodec.decodeBlob(&r)) }
+        }
+        return IndexEntry(key: key, sequence: sequence, isTombstone: tombstone, location: location, blobs: blobs)
+    }
+
+    /// A term written by `append(_:to:)`, read back from a scratch run.
+    static func readTerm(_ r: inout ByteReader) throws -> IndexTermEntry {
+        let index = try r.u32()
+        let length = Int(try r.u16())
+        let start = r.position
+        try r.skip(length)
+        let value = TermBytes(r.bytes[start..<start + length])
+        return IndexTermEntry(index: index, value: value, key: RecordKey(try r.u64()), sequence: try r.u64())
     }
 
     static func fenceKey(_ t: IndexTermEntry, into w: inout ByteWriter) {

@@ -35,15 +35,15 @@ struct IndexFileRebuild {
     /// fsynced); returns the scan, which the caller checks for damage and the seal.
     func rebuild(_ segment: any StorageFile, segmentID: UInt32, storeID: [UInt8], to path: String) throws -> SegmentScanner.Result {
         var versions = SpillSorter<Version>(path: scratchBase + ".versions.tmp", fileSystem: fileSystem, runLimit: sortBatch, precedes: Version.precedes,
-                                            encode: { v, w in w.u64(v.ordinal); LogStore.encodeSpilled(v.entry, into: &w) },
-                                            decode: { r in let ordinal = try r.u64(); return Version(entry: try LogStore.decodeSpilled(&r), ordinal: ordinal) })
+                                            encode: { v, w in w.u64(v.ordinal); IndexFileEncoder.append(v.entry, to: &w) },
+                                            decode: { r in let ordinal = try r.u64(); return Version(entry: try IndexFileEncoder.readEntry(&r, segment: segmentID), ordinal: ordinal) })
         var terms = SpillSorter<VersionTerm>(path: scratchBase + ".vterms.tmp", fileSystem: fileSystem, runLimit: sortBatch, precedes: VersionTerm.precedes,
-                                             encode: { t, w in w.u64(t.ordinal); LogStore.encodeSpilled(t.term, into: &w) },
-                                             decode: { r in let ordinal = try r.u64(); return VersionTerm(term: try LogStore.decodeSpilled(&r), ordinal: ordinal) })
+                                             encode: { t, w in w.u64(t.ordinal); IndexFileEncoder.append(t.term, to: &w) },
+                                             decode: { r in let ordinal = try r.u64(); return VersionTerm(term: try IndexFileEncoder.readTerm(&r), ordinal: ordinal) })
         var kept = SpillSorter<IndexEntry>(path: scratchBase + ".kept.tmp", fileSystem: fileSystem, runLimit: sortBatch, precedes: { $0.key < $1.key },
-                                           encode: LogStore.encodeSpilled, decode: LogStore.decodeSpilled)
+                                           encode: IndexFileEncoder.append, decode: { try IndexFileEncoder.readEntry(&$0, segment: segmentID) })
         var keptTerms = SpillSorter<IndexTermEntry>(path: scratchBase + ".kterms.tmp", fileSystem: fileSystem, runLimit: sortBatch,
-                                                    precedes: IndexTermEntry.precedes, encode: LogStore.encodeSpilled, decode: LogStore.decodeSpilled)
+                                                    precedes: IndexTermEntry.precedes, encode: IndexFileEncoder.append, decode: IndexFileEncoder.readTerm)
         defer {
             versions.discard()
             terms.discard()

@@ -83,14 +83,10 @@ struct SpillSorter<Item> {
         private let path: String
         private let precedes: (Item, Item) -> Bool
 
-        fileprivate init(items: [Item], fileSystem: any FileSystem, path: String, precedes: @escaping (Item, Item) -> Bool) {
+        /// The items in memory (no file), or the runs of `file` through their cursors.
+        fileprivate init(items: [Item] = [], file: (any StorageFile)? = nil, cursors: [RunCursor] = [], fileSystem: any FileSystem, path: String,
+                         precedes: @escaping (Item, Item) -> Bool) {
             self.items = items
-            self.fileSystem = fileSystem
-            self.path = path
-            self.precedes = precedes
-        }
-
-        fileprivate init(file: any StorageFile, cursors: [RunCursor], fileSystem: any FileSystem, path: String, precedes: @escaping (Item, Item) -> Bool) {
             self.file = file
             self.cursors = cursors
             self.fileSystem = fileSystem
@@ -121,10 +117,7 @@ struct SpillSorter<Item> {
 
         /// Removes the file (reading stops).
         mutating func close() {
-            if let file {
-                try? file.close()
-                try? fileSystem.remove(path)
-            }
+            SpillSorter.remove(file, at: path, in: fileSystem)
             file = nil
             items = []
             cursors = []
@@ -152,13 +145,18 @@ struct SpillSorter<Item> {
 
     /// Closes and removes the file, if any (after a drain, or when the commit stops).
     mutating func discard() {
-        if let file {
-            try? file.close()
-            try? fileSystem.remove(path)
-        }
+        Self.remove(file, at: path, in: fileSystem)
         file = nil
         runs = []
         batch = []
+    }
+
+    /// Closes and removes the scratch file, if there is one: it is scratch, so a
+    /// failure here only leaves a `.tmp` that the next open removes.
+    fileprivate static func remove(_ file: (any StorageFile)?, at path: String, in fileSystem: any FileSystem) {
+        guard let file else { return }
+        try? file.close()
+        try? fileSystem.remove(path)
     }
 
     /// Sorts the batch and appends it to the file: to the last run when it follows

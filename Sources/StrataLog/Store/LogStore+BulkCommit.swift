@@ -67,9 +67,9 @@ extension LogStore {
         let start = w.segmentEnd
         let base = paths.index + "/" + StorePaths.number(segmentID)
         var entries = SpillSorter<IndexEntry>(path: base + ".entries.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch, precedes: { $0.key < $1.key },
-                                              encode: Self.encodeSpilled, decode: Self.decodeSpilled)
+                                              encode: IndexFileEncoder.append, decode: { try IndexFileEncoder.readEntry(&$0, segment: segmentID) })
         var terms = SpillSorter<IndexTermEntry>(path: base + ".terms.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch, precedes: IndexTermEntry.precedes,
-                                                encode: Self.encodeSpilled, decode: Self.decodeSpilled)
+                                                encode: IndexFileEncoder.append, decode: IndexFileEncoder.readTerm)
         let indexPath = paths.indexFile(segmentID) + ".tmp"
         var end = start
         do {
@@ -173,61 +173,5 @@ extension LogStore {
             return try encoder.finish(segmentID: segmentID, storeID: storeID, minSequence: sequence, maxSequence: sequence,
                                       recordBytes: recordBytes, segmentLength: segmentLength)
         }
-    }
-}
-
-// MARK: Spilled items (scratch, never read by another process or version)
-
-extension LogStore {
-    static func encodeSpilled(_ e: IndexEntry, into w: inout ByteWriter) {
-        // The fixed part in one copy (integer by integer, the spill's encoding was a
-        // sixth of a chunked commit).
-        w.fixed(39) { b in
-            b.storeBytes(of: e.key.rawValue.littleEndian, toByteOffset: 0, as: UInt64.self)
-            b.storeBytes(of: e.sequence.littleEndian, toByteOffset: 8, as: UInt64.self)
-            b.storeBytes(of: e.isTombstone ? 1 : 0, toByteOffset: 16, as: UInt8.self)
-            b.storeBytes(of: e.location.segment.littleEndian, toByteOffset: 17, as: UInt32.self)
-            b.storeBytes(of: e.location.frameOffset.littleEndian, toByteOffset: 21, as: UInt32.self)
-            b.storeBytes(of: e.location.frameLength.littleEndian, toByteOffset: 25, as: UInt32.self)
-            b.storeBytes(of: e.location.recordOffset.littleEndian, toByteOffset: 29, as: UInt32.self)
-            b.storeBytes(of: e.location.recordLength.littleEndian, toByteOffset: 33, as: UInt32.self)
-            b.storeBytes(of: UInt16(truncatingIfNeeded: e.blobs.count).littleEndian, toByteOffset: 37, as: UInt16.self)
-        }
-        for blob in e.blobs { RecordCodec.encode(blob, into: &w) }
-    }
-
-    static func decodeSpilled(_ r: inout ByteReader) throws -> IndexEntry {
-        let key = RecordKey(try r.u64()), sequence = try r.u64(), tombstone = try r.u8() != 0
-        let location = RecordLocation(segment: try r.u32(), frameOffset: try r.u32(), frameLength: try r.u32(),
-                                      recordOffset: try r.u32(), recordLength: try r.u32())
-        let count = Int(try r.u16())
-        var blobs: [BlobRef] = []
-        if count > 0 {
-            blobs.reserveCapacity(count)
-            for _ in 0..<count { blobs.append(try RecordCodec.decodeBlob(&r)) }
-        }
-        return IndexEntry(key: key, sequence: sequence, isTombstone: tombstone, location: location, blobs: blobs)
-    }
-
-    static func encodeSpilled(_ t: IndexTermEntry, into w: inout ByteWriter) {
-        let count = t.value.count
-        w.fixed(6) { b in
-            b.storeBytes(of: t.index.littleEndian, toByteOffset: 0, as: UInt32.self)
-            b.storeBytes(of: UInt16(truncatingIfNeeded: count).littleEndian, toByteOffset: 4, as: UInt16.self)
-        }
-        t.value.append(to: &w)
-        w.fixed(16) { b in
-            b.storeBytes(of: t.key.rawValue.littleEndian, toByteOffset: 0, as: UInt64.self)
-            b.storeBytes(of: t.sequence.littleEndian, toByteOffset: 8, as: UInt64.self)
-        }
-    }
-
-    static func decodeSpilled(_ r: inout ByteReader) throws -> IndexTermEntry {
-        let index = try r.u32()
-        let length = Int(try r.u16())
-        let start = r.position
-        try r.skip(length)
-        let value = TermBytes(r.bytes[start..<start + length])
-        return IndexTermEntry(index: index, value: value, key: RecordKey(try r.u64()), sequence: try r.u64())
     }
 }

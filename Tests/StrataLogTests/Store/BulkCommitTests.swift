@@ -132,7 +132,7 @@ import StrataTestSupport
         try fs.createDirectory("/scratch")
         func sorter() -> SpillSorter<IndexEntry> {
             SpillSorter(path: "/scratch/s.tmp", fileSystem: fs, runLimit: 10, precedes: { $0.key < $1.key },
-                        encode: LogStore.encodeSpilled, decode: LogStore.decodeSpilled)
+                        encode: IndexFileEncoder.append, decode: { try IndexFileEncoder.readEntry(&$0, segment: 1) })
         }
         func entry(_ key: UInt64) -> IndexEntry {
             IndexEntry(key: RecordKey(key), sequence: key, isTombstone: key % 9 == 0,
