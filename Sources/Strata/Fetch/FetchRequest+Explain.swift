@@ -26,7 +26,7 @@ extension ObjectContext {
         let limit = request.fetchLimit.flatMap { $0 >= 0 ? $0 : nil }
         var plan = FetchPlan(entityName: entity.name, access: .keys, filter: .none, order: .keyOrder(stopsAfter: nil), sortKeys: request.sortKeys)
         if request.predicate == nil && request.sortKeys.isEmpty { return plan }
-        plan.access = try indexedCandidates(request, entity: entity, tags: tags).map { .index(conditions: $0.conditions) } ?? .scan
+        plan.access = try indexedCandidates(request, entity: entity, tags: tags).map { .index(conditions: $0.conditions.map(\.description)) } ?? .scan
         if interpretsFetches {
             plan.filter = .objects(reason: "interpreted on request")
         } else {

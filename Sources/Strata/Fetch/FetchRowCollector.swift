@@ -1,3 +1,4 @@
+import Foundation
 import StrataLog
 
 /// One match of a fetch on its way to the result: its key, its place among the
@@ -20,16 +21,41 @@ struct FetchRow {
 /// positions in `rows`. A row (its values, object and record) copied on every swap of
 /// a sift or step of a sort was retained and released each time: a sixth of an
 /// indexed query, whose candidates all match.
-struct FetchRowCollector {
-    let sortKeys: [SortKey]
+///
+/// A class, owned by the one fetch running on the context's thread (its fields are not
+/// checked for exclusivity at run time): as a struct kept in the fetch's shared state,
+/// each question asked of it copied it, retaining and releasing its arrays.
+final class FetchRowCollector {
+    /// How one sort key orders its values: what `SortKey.compare` reads of it, kept
+    /// apart from the key path. Comparing through the `SortKey`s copied each key
+    /// (its key path retained and released) per key per comparison: a tenth of an
+    /// indexed query, whose matches mostly enter the top-k.
+    struct Order {
+        var ascending: Bool
+        var options: StringComparisonOptions
+    }
+
+    /// The first two sort keys' orders, held inline, and the orders of any keys past
+    /// them. Reading an array of orders in each comparison retained and released it
+    /// (the collector lives in a class the judging closures share): nine times per
+    /// row a top-k kept.
+    private let first: Order, second: Order
+    private let rest: [Order]
+    /// How many sort keys there are.
+    let keyCount: Int
     /// Top-k's k; nil keeps every row.
     let capacity: Int?
-    private var rows: [FetchRow] = []
+    @exclusivity(unchecked) private var rows: [FetchRow] = []
     /// With a capacity: positions in `rows`, a max-heap by result order.
-    private var heap: [Int] = []
+    @exclusivity(unchecked) private var heap: [Int] = []
 
     init(sortKeys: [SortKey], capacity: Int?) {
-        self.sortKeys = sortKeys
+        let orders = sortKeys.map { Order(ascending: $0.ascending, options: $0.options) }
+        let none = Order(ascending: true, options: [])
+        self.first = orders.first ?? none
+        self.second = orders.count > 1 ? orders[1] : none
+        self.rest = Array(orders.dropFirst(2))
+        self.keyCount = orders.count
         self.capacity = sortKeys.isEmpty ? nil : capacity
         // A top-k's rows and heap in one allocation each, not grown by doubling.
         if let k = self.capacity, k <= 4_096 {
@@ -40,10 +66,33 @@ struct FetchRowCollector {
 
     var count: Int { rows.count }
 
+    /// `SortKey.compare` for a key ordered by `order`: integers and plain strings
+    /// (most sort keys) compared directly, which is what the total order does for
+    /// two values of those kinds; anything else through the total order.
+    @inline(__always)
+    static func compare(_ a: Value, _ b: Value, _ order: Order) -> ComparisonResult {
+        let result: ComparisonResult
+        switch (a, b) {
+        case (.int(let x), .int(let y)):
+            result = x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
+        case (.string(let x), .string(let y)) where order.options.isEmpty:
+            result = x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
+        default:
+            result = SortKey.totalOrder(a, b, options: order.options)
+        }
+        guard !order.ascending else { return result }
+        switch result {
+        case .orderedAscending: return .orderedDescending
+        case .orderedDescending: return .orderedAscending
+        case .orderedSame: return .orderedSame
+        }
+    }
+
     /// Whether `a` comes before `b`: by the sort keys, then by position.
     func precedes(_ a: [Value], _ aPosition: Int, _ b: [Value], _ bPosition: Int) -> Bool {
-        for (index, key) in sortKeys.enumerated() {
-            switch key.compare(a[index], b[index]) {
+        for index in 0..<keyCount {
+            let order = index == 0 ? first : (index == 1 ? second : rest[index - 2])
+            switch Self.compare(a[index], b[index], order) {
             case .orderedAscending: return true
             case .orderedDescending: return false
             case .orderedSame: continue
@@ -65,12 +114,12 @@ struct FetchRowCollector {
     /// first sort key alone. A full top-k turns most candidates away this way, before
     /// their other sort fields (a name to sort by is a string made) are decoded.
     func rejects(first: Value) -> Bool {
-        guard let capacity, rows.count >= capacity, let worst = heap.first, let key = sortKeys.first else { return false }
-        return rows.withUnsafeBufferPointer { rows in key.compare(first, rows[worst].values[0]) == .orderedDescending }
+        guard let capacity, rows.count >= capacity, let worst = heap.first, keyCount > 0 else { return false }
+        return rows.withUnsafeBufferPointer { rows in Self.compare(first, rows[worst].values[0], self.first) == .orderedDescending }
     }
 
     /// Adds a row (check `accepts` first when there is a capacity).
-    mutating func add(_ row: FetchRow) {
+    func add(_ row: FetchRow) {
         guard let capacity else {
             rows.append(row)
             return
@@ -88,7 +137,7 @@ struct FetchRowCollector {
 
     /// The rows in result order.
     func finish() -> [FetchRow] {
-        guard !sortKeys.isEmpty else { return rows }
+        guard keyCount > 0 else { return rows }
         return rows.withUnsafeBufferPointer { rows in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: rows.count) { buffer in
                 var order = buffer
@@ -106,7 +155,7 @@ struct FetchRowCollector {
         return rows.withUnsafeBufferPointer { rows in precedes(rows[a].values, rows[a].position, rows[b].values, rows[b].position) }
     }
 
-    private mutating func siftUp(_ start: Int) {
+    private func siftUp(_ start: Int) {
         var child = start
         while child > 0 {
             let parent = (child - 1) / 2
@@ -116,7 +165,7 @@ struct FetchRowCollector {
         }
     }
 
-    private mutating func siftDown(_ start: Int) {
+    private func siftDown(_ start: Int) {
         var parent = start
         while true {
             let left = 2 * parent + 1, right = left + 1

@@ -97,16 +97,19 @@ extension ObjectContext {
                     recordPositions.append(position)
                 }
             }
+            // Read by the closures below as constants: captured as the variables they
+            // were built in, each read was boxed and checked for exclusivity.
+            let routes = viaObject, positions = recordPositions, judged = candidates
             // run.position: the next candidate not yet judged.
             func objectsBefore(_ end: Int) throws {
                 while run.position < end && !run.done {
-                    if viaObject[run.position] { try judgeObject(candidates[run.position].key, position: run.position) }
+                    if routes[run.position] { try judgeObject(judged[run.position].key, position: run.position) }
                     run.position += 1
                 }
             }
             if !run.done {
                 try store.records.visitRecords(located: recordKeys) { i, view in
-                    let position = recordPositions[i]
+                    let position = positions[i]
                     try objectsBefore(position)
                     if run.done { return false }
                     run.position = position + 1
@@ -114,7 +117,7 @@ extension ObjectContext {
                     return !run.done
                 }
             }
-            try objectsBefore(candidates.count)
+            try objectsBefore(judged.count)
         } else {
             let queue = ObjectRouteQueue()
             for tag in tags.sorted() where !run.done {
@@ -129,11 +132,14 @@ extension ObjectContext {
                 // Objects registered during the walk are those it judged (keys behind
                 // it): a registry empty at the start stays empty ahead of the walk.
                 let mayHoldLoaded = !registry.isEmpty
-                try store.records.visitRecords(in: StoreSchema.range(tag: tag), wants: { key in
+                // Without unsaved changes or loaded objects every record is judged as a
+                // record: no closure is asked about each key.
+                let wants: ((RecordKey) -> Bool)? = !pending && !mayHoldLoaded ? nil : { key in
                     if pending && self.changed[key] != nil { return false }
                     if mayHoldLoaded && self.holdsLoaded(key) { queue.deferred.append(key); return false }
                     return true
-                }) { view in
+                }
+                try store.records.visitRecords(in: StoreSchema.range(tag: tag), wants: wants) { view in
                     try objectsBefore(view.key)
                     if run.done { return false }
                     try judgeRecord(view, position: run.position)
@@ -174,7 +180,7 @@ extension ObjectContext {
 /// were boxed and every access to them checked for exclusivity at run time (a fifth
 /// of a scan's time). One fetch on the context's thread owns it.
 final class CompiledRun {
-    @exclusivity(unchecked) var collector: FetchRowCollector
+    let collector: FetchRowCollector
     @exclusivity(unchecked) var loadedByFetch: Set<RecordKey> = []
     @exclusivity(unchecked) var done: Bool
     /// The next candidate's position (the scan's count of candidates so far).

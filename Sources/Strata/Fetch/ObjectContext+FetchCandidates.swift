@@ -15,14 +15,15 @@ extension ObjectContext {
 
     /// The candidates the indexes serve for a request's predicate, ascending, each with
     /// where its current version lies (read without a second lookup), and the
-    /// conditions that served them (as `explain` shows them); nil when no index helps
+    /// conditions that served them (`explain` shows them; they are formatted only
+    /// there, not by every fetch); nil when no index helps
     /// and the entity's ranges are scanned.
     ///
     /// An index that cannot be read (its file damaged and its segment too, so it cannot
     /// be rebuilt) is logged at error level and the request is answered by the scan:
     /// the predicate judges every record, so the answer stays whole. Answering from
     /// what the index could give would silently miss objects the store holds.
-    func indexedCandidates(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> (located: [LocatedKey], conditions: [String])? {
+    func indexedCandidates(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> (located: [LocatedKey], conditions: [Predicate])? {
         do {
             return try indexServedCandidates(request, entity: entity, tags: tags)
         } catch let error as StrataError where error.code == .corrupt {
@@ -32,13 +33,13 @@ extension ObjectContext {
         }
     }
 
-    private func indexServedCandidates(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> (located: [LocatedKey], conditions: [String])? {
+    private func indexServedCandidates(_ request: FetchRequest, entity: EntityDescription, tags: [UInt16]) throws -> (located: [LocatedKey], conditions: [Predicate])? {
         let layout = try schema.layout(entity.name)
         guard let predicate = request.predicate else { return nil }
         // The conditions are AND-ed: the intersection of what each index serves
         // (`age >= 10 AND age < 15` is two half-open ranges) is still a superset.
         var served: [LocatedKey]?
-        var used: [String] = []
+        var used: [Predicate] = []
         func serve(_ found: [LocatedKey]) {
             guard let before = served else { served = found; return }
             let keys = Set(found.lazy.map(\.key))
@@ -50,7 +51,7 @@ extension ObjectContext {
                   !external || store.blobTerms,  // external binaries had no term before `strata.blobTerms`
                   let keys = try indexedKeys(condition, type: type, index: index) else { continue }
             serve(keys)
-            used.append(condition.source.description)
+            used.append(condition.source)
         }
         for condition in Self.prefixConditions(predicate) where store.exactTerms {
             guard let number = layout.fieldNumbers[condition.key], let index = layout.fields[number].termIndex,
@@ -62,7 +63,7 @@ extension ObjectContext {
             var high = low
             high[high.count - 1] += 1
             serve(try store.records.locatedKeys(index: index, from: low, through: high, lowerInclusive: true, upperInclusive: false))
-            used.append(condition.source.description)
+            used.append(condition.source)
         }
         guard var served else { return nil }
         // IN lists and the two zeros give several sorted runs, which may share keys.

@@ -68,7 +68,7 @@ extension ObjectStore {
         // read — an older layout, an external binary asked for — is decoded whole.
         var slots = RecordFieldSlots(fields: attributeNumbers + relationshipNumbers)
         let attributeSlots = attributeNumbers.map(slots.slot(of:)), relationshipSlots = relationshipNumbers.map(slots.slot(of:))
-        try records.visitRecords(in: StoreSchema.range(tag: layout.tag), wants: { _ in true }) { view in
+        try records.visitRecords(in: StoreSchema.range(tag: layout.tag), wants: nil) { view in
             var fields: [FieldValue]
             if try slots.load(view, layoutID: layout.layoutID, firstLayoutID: layout.firstLayoutID) {
                 fields = slots.values

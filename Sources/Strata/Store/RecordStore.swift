@@ -60,8 +60,9 @@ public protocol RecordStore: AnyObject, Sendable {
     /// the listing found it, without a second lookup.
     func visitRecords(located: [LocatedKey], _ body: (Int, RecordView) throws -> Bool) throws
     /// Calls `body` with each live record of `range` in key order, read in place, until
-    /// it returns false; keys for which `wants` answers false are passed over unread.
-    func visitRecords(in range: Range<RecordKey>, wants: (RecordKey) -> Bool, _ body: (RecordView) throws -> Bool) throws
+    /// it returns false; keys for which `wants` answers false are passed over unread
+    /// (nil: every key is wanted, and no question is asked per key).
+    func visitRecords(in range: Range<RecordKey>, wants: ((RecordKey) -> Bool)?, _ body: (RecordView) throws -> Bool) throws
     /// Appends a blob and returns its reference.
     func writeBlob(_ bytes: [UInt8]) throws -> BlobRef
     /// Reads a blob by reference, checksums verified.
@@ -141,8 +142,9 @@ extension RecordStore {
     }
 
     /// Lists the range's keys, then visits them: for store types without a range walk.
-    public func visitRecords(in range: Range<RecordKey>, wants: (RecordKey) -> Bool, _ body: (RecordView) throws -> Bool) throws {
-        try visitRecords(try keys(in: range).filter(wants)) { try body($1) }
+    public func visitRecords(in range: Range<RecordKey>, wants: ((RecordKey) -> Bool)?, _ body: (RecordView) throws -> Bool) throws {
+        let keys = try keys(in: range)
+        try visitRecords(wants.map { keys.filter($0) } ?? keys) { try body($1) }
     }
 
     /// Lists the range's keys: for store types that cannot read back from a range's end.

@@ -44,6 +44,18 @@ struct StoreIndex: Sendable {
         return best
     }
 
+    /// ``sealedEntry(_:in:)`` with a memo per file (`memos[i]` for `files[i]`).
+    static func sealedEntry(_ key: RecordKey, in files: [IndexFile], memos: inout [IndexFile.LookupMemo]) throws -> IndexEntry? {
+        var best: IndexEntry?
+        for i in files.indices {
+            let file = files[i]
+            if let best, file.footer.maxSequence < best.sequence { break }
+            guard let found = try file.entry(key, memo: &memos[i]) else { continue }
+            if best.map({ found.isNewer(than: $0) }) ?? true { best = found }
+        }
+        return best
+    }
+
     /// The current version of `key`, tombstones included.
     func entry(_ key: RecordKey) throws -> IndexEntry? {
         if let found = overlay.entry(key) { return found }
@@ -277,8 +289,12 @@ struct StoreIndex: Sendable {
         }
         var result: [IndexEntry] = []
         result.reserveCapacity(candidates.count)
+        // The candidates come in ascending runs (one per source): each file's fence and
+        // last block are kept from one lookup to the next.
+        var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: files.count)
         for (key, sequence) in candidates {
-            guard let current = try entry(key), !current.isTombstone, current.sequence == sequence else { continue }
+            guard let current = try overlay.entry(key) ?? Self.sealedEntry(key, in: files, memos: &memos),
+                  !current.isTombstone, current.sequence == sequence else { continue }
             result.append(current)
         }
         // One value's terms from one source are already in key order (an equality

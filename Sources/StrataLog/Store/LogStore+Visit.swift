@@ -97,10 +97,11 @@ extension LogStore {
 
     /// Calls `body` with each live record of `range` in key order, read in place as by
     /// ``visitRecords(_:_:)``, until it returns false. Keys for which `wants` answers
-    /// false are passed over without reading their records.
+    /// false are passed over without reading their records; nil (the default) wants
+    /// every key without asking a closure per key.
     ///
     /// - Throws: as ``visitRecords(_:_:)``.
-    public func visitRecords(in range: Range<RecordKey>, wants: (RecordKey) -> Bool = { _ in true }, _ body: (RecordView) throws -> Bool) throws {
+    public func visitRecords(in range: Range<RecordKey>, wants: ((RecordKey) -> Bool)? = nil, _ body: (RecordView) throws -> Bool) throws {
         var start = range.lowerBound
         var frame = VisitFrame()
         defer { counters.recordsDecoded.add(frame.visited) }
@@ -122,7 +123,7 @@ extension LogStore {
                 try s.index.mergeSlots(from: start, to: range.upperBound) { slot, _ in
                     last = slot.key
                     seen += 1
-                    if !slot.isTombstone && wants(slot.key) {
+                    if !slot.isTombstone && (wants == nil || wants?(slot.key) == true) {
                         if segment != slot.location.segment {
                             _ = try Self.segmentFile(slot.location.segment, in: files, paths: paths)
                             segment = slot.location.segment
