@@ -139,12 +139,26 @@ extension ObjectContext {
                     if mayHoldLoaded && self.holdsLoaded(key) { queue.deferred.append(key); return false }
                     return true
                 }
-                try store.records.visitRecords(in: StoreSchema.range(tag: tag), wants: wants) { view in
-                    try objectsBefore(view.key)
-                    if run.done { return false }
-                    try judgeRecord(view, position: run.position)
-                    run.position += 1
-                    return !run.done
+                if wants == nil {
+                    // Nothing is judged as an object ahead of the walk (the queue stays
+                    // empty): the records come a block at a time and are judged in a
+                    // loop here, not through a closure call each.
+                    try store.records.visitRecordRuns(in: StoreSchema.range(tag: tag)) { views in
+                        for view in views {
+                            try judgeRecord(view, position: run.position)
+                            run.position += 1
+                            if run.done { return false }
+                        }
+                        return true
+                    }
+                } else {
+                    try store.records.visitRecords(in: StoreSchema.range(tag: tag), wants: wants) { view in
+                        try objectsBefore(view.key)
+                        if run.done { return false }
+                        try judgeRecord(view, position: run.position)
+                        run.position += 1
+                        return !run.done
+                    }
                 }
                 try objectsBefore(nil)
             }

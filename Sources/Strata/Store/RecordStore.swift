@@ -63,6 +63,10 @@ public protocol RecordStore: AnyObject, Sendable {
     /// it returns false; keys for which `wants` answers false are passed over unread
     /// (nil: every key is wanted, and no question is asked per key).
     func visitRecords(in range: Range<RecordKey>, wants: ((RecordKey) -> Bool)?, _ body: (RecordView) throws -> Bool) throws
+    /// `visitRecords(in:wants:_:)` for every key, the records handed over a run at a
+    /// time (a block's, for the segment log): `body` loops over them and returns
+    /// false to stop.
+    func visitRecordRuns(in range: Range<RecordKey>, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws
     /// Appends a blob and returns its reference.
     func writeBlob(_ bytes: [UInt8]) throws -> BlobRef
     /// Reads a blob by reference, checksums verified.
@@ -145,6 +149,13 @@ extension RecordStore {
     public func visitRecords(in range: Range<RecordKey>, wants: ((RecordKey) -> Bool)?, _ body: (RecordView) throws -> Bool) throws {
         let keys = try keys(in: range)
         try visitRecords(wants.map { keys.filter($0) } ?? keys) { try body($1) }
+    }
+
+    /// Each record a run of its own: for store types without blocks.
+    public func visitRecordRuns(in range: Range<RecordKey>, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws {
+        try visitRecords(in: range, wants: nil) { view in
+            try withUnsafePointer(to: view) { try body(UnsafeBufferPointer(start: $0, count: 1)) }
+        }
     }
 
     /// Lists the range's keys: for store types that cannot read back from a range's end.

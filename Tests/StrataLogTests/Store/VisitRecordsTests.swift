@@ -120,6 +120,50 @@ import StrataTestSupport
         #expect(stopped == 10)
     }
 
+    /// `visitRecordRuns` hands over what `visitRecords(in:)` visits, in the same order,
+    /// each run's records lying in one block; across sealed segments, the active one,
+    /// deletes and a reopen; and it stops inside a run when asked.
+    @Test(arguments: [true, false])
+    func runsGiveWhatTheRangeVisitGives(compress: Bool) throws {
+        let dir = try TemporaryDirectory("visit-runs")
+        defer { dir.remove() }
+        let (store, expected) = try Self.filled(dir, compress: compress)
+        func check(_ store: LogStore) throws {
+            for range in [RecordKey(0)..<RecordKey(1_200), RecordKey(7)..<RecordKey(1_190), RecordKey(600)..<RecordKey(601), RecordKey(5_000)..<RecordKey(6_000)] {
+                var runs: [[(UInt64, [UInt8])]] = []
+                try store.visitRecordRuns(in: range) { views in
+                    runs.append(views.map { ($0.key.rawValue, Array($0.value)) })
+                    return true
+                }
+                let wanted = expected.filter { range.contains(RecordKey($0.key)) }.sorted { $0.key < $1.key }
+                let seen = runs.flatMap { $0 }
+                #expect(seen.map(\.0) == wanted.map(\.key))
+                #expect(seen.map(\.1) == wanted.map(\.value))
+                #expect(runs.allSatisfy { !$0.isEmpty })
+                // Each run is one block's: its records share the location's frame.
+                for run in runs {
+                    var frames = Set<String>()
+                    for (key, _) in run {
+                        let location = try #require(try store.locate(RecordKey(key))).0.location
+                        frames.insert("\(location.segment)/\(location.frameOffset)")
+                    }
+                    #expect(frames.count == 1)
+                }
+            }
+            var taken = 0
+            try store.visitRecordRuns(in: RecordKey(0)..<RecordKey(1_200)) { views in
+                taken += views.count
+                return false
+            }
+            #expect(taken > 0 && taken < expected.count)
+        }
+        try check(store)
+        try store.close()
+        let reopened = try LogStore.open(at: dir.path, options: LogStoreOptions())
+        defer { try? reopened.close() }
+        try check(reopened)
+    }
+
     /// A walk longer than half the cache keeps only its first frames: the frames a
     /// random read warmed stay cached through it, and a walk that fits is cached whole.
     @Test func aLongWalkDoesNotPushOutTheCache() throws {
