@@ -148,33 +148,46 @@ final class FetchRowCollector {
         }
     }
 
-    /// Max-heap by result order: a parent comes after its children. The rows are read
-    /// in place (`rows[j].values` copied the values array per comparison).
-    private func after(_ i: Int, _ j: Int) -> Bool {
-        let a = heap[j], b = heap[i]
-        return rows.withUnsafeBufferPointer { rows in precedes(rows[a].values, rows[a].position, rows[b].values, rows[b].position) }
-    }
-
+    /// Max-heap by result order: a parent comes after its children. A sift reads the
+    /// rows and moves the heap's positions through their buffers, taken once per sift:
+    /// each access to the class's arrays retained and released them.
     private func siftUp(_ start: Int) {
-        var child = start
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard after(child, parent) else { return }
-            heap.swapAt(child, parent)
-            child = parent
+        rows.withUnsafeBufferPointer { rows in
+            heap.withUnsafeMutableBufferPointer { heap in
+                // Whether the row at heap position i comes after the one at j.
+                func after(_ i: Int, _ j: Int) -> Bool {
+                    let a = heap[j], b = heap[i]
+                    return precedes(rows[a].values, rows[a].position, rows[b].values, rows[b].position)
+                }
+                var child = start
+                while child > 0 {
+                    let parent = (child - 1) / 2
+                    guard after(child, parent) else { return }
+                    heap.swapAt(child, parent)
+                    child = parent
+                }
+            }
         }
     }
 
     private func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var largest = parent
-            if left < heap.count && after(left, largest) { largest = left }
-            if right < heap.count && after(right, largest) { largest = right }
-            guard largest != parent else { return }
-            heap.swapAt(parent, largest)
-            parent = largest
+        rows.withUnsafeBufferPointer { rows in
+            heap.withUnsafeMutableBufferPointer { heap in
+                func after(_ i: Int, _ j: Int) -> Bool {
+                    let a = heap[j], b = heap[i]
+                    return precedes(rows[a].values, rows[a].position, rows[b].values, rows[b].position)
+                }
+                var parent = start
+                while true {
+                    let left = 2 * parent + 1, right = left + 1
+                    var largest = parent
+                    if left < heap.count && after(left, largest) { largest = left }
+                    if right < heap.count && after(right, largest) { largest = right }
+                    guard largest != parent else { return }
+                    heap.swapAt(parent, largest)
+                    parent = largest
+                }
+            }
         }
     }
 }
