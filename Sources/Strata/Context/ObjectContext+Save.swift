@@ -41,12 +41,15 @@ extension ObjectContext {
         var encoded: [(ManagedObject, [FieldValue])] = []
         encoded.reserveCapacity(writes.count)
         var next = 0
+        // Blobs are read through a closure literal over this: a method reference
+        // (`store.records.readBlob`) passed per object allocated a context each time.
+        let records = store.records
         // Writes in chunks, then the deletes, edges and counters after the last one.
         func fill(_ batch: inout WriteBatch, upTo end: Int, writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool {
             while next < end {
                 let object = writes[next]
                 let fields = try fieldsToWrite(object, writeBlob: writeBlob)
-                let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: store.records.readBlob)
+                let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: { try records.readBlob($0) })
                 batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
                 encoded.append((object, fields))
                 next += 1

@@ -57,7 +57,7 @@ extension ObjectStore {
         let rewritten = try referenceRewrites(deleted: deleted)
         for (key, object) in rewritten.sorted(by: { $0.key < $1.key }) {
             guard let name = schema.entityName(of: key), let layout = schema.shapes[name]?.layout else { continue }
-            let (value, blobs, terms) = try ObjectCodec.encode(object.fields, layout: layout, blobBytes: records.readBlob)
+            let (value, blobs, terms) = try ObjectCodec.encode(object.fields, layout: layout, blobBytes: { try records.readBlob($0) })
             batch.put(key, value: value, blobs: blobs, terms: terms)
         }
         let sequence = try records.commit(batch)

@@ -69,7 +69,7 @@ extension ObjectStore {
             if !relationships.isEmpty { try checker.apply(relationships[index], to: &fields, index: index) }
             try checker.checkRequiredRelationships(fields, index: index)
             if encodesAsChecked {
-                encoded.append(try ObjectCodec.encode(fields, layout: layout, blobBytes: records.readBlob))
+                encoded.append(try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) }))
             } else {
                 rows.append(fields)
             }
@@ -83,7 +83,7 @@ extension ObjectStore {
         if !encodesAsChecked {
             for var fields in rows {
                 try externalize(&fields, isExternal: shape.isExternalField, writeBlob: records.writeBlob)
-                encoded.append(try ObjectCodec.encode(fields, layout: layout, blobBytes: records.readBlob))
+                encoded.append(try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) }))
             }
         }
         for ((value, blobs, terms), key) in zip(encoded, keys) {
@@ -181,7 +181,7 @@ extension ObjectStore {
                 try checker.checkRequiredRelationships(fields, index: count)
                 try externalize(&fields, isExternal: shape.isExternalField, writeBlob: writeBlob)
                 let key = try allocateKey(tag: layout.tag)
-                let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: layout, blobBytes: records.readBlob)
+                let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) })
                 batch.put(key, value: value, blobs: blobs, terms: terms)
                 if observed { ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier)) }
                 count += 1

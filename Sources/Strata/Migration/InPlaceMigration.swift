@@ -289,10 +289,10 @@ struct InPlaceMigration {
                     for (numbers, build) in numbered {
                         let value: [UInt8]?
                         if build.compound {
-                            value = try ObjectCodec.compoundTerm(object.fields, numbers: numbers, blobBytes: records.readBlob)
+                            value = try ObjectCodec.compoundTerm(object.fields, numbers: numbers, blobBytes: { try records.readBlob($0) })
                         } else {
                             value = numbers[0] < object.fields.count
-                                ? try ObjectCodec.termValue(object.fields[numbers[0]], blobBytes: records.readBlob) : nil
+                                ? try ObjectCodec.termValue(object.fields[numbers[0]], blobBytes: { try records.readBlob($0) }) : nil
                         }
                         if let value { terms.append(IndexTerm(index: build.termIndex, value: value)) }
                     }

@@ -32,6 +32,7 @@ extension ObjectContext {
         let deleted = Set(changed.values.filter { $0.isDeleted && !$0.isNew }.map(\.objectID.key))
         let edges = try edgeWrites(deleted: deleted, checkEnds: false, collectTouched: false)
         var tags = edges.allocatedTags
+        let records = store.records
         for object in changed.values.sorted(by: { $0.objectID.key < $1.objectID.key }) {
             if object.isDeleted {
                 if !object.isNew {
@@ -40,8 +41,10 @@ extension ObjectContext {
                 }
                 continue
             }
-            let fields = try fieldsToWrite(object, writeBlob: store.records.writeBlob)
-            let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: store.records.readBlob)
+            // Closure literals over `records`: a method reference passed per object
+            // allocated a context each time.
+            let fields = try fieldsToWrite(object, writeBlob: { try records.writeBlob($0) })
+            let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: { try records.readBlob($0) })
             batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
         }
         edges.apply(to: &batch)

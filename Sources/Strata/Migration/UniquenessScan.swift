@@ -83,7 +83,7 @@ struct UniquenessScan {
     /// record's entity lacks one of the rule's attributes.
     private func values(of record: Record, _ constraint: UniqueConstraint) throws -> [Value]? {
         guard let values = try ObjectStore.storedValues(of: record, attributes: constraint.attributes, schema: schema,
-                                                        readBlob: records.readBlob),
+                                                        readBlob: { try records.readBlob($0) }),
               !values.contains(where: \.isNull) else { return nil }
         return values
     }

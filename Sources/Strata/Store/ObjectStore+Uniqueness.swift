@@ -55,7 +55,7 @@ extension ObjectStore {
     /// The values a stored record holds for some attributes, an external binary read
     /// from the blob area; nil when its entity lacks one of them.
     func storedValues(of record: Record, attributes: [String]) throws -> [Value]? {
-        try Self.storedValues(of: record, attributes: attributes, schema: schema, readBlob: records.readBlob)
+        try Self.storedValues(of: record, attributes: attributes, schema: schema, readBlob: { try records.readBlob($0) })
     }
 
     /// `storedValues(of:attributes:)` under any schema (a migration's destination,
