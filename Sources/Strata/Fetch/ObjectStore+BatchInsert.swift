@@ -53,7 +53,7 @@ extension ObjectStore {
         defer { gate.unlock() }
         let shape = try schema.shape(entityName)
         let layout = shape.layout
-        var checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
+        let checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
 
         let inverses = edgeInverses(of: entity, layout: layout)
         // Without external binaries (written to the blob area only once every object
@@ -159,7 +159,7 @@ extension ObjectStore {
         defer { gate.unlock() }
         let shape = try schema.shape(entityName)
         let layout = shape.layout
-        var checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
+        let checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
         let observed = hasObservers
         var ids: [ObjectID] = []
         var values: [String: Value] = [:]
