@@ -277,9 +277,11 @@ struct FieldWriter {
     mutating func string(_ s: String) {
         // Straight from the string's UTF-8 view: no array per string.
         varint(UInt64(s.utf8.count))
-        // A copy from contiguous UTF-8 (native and small strings), not the view's
-        // element-by-element append.
-        if s.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil { bytes.append(contentsOf: s.utf8) }
+        // A copy from contiguous UTF-8, not the view's element-by-element append.
+        // `withUTF8` gives it for small strings too (held in the String's own bits),
+        // for which the view has no contiguous storage: most names and short values.
+        var s = s
+        s.withUTF8 { bytes.append(contentsOf: $0) }
     }
 }
 
