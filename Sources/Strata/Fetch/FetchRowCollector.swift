@@ -151,18 +151,20 @@ final class FetchRowCollector {
     /// Max-heap by result order: a parent comes after its children. A sift reads the
     /// rows and moves the heap's positions through their buffers, taken once per sift:
     /// each access to the class's arrays retained and released them.
+    ///
+    /// Whether the row at heap position `i` comes after the one at `j`.
+    private func after(_ i: Int, _ j: Int, _ rows: UnsafeBufferPointer<FetchRow>, _ heap: UnsafeMutableBufferPointer<Int>) -> Bool {
+        let a = heap[j], b = heap[i]
+        return precedes(rows[a].values, rows[a].position, rows[b].values, rows[b].position)
+    }
+
     private func siftUp(_ start: Int) {
         rows.withUnsafeBufferPointer { rows in
             heap.withUnsafeMutableBufferPointer { heap in
-                // Whether the row at heap position i comes after the one at j.
-                func after(_ i: Int, _ j: Int) -> Bool {
-                    let a = heap[j], b = heap[i]
-                    return precedes(rows[a].values, rows[a].position, rows[b].values, rows[b].position)
-                }
                 var child = start
                 while child > 0 {
                     let parent = (child - 1) / 2
-                    guard after(child, parent) else { return }
+                    guard after(child, parent, rows, heap) else { return }
                     heap.swapAt(child, parent)
                     child = parent
                 }
@@ -173,16 +175,12 @@ final class FetchRowCollector {
     private func siftDown(_ start: Int) {
         rows.withUnsafeBufferPointer { rows in
             heap.withUnsafeMutableBufferPointer { heap in
-                func after(_ i: Int, _ j: Int) -> Bool {
-                    let a = heap[j], b = heap[i]
-                    return precedes(rows[a].values, rows[a].position, rows[b].values, rows[b].position)
-                }
                 var parent = start
                 while true {
                     let left = 2 * parent + 1, right = left + 1
                     var largest = parent
-                    if left < heap.count && after(left, largest) { largest = left }
-                    if right < heap.count && after(right, largest) { largest = right }
+                    if left < heap.count && after(left, largest, rows, heap) { largest = left }
+                    if right < heap.count && after(right, largest, rows, heap) { largest = right }
                     guard largest != parent else { return }
                     heap.swapAt(parent, largest)
                     parent = largest

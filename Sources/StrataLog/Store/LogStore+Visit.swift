@@ -106,39 +106,47 @@ extension LogStore {
         var frame = VisitFrame()
         defer { counters.recordsDecoded.add(frame.visited) }
         while start < range.upperBound {
-            var last: RecordKey?
-            var seen = 0
-            // The open segment files are taken once per page, not copied with each
-            // entry (a retain and a release per record, twice).
-            var files: [UInt32: any StorageFile] = [:]
-            let found = try readIndex { s -> [VisitTarget] in
-                var found: [VisitTarget] = []
-                found.reserveCapacity(Self.visitPage)
-                last = nil
-                seen = 0
-                files = s.segmentFiles
-                // Neighbouring keys mostly lie in one segment: its file is checked
-                // once per run of them, not hashed per key.
-                var segment: UInt32?
-                try s.index.mergeSlots(from: start, to: range.upperBound) { slot, _ in
-                    last = slot.key
-                    seen += 1
-                    if !slot.isTombstone && (wants == nil || wants?(slot.key) == true) {
-                        if segment != slot.location.segment {
-                            _ = try Self.segmentFile(slot.location.segment, in: files, paths: paths)
-                            segment = slot.location.segment
-                        }
-                        found.append(VisitTarget(key: slot.key, sequence: slot.sequence, location: slot.location))
-                    }
-                    return seen < Self.visitPage
-                }
-                return found
-            }
-            guard try visitListed(found.count, { found[$0] }, in: files, frame: &frame, { try body($1) }) else { return }
-            // A short page is the range's end.
-            guard seen == Self.visitPage, let last, last.rawValue < UInt64.max else { return }
-            start = RecordKey(last.rawValue + 1)
+            let (found, files, next) = try listPage(from: start, to: range.upperBound, wants: wants)
+            guard try visitListed(found.count, { found[$0] }, in: files, frame: &frame, { try body($1) }), let next else { return }
+            start = next
         }
+    }
+
+    /// One page (up to `visitPage` index entries) of the live versions from `start` up
+    /// to `end` that `wants` (nil: every key), with the open segment files (taken once
+    /// per page, not copied with each entry: a retain and a release per record, twice)
+    /// and where the next page starts (nil: the range is done).
+    private func listPage(from start: RecordKey, to end: RecordKey, wants: ((RecordKey) -> Bool)?) throws
+        -> (found: [VisitTarget], files: [UInt32: any StorageFile], next: RecordKey?) {
+        var last: RecordKey?
+        var seen = 0
+        var files: [UInt32: any StorageFile] = [:]
+        let found = try readIndex { s -> [VisitTarget] in
+            var found: [VisitTarget] = []
+            found.reserveCapacity(Self.visitPage)
+            last = nil
+            seen = 0
+            files = s.segmentFiles
+            // Neighbouring keys mostly lie in one segment: its file is checked
+            // once per run of them, not hashed per key.
+            var segment: UInt32?
+            try s.index.mergeSlots(from: start, to: end) { slot, _ in
+                last = slot.key
+                seen += 1
+                if !slot.isTombstone && (wants == nil || wants?(slot.key) == true) {
+                    if segment != slot.location.segment {
+                        _ = try Self.segmentFile(slot.location.segment, in: files, paths: paths)
+                        segment = slot.location.segment
+                    }
+                    found.append(VisitTarget(key: slot.key, sequence: slot.sequence, location: slot.location))
+                }
+                return seen < Self.visitPage
+            }
+            return found
+        }
+        // A short page is the range's end.
+        guard seen == Self.visitPage, let last, last.rawValue < UInt64.max else { return (found, files, nil) }
+        return (found, files, RecordKey(last.rawValue + 1))
     }
 
     /// ``visitRecords(in:wants:_:)`` handing over records a block at a time: `body`
@@ -163,30 +171,7 @@ extension LogStore {
         views.reserveCapacity(Self.visitPage)
         defer { counters.recordsDecoded.add(frame.visited) }
         while start < range.upperBound {
-            var last: RecordKey?
-            var seen = 0
-            var files: [UInt32: any StorageFile] = [:]
-            let found = try readIndex { s -> [VisitTarget] in
-                var found: [VisitTarget] = []
-                found.reserveCapacity(Self.visitPage)
-                last = nil
-                seen = 0
-                files = s.segmentFiles
-                var segment: UInt32?
-                try s.index.mergeSlots(from: start, to: range.upperBound) { slot, _ in
-                    last = slot.key
-                    seen += 1
-                    if !slot.isTombstone {
-                        if segment != slot.location.segment {
-                            _ = try Self.segmentFile(slot.location.segment, in: files, paths: paths)
-                            segment = slot.location.segment
-                        }
-                        found.append(VisitTarget(key: slot.key, sequence: slot.sequence, location: slot.location))
-                    }
-                    return seen < Self.visitPage
-                }
-                return found
-            }
+            let (found, files, next) = try listPage(from: start, to: range.upperBound, wants: nil)
             var i = 0
             while i < found.count {
                 let location = found[i].location
@@ -203,8 +188,8 @@ extension LogStore {
                 }
                 if stop { return }
             }
-            guard seen == Self.visitPage, let last, last.rawValue < UInt64.max else { return }
-            start = RecordKey(last.rawValue + 1)
+            guard let next else { return }
+            start = next
         }
     }
 
