@@ -20,11 +20,11 @@ final class BatchInsertChecker {
     /// the batch rather than per object.
     private let attributeSlots: [AttributeCheck]
     private let requiredToOnes: [(name: String, number: Int)]
-    /// Per relationship whose model checks passed: its field number and the
-    /// destinations already checked in the store (a batch links many objects to a few).
     /// The current object's given values by attribute position (reused from object
     /// to object).
     @exclusivity(unchecked) private var given: [Value?]
+    /// Per relationship whose model checks passed: its field number and the
+    /// destinations already checked in the store (a batch links many objects to a few).
     @exclusivity(unchecked) private var checked: [String: (number: Int, destinations: Set<RecordKey>)] = [:]
 
     init(store: ObjectStore, entity: EntityDescription, layout: StoreSchema.EntityLayout) {

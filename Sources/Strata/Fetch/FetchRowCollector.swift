@@ -66,26 +66,10 @@ final class FetchRowCollector {
 
     var count: Int { rows.count }
 
-    /// `SortKey.compare` for a key ordered by `order`: integers and plain strings
-    /// (most sort keys) compared directly, which is what the total order does for
-    /// two values of those kinds; anything else through the total order.
+    /// `SortKey.compare` for a key ordered by `order`.
     @inline(__always)
     static func compare(_ a: Value, _ b: Value, _ order: Order) -> ComparisonResult {
-        let result: ComparisonResult
-        switch (a, b) {
-        case (.int(let x), .int(let y)):
-            result = x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
-        case (.string(let x), .string(let y)) where order.options.isEmpty:
-            result = x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
-        default:
-            result = SortKey.totalOrder(a, b, options: order.options)
-        }
-        guard !order.ascending else { return result }
-        switch result {
-        case .orderedAscending: return .orderedDescending
-        case .orderedDescending: return .orderedAscending
-        case .orderedSame: return .orderedSame
-        }
+        SortKey.compare(a, b, ascending: order.ascending, options: order.options)
     }
 
     /// Whether `a` comes before `b`: by the sort keys, then by position.
@@ -148,11 +132,10 @@ final class FetchRowCollector {
         }
     }
 
-    /// Max-heap by result order: a parent comes after its children. A sift reads the
-    /// rows and moves the heap's positions through their buffers, taken once per sift:
-    /// each access to the class's arrays retained and released them.
-    ///
-    /// Whether the row at heap position `i` comes after the one at `j`.
+    /// Whether the row at heap position `i` comes after the one at `j`: the heap is a
+    /// max-heap by result order (a parent comes after its children). A sift reads the
+    /// rows and moves the heap's positions through buffers taken once per sift: each
+    /// access to the class's arrays retained and released them.
     private func after(_ i: Int, _ j: Int, _ rows: UnsafeBufferPointer<FetchRow>, _ heap: UnsafeMutableBufferPointer<Int>) -> Bool {
         let a = heap[j], b = heap[i]
         return precedes(rows[a].values, rows[a].position, rows[b].values, rows[b].position)

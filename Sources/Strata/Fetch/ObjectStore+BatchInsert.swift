@@ -82,7 +82,7 @@ extension ObjectStore {
         let keys = try allocateKeys(tag: layout.tag, count: objects.count)
         if !encodesAsChecked {
             for var fields in rows {
-                try externalize(&fields, isExternal: shape.isExternalField, writeBlob: records.writeBlob)
+                try externalize(&fields, isExternal: shape.isExternalField, writeBlob: { try records.writeBlob($0) })
                 encoded.append(try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) }))
             }
         }

@@ -46,7 +46,24 @@ public struct SortKey: Sendable, Hashable {
 
     /// How two values compare under this key (its direction applied).
     public func compare(_ lhs: Value, _ rhs: Value) -> ComparisonResult {
-        let order = Self.totalOrder(lhs, rhs, options: options)
+        Self.compare(lhs, rhs, ascending: ascending, options: options)
+    }
+
+    /// ``compare(_:_:)`` for a key of this direction and these options, without the
+    /// key (a fetch's top-k compares many rows and need not copy its key paths).
+    /// Integers and plain strings, most sort keys, are compared directly: what the
+    /// total order does for two values of either kind.
+    @inline(__always)
+    static func compare(_ lhs: Value, _ rhs: Value, ascending: Bool, options: StringComparisonOptions) -> ComparisonResult {
+        let order: ComparisonResult
+        switch (lhs, rhs) {
+        case (.int(let x), .int(let y)):
+            order = x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
+        case (.string(let x), .string(let y)) where options.isEmpty:
+            order = x < y ? .orderedAscending : (x == y ? .orderedSame : .orderedDescending)
+        default:
+            order = totalOrder(lhs, rhs, options: options)
+        }
         guard !ascending else { return order }
         switch order {
         case .orderedAscending: return .orderedDescending

@@ -317,19 +317,32 @@ final class IndexFile: Sendable {
 
     /// This file's entry for `key`, if it has one.
     func entry(_ key: RecordKey) throws(Damage) -> IndexEntry? {
+        var memo = LookupMemo()
+        return try entry(key, memo: &memo)
+    }
+
+    /// ``entry(_:)`` reusing what `memo` holds from earlier lookups in this file (the
+    /// same answer: the fence and a packed block do not change while the file exists).
+    func entry(_ key: RecordKey, memo: inout LookupMemo) throws(Damage) -> IndexEntry? {
         guard try mayContain(key) else { return nil }
-        let (fence, count) = try dataFence()
-        let i = fencePosition(fence, count: count, atLeast: key.rawValue)
-        guard i < count else { return nil }
-        let handle = fenceHandle(fence, i)
+        if memo.fenceCount < 0 { (memo.fence, memo.fenceCount) = try dataFence() }
+        let i = fencePosition(memo.fence, count: memo.fenceCount, atLeast: key.rawValue)
+        guard i < memo.fenceCount else { return nil }
+        let handle = fenceHandle(memo.fence, i)
         guard handle.offset <= footer.dataFence.offset, handle.length <= footer.dataFence.offset - handle.offset else {
             throw damage("data block handle lies outside the data area", at: footer.dataFence.offset)
         }
+        if handle.offset == memo.blockOffset { return PackedIndexBlock.find(key, in: memo.packed, segmentID: segmentID) }
         // The block's packed form (PackedIndexBlock) when the cache has it, else the
         // block read, checked whole and packed for the next lookup; a block that does
         // not pack (blob references) is cached and walked as it is.
+        func found(in packed: [UInt8]) -> IndexEntry? {
+            memo.blockOffset = handle.offset
+            memo.packed = packed
+            return PackedIndexBlock.find(key, in: packed, segmentID: segmentID)
+        }
         let packedKey = BlockCache.Key(file: cacheID, offset: handle.offset | Self.packedFlag)
-        if let packed = cache.get(packedKey) { return PackedIndexBlock.find(key, in: packed, segmentID: segmentID) }
+        if let packed = cache.get(packedKey) { return found(in: packed) }
         let rawKey = BlockCache.Key(file: cacheID, offset: handle.offset)
         let bytes: [UInt8]
         if let cached = cache.get(rawKey) {
@@ -337,14 +350,14 @@ final class IndexFile: Sendable {
             // well, or every later lookup in it would walk half its entries.
             if let packed = PackedIndexBlock.pack(block: cached) {
                 cache.put(packedKey, packed)
-                return PackedIndexBlock.find(key, in: packed, segmentID: segmentID)
+                return found(in: packed)
             }
             bytes = cached
         } else {
             let read = try block(handle.offset, handle.length, what: "data", caching: false)
             if let packed = PackedIndexBlock.pack(block: read) {
                 cache.put(packedKey, packed)
-                return PackedIndexBlock.find(key, in: packed, segmentID: segmentID)
+                return found(in: packed)
             }
             // Not packed: blob references, or damage, which decoding names.
             do {
@@ -393,25 +406,6 @@ final class IndexFile: Sendable {
         fileprivate var packed: [UInt8] = []
 
         init() {}
-    }
-
-    /// ``entry(_:)`` reusing what `memo` holds from earlier lookups in this file (the
-    /// same answer: the fence and a packed block do not change while the file exists).
-    func entry(_ key: RecordKey, memo: inout LookupMemo) throws(Damage) -> IndexEntry? {
-        guard try mayContain(key) else { return nil }
-        if memo.fenceCount < 0 { (memo.fence, memo.fenceCount) = try dataFence() }
-        let i = fencePosition(memo.fence, count: memo.fenceCount, atLeast: key.rawValue)
-        guard i < memo.fenceCount else { return nil }
-        let handle = fenceHandle(memo.fence, i)
-        if handle.offset == memo.blockOffset { return PackedIndexBlock.find(key, in: memo.packed, segmentID: segmentID) }
-        if let packed = cache.get(BlockCache.Key(file: cacheID, offset: handle.offset | Self.packedFlag)) {
-            memo.blockOffset = handle.offset
-            memo.packed = packed
-            return PackedIndexBlock.find(key, in: packed, segmentID: segmentID)
-        }
-        // The block's first read (or one that does not pack): the general path checks,
-        // packs and caches it.
-        return try entry(key)
     }
 
     /// Entries in ascending key order from the first key ≥ `start`, a block at a time.

@@ -35,22 +35,21 @@ struct StoreIndex: Sendable {
     /// The newest version of `key` in `files` (sorted by descending `maxSequence`, as
     /// `files` is): a snapshot of the list lets readers probe outside the state lock.
     static func sealedEntry(_ key: RecordKey, in files: [IndexFile]) throws -> IndexEntry? {
-        var best: IndexEntry?
-        for file in files {
-            if let best, file.footer.maxSequence < best.sequence { break }
-            guard let found = try file.entry(key) else { continue }
-            if best.map({ found.isNewer(than: $0) }) ?? true { best = found }
-        }
-        return best
+        try newest(in: files) { try files[$0].entry(key) }
     }
 
     /// ``sealedEntry(_:in:)`` with a memo per file (`memos[i]` for `files[i]`).
     static func sealedEntry(_ key: RecordKey, in files: [IndexFile], memos: inout [IndexFile.LookupMemo]) throws -> IndexEntry? {
+        try newest(in: files) { try files[$0].entry(key, memo: &memos[$0]) }
+    }
+
+    /// The newest of the versions `lookup` finds in `files[i]`, probing the files in
+    /// their order (descending `maxSequence`) until none left can hold a newer one.
+    private static func newest(in files: [IndexFile], _ lookup: (Int) throws -> IndexEntry?) throws -> IndexEntry? {
         var best: IndexEntry?
         for i in files.indices {
-            let file = files[i]
-            if let best, file.footer.maxSequence < best.sequence { break }
-            guard let found = try file.entry(key, memo: &memos[i]) else { continue }
+            if let best, files[i].footer.maxSequence < best.sequence { break }
+            guard let found = try lookup(i) else { continue }
             if best.map({ found.isNewer(than: $0) }) ?? true { best = found }
         }
         return best
