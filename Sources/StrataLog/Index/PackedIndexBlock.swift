@@ -71,34 +71,103 @@ enum PackedIndexBlock {
             let widths = (key: width(lastKey - baseKey), sequence: width(maxSequence - baseSequence),
                           offset: width(UInt64(maxOffset)), length: width(UInt64(maxLength)))
             let stride = widths.key + widths.sequence + 1 + widths.offset + widths.length + 1
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(headerSize + frames.count * 8 + count * stride)
-            func put(_ value: UInt64, _ width: Int) {
-                for i in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
-            }
-            put(UInt64(count), 2)
-            bytes += [UInt8(widths.key), UInt8(widths.sequence), UInt8(widths.offset), UInt8(widths.length), UInt8(frames.count)]
-            put(baseKey, 8)
-            put(baseSequence, 8)
-            for frame in frames {
-                put(UInt64(frame.offset), 4)
-                put(UInt64(frame.length), 4)
-            }
-            var frame = 0
-            for i in 0..<count {
-                let at = 4 + i * 35
-                let offset = u32(at + 17), length = u32(at + 21)
-                if frames[frame].offset != offset || frames[frame].length != length {
-                    frame = frames.firstIndex { $0.offset == offset && $0.length == length } ?? 0
+            // Written straight into the array's storage: appended a byte at a time,
+            // packing was most of the first query's work after an open (every block
+            // its candidates touched was packed then).
+            let size = headerSize + frames.count * 8 + count * stride
+            return [UInt8](unsafeUninitializedCapacity: size) { out, initialized in
+                guard let base = out.baseAddress else { return }
+                let o = UnsafeMutableRawPointer(base)
+                var at = 0
+                @inline(__always) func put(_ value: UInt64, _ width: Int) {
+                    switch width {
+                    case 0: break
+                    case 1: o.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: at, as: UInt8.self)
+                    case 2: o.storeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian, toByteOffset: at, as: UInt16.self)
+                    case 4: o.storeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian, toByteOffset: at, as: UInt32.self)
+                    default: o.storeBytes(of: value.littleEndian, toByteOffset: at, as: UInt64.self)
+                    }
+                    at += width
                 }
-                put(u64(at) - baseKey, widths.key)
-                put(u64(at + 8) - baseSequence, widths.sequence)
-                bytes.append(UInt8(frame))
-                put(UInt64(u32(at + 25)), widths.offset)
-                put(UInt64(u32(at + 29)), widths.length)
-                bytes.append(b[at + 16] == 2 ? 1 : 0)
+                put(UInt64(count), 2)
+                put(UInt64(widths.key), 1)
+                put(UInt64(widths.sequence), 1)
+                put(UInt64(widths.offset), 1)
+                put(UInt64(widths.length), 1)
+                put(UInt64(frames.count), 1)
+                put(baseKey, 8)
+                put(baseSequence, 8)
+                for frame in frames {
+                    put(UInt64(frame.offset), 4)
+                    put(UInt64(frame.length), 4)
+                }
+                var frame = 0
+                for i in 0..<count {
+                    let entry = 4 + i * 35
+                    let offset = u32(entry + 17), length = u32(entry + 21)
+                    if frames[frame].offset != offset || frames[frame].length != length {
+                        frame = frames.firstIndex { $0.offset == offset && $0.length == length } ?? 0
+                    }
+                    put(u64(entry) - baseKey, widths.key)
+                    put(u64(entry + 8) - baseSequence, widths.sequence)
+                    put(UInt64(frame), 1)
+                    put(UInt64(u32(entry + 25)), widths.offset)
+                    put(UInt64(u32(entry + 29)), widths.length)
+                    put(b[entry + 16] == 2 ? 1 : 0, 1)
+                }
+                initialized = at
             }
-            return bytes
+        }
+    }
+
+    /// A little-endian unsigned value of `width` bytes (0, 1, 2, 4 or 8) at `at`.
+    @inline(__always)
+    private static func load(_ raw: UnsafeRawBufferPointer, _ at: Int, _ width: Int) -> UInt64 {
+        switch width {
+        case 0: return 0
+        case 1: return UInt64(raw[at])
+        case 2: return UInt64(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
+        case 4: return UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+        default: return UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+        }
+    }
+
+    /// Every entry of a packed block, in key order, as a range walk wants them; nil
+    /// when the block's bytes do not hold what its header says (never for a block
+    /// `pack` made: the caller then reads the raw block again).
+    static func slots(of packed: [UInt8], segmentID: UInt32) -> [IndexSlot]? {
+        packed.withUnsafeBytes { raw -> [IndexSlot]? in
+            guard raw.count >= headerSize else { return nil }
+            let count = Int(load(raw, 0, 2))
+            let keyWidth = Int(raw[2]), sequenceWidth = Int(raw[3]), offsetWidth = Int(raw[4]), lengthWidth = Int(raw[5])
+            let frameCount = Int(raw[6])
+            let baseKey = load(raw, 7, 8), baseSequence = load(raw, 15, 8)
+            let entriesAt = headerSize + frameCount * 8
+            let stride = keyWidth + sequenceWidth + 1 + offsetWidth + lengthWidth + 1
+            guard raw.count >= entriesAt + count * stride else { return nil }
+            var slots: [IndexSlot] = []
+            slots.reserveCapacity(count)
+            var at = entriesAt
+            for _ in 0..<count {
+                let key = baseKey &+ load(raw, at, keyWidth)
+                var field = at + keyWidth
+                let sequence = baseSequence &+ load(raw, field, sequenceWidth)
+                field += sequenceWidth
+                let frame = Int(raw[field])
+                field += 1
+                guard frame < frameCount else { return nil }
+                let recordOffset = UInt32(truncatingIfNeeded: load(raw, field, offsetWidth))
+                field += offsetWidth
+                let recordLength = UInt32(truncatingIfNeeded: load(raw, field, lengthWidth))
+                field += lengthWidth
+                let location = RecordLocation(segment: segmentID,
+                                              frameOffset: UInt32(truncatingIfNeeded: load(raw, headerSize + frame * 8, 4)),
+                                              frameLength: UInt32(truncatingIfNeeded: load(raw, headerSize + frame * 8 + 4, 4)),
+                                              recordOffset: recordOffset, recordLength: recordLength)
+                slots.append(IndexSlot(key: RecordKey(key), sequence: sequence, isTombstone: raw[field] != 0, location: location, blobList: -1))
+                at += stride
+            }
+            return slots
         }
     }
 
@@ -106,15 +175,7 @@ enum PackedIndexBlock {
     static func find(_ key: RecordKey, in packed: [UInt8], segmentID: UInt32) -> IndexEntry? {
         packed.withUnsafeBytes { raw -> IndexEntry? in
             guard raw.count >= headerSize else { return nil }
-            func load(_ at: Int, _ width: Int) -> UInt64 {
-                switch width {
-                case 0: return 0
-                case 1: return UInt64(raw[at])
-                case 2: return UInt64(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
-                case 4: return UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
-                default: return UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))
-                }
-            }
+            func load(_ at: Int, _ width: Int) -> UInt64 { Self.load(raw, at, width) }
             let count = Int(load(0, 2))
             let keyWidth = Int(raw[2]), sequenceWidth = Int(raw[3]), offsetWidth = Int(raw[4]), lengthWidth = Int(raw[5])
             let frameCount = Int(raw[6])

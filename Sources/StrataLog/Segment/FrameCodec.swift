@@ -38,6 +38,14 @@ enum FrameCodec {
         return CRC32C.checksum(payload, continuing: crc)
     }
 
+    /// `checksum(header:payload:)` of a frame read into a buffer: its first 12 bytes
+    /// the header, `payload` the stored payload after them.
+    static func checksum(header: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) -> UInt32 {
+        var crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: header[0..<4]))
+        crc = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: header[8..<12]), continuing: crc)
+        return CRC32C.checksum(payload, continuing: crc)
+    }
+
     /// The parsed fixed part of a frame header.
     struct Header {
         var length: Int
@@ -45,6 +53,13 @@ enum FrameCodec {
         var typeByte: UInt8
         var flags: UInt8
         var reserved: UInt16
+    }
+
+    static func parseHeader(_ bytes: UnsafeRawBufferPointer) -> Header? {
+        guard bytes.count >= Format.frameHeaderSize else { return nil }
+        func u32(_ at: Int) -> UInt32 { UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
+        return Header(length: Int(u32(0)), checksum: u32(4), typeByte: bytes[8], flags: bytes[9],
+                      reserved: UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 10, as: UInt16.self)))
     }
 
     static func parseHeader(_ bytes: [UInt8]) -> Header? {
@@ -66,17 +81,22 @@ enum FrameCodec {
     /// bytes (all of it when it is shorter); also whether the payload came out whole.
     static func rawPayload(flags: UInt8, stored: ArraySlice<UInt8>, path: String, offset: Int64, prefix: Int) throws -> (raw: [UInt8], whole: Bool) {
         guard flags & FrameFlags.lz4 != 0 else { return (Array(stored), true) }
-        return try stored.withUnsafeBytes { bytes -> ([UInt8], Bool) in
-            guard bytes.count >= 4 else {
-                throw StrataError(.corrupt, "LZ4 payload of \(bytes.count) bytes has no raw length", path: path, offset: offset)
-            }
-            let rawLength = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
-            guard rawLength <= Format.maxFramePayload * 8,
-                  let raw = LZ4.decompress(UnsafeRawBufferPointer(rebasing: bytes[4...]), rawLength: rawLength, prefix: min(prefix, rawLength)) else {
-                throw StrataError(.corrupt, "LZ4 block does not decompress to its recorded \(rawLength) bytes", path: path, offset: offset)
-            }
-            return (raw, raw.count == rawLength)
+        return try stored.withUnsafeBytes { try rawPayload(flags: flags, stored: $0, path: path, offset: offset, prefix: prefix) }
+    }
+
+    /// `rawPayload(flags:stored:path:offset:prefix:)` of a payload in a buffer the
+    /// caller reuses: the result is always a new array.
+    static func rawPayload(flags: UInt8, stored bytes: UnsafeRawBufferPointer, path: String, offset: Int64, prefix: Int) throws -> (raw: [UInt8], whole: Bool) {
+        guard flags & FrameFlags.lz4 != 0 else { return (Array(bytes), true) }
+        guard bytes.count >= 4 else {
+            throw StrataError(.corrupt, "LZ4 payload of \(bytes.count) bytes has no raw length", path: path, offset: offset)
         }
+        let rawLength = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
+        guard rawLength <= Format.maxFramePayload * 8,
+              let raw = LZ4.decompress(UnsafeRawBufferPointer(rebasing: bytes[4...]), rawLength: rawLength, prefix: min(prefix, rawLength)) else {
+            throw StrataError(.corrupt, "LZ4 block does not decompress to its recorded \(rawLength) bytes", path: path, offset: offset)
+        }
+        return (raw, raw.count == rawLength)
     }
 
     /// `rawPayload` of a payload already on its own: returned as it is when stored raw.

@@ -2,21 +2,25 @@
 /// probing and backward-shift deletion, one multiply-and-shift hash of the key's two
 /// words. `Dictionary` hashes every key with SipHash through `Hasher`, which was a
 /// tenth of a random lookup (three or four cache probes each); the cache's keys are
-/// the store's own numbers, not an attacker's, so a cheap mix is enough.
+/// the store's own numbers, not an attacker's, so a cheap mix is enough. A bucket's
+/// key and slot lie together: with them in three arrays a probe of a table larger
+/// than the CPU's caches missed three times.
 struct BlockTable {
-    private var files: [UInt64]
-    private var offsets: [UInt64]
-    /// The slot of each entry; -1 where the bucket is empty.
-    private var values: [Int32]
+    private struct Bucket {
+        var file: UInt64
+        var offset: UInt64
+        /// The slot of the entry; -1 where the bucket is empty.
+        var value: Int32
+    }
+
+    private var buckets: [Bucket]
     private var mask: Int
     private(set) var count = 0
 
     init(capacity: Int = 64) {
         var size = 16
         while size < capacity { size <<= 1 }
-        files = [UInt64](repeating: 0, count: size)
-        offsets = [UInt64](repeating: 0, count: size)
-        values = [Int32](repeating: -1, count: size)
+        buckets = [Bucket](repeating: Bucket(file: 0, offset: 0, value: -1), count: size)
         mask = size - 1
     }
 
@@ -29,38 +33,38 @@ struct BlockTable {
     }
 
     subscript(_ key: BlockCache.Key) -> Int? {
-        var i = home(key.file, key.offset)
-        while values[i] >= 0 {
-            if files[i] == key.file && offsets[i] == key.offset { return Int(values[i]) }
-            i = (i + 1) & mask
+        buckets.withUnsafeBufferPointer { b in
+            var i = home(key.file, key.offset)
+            while b[i].value >= 0 {
+                if b[i].file == key.file && b[i].offset == key.offset { return Int(b[i].value) }
+                i = (i + 1) & mask
+            }
+            return nil
         }
-        return nil
     }
 
     mutating func set(_ key: BlockCache.Key, _ value: Int) {
-        if (count + 1) * 4 > values.count * 3 { grow() }
+        if (count + 1) * 4 > buckets.count * 3 { grow() }
         var i = home(key.file, key.offset)
-        while values[i] >= 0 {
-            if files[i] == key.file && offsets[i] == key.offset {
-                values[i] = Int32(value)
+        while buckets[i].value >= 0 {
+            if buckets[i].file == key.file && buckets[i].offset == key.offset {
+                buckets[i].value = Int32(value)
                 return
             }
             i = (i + 1) & mask
         }
-        files[i] = key.file
-        offsets[i] = key.offset
-        values[i] = Int32(value)
+        buckets[i] = Bucket(file: key.file, offset: key.offset, value: Int32(value))
         count += 1
     }
 
     mutating func remove(_ key: BlockCache.Key) {
         var i = home(key.file, key.offset)
-        while values[i] >= 0 {
-            if files[i] == key.file && offsets[i] == key.offset { break }
+        while buckets[i].value >= 0 {
+            if buckets[i].file == key.file && buckets[i].offset == key.offset { break }
             i = (i + 1) & mask
         }
-        guard values[i] >= 0 else { return }
-        values[i] = -1
+        guard buckets[i].value >= 0 else { return }
+        buckets[i].value = -1
         count -= 1
         // Backward shift: move later entries of the run into the hole when their home
         // does not lie cyclically between the hole and them.
@@ -68,23 +72,21 @@ struct BlockTable {
         var j = i
         while true {
             j = (j + 1) & mask
-            guard values[j] >= 0 else { return }
-            let k = home(files[j], offsets[j])
+            guard buckets[j].value >= 0 else { return }
+            let k = home(buckets[j].file, buckets[j].offset)
             let between = hole <= j ? (hole < k && k <= j) : (hole < k || k <= j)
             if between { continue }
-            files[hole] = files[j]
-            offsets[hole] = offsets[j]
-            values[hole] = values[j]
-            values[j] = -1
+            buckets[hole] = buckets[j]
+            buckets[j].value = -1
             hole = j
         }
     }
 
     private mutating func grow() {
-        let old = (files, offsets, values)
-        self = BlockTable(capacity: values.count * 2)
-        for i in old.2.indices where old.2[i] >= 0 {
-            set(BlockCache.Key(file: old.0[i], offset: old.1[i]), Int(old.2[i]))
+        let old = buckets
+        self = BlockTable(capacity: buckets.count * 2)
+        for bucket in old where bucket.value >= 0 {
+            set(BlockCache.Key(file: bucket.file, offset: bucket.offset), Int(bucket.value))
         }
     }
 }

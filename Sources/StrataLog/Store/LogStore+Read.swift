@@ -214,17 +214,26 @@ extension LogStore {
               try location.frameLength <= 1 << 20 || end <= file.size() else {
             throw StrataError(.corrupt, "the index locates a frame of \(location.frameLength) bytes that this segment cannot hold", path: file.path, offset: Int64(location.frameOffset))
         }
-        let bytes = try file.readExactly(Int(location.frameLength), at: Int64(location.frameOffset))
-        guard let header = FrameCodec.parseHeader(bytes), header.length + Format.frameHeaderSize == bytes.count else {
-            throw StrataError(.corrupt, "frame header does not match the index", path: file.path, offset: Int64(location.frameOffset))
+        // Read into temporary storage (the stack, for frames of a block or so): the
+        // stored bytes are checked and decompressed there, never kept, and an array
+        // per frame read was an allocation and a free per candidate of an index read.
+        let count = Int(location.frameLength), at = Int64(location.frameOffset)
+        return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 8) { buffer in
+            let got = try file.read(into: buffer, at: at)
+            guard got == count else {
+                throw StrataError(.corrupt, "file ends after \(got) of \(count) bytes", path: file.path, offset: at + Int64(got))
+            }
+            let bytes = UnsafeRawBufferPointer(buffer)
+            guard let header = FrameCodec.parseHeader(bytes), header.length + Format.frameHeaderSize == count else {
+                throw StrataError(.corrupt, "frame header does not match the index", path: file.path, offset: at)
+            }
+            let stored = UnsafeRawBufferPointer(rebasing: bytes[Format.frameHeaderSize...])
+            guard FrameCodec.checksum(header: bytes, payload: stored) == header.checksum else {
+                throw StrataError(.corrupt, "frame checksum mismatch", path: file.path, offset: at)
+            }
+            let (raw, whole) = try FrameCodec.rawPayload(flags: header.flags, stored: stored, path: file.path, offset: at, prefix: prefix)
+            return (raw, count, whole)
         }
-        // The payload is checked and decompressed where it was read, not copied out first.
-        let stored = bytes[Format.frameHeaderSize...]
-        guard FrameCodec.checksum(header: bytes, payload: stored) == header.checksum else {
-            throw StrataError(.corrupt, "frame checksum mismatch", path: file.path, offset: Int64(location.frameOffset))
-        }
-        let (raw, whole) = try FrameCodec.rawPayload(flags: header.flags, stored: stored, path: file.path, offset: Int64(location.frameOffset), prefix: prefix)
-        return (raw, bytes.count, whole)
     }
 
     /// Decodes the record at `location` out of its frame's raw payload. The record

@@ -67,6 +67,27 @@ import StrataTestSupport
         }
     }
 
+    /// A range walk reads a cached block from its packed form: every entry comes back,
+    /// in order, as decoding the raw block gives it.
+    @Test func unpacksToTheEntriesTheRawBlockDecodesTo() throws {
+        var random = SeededRandom(seed: 6)
+        for round in 0..<200 {
+            let entries = Self.block(&random, count: random.int(in: 1...300), keyGap: [1, 3, 70_000, 1 << 40][round % 4],
+                                     sequences: [1, 200, 100_000][round % 3], largeRecords: round % 5 == 0)
+            let raw = Self.raw(entries)
+            let packed = try #require(PackedIndexBlock.pack(block: raw))
+            let slots = try #require(PackedIndexBlock.slots(of: packed, segmentID: 7))
+            let decoded = try IndexFile.decodeSlots(raw, segmentID: 7, path: "t", baseOffset: 0).slots
+            #expect(slots.map { IndexEntry($0, blobs: []) } == decoded.map { IndexEntry($0, blobs: []) })
+            #expect(slots.map { IndexEntry($0, blobs: []) } == entries)
+        }
+        // A packed block cut short is refused, not read past its end.
+        var random2 = SeededRandom(seed: 8)
+        let packed = try #require(PackedIndexBlock.pack(block: Self.raw(Self.block(&random2, count: 50, keyGap: 1, sequences: 1, largeRecords: false))))
+        #expect(PackedIndexBlock.slots(of: Array(packed.dropLast()), segmentID: 7) == nil)
+        #expect(PackedIndexBlock.slots(of: Array(packed.prefix(PackedIndexBlock.headerSize - 1)), segmentID: 7) == nil)
+    }
+
     @Test func isSmallerThanTheBlockForABulkTransaction() throws {
         var random = SeededRandom(seed: 9)
         let entries = Self.block(&random, count: 117, keyGap: 1, sequences: 1, largeRecords: false)
