@@ -168,10 +168,14 @@ extension LogStore {
     /// read past a cached prefix takes the whole frame: a frame is decompressed at
     /// most twice, however its records are read (in ascending order, each would
     /// otherwise end past the prefix the one before it left).
-    func readFrame(at location: RecordLocation, in file: any StorageFile, caching: Bool = true, prefixOnly: Bool = false) throws -> [UInt8] {
+    ///
+    /// `through` (at least the record's end) is how far a prefix must reach: the end
+    /// of the last record of this frame the caller will read.
+    func readFrame(at location: RecordLocation, in file: any StorageFile, caching: Bool = true, prefixOnly: Bool = false,
+                   through: Int? = nil) throws -> [UInt8] {
         let key = BlockCache.Key(file: cacheNamespace | UInt64(location.segment), offset: UInt64(location.frameOffset))
         if let cached = blockCache.get(key) { return cached }
-        let needed = Int(location.recordOffset) + Int(location.recordLength)
+        let needed = max(Int(location.recordOffset) + Int(location.recordLength), through ?? 0)
         let prefixKey = BlockCache.Key(file: key.file, offset: key.offset | Self.framePrefixFlag)
         var prefix = prefixOnly ? needed : .max
         if prefixOnly, let cached = blockCache.get(prefixKey) {

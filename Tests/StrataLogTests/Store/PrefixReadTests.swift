@@ -104,4 +104,50 @@ import StrataTestSupport
             }
         }
     }
+
+    /// A list whose records share frames (an index's candidates) reads each frame once,
+    /// as far as the last listed record in it ends: not to the first one's end and
+    /// then again whole, and not past the last one.
+    @Test func aListReadsEachFrameOnceAsFarAsItsLastRecord() throws {
+        let dir = try TemporaryDirectory("prefix-list")
+        defer { dir.remove() }
+        let store = try LogStore.open(at: dir.path)
+        defer { try? store.close() }
+        var batch = WriteBatch()
+        for key in UInt64(1)...600 { batch.put(RecordKey(key), value: LogFixtures.value(key, version: 0, size: 60)) }
+        try store.commit(batch)
+        try store.sealActiveSegment()
+        let locations = try (UInt64(1)...600).map { key in
+            try #require(try store.readIndex { try $0.index.entry(RecordKey(key)) }?.location)
+        }
+        // Every third key: most frames hold several of them.
+        let wanted = stride(from: 0, to: 600, by: 3).map { $0 }
+        let frames = Set(wanted.map { locations[$0].frameOffset })
+        #expect(frames.count < wanted.count / 2)
+        let before = store.statistics
+        var seen = 0
+        try store.visitRecords(wanted.map { RecordKey(UInt64($0 + 1)) }) { _, view in
+            #expect(Array(view.value) == LogFixtures.value(view.key.rawValue, version: 0, size: 60))
+            seen += 1
+            return true
+        }
+        #expect(seen == wanted.count)
+        #expect(store.statistics.framesDecoded - before.framesDecoded == frames.count)
+        // What the cache kept of each frame is the prefix through its last wanted
+        // record, or the whole frame when that record ends it.
+        var prefixes = 0
+        for frame in frames {
+            let end = { (keys: [Int]) in keys.filter { locations[$0].frameOffset == frame }.map { Int(locations[$0].recordOffset + locations[$0].recordLength) }.max() ?? 0 }
+            let through = end(wanted), whole = end(Array(0..<600))
+            let key = BlockCache.Key(file: store.cacheNamespace | UInt64(locations[0].segment), offset: UInt64(frame))
+            if through < whole {
+                #expect(store.blockCache.get(BlockCache.Key(file: key.file, offset: key.offset | LogStore.framePrefixFlag))?.count == through)
+                #expect(store.blockCache.get(key) == nil)
+                prefixes += 1
+            } else {
+                #expect(store.blockCache.get(key)?.count == whole)
+            }
+        }
+        #expect(prefixes > 0)
+    }
 }
