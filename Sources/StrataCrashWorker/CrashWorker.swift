@@ -31,8 +31,8 @@ struct CrashWorker {
     }
 
     /// Opens the store the previous round's kill left, the way both processes do.
-    static func openStore(at path: String, logger: Logger = logger()) throws -> LogStore {
-        try LogStore.open(at: path, options: CrashWorkload.options(), logger: logger)
+    static func openStore(at path: String, mode: Mode = .write, logger: Logger = logger()) throws -> LogStore {
+        try LogStore.open(at: path, options: CrashWorkload.options(mode: mode), logger: logger)
     }
 
     /// The last transaction a store holds, read from the counter key: 0 for a new store.
@@ -45,7 +45,7 @@ struct CrashWorker {
     }
 
     func run() throws -> Never {
-        let store = try Self.openStore(at: path)
+        let store = try Self.openStore(at: path, mode: mode)
         let last = try Self.lastTransaction(in: store)
         // Sequences count commits and every transaction is one non-empty commit, so
         // the counter and the store's sequence must agree; if not, numbering is lost.

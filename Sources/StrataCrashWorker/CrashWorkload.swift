@@ -57,7 +57,7 @@ enum CrashWorkload {
     /// Options both sides use: tiny segments, overlays, blob files and blocks so that rolls,
     /// blob-file rolls, multi-frame transactions and multi-group compactions all
     /// happen within a few hundred milliseconds of writing.
-    static func options() -> LogStoreOptions {
+    static func options(mode: CrashWorker.Mode = .write) -> LogStoreOptions {
         var options = LogStoreOptions()
         options.segmentSizeLimit = 32 << 10
         options.blobFileSizeLimit = 256 << 10
@@ -68,6 +68,12 @@ enum CrashWorkload {
         options.overlayEntryLimit = 48
         // Chunked commits (the `bulk` mode) spill their sorters every three items.
         options.bulkSortBatch = 3
+        if mode == .bulk {
+            // Every chunked transaction (3 to 11 records) is larger than the overlay:
+            // a kill after its commit frame and before its seal leaves one that open
+            // seals the segment around instead of replaying (FORMAT.md §4.7).
+            options.overlayEntryLimit = 2
+        }
         return options
     }
 }

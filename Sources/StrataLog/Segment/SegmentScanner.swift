@@ -31,6 +31,10 @@ struct SegmentScanner {
         var maxSequence: UInt64 = 0
         /// Bytes of all committed records (for garbage accounting).
         var recordBytes: Int64 = 0
+        /// The scan stopped at a transaction holding more records than its
+        /// `transactionLimit` (committed or not: its commit frame was not reached),
+        /// without handing it over; the rest of the result describes what came before.
+        var stoppedAtLargeTransaction = false
     }
 
     let file: any StorageFile
@@ -46,7 +50,12 @@ struct SegmentScanner {
     /// a transaction of any size is never held whole. Only a caller that throws away
     /// everything it was given when the result reports damage may ask for it — a
     /// rebuild of a sealed segment's index, for which any damage is an error.
-    func scan(collect: Bool = true, provisional: Bool = false, chunkSize: Int = 1 << 20, body: ([ScannedRecord]) throws -> Void = { _ in }) throws -> Result {
+    ///
+    /// Without `provisional`, a transaction is held until its commit frame: one of
+    /// more than `transactionLimit` records stops the scan there
+    /// (`stoppedAtLargeTransaction`), so that the caller never holds one whole.
+    func scan(collect: Bool = true, provisional: Bool = false, transactionLimit: Int = .max, chunkSize: Int = 1 << 20,
+              body: ([ScannedRecord]) throws -> Void = { _ in }) throws -> Result {
         let fileSize = try file.size()
         var result = Result(validEnd: Int64(Format.segmentHeaderSize))
         var position = Int64(Format.segmentHeaderSize)
@@ -123,6 +132,11 @@ struct SegmentScanner {
                     return stop("\(records.remaining) bytes after the last counted record of a records block", at: position, definite: true)
                 }
                 pendingFrames += 1
+                if !provisional && pending.count > transactionLimit {
+                    var r = result
+                    r.stoppedAtLargeTransaction = true
+                    return r
+                }
                 if provisional {
                     for scanned in pending {
                         handedOverBytes += Int64(scanned.location.recordLength)

@@ -30,9 +30,9 @@ extension LogStore {
     ///
     /// A crash before the commit frame leaves frames that no commit closes: open cuts
     /// them as a torn tail and removes the `.tmp` files (FORMAT.md §4.4). A crash after
-    /// it leaves a committed transaction in the active segment, which open replays into
-    /// the overlay like any other (that recovery holds the transaction's index entries
-    /// in memory once, and the next commit seals the segment).
+    /// it leaves a committed transaction in the active segment, larger than the overlay:
+    /// open seals the segment around it, building its index file through scratch
+    /// sorters (`sealAroundLargeTransaction`), without holding it in memory.
     ///
     /// - Returns: the transaction's sequence number.
     /// - Throws: as `commit`, and `.invalidArgument` when a key is written twice (a

@@ -228,19 +228,55 @@ extension LogStore {
         // Commits reach the active segment in sequence order, each above every sealed
         // segment's: a transaction out of that order was re-sequenced, and indexing it
         // could let a stale version win (FORMAT.md §4.4).
-        var previousSequence = manifest.segments.filter { $0.state == .sealed }.map(\.maxSequence).max() ?? 0
-        let scan = try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil).scan(collect: false) { transaction in
-            if let first = transaction.first {
-                guard first.record.sequence > previousSequence else {
-                    throw StrataError(.corrupt, "transaction \(first.record.sequence) in the active segment does not follow \(previousSequence): its sequence was changed",
-                                      path: activeFile.path, offset: Int64(first.location.frameOffset))
+        let sealedMaxSequence = manifest.segments.filter { $0.state == .sealed }.map(\.maxSequence).max() ?? 0
+        let beforeReplay = (counters: state.index.counters, lastSequence: state.lastSequence)
+        // A committed transaction larger than the overlay may hold (a chunked commit,
+        // FORMAT.md §4.7, cut off between its commit frame and its seal) is not replayed
+        // into memory: the segment is sealed around it below, its index file built
+        // through scratch sorters. A read-only open, which may write nothing, replays it.
+        let transactionLimit = options.readOnly ? Int.max : max(1, options.overlayEntryLimit)
+        func replayActive() throws -> SegmentScanner.Result {
+            var previousSequence = sealedMaxSequence
+            return try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil).scan(collect: false, transactionLimit: transactionLimit) { transaction in
+                if let first = transaction.first {
+                    guard first.record.sequence > previousSequence else {
+                        throw StrataError(.corrupt, "transaction \(first.record.sequence) in the active segment does not follow \(previousSequence): its sequence was changed",
+                                          path: activeFile.path, offset: Int64(first.location.frameOffset))
+                    }
+                    previousSequence = first.record.sequence
                 }
-                previousSequence = first.record.sequence
+                // A damaged block found while replaying: rebuild that index file, replay again.
+                try repairingIndexAtOpen { try apply(transaction, to: &state) }
             }
-            // A damaged block found while replaying: rebuild that index file, replay again.
-            try repairingIndexAtOpen { try apply(transaction, to: &state) }
         }
-        state.recordBytesBySegment[activeInfo.id, default: 0] += scan.recordBytes
+        // The same scan, its records handed over a frame at a time and not kept (what
+        // was replayed before the large transaction is taken back): where the segment's
+        // transactions end, and its damage.
+        func scanWithoutReplay() throws -> SegmentScanner.Result {
+            state.index.overlay = IndexOverlay()
+            state.index.counters = beforeReplay.counters
+            state.lastSequence = beforeReplay.lastSequence
+            // A transaction's records share its sequence; each transaction's is above
+            // the one before it (above every sealed segment's for the first).
+            var current: UInt64?
+            var outOfOrder: (sequence: UInt64, after: UInt64, offset: Int64)?
+            let scan = try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil).scan(collect: false, provisional: true) { records in
+                for scanned in records where outOfOrder == nil && scanned.record.sequence != current {
+                    let floor = current ?? sealedMaxSequence
+                    if scanned.record.sequence <= floor { outOfOrder = (scanned.record.sequence, floor, Int64(scanned.location.frameOffset)) }
+                    current = scanned.record.sequence
+                }
+            }
+            // Records past the last commit frame are a torn tail, not a changed sequence.
+            if let outOfOrder, outOfOrder.offset < scan.validEnd {
+                throw StrataError(.corrupt, "transaction \(outOfOrder.sequence) in the active segment does not follow \(outOfOrder.after): its sequence was changed",
+                                  path: activeFile.path, offset: outOfOrder.offset)
+            }
+            return scan
+        }
+        var scan = try replayActive()
+        var sealsAroundLarge = scan.stoppedAtLargeTransaction
+        if sealsAroundLarge { scan = try scanWithoutReplay() }
         if let damage = scan.damage {
             let size = try activeFile.size()
             let intactAfter = try SegmentScanner.intactCommits(in: activeFile, after: damage.offset)
@@ -266,7 +302,36 @@ extension LogStore {
             }
         }
 
-        try settleUnlistedFiles(paths: paths, manifest: manifest, index: state.index, fileSystem: fileSystem, logger: logger, readOnly: options.readOnly)
+        if sealsAroundLarge && scan.damage != nil {
+            // The cut may have taken the large transaction with it (a chunked commit
+            // stopped before its commit frame): what is left replays as usual.
+            scan = try replayActive()
+            sealsAroundLarge = scan.stoppedAtLargeTransaction
+            if sealsAroundLarge { scan = try scanWithoutReplay() }
+        }
+        var segmentEnd = scan.validEnd
+        var largeSeal: (bulk: BulkSeal, index: IndexFile)?
+        if sealsAroundLarge {
+            logger.warning("the active segment holds a committed transaction larger than the overlay (a chunked commit interrupted before its seal): sealing the segment around it",
+                           metadata: ["segment": "\(activeInfo.id)", "path": "\(activeFile.path)"])
+            let sealed = try repairingIndexAtOpen {
+                try sealAroundLargeTransaction(activeFile, id: activeInfo.id, scan: scan, end: &segmentEnd, index: state.index, storeID: manifest.storeID,
+                                               paths: paths, fileSystem: fileSystem, cache: cache, sortBatch: options.bulkSortBatch)
+            }
+            largeSeal = sealed
+        } else {
+            state.recordBytesBySegment[activeInfo.id, default: 0] += scan.recordBytes
+        }
+
+        // The active segment's versions, wherever they are now: the overlay, or the
+        // index file just built for it (installed for readers by the roll below).
+        // (Taken afresh for each use: an index file repaired meanwhile is in `state`.)
+        func indexWithActive() -> StoreIndex {
+            var index = state.index
+            if let largeSeal { index.install(largeSeal.index) }
+            return index
+        }
+        try settleUnlistedFiles(paths: paths, manifest: manifest, index: indexWithActive(), fileSystem: fileSystem, logger: logger, readOnly: options.readOnly)
         repairCounters(&manifest, paths: paths, fileSystem: fileSystem, logger: logger)
 
         // The active blob file: entries after the last whole one are cut.
@@ -284,7 +349,7 @@ extension LogStore {
         let blobSize = try blobFile.size()
         // Only a blob file with bytes after its last whole entry needs to know which of
         // its blobs commits reference (a walk of the index).
-        let referencedEnd = blobEnd < blobSize ? try repairingIndexAtOpen { try Self.referencedEnd(ofBlobFile: activeBlob.id, index: state.index) } : 0
+        let referencedEnd = blobEnd < blobSize ? try repairingIndexAtOpen { try Self.referencedEnd(ofBlobFile: activeBlob.id, index: indexWithActive()) } : 0
         if blobEnd < referencedEnd {
             // Damage before blobs that commits reference: not a torn tail. Keep every
             // byte (reads of the damaged blob fail loudly; verify reports it) and append after.
@@ -299,15 +364,21 @@ extension LogStore {
         }
 
         let writer = WriterState(
-            segmentID: activeInfo.id, segmentFile: options.readOnly ? nil : activeFile, segmentEnd: scan.validEnd,
+            segmentID: activeInfo.id, segmentFile: options.readOnly ? nil : activeFile, segmentEnd: segmentEnd,
             segmentMinSequence: scan.minSequence, segmentMaxSequence: scan.maxSequence,
             blobID: activeBlob.id, blobFile: options.readOnly ? nil : blobFile, blobEnd: blobEnd)
         state.manifest = manifest
         let store = LogStore(path: paths.root, options: options, fileSystem: fileSystem, logger: logger, lock: lock, state: state, writer: writer, cache: cache)
 
-        // A crash between sealing the active segment and swapping the manifest leaves
-        // a sealed segment still listed as active: finish the roll now.
-        if scan.sealed && !options.readOnly {
+        if let largeSeal {
+            // The roll a chunked commit ends with: the index file renamed into place, a
+            // new active segment, the manifest swapped with the counters.
+            try store.writer.withLock { w in try store.finishRoll(&w, alreadySealed: true, bulk: largeSeal.bulk) }
+            try? largeSeal.index.file.close()
+            manifest = store.state.withLock { $0.manifest }
+        } else if scan.sealed && !options.readOnly {
+            // A crash between sealing the active segment and swapping the manifest leaves
+            // a sealed segment still listed as active: finish the roll now.
             logger.info("finishing an interrupted segment roll", metadata: ["segment": "\(activeInfo.id)"])
             try store.writer.withLock { w in try store.finishRoll(&w, alreadySealed: true) }
             manifest = store.state.withLock { $0.manifest }

@@ -35,7 +35,8 @@ public struct LogStoreOptions: Sendable {
     /// many keys, so the in-memory overlay stays bounded: about 150 bytes a key plus
     /// its terms. A single transaction larger than this still goes whole into one
     /// segment; the roll follows its commit. (A transaction committed in chunks,
-    /// `LogStore.commit(chunks:)`, never enters the overlay: see ``bulkSortBatch``.)
+    /// `LogStore.commit(chunks:)`, never enters the overlay: see ``bulkSortBatch``; nor
+    /// does one found committed but unsealed at open, which seals the segment around it.)
     public var overlayEntryLimit = 65_536
     /// A chunked commit (`LogStore.commit(chunks:)`) sorts its index entries and terms
     /// in batches of this many, each spilled to a scratch file in `index/` when full,

@@ -75,7 +75,7 @@ struct CrashRounds {
             let store: LogStore
             let last: UInt64
             do {
-                store = try CrashWorker.openStore(at: storePath, logger: .quiet)
+                store = try CrashWorker.openStore(at: storePath, mode: mode, logger: .quiet)
                 last = try CrashWorker.lastTransaction(in: store)
             } catch {
                 Issue.record("store does not open after the kill: \(error) — \(context)")
@@ -138,7 +138,7 @@ struct CrashRounds {
     /// the state, and so must the reopen after it (hints and manifest it wrote).
     private func checkAfterCleanCompaction(_ path: String, model: CrashModel) throws {
         do {
-            let store = try CrashWorker.openStore(at: path, logger: .quiet)
+            let store = try CrashWorker.openStore(at: path, mode: mode, logger: .quiet)
             defer { try? store.close() }
             try store.compact(force: true)
             let problems = model.differences(from: store)
@@ -147,7 +147,7 @@ struct CrashRounds {
             #expect(problems.isEmpty, "after a clean compaction: \(problems.joined(separator: "\n"))")
             try store.close()
         }
-        let store = try CrashWorker.openStore(at: path, logger: .quiet)
+        let store = try CrashWorker.openStore(at: path, mode: mode, logger: .quiet)
         defer { try? store.close() }
         let problems = model.differences(from: store)
         #expect(problems.isEmpty, "after reopening the compacted store: \(problems.joined(separator: "\n"))")
