@@ -17,9 +17,31 @@ extension Summary {
                         strata: { try Workloads.insertOneTransaction(StrataLogEngine(durability: .everyCommit), smallEmployees) },
                         sqlite: { try Workloads.insertOneTransaction(GRDBEngine(synchronous: .full), smallEmployees) })
             try residentAfterReads(Array(employees.prefix(small)))
+            try openAfterKill(Array(employees.prefix(small)))
         }
         try residentAfterReads(employees)
+        try openAfterKill(employees)
         if tenMillion { try runTenMillion() }
+    }
+
+    /// Open + count of a store whose writer was killed right after committing one
+    /// transaction of all `employees` (`RecoveryTask`: a chunked commit before its
+    /// seal; SQLite's WAL before its checkpoint), each side in a fresh child process on
+    /// a store prepared anew for each repetition; the child's peak is the figure.
+    func openAfterKill(_ employees: [Employee]) throws {
+        let label = BenchScale.label(employees.count)
+        var strata: [Sample] = [], sqlite: [Sample] = []
+        for _ in 0..<repetitions {
+            progress("preparing stores killed after one transaction of \(label)")
+            for (task, samples) in [(RecoveryTask.recoverStrata, 0), (.recoverSQLite, 1)] {
+                let directory = try task.prepare(employees)
+                defer { directory.remove() }
+                let sample = try ChildProcess.run(task.rawValue, directory: directory.path)
+                if samples == 0 { strata.append(sample) } else { sqlite.append(sample) }
+            }
+        }
+        try check(add("Open \(label) after a kill between its one transaction's commit and its seal / checkpoint + count (engine, fresh process)",
+                      .milliseconds, strata: Sample.combine(strata), sqlite: Sample.combine(sqlite)), expected: employees.count)
     }
 
     /// Open + count + `BenchScale.lookups` random reads of a store of `employees`, each
