@@ -117,20 +117,15 @@ extension LogStore {
         return report
     }
 
-    private struct Relocation {
-        var key: RecordKey
-        var sequence: UInt64
-        var from: RecordLocation
-        var to: RecordLocation
-        var blobs: [BlobRef]
-        var oldBlobs: [BlobRef]
-    }
-
     private func compactGroup(_ group: [UInt32], allInputs: Set<UInt32>, collecting: Set<UInt32>, output: CompactionOutput, report: inout CompactionReport) throws {
-        var relocations: [Relocation] = []
-        var dropped: [(RecordKey, UInt64)] = []
+        var recordsRewritten = 0
+        var tombstonesDropped = 0
         let groupSet = Set(group)
         let rewriter = recordRewriter.withLock { $0 }
+        // A transaction's kept records are appended as one transaction, in pieces of
+        // at most this many: one transaction of a million records (a chunked commit's
+        // segment) was held whole, read and copied.
+        let pieceLimit = max(1, options.overlayEntryLimit)
         for id in group {
             let (file, olderElsewhere, blobFiles) = try state.withLock { s -> (any StorageFile, [UInt64], [UInt32: any StorageFile]) in
                 guard let file = s.segmentFiles[id] else { throw StrataError(.corrupt, "segment not open", path: paths.segment(id)) }
@@ -140,22 +135,34 @@ extension LogStore {
                 return (file, others, s.blobFiles)
             }
             report.segmentBytesBefore += try file.size()
-            let scan = try SegmentScanner(file: file, segmentID: id, statistics: counters).scan(collect: false) { transaction in
-                guard let sequence = transaction.first?.record.sequence else { return }
+            var keep: [Record] = []
+            var keepSequence: UInt64?
+            func flush() throws {
+                defer { keep.removeAll(keepingCapacity: true) }
+                guard let sequence = keepSequence, !keep.isEmpty else { return }
+                _ = try output.append(keep, sequence: sequence)
+                recordsRewritten += keep.count
+            }
+            // Records come a frame at a time (each frame belongs to one transaction, all
+            // of whose records carry its sequence), before the commit frame that closes
+            // them: damage anywhere in the segment throws below, before any swap, so
+            // nothing copied from it is ever named by a manifest.
+            let scan = try SegmentScanner(file: file, segmentID: id, statistics: counters).scan(collect: false, provisional: true) { records in
+                guard let sequence = records.first?.record.sequence else { return }
+                if sequence != keepSequence {
+                    try flush()
+                    keepSequence = sequence
+                }
                 let current = try self.readIndex { s in
-                    try transaction.map { scanned -> Bool in
+                    try records.map { scanned -> Bool in
                         guard let entry = try s.index.entry(scanned.record.key) else { return false }
                         return entry.sequence == scanned.record.sequence && entry.location == scanned.location
                     }
                 }
-                var keep: [Record] = []
-                var sources: [RecordLocation] = []
-                var originalBlobs: [[BlobRef]] = []
-                for (scanned, isCurrent) in zip(transaction, current) where isCurrent {
+                for (scanned, isCurrent) in zip(records, current) where isCurrent {
                     var record = scanned.record
-                    let original = record.blobs
                     if record.isTombstone && !olderElsewhere.contains(where: { $0 <= record.sequence }) {
-                        dropped.append((record.key, record.sequence))
+                        tombstonesDropped += 1
                         continue
                     }
                     if !record.isTombstone, let rewriter, let rewritten = try rewriter(record) {
@@ -171,18 +178,13 @@ extension LogStore {
                         report.blobsMoved += 1
                     }
                     keep.append(record)
-                    sources.append(scanned.location)
-                    originalBlobs.append(original)
                 }
-                guard !keep.isEmpty else { return }
-                let locations = try output.append(keep, sequence: sequence)
-                for (i, record) in keep.enumerated() {
-                    relocations.append(Relocation(key: record.key, sequence: sequence, from: sources[i], to: locations[i], blobs: record.blobs, oldBlobs: originalBlobs[i]))
-                }
+                if keep.count >= pieceLimit { try flush() }
             }
             if let damage = scan.damage {
                 throw StrataError(.corrupt, "sealed segment is damaged: \(damage.reason)", path: file.path, offset: damage.offset)
             }
+            try flush()
         }
         try output.finish()
         let written = output.takeFinished()
@@ -193,14 +195,6 @@ extension LogStore {
         try writer.withLock { w in
             try checkWritable()
             if w.segmentEnd > Int64(Format.segmentHeaderSize) { try roll(&w) }
-            // Which relocated versions are still current (a commit may have replaced
-            // some since they were copied): the counters move for those only.
-            let stillCurrent = try readIndex { s in
-                try relocations.map { r in
-                    guard let e = try s.index.entry(r.key) else { return false }
-                    return e.sequence == r.sequence && e.location == r.from
-                }
-            }
             var manifest = state.withLock { $0.manifest }
             // The group's highest sequence must outlive it even when every record that
             // carried it was dropped (a tombstone), or sequences would restart at reopen.
@@ -218,11 +212,30 @@ extension LogStore {
                 let activeBlob = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
                 manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: activeBlob)
             }
+            // Which copies are still their key's current version (a commit may have
+            // replaced some since they were copied): the counters move for those only.
+            // The outputs' index files are walked a batch at a time, not a list of every
+            // copy kept: a copy is still current when the key's current version is the
+            // one copied — in the group, with its sequence (a key has one version per
+            // transaction).
             var counters = state.withLock { $0.index.counters }
-            for (r, isCurrent) in zip(relocations, stillCurrent) where isCurrent {
-                counters.liveBytesBySegment[r.to.segment, default: 0] &+= Int64(r.to.recordLength)
-                for blob in r.oldBlobs { counters.liveBytesByBlobFile[blob.file, default: 0] &-= IndexCounters.blobBytes(blob) }
-                for blob in r.blobs { counters.liveBytesByBlobFile[blob.file, default: 0] &+= IndexCounters.blobBytes(blob) }
+            var copies: [IndexEntry] = []
+            func settle() throws {
+                let current = try readIndex { s in try copies.map { try s.index.entry($0.key) } }
+                for (copy, now) in zip(copies, current) {
+                    guard let now, now.sequence == copy.sequence, groupSet.contains(now.location.segment) else { continue }
+                    counters.liveBytesBySegment[copy.location.segment, default: 0] &+= Int64(copy.location.recordLength)
+                    for blob in now.blobs { counters.liveBytesByBlobFile[blob.file, default: 0] &-= IndexCounters.blobBytes(blob) }
+                    for blob in copy.blobs { counters.liveBytesByBlobFile[blob.file, default: 0] &+= IndexCounters.blobBytes(blob) }
+                }
+                copies.removeAll(keepingCapacity: true)
+            }
+            for w in written {
+                try w.index.forEachEntry { entry in
+                    copies.append(entry)
+                    if copies.count >= 4_096 { try settle() }
+                }
+                try settle()
             }
             for id in group { counters.liveBytesBySegment[id] = nil }
             manifest.counters = counters
@@ -258,8 +271,8 @@ extension LogStore {
         syncAfterCleanup(paths.segments)
         report.segmentsCompacted += group.count
         report.segmentsWritten += written.count
-        report.recordsRewritten += relocations.count
-        report.tombstonesDropped += dropped.count
+        report.recordsRewritten += recordsRewritten
+        report.tombstonesDropped += tombstonesDropped
         for w in written { report.segmentBytesAfter += try w.file.size() }
     }
 

@@ -1,0 +1,119 @@
+import Testing
+import StrataTestSupport
+@testable import StrataLog
+
+/// Compaction of a segment holding one transaction larger than the overlay (a chunked
+/// commit's) reads it a frame at a time and writes its kept records in pieces of at
+/// most `overlayEntryLimit`, each with the original sequence: the result is the store it
+/// compacted — values, blobs, terms, counters a recount agrees with — and no output
+/// segment's index holds more than a piece and a transaction's worth of keys. Failures
+/// at each step leave the store as it was or as compacted.
+@Suite struct CompactionLargeTransactionTests {
+    static let root = "/store"
+
+    static func options() -> LogStoreOptions {
+        var options = LogStoreOptions()
+        options.overlayEntryLimit = 16
+        options.bulkSortBatch = 9
+        options.durability = .none
+        options.segmentSizeLimit = 1 << 20
+        return options
+    }
+
+    /// Keys 1…300 in one chunked commit (some with blobs), then half of them
+    /// overwritten and a few deleted in small commits: the big segment is mostly garbage.
+    static func fill(_ store: LogStore) throws -> [UInt64: [UInt8]] {
+        var model: [UInt64: [UInt8]] = [:]
+        var next: UInt64 = 1
+        try store.commit { batch, writeBlob in
+            for key in next...min(300, next + 24) {
+                let value = LogFixtures.value(key, version: 1, size: 20 + Int(key % 70))
+                batch.put(RecordKey(key), value: value, blobs: key % 11 == 0 ? [try writeBlob(value + value)] : [], terms: [IndexTerm(index: 1, value: [UInt8(key % 6)])])
+                model[key] = value
+            }
+            next += 25
+            return next <= 300
+        }
+        for start in stride(from: UInt64(1), through: 300, by: 30) {
+            var batch = WriteBatch()
+            for key in start..<(start + 15) {
+                let value = LogFixtures.value(key, version: 2, size: 30)
+                batch.put(RecordKey(key), value: value, terms: [IndexTerm(index: 1, value: [UInt8(key % 6)])])
+                model[key] = value
+            }
+            batch.delete(RecordKey(start + 20))
+            model[start + 20] = nil
+            try store.commit(batch)
+        }
+        try store.sealActiveSegment()
+        return model
+    }
+
+    static func check(_ store: LogStore, _ model: [UInt64: [UInt8]], _ context: String) throws {
+        #expect(store.count == model.count, "\(context)")
+        #expect(try store.keys() == model.keys.sorted().map { RecordKey($0) }, "\(context)")
+        for (key, value) in model {
+            let record = try store.get(RecordKey(key))
+            #expect(record?.value == value, "\(context): \(key)")
+            for blob in record?.blobs ?? [] { #expect(try store.readBlob(blob) == value + value, "\(context): blob of \(key)") }
+        }
+        for residue in UInt8(0)..<6 {
+            #expect(try store.keys(for: IndexTerm(index: 1, value: [residue])) == model.keys.filter { UInt8($0 % 6) == residue }.sorted().map { RecordKey($0) },
+                    "\(context): term \(residue)")
+        }
+        let report = try store.verify()
+        #expect(report.isSound, "\(context): \(report)")
+    }
+
+    @Test func aLargeTransactionIsCopiedInPiecesAndTheStoreIsUnchanged() throws {
+        let fs = InMemoryFileSystem()
+        let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+        let model = try Self.fill(store)
+        let big = try #require(store.state.withLock { $0.index.files.max { $0.footer.entryCount < $1.footer.entryCount } })
+        #expect(big.footer.entryCount == 300)
+        let report = try store.compact(force: true)
+        #expect(report.recordsRewritten > 16)
+        try Self.check(store, model, "after compaction")
+        // No output holds the transaction whole: each index stays within the limit
+        // (plus one piece appended before the output sealed).
+        let files = store.state.withLock { $0.index.files }
+        #expect(files.count > 1)
+        #expect(files.allSatisfy { $0.footer.entryCount <= 2 * 16 }, "\(files.map(\.footer.entryCount))")
+        // The counters it swapped in are those a recount finds.
+        let usage = store.usage
+        try store.close()
+        let reopened = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+        #expect(reopened.usage == usage)
+        try Self.check(reopened, model, "after reopening")
+        try reopened.compact(force: true)
+        try Self.check(reopened, model, "after a second compaction")
+        try reopened.close()
+    }
+
+    @Test(arguments: [Fault.Operation.write, .sync, .rename, .create, .syncDirectory])
+    func aFailureWhileCompactingLeavesTheStoreWhole(operation: Fault.Operation) throws {
+        let counting = FaultInjectingFileSystem(wrapping: InMemoryFileSystem())
+        let setUp = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: counting, logger: .quiet)
+        let model = try Self.fill(setUp)
+        counting.resetCounts()
+        try setUp.compact(force: true)
+        let total = counting.counts[operation] ?? 0
+        try setUp.close()
+        #expect(total > 0)
+        for occurrence in stride(from: 1, through: total, by: max(1, total / 12)) {
+            let memory = InMemoryFileSystem()
+            let fs = FaultInjectingFileSystem(wrapping: memory)
+            let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+            _ = try Self.fill(store)
+            fs.resetCounts()
+            fs.inject(.fail(operation, on: .nth(occurrence)))
+            _ = try? store.compact(force: true)
+            fs.clearFaults()
+            try? store.close()
+            memory.crash()
+            let reopened = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: memory, logger: .quiet)
+            try Self.check(reopened, model, "\(operation) #\(occurrence)")
+            try reopened.close()
+        }
+    }
+}
