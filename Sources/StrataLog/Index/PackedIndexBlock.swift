@@ -145,29 +145,51 @@ enum PackedIndexBlock {
             let entriesAt = headerSize + frameCount * 8
             let stride = keyWidth + sequenceWidth + 1 + offsetWidth + lengthWidth + 1
             guard raw.count >= entriesAt + count * stride else { return nil }
-            var slots: [IndexSlot] = []
-            slots.reserveCapacity(count)
-            var at = entriesAt
-            for _ in 0..<count {
-                let key = baseKey &+ load(raw, at, keyWidth)
-                var field = at + keyWidth
-                let sequence = baseSequence &+ load(raw, field, sequenceWidth)
-                field += sequenceWidth
-                let frame = Int(raw[field])
-                field += 1
-                guard frame < frameCount else { return nil }
-                let recordOffset = UInt32(truncatingIfNeeded: load(raw, field, offsetWidth))
-                field += offsetWidth
-                let recordLength = UInt32(truncatingIfNeeded: load(raw, field, lengthWidth))
-                field += lengthWidth
-                let location = RecordLocation(segment: segmentID,
-                                              frameOffset: UInt32(truncatingIfNeeded: load(raw, headerSize + frame * 8, 4)),
-                                              frameLength: UInt32(truncatingIfNeeded: load(raw, headerSize + frame * 8 + 4, 4)),
-                                              recordOffset: recordOffset, recordLength: recordLength)
-                slots.append(IndexSlot(key: RecordKey(key), sequence: sequence, isTombstone: raw[field] != 0, location: location, blobList: -1))
-                at += stride
+            // While eight bytes can be read at each field, a field is a word loaded and
+            // masked to its width: no branch on the width per field. Entries are
+            // written straight into the array (appending checked its uniqueness per
+            // entry): a range walk unpacks every entry of every block it passes.
+            func mask(_ width: Int) -> UInt64 { width >= 8 ? .max : (UInt64(1) << UInt64(8 * width)) &- 1 }
+            let keyMask = mask(keyWidth), sequenceMask = mask(sequenceWidth), offsetMask = mask(offsetWidth), lengthMask = mask(lengthWidth)
+            let sequenceAt = keyWidth, frameAt = keyWidth + sequenceWidth, offsetAt = frameAt + 1, lengthAt = offsetAt + offsetWidth
+            let tombstoneAt = lengthAt + lengthWidth
+            @inline(__always) func word(_ at: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+            var sound = true
+            let slots = [IndexSlot](unsafeUninitializedCapacity: count) { out, initialized in
+                var at = entriesAt
+                for i in 0..<count {
+                    let key: UInt64, sequence: UInt64, recordOffset: UInt64, recordLength: UInt64
+                    if at + stride + 8 <= raw.count {
+                        key = word(at) & keyMask
+                        sequence = word(at + sequenceAt) & sequenceMask
+                        recordOffset = word(at + offsetAt) & offsetMask
+                        recordLength = word(at + lengthAt) & lengthMask
+                    } else {
+                        key = load(raw, at, keyWidth)
+                        sequence = load(raw, at + sequenceAt, sequenceWidth)
+                        recordOffset = load(raw, at + offsetAt, offsetWidth)
+                        recordLength = load(raw, at + lengthAt, lengthWidth)
+                    }
+                    let frame = Int(raw[at + frameAt])
+                    guard frame < frameCount else {
+                        sound = false
+                        initialized = i
+                        return
+                    }
+                    // The frame table lies before the entries: its eight bytes are there.
+                    let frameWord = word(headerSize + frame * 8)
+                    let location = RecordLocation(segment: segmentID,
+                                                  frameOffset: UInt32(truncatingIfNeeded: frameWord),
+                                                  frameLength: UInt32(truncatingIfNeeded: frameWord >> 32),
+                                                  recordOffset: UInt32(truncatingIfNeeded: recordOffset),
+                                                  recordLength: UInt32(truncatingIfNeeded: recordLength))
+                    out.initializeElement(at: i, to: IndexSlot(key: RecordKey(baseKey &+ key), sequence: baseSequence &+ sequence,
+                                                               isTombstone: raw[at + tombstoneAt] != 0, location: location, blobList: -1))
+                    at += stride
+                }
+                initialized = count
             }
-            return slots
+            return sound ? slots : nil
         }
     }
 

@@ -122,27 +122,31 @@ extension LogStore {
         var seen = 0
         var files: [UInt32: any StorageFile] = [:]
         let found = try readIndex { s -> [VisitTarget] in
-            var found: [VisitTarget] = []
-            found.reserveCapacity(Self.visitPage)
             last = nil
             seen = 0
             files = s.segmentFiles
             // Neighbouring keys mostly lie in one segment: its file is checked
             // once per run of them, not hashed per key.
             var segment: UInt32?
-            try s.index.mergeSlots(from: start, to: end) { slot, _ in
-                last = slot.key
-                seen += 1
-                if !slot.isTombstone && (wants == nil || wants?(slot.key) == true) {
-                    if segment != slot.location.segment {
-                        _ = try Self.segmentFile(slot.location.segment, in: files, paths: paths)
-                        segment = slot.location.segment
+            // Written in place (a page holds at most `visitPage`): appending checked the
+            // array's uniqueness through a runtime call per key.
+            return try [VisitTarget](unsafeUninitializedCapacity: Self.visitPage) { buffer, initialized in
+                var count = 0
+                try s.index.mergeSlots(from: start, to: end) { slot, _ in
+                    last = slot.key
+                    seen += 1
+                    if !slot.isTombstone && (wants == nil || wants?(slot.key) == true) {
+                        if segment != slot.location.segment {
+                            _ = try Self.segmentFile(slot.location.segment, in: files, paths: paths)
+                            segment = slot.location.segment
+                        }
+                        buffer.initializeElement(at: count, to: VisitTarget(key: slot.key, sequence: slot.sequence, location: slot.location))
+                        count += 1
                     }
-                    found.append(VisitTarget(key: slot.key, sequence: slot.sequence, location: slot.location))
+                    return seen < Self.visitPage
                 }
-                return seen < Self.visitPage
+                initialized = count
             }
-            return found
         }
         // A short page is the range's end.
         guard seen == Self.visitPage, let last, last.rawValue < UInt64.max else { return (found, files, nil) }
@@ -167,8 +171,10 @@ extension LogStore {
     public func visitRecordRuns(in range: Range<RecordKey>, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws {
         var start = range.lowerBound
         var frame = VisitFrame()
-        var views: [RecordView] = []
-        views.reserveCapacity(Self.visitPage)
+        // A block's views, written in place (a page, so a block, holds at most
+        // `visitPage`): appending checked an array's uniqueness per record.
+        let views = UnsafeMutableBufferPointer<RecordView>.allocate(capacity: Self.visitPage)
+        defer { views.deallocate() }
         defer { counters.recordsDecoded.add(frame.visited) }
         while start < range.upperBound {
             let (found, files, next) = try listPage(from: start, to: range.upperBound, wants: nil)
@@ -177,14 +183,15 @@ extension LogStore {
                 let location = found[i].location
                 let file = try Self.segmentFile(location.segment, in: files, paths: paths)
                 try load(location, in: file, frame: &frame, whole: true)
-                views.removeAll(keepingCapacity: true)
                 let stop = try frame.raw.withUnsafeBytes { raw -> Bool in
+                    var count = 0
                     while i < found.count, found[i].location.segment == location.segment, found[i].location.frameOffset == location.frameOffset {
-                        views.append(try Self.view(of: found[i], in: raw, file: file))
+                        views.initializeElement(at: count, to: try Self.view(of: found[i], in: raw, file: file))
+                        count += 1
                         i += 1
                     }
-                    frame.visited += views.count
-                    return try !views.withUnsafeBufferPointer(body)
+                    frame.visited += count
+                    return try !body(UnsafeBufferPointer(rebasing: views[0..<count]))
                 }
                 if stop { return }
             }
