@@ -83,14 +83,18 @@ final class BatchInsertChecker {
         // object. Many attributes are looked up as before.
         let byPosition = attributeSlots.count <= 16
         if byPosition {
-            for position in given.indices { given[position] = nil }
+            // Empty already unless the last object failed part way.
+            for position in given.indices where given[position] != nil { given[position] = nil }
             for (key, value) in values {
                 if let position = attributeSlots.firstIndex(where: { $0.name == key }) { given[position] = value }
             }
         }
         for (position, attribute) in attributeSlots.enumerated() {
             let number = attribute.number
-            let given = byPosition ? self.given[position] : values[attribute.name]
+            // Moved out of the buffer (which is left empty for the next object), not
+            // copied: each copy of a string value retained and released it.
+            var given: Value?
+            if byPosition { swap(&given, &self.given[position]) } else { given = values[attribute.name] }
             if given != nil { used += 1 }
             if attribute.isTransient {
                 // Transient values are never written: accepting one would lose it silently.

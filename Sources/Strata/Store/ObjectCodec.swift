@@ -27,8 +27,10 @@ enum ObjectCodec {
                        blobBytes: (BlobRef) throws -> [UInt8]) throws -> (value: [UInt8], blobs: [BlobRef], terms: [IndexTerm]) {
         func termValue(_ field: FieldValue) throws -> [UInt8]? { try Self.termValue(field, blobBytes: blobBytes) }
         var w = FieldWriter()
-        // A typical record in one allocation, rather than grown by doubling from empty.
-        w.bytes.reserveCapacity(16 + fields.count * 16)
+        // A typical record in one allocation, rather than grown by doubling from empty
+        // (16 bytes a field was short of a name and an email: every employee's record
+        // was copied once into a larger buffer).
+        w.bytes.reserveCapacity(16 + fields.count * 32)
         var blobs: [BlobRef] = []
         var terms: [IndexTerm] = []
         w.u8(version)
