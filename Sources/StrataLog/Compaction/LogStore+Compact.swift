@@ -233,7 +233,7 @@ extension LogStore {
             for w in written {
                 try w.index.forEachEntry { entry in
                     copies.append(entry)
-                    if copies.count >= 4_096 { try settle() }
+                    if copies.count >= Self.currentCheckBatch { try settle() }
                 }
                 try settle()
             }
@@ -320,8 +320,22 @@ extension LogStore {
     /// Sealed segments that hold a current version referencing a blob in `blobFiles`:
     /// each index file is streamed, and a candidate is checked against the current version.
     private func segmentsReferencing(_ blobFiles: Set<UInt32>) throws -> Set<UInt32> {
+        let files = state.withLock { $0.index.files }
         var segments = Set<UInt32>()
-        for (key, location) in try currentVersionsReferencing(blobFiles) { _ = key; segments.insert(location.segment) }
+        for file in files {
+            // Checked a batch at a time, not listed whole first.
+            var found: [IndexEntry] = []
+            func settle() throws {
+                let current = try readIndex { s in try found.map { try s.index.entry($0.key) == $0 } }
+                for (e, isCurrent) in zip(found, current) where isCurrent { segments.insert(e.location.segment) }
+                found.removeAll(keepingCapacity: true)
+            }
+            try file.forEachEntry { e in
+                if e.blobs.contains(where: { blobFiles.contains($0.file) }) { found.append(e) }
+                if found.count >= Self.currentCheckBatch { try settle() }
+            }
+            try settle()
+        }
         return segments
     }
 
@@ -332,28 +346,26 @@ extension LogStore {
         let (overlay, files) = state.withLock { ($0.index.overlay.allEntries.filter { !$0.blobs.isEmpty }, $0.index.files) }
         for e in overlay { for blob in e.blobs where candidates.contains(blob.file) { referenced.insert(blob.file) } }
         for file in files {
+            // Checked a batch at a time: a file of a million entries with blobs (a
+            // chunked import of photos) would otherwise be listed whole first.
             var found: [(IndexEntry, [UInt32])] = []
+            func settle() throws {
+                let current = try readIndex { s in try found.map { try s.index.entry($0.0.key) == $0.0 } }
+                for ((_, hits), isCurrent) in zip(found, current) where isCurrent { referenced.formUnion(hits) }
+                found.removeAll(keepingCapacity: true)
+            }
             try file.forEachEntry { e in
                 let hits = e.blobs.map(\.file).filter(candidates.contains)
                 if !hits.isEmpty { found.append((e, hits)) }
+                if found.count >= Self.currentCheckBatch { try settle() }
             }
-            let current = try readIndex { s in try found.map { try s.index.entry($0.0.key) == $0.0 } }
-            for ((_, hits), isCurrent) in zip(found, current) where isCurrent { referenced.formUnion(hits) }
+            try settle()
         }
         return referenced
     }
 
-    private func currentVersionsReferencing(_ blobFiles: Set<UInt32>) throws -> [(RecordKey, RecordLocation)] {
-        let files = state.withLock { $0.index.files }
-        var result: [(RecordKey, RecordLocation)] = []
-        for file in files {
-            var found: [IndexEntry] = []
-            try file.forEachEntry { e in if e.blobs.contains(where: { blobFiles.contains($0.file) }) { found.append(e) } }
-            let current = try readIndex { s in try found.map { try s.index.entry($0.key) == $0 } }
-            for (e, isCurrent) in zip(found, current) where isCurrent { result.append((e.key, e.location)) }
-        }
-        return result
-    }
+    /// Index entries looked up together when a walk asks which are current.
+    static let currentCheckBatch = 4_096
 
     /// The swap is already durable; if removing the old files does not become durable,
     /// they come back as leftovers that the next open removes. Not worth failing for.
