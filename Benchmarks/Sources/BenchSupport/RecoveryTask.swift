@@ -41,15 +41,7 @@ public enum RecoveryTask: String, Sendable, CaseIterable {
 
     /// The measured part: open and count.
     public func iteration(in directory: String) throws -> WorkloadIteration {
-        let engine = self.engine
-        var opened: (any EmployeeStore)?
-        return WorkloadIteration(
-            run: {
-                let store = try engine.open(in: directory)
-                opened = store
-                return try store.count()
-            },
-            finish: { try opened?.close() })
+        Workloads.openAndCount(engine, in: directory)
     }
 
     private static func killedChunkedCommit(_ employees: [Employee], in directory: String) throws {

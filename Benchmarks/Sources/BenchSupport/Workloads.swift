@@ -43,6 +43,11 @@ public enum Workloads {
     public static func open(_ engine: any EmployeeEngine, _ employees: [Employee], scan: Bool = false) throws -> WorkloadIteration {
         let directory = try FixtureCache.shared.directory(for: engine, employees: employees)
         if scan { try StrataLogEngine.removeIndexFiles(in: directory) }
+        return openAndCount(engine, in: directory)
+    }
+
+    /// Opens the store in `directory` and counts its employees; closes it at `finish`.
+    public static func openAndCount(_ engine: any EmployeeEngine, in directory: String) -> WorkloadIteration {
         var opened: (any EmployeeStore)?
         return WorkloadIteration(
             run: {

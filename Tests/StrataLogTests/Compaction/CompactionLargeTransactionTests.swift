@@ -50,19 +50,7 @@ import StrataTestSupport
     }
 
     static func check(_ store: LogStore, _ model: [UInt64: [UInt8]], _ context: String) throws {
-        #expect(store.count == model.count, "\(context)")
-        #expect(try store.keys() == model.keys.sorted().map { RecordKey($0) }, "\(context)")
-        for (key, value) in model {
-            let record = try store.get(RecordKey(key))
-            #expect(record?.value == value, "\(context): \(key)")
-            for blob in record?.blobs ?? [] { #expect(try store.readBlob(blob) == value + value, "\(context): blob of \(key)") }
-        }
-        for residue in UInt8(0)..<6 {
-            #expect(try store.keys(for: IndexTerm(index: 1, value: [residue])) == model.keys.filter { UInt8($0 % 6) == residue }.sorted().map { RecordKey($0) },
-                    "\(context): term \(residue)")
-        }
-        let report = try store.verify()
-        #expect(report.isSound, "\(context): \(report)")
+        try StoreModelCheck.expect(store, holds: model, residues: 6, context)
     }
 
     @Test func aLargeTransactionIsCopiedInPiecesAndTheStoreIsUnchanged() throws {
