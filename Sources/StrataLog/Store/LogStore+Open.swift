@@ -233,8 +233,10 @@ extension LogStore {
         // A committed transaction larger than the overlay may hold (a chunked commit,
         // FORMAT.md §4.7, cut off between its commit frame and its seal) is not replayed
         // into memory: the segment is sealed around it below, its index file built
-        // through scratch sorters. A read-only open, which may write nothing, replays it.
-        let transactionLimit = options.readOnly ? Int.max : max(1, options.overlayEntryLimit)
+        // through scratch sorters. A read-only open, which may write nothing, replays it,
+        // and so does the open of a format-1 store, which its first write upgrades
+        // (an open leaves it byte for byte as it was, FORMAT.md §12).
+        let transactionLimit = options.readOnly || upgrading ? Int.max : max(1, options.overlayEntryLimit)
         func replayActive() throws -> SegmentScanner.Result {
             var previousSequence = sealedMaxSequence
             return try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil).scan(collect: false, transactionLimit: transactionLimit) { transaction in
