@@ -12,6 +12,9 @@ enum StoreAccess {
         var options = LogStoreOptions()
         options.readOnly = true
         options.createIfMissing = false
+        // `verify` rebuilds each index file to compare it: through sorters that spill
+        // to the temporary directory, not in memory (the store itself is not written).
+        options.scratchDirectory = FileManager.default.temporaryDirectory.path
         do {
             return try LogStore.open(at: path, options: options, logger: CLILogging.logger)
         } catch StrataError.notFound {

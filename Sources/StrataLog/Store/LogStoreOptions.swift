@@ -61,5 +61,13 @@ public struct LogStoreOptions: Sendable {
     /// and logs what it dropped. A torn tail is always cut without asking.
     public var salvageDamagedTail = false
 
+    /// A directory where a read-only store may write scratch files, as SQLite's
+    /// `temp_store_directory`: `verify()` then rebuilds each sealed segment's index
+    /// file through sorters that spill there, holding a sorter's batch rather than the
+    /// segment's entries (a segment sealed around one chunked commit holds millions).
+    /// nil (the default) writes nothing anywhere and rebuilds in memory. A store that
+    /// may write uses its own `index/` directory and ignores this.
+    public var scratchDirectory: String?
+
     public init() {}
 }

@@ -18,14 +18,19 @@ extension LogStore {
                 continue
             }
             report.segmentsChecked += 1
-            // A sound sealed segment of a store that may write is rebuilt into a scratch
-            // file through bounded sorters (a segment sealed around one chunked commit
-            // would otherwise be held whole) and compared with its index file a chunk at
-            // a time; anything else is scanned and rebuilt in memory, as before.
-            // Named apart per call: two verifications may run at once.
-            let scratchBase = paths.index + "/" + StorePaths.number(info.id) + ".verify-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            // A sound sealed segment is rebuilt into a scratch file through bounded
+            // sorters (a segment sealed around one chunked commit would otherwise be held
+            // whole) and compared with its index file a chunk at a time — in `index/`
+            // for a store that may write, in `scratchDirectory` for a read-only one that
+            // names one; anything else is scanned and rebuilt in memory, as before.
+            // Named apart per call (and per store, in a shared directory): two
+            // verifications may run at once.
+            let scratchDirectory = options.readOnly ? options.scratchDirectory : paths.index
+            let storeTag = manifest.storeID.prefix(8).map { String($0, radix: 16) }.joined()
+            let scratchBase = (scratchDirectory ?? paths.index) + "/" + (options.readOnly ? "strata-\(storeTag)-" : "") + StorePaths.number(info.id)
+                + ".verify-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
             let scratch = scratchBase + ".tmp"
-            if info.state == .sealed && !options.readOnly && state.withLock({ $0.failure == nil }) {
+            if info.state == .sealed && scratchDirectory != nil && state.withLock({ $0.failure == nil }) {
                 let rebuild = IndexFileRebuild(fileSystem: fileSystem, scratchBase: scratchBase, sortBatch: options.bulkSortBatch)
                 if let scan = try? rebuild.rebuild(file, segmentID: info.id, storeID: manifest.storeID, to: scratch),
                    scan.damage == nil, scan.sealed, (try? Self.checkSealedScan(scan, info: info, path: file.path)) != nil {
