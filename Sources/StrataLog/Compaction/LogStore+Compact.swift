@@ -219,23 +219,13 @@ extension LogStore {
             // one copied — in the group, with its sequence (a key has one version per
             // transaction).
             var counters = state.withLock { $0.index.counters }
-            var copies: [IndexEntry] = []
-            func settle() throws {
-                let current = try readIndex { s in try copies.map { try s.index.entry($0.key) } }
-                for (copy, now) in zip(copies, current) {
-                    guard let now, now.sequence == copy.sequence, groupSet.contains(now.location.segment) else { continue }
+            for w in written {
+                try forEachWithCurrent(in: w.index) { copy, now in
+                    guard let now, now.sequence == copy.sequence, groupSet.contains(now.location.segment) else { return }
                     counters.liveBytesBySegment[copy.location.segment, default: 0] &+= Int64(copy.location.recordLength)
                     for blob in now.blobs { counters.liveBytesByBlobFile[blob.file, default: 0] &-= IndexCounters.blobBytes(blob) }
                     for blob in copy.blobs { counters.liveBytesByBlobFile[blob.file, default: 0] &+= IndexCounters.blobBytes(blob) }
                 }
-                copies.removeAll(keepingCapacity: true)
-            }
-            for w in written {
-                try w.index.forEachEntry { entry in
-                    copies.append(entry)
-                    if copies.count >= Self.currentCheckBatch { try settle() }
-                }
-                try settle()
             }
             for id in group { counters.liveBytesBySegment[id] = nil }
             manifest.counters = counters
@@ -323,18 +313,9 @@ extension LogStore {
         let files = state.withLock { $0.index.files }
         var segments = Set<UInt32>()
         for file in files {
-            // Checked a batch at a time, not listed whole first.
-            var found: [IndexEntry] = []
-            func settle() throws {
-                let current = try readIndex { s in try found.map { try s.index.entry($0.key) == $0 } }
-                for (e, isCurrent) in zip(found, current) where isCurrent { segments.insert(e.location.segment) }
-                found.removeAll(keepingCapacity: true)
+            try forEachWithCurrent(in: file, where: { $0.blobs.contains { blobFiles.contains($0.file) } }) { e, now in
+                if now == e { segments.insert(e.location.segment) }
             }
-            try file.forEachEntry { e in
-                if e.blobs.contains(where: { blobFiles.contains($0.file) }) { found.append(e) }
-                if found.count >= Self.currentCheckBatch { try settle() }
-            }
-            try settle()
         }
         return segments
     }
@@ -346,22 +327,32 @@ extension LogStore {
         let (overlay, files) = state.withLock { ($0.index.overlay.allEntries.filter { !$0.blobs.isEmpty }, $0.index.files) }
         for e in overlay { for blob in e.blobs where candidates.contains(blob.file) { referenced.insert(blob.file) } }
         for file in files {
-            // Checked a batch at a time: a file of a million entries with blobs (a
-            // chunked import of photos) would otherwise be listed whole first.
-            var found: [(IndexEntry, [UInt32])] = []
-            func settle() throws {
-                let current = try readIndex { s in try found.map { try s.index.entry($0.0.key) == $0.0 } }
-                for ((_, hits), isCurrent) in zip(found, current) where isCurrent { referenced.formUnion(hits) }
-                found.removeAll(keepingCapacity: true)
+            try forEachWithCurrent(in: file, where: { $0.blobs.contains { candidates.contains($0.file) } }) { e, now in
+                guard now == e else { return }
+                for blob in e.blobs where candidates.contains(blob.file) { referenced.insert(blob.file) }
             }
-            try file.forEachEntry { e in
-                let hits = e.blobs.map(\.file).filter(candidates.contains)
-                if !hits.isEmpty { found.append((e, hits)) }
-                if found.count >= Self.currentCheckBatch { try settle() }
-            }
-            try settle()
         }
         return referenced
+    }
+
+    /// Calls `body` with each entry of `file` that `wanted` picks and its key's current
+    /// version in the store (nil: none), looked up a batch at a time: a file of a
+    /// million entries (a chunked import) is neither listed whole first nor looked up
+    /// under one lock per entry.
+    private func forEachWithCurrent(in file: IndexFile, where wanted: (IndexEntry) -> Bool = { _ in true },
+                                    _ body: (IndexEntry, IndexEntry?) -> Void) throws {
+        var batch: [IndexEntry] = []
+        func settle() throws {
+            let current = try readIndex { s in try batch.map { try s.index.entry($0.key) } }
+            for (entry, now) in zip(batch, current) { body(entry, now) }
+            batch.removeAll(keepingCapacity: true)
+        }
+        try file.forEachEntry { entry in
+            guard wanted(entry) else { return }
+            batch.append(entry)
+            if batch.count >= Self.currentCheckBatch { try settle() }
+        }
+        try settle()
     }
 
     /// Index entries looked up together when a walk asks which are current.

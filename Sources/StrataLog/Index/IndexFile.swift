@@ -260,19 +260,11 @@ final class IndexFile: Sendable {
         // call: a range scan decodes every block it walks.
         bytes.withUnsafeBytes { b in
             var at = r.position
-            let end = min(r.end, b.count)
-            while done < count, at + 35 <= end, b[at + 33] == 0, b[at + 34] == 0,
-                  let kind = RecordKind(rawValue: b[at + 16]) {
-                let key = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+            while done < count, let slot = fixedSlot(b, at: at, end: r.end, segmentID: segmentID) {
                 // Out of order: the reader below names it.
-                if let previous, key <= previous { break }
-                func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + o, as: UInt32.self)) }
-                slots.append(IndexSlot(key: RecordKey(key), sequence: UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)),
-                                       isTombstone: kind == .tombstone,
-                                       location: RecordLocation(segment: segmentID, frameOffset: u32(17), frameLength: u32(21),
-                                                                recordOffset: u32(25), recordLength: u32(29)),
-                                       blobList: -1))
-                previous = key
+                if let previous, slot.key.rawValue <= previous { break }
+                slots.append(slot)
+                previous = slot.key.rawValue
                 at += 35
                 done += 1
             }
@@ -283,7 +275,7 @@ final class IndexFile: Sendable {
             // else, damage included, takes the field-by-field reader, which names
             // what is wrong.
             let slot: IndexSlot
-            if let fixed = fixedSlot(bytes, at: r.position, end: r.end, segmentID: segmentID) {
+            if let fixed = bytes.withUnsafeBytes({ fixedSlot($0, at: r.position, end: r.end, segmentID: segmentID) }) {
                 try r.skip(35)
                 slot = fixed
             } else {
@@ -301,17 +293,16 @@ final class IndexFile: Sendable {
 
     /// The entry at `at` when it is whole, of a known kind and has no blob references;
     /// nil otherwise (the caller decodes it field by field).
-    private static func fixedSlot(_ bytes: [UInt8], at: Int, end: Int, segmentID: UInt32) -> IndexSlot? {
-        guard at >= 0, at + 35 <= end, end <= bytes.count else { return nil }
-        return bytes.withUnsafeBytes { b -> IndexSlot? in
-            guard b[at + 33] == 0, b[at + 34] == 0, let kind = RecordKind(rawValue: b[at + 16]) else { return nil }
-            func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + o, as: UInt32.self)) }
-            func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + o, as: UInt64.self)) }
-            return IndexSlot(key: RecordKey(u64(0)), sequence: u64(8), isTombstone: kind == .tombstone,
-                             location: RecordLocation(segment: segmentID, frameOffset: u32(17), frameLength: u32(21),
-                                                      recordOffset: u32(25), recordLength: u32(29)),
-                             blobList: -1)
-        }
+    @inline(__always)
+    private static func fixedSlot(_ b: UnsafeRawBufferPointer, at: Int, end: Int, segmentID: UInt32) -> IndexSlot? {
+        guard at >= 0, at + 35 <= end, end <= b.count else { return nil }
+        guard b[at + 33] == 0, b[at + 34] == 0, let kind = RecordKind(rawValue: b[at + 16]) else { return nil }
+        func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + o, as: UInt32.self)) }
+        func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + o, as: UInt64.self)) }
+        return IndexSlot(key: RecordKey(u64(0)), sequence: u64(8), isTombstone: kind == .tombstone,
+                         location: RecordLocation(segment: segmentID, frameOffset: u32(17), frameLength: u32(21),
+                                                  recordOffset: u32(25), recordLength: u32(29)),
+                         blobList: -1)
     }
 
     static func decodeEntry(_ r: inout ByteReader, segmentID: UInt32) throws -> IndexEntry {

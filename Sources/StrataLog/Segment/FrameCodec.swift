@@ -33,9 +33,7 @@ enum FrameCodec {
 
     /// `checksum(header:payload:)` of a payload still inside the bytes read.
     static func checksum(header: [UInt8], payload: ArraySlice<UInt8>) -> UInt32 {
-        var crc = CRC32C.checksum(header[0..<4])
-        crc = CRC32C.checksum(header[8..<12], continuing: crc)
-        return CRC32C.checksum(payload, continuing: crc)
+        header.withUnsafeBytes { h in payload.withUnsafeBytes { checksum(header: h, payload: $0) } }
     }
 
     /// `checksum(header:payload:)` of a frame read into a buffer: its first 12 bytes
@@ -63,11 +61,7 @@ enum FrameCodec {
     }
 
     static func parseHeader(_ bytes: [UInt8]) -> Header? {
-        guard bytes.count >= Format.frameHeaderSize else { return nil }
-        var reader = ByteReader(bytes)
-        guard let length = try? reader.u32(), let crc = try? reader.u32(), let type = try? reader.u8(),
-              let flags = try? reader.u8(), let reserved = try? reader.u16() else { return nil }
-        return Header(length: Int(length), checksum: crc, typeByte: type, flags: flags, reserved: reserved)
+        bytes.withUnsafeBytes { parseHeader($0) }
     }
 
     /// The payload as the writer gave it: decompressed when the frame is LZ4. The

@@ -237,13 +237,16 @@ extension LogStore {
         // and so does the open of a format-1 store, which its first write upgrades
         // (an open leaves it byte for byte as it was, FORMAT.md §12).
         let transactionLimit = options.readOnly || upgrading ? Int.max : max(1, options.overlayEntryLimit)
+        func outOfOrder(_ sequence: UInt64, after previous: UInt64, at offset: Int64) -> StrataError {
+            StrataError(.corrupt, "transaction \(sequence) in the active segment does not follow \(previous): its sequence was changed",
+                        path: activeFile.path, offset: offset)
+        }
         func replayActive() throws -> SegmentScanner.Result {
             var previousSequence = sealedMaxSequence
             return try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil).scan(collect: false, transactionLimit: transactionLimit) { transaction in
                 if let first = transaction.first {
                     guard first.record.sequence > previousSequence else {
-                        throw StrataError(.corrupt, "transaction \(first.record.sequence) in the active segment does not follow \(previousSequence): its sequence was changed",
-                                          path: activeFile.path, offset: Int64(first.location.frameOffset))
+                        throw outOfOrder(first.record.sequence, after: previousSequence, at: Int64(first.location.frameOffset))
                     }
                     previousSequence = first.record.sequence
                 }
@@ -261,18 +264,17 @@ extension LogStore {
             // A transaction's records share its sequence; each transaction's is above
             // the one before it (above every sealed segment's for the first).
             var current: UInt64?
-            var outOfOrder: (sequence: UInt64, after: UInt64, offset: Int64)?
+            var misordered: (sequence: UInt64, after: UInt64, offset: Int64)?
             let scan = try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil).scan(collect: false, provisional: true) { records in
-                for scanned in records where outOfOrder == nil && scanned.record.sequence != current {
+                for scanned in records where misordered == nil && scanned.record.sequence != current {
                     let floor = current ?? sealedMaxSequence
-                    if scanned.record.sequence <= floor { outOfOrder = (scanned.record.sequence, floor, Int64(scanned.location.frameOffset)) }
+                    if scanned.record.sequence <= floor { misordered = (scanned.record.sequence, floor, Int64(scanned.location.frameOffset)) }
                     current = scanned.record.sequence
                 }
             }
             // Records past the last commit frame are a torn tail, not a changed sequence.
-            if let outOfOrder, outOfOrder.offset < scan.validEnd {
-                throw StrataError(.corrupt, "transaction \(outOfOrder.sequence) in the active segment does not follow \(outOfOrder.after): its sequence was changed",
-                                  path: activeFile.path, offset: outOfOrder.offset)
+            if let found = misordered, found.offset < scan.validEnd {
+                throw outOfOrder(found.sequence, after: found.after, at: found.offset)
             }
             return scan
         }

@@ -51,12 +51,9 @@ extension LogStore {
         // the version it replaces, as the overlay's replay would have moved them.
         var counters = index.counters
         var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: index.files.count)
-        var cursor = try built.cursor(from: RecordKey(0))
-        _ = try cursor.run(below: nil) { slot, blobs in
-            let entry = IndexEntry(slot, blobs: blobs())
+        try built.forEachEntry { entry in
             if let previous = try StoreIndex.sealedEntry(entry.key, in: index.files, memos: &memos) { counters.remove(previous) }
             counters.add(entry)
-            return true
         }
         let bulk = BulkSeal(indexPath: temp, counters: counters, recordBytes: sealed.recordBytes, sequence: sealed.maxSequence, blobs: [])
         return (bulk, built)
