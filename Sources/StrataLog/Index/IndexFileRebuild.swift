@@ -12,19 +12,19 @@ struct IndexFileRebuild {
     let sortBatch: Int
 
     /// A version in scan order.
-    private struct Version {
+    private struct Version: SpillSortable {
         var entry: IndexEntry
         var ordinal: UInt64
-        static func precedes(_ a: Version, _ b: Version) -> Bool {
+        static func spillOrder(_ a: Version, _ b: Version) -> Bool {
             a.entry.key != b.entry.key ? a.entry.key < b.entry.key : a.ordinal < b.ordinal
         }
     }
 
     /// A term of the version with `ordinal`.
-    private struct VersionTerm {
+    private struct VersionTerm: SpillSortable {
         var term: IndexTermEntry
         var ordinal: UInt64
-        static func precedes(_ a: VersionTerm, _ b: VersionTerm) -> Bool {
+        static func spillOrder(_ a: VersionTerm, _ b: VersionTerm) -> Bool {
             if a.term.key != b.term.key { return a.term.key < b.term.key }
             if a.ordinal != b.ordinal { return a.ordinal < b.ordinal }
             return IndexTermEntry.precedes(a.term, b.term)
@@ -34,16 +34,16 @@ struct IndexFileRebuild {
     /// Scans `segment` and writes its index file to `path` (written whole, then
     /// fsynced); returns the scan, which the caller checks for damage and the seal.
     func rebuild(_ segment: any StorageFile, segmentID: UInt32, storeID: [UInt8], to path: String) throws -> SegmentScanner.Result {
-        var versions = SpillSorter<Version>(path: scratchBase + ".versions.tmp", fileSystem: fileSystem, runLimit: sortBatch, precedes: Version.precedes,
+        var versions = SpillSorter<Version>(path: scratchBase + ".versions.tmp", fileSystem: fileSystem, runLimit: sortBatch,
                                             encode: { v, w in w.u64(v.ordinal); IndexFileEncoder.append(v.entry, to: &w) },
                                             decode: { r in let ordinal = try r.u64(); return Version(entry: try IndexFileEncoder.readEntry(&r, segment: segmentID), ordinal: ordinal) })
-        var terms = SpillSorter<VersionTerm>(path: scratchBase + ".vterms.tmp", fileSystem: fileSystem, runLimit: sortBatch, precedes: VersionTerm.precedes,
+        var terms = SpillSorter<VersionTerm>(path: scratchBase + ".vterms.tmp", fileSystem: fileSystem, runLimit: sortBatch,
                                              encode: { t, w in w.u64(t.ordinal); IndexFileEncoder.append(t.term, to: &w) },
                                              decode: { r in let ordinal = try r.u64(); return VersionTerm(term: try IndexFileEncoder.readTerm(&r), ordinal: ordinal) })
-        var kept = SpillSorter<IndexEntry>(path: scratchBase + ".kept.tmp", fileSystem: fileSystem, runLimit: sortBatch, precedes: { $0.key < $1.key },
+        var kept = SpillSorter<IndexEntry>(path: scratchBase + ".kept.tmp", fileSystem: fileSystem, runLimit: sortBatch,
                                            encode: IndexFileEncoder.append, decode: { try IndexFileEncoder.readEntry(&$0, segment: segmentID) })
         var keptTerms = SpillSorter<IndexTermEntry>(path: scratchBase + ".kterms.tmp", fileSystem: fileSystem, runLimit: sortBatch,
-                                                    precedes: IndexTermEntry.precedes, encode: IndexFileEncoder.append, decode: IndexFileEncoder.readTerm)
+                                                    encode: IndexFileEncoder.append, decode: IndexFileEncoder.readTerm)
         defer {
             versions.discard()
             terms.discard()

@@ -58,15 +58,25 @@ enum TermBytes: Hashable, Comparable, Sendable {
         }
     }
 
-    static func < (a: TermBytes, b: TermBytes) -> Bool {
+    static func < (a: TermBytes, b: TermBytes) -> Bool { order(a, b) < 0 }
+
+    /// Bytewise order as −1, 0 or 1: one comparison where `!=` then `<` made two (a
+    /// sort of terms asks it at every step).
+    @inline(__always)
+    static func order(_ a: TermBytes, _ b: TermBytes) -> Int {
         if case .inline(let ah, let at, let ac) = a, case .inline(let bh, let bt, let bc) = b {
             // Zero padding makes a proper prefix compare equal on the words; the
             // shorter one then comes first, as in a bytewise comparison.
-            if ah != bh { return ah < bh }
-            if at != bt { return at < bt }
-            return ac < bc
+            if ah != bh { return ah < bh ? -1 : 1 }
+            if at != bt { return at < bt ? -1 : 1 }
+            return ac == bc ? 0 : (ac < bc ? -1 : 1)
         }
-        return lexicographicallyLess(a.bytes, b.bytes)
+        return heapOrder(a, b)
+    }
+
+    private static func heapOrder(_ a: TermBytes, _ b: TermBytes) -> Int {
+        let x = a.bytes, y = b.bytes
+        return lexicographicallyLess(x, y) ? -1 : (lexicographicallyLess(y, x) ? 1 : 0)
     }
 
     /// Bytewise order over the arrays' storage: the generic `lexicographicallyPrecedes`

@@ -66,9 +66,9 @@ extension LogStore {
         let segmentID = w.segmentID
         let start = w.segmentEnd
         let base = paths.index + "/" + StorePaths.number(segmentID)
-        var entries = SpillSorter<IndexEntry>(path: base + ".entries.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch, precedes: { $0.key < $1.key },
+        var entries = SpillSorter<IndexEntry>(path: base + ".entries.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch,
                                               encode: IndexFileEncoder.append, decode: { try IndexFileEncoder.readEntry(&$0, segment: segmentID) })
-        var terms = SpillSorter<IndexTermEntry>(path: base + ".terms.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch, precedes: IndexTermEntry.precedes,
+        var terms = SpillSorter<IndexTermEntry>(path: base + ".terms.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch,
                                                 encode: IndexFileEncoder.append, decode: IndexFileEncoder.readTerm)
         let indexPath = paths.indexFile(segmentID) + ".tmp"
         var end = start
