@@ -66,59 +66,44 @@ extension LogStore {
         let segmentID = w.segmentID
         let start = w.segmentEnd
         let base = paths.index + "/" + StorePaths.number(segmentID)
-        var entries = SpillSorter<IndexEntry>(path: base + ".entries.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch,
+        let entries = SpillSorter<IndexEntry>(path: base + ".entries.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch,
                                               encode: IndexFileEncoder.append, decode: { try IndexFileEncoder.readEntry(&$0, segment: segmentID) })
-        var terms = SpillSorter<IndexTermEntry>(path: base + ".terms.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch,
+        let terms = SpillSorter<IndexTermEntry>(path: base + ".terms.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch,
                                                 encode: IndexFileEncoder.append, decode: IndexFileEncoder.readTerm)
         let indexPath = paths.indexFile(segmentID) + ".tmp"
+        let writer = BulkChunkWriter(store: self, file: file, segmentID: segmentID, sequence: sequence, start: start,
+                                     live: state.withLock { $0.index.counters }, entries: entries, terms: terms)
         var end = start
         do {
-            var live = state.withLock { $0.index.counters }
-            var blobs: [BlobRef] = []
-            var records = 0, frames = 0
-            var recordBytes: Int64 = 0
             var batch = first
             var more = true
+            var submitted = 0
             func writeBlob(_ bytes: [UInt8]) throws -> BlobRef { try writeBlobLocked(bytes, &w) }
             while true {
-                if records > 0 { _ = try nextSequence(checking: batch) }
+                if submitted > 0 { _ = try nextSequence(checking: batch) }
                 let chunk = batch.records(sequence: sequence)
                 batch = WriteBatch()
-                // The versions these records replace, looked up before the chunk is
-                // written (a damaged index file is repaired here, as `commit` does).
-                let replaced = try readIndex { s in try chunk.map { try s.index.sealedEntry($0.key) } }
-                let (bytes, locations, frameCount) = try encodeFrames(chunk, segmentID: segmentID, startingAt: end)
-                try file.write(bytes, at: end)
-                end += Int64(bytes.count)
-                for i in chunk.indices {
-                    let r = chunk[i]
-                    let entry = IndexEntry(key: r.key, sequence: sequence, isTombstone: r.isTombstone, location: locations[i], blobs: r.blobs)
-                    if let previous = replaced[i] { live.remove(previous) }
-                    live.add(entry)
-                    recordBytes += entry.recordBytes
-                    blobs.append(contentsOf: r.blobs)
-                    try entries.add(entry)
-                    for t in r.terms { try terms.add(IndexTermEntry(index: t.index, value: TermBytes(t.value), key: r.key, sequence: sequence)) }
-                }
-                records += chunk.count
-                frames += frameCount
-                guard records <= Int(UInt32.max), frames <= Int(UInt32.max) else {
-                    throw StrataError(.invalidArgument, "transaction of more than \(UInt32.max) records or frames", path: path)
-                }
+                submitted += chunk.count
+                // Written on the writer's thread while the next chunk is produced here.
+                try writer.submit(chunk)
                 if !more { break }
                 more = try produce(&batch, writeBlob)
             }
+            try writer.wait()
+            end = writer.end
+            let records = writer.records, frames = writer.frames, recordBytes = writer.recordBytes
+            let live = writer.live, blobs = writer.blobs
             // Chunks that were all empty: no transaction (FORMAT.md §3.4: none has zero records).
             if records == 0 {
-                entries.discard()
-                terms.discard()
+                writer.entries.discard()
+                writer.terms.discard()
                 return state.withLock { $0.lastSequence }
             }
             var commit: [UInt8] = []
             Self.appendCommitFrame(sequence: sequence, records: records, frames: frames, to: &commit)
             // The footer records the sealed segment's length: the commit and seal frames to come included.
             let sealedLength = end + Int64(commit.count + Self.sealFrame(min: sequence, max: sequence).count)
-            try writeBulkIndex(entries: &entries, terms: &terms, to: indexPath, segmentID: segmentID, sequence: sequence,
+            try writeBulkIndex(entries: &writer.entries, terms: &writer.terms, to: indexPath, segmentID: segmentID, sequence: sequence,
                                recordBytes: recordBytes, segmentLength: sealedLength)
             // Whatever the durability mode, blobs reach the disk before a commit that
             // references them can (as in `commit`).
@@ -143,8 +128,10 @@ extension LogStore {
             }
             return sequence
         } catch {
-            entries.discard()
-            terms.discard()
+            // Nothing may be cleaned up under a chunk's write still under way.
+            writer.finish()
+            writer.entries.discard()
+            writer.terms.discard()
             try? fileSystem.remove(indexPath)
             if w.segmentEnd == start {
                 // Nothing of the transaction is committed: take its frames back, so the

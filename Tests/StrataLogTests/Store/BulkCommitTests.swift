@@ -229,6 +229,35 @@ import StrataTestSupport
         #expect(reopened.count == 0)
     }
 
+    /// A chunk is written on a second thread while the next one is produced: a write
+    /// that fails there stops the producer at the next chunk it hands over, not at the
+    /// end of the transaction, and leaves nothing.
+    @Test func aFailedChunkWriteStopsTheProducerAtTheNextChunk() throws {
+        let memory = InMemoryFileSystem()
+        let fs = FaultInjectingFileSystem(wrapping: memory)
+        let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+        fs.inject(.fail(.write, errno: 28, matching: .contains("segments/"), on: .nth(1)))
+        var chunk = 0
+        let error = #expect(throws: StrataError.self) {
+            try store.commit { batch, _ in
+                chunk += 1
+                for key in 0..<10 { batch.put(RecordKey(UInt64(chunk * 10 + key)), value: [UInt8(key)], terms: [IndexTerm(index: 1, value: [1])]) }
+                return chunk < 50
+            }
+        }
+        #expect(error?.code == .io)
+        // The first chunk's write failed; the second was produced meanwhile, then refused.
+        #expect(chunk == 2)
+        #expect(store.count == 0)
+        #expect(try Self.scratchFiles(memory).isEmpty)
+        fs.clearFaults()
+        try store.close()
+        let reopened = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: memory, logger: .quiet)
+        defer { try? reopened.close() }
+        #expect(reopened.count == 0)
+        #expect(try reopened.verify().isSound)
+    }
+
     @Test func chunksThatAreAllEmptyWriteNoTransaction() throws {
         let fs = InMemoryFileSystem()
         let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)

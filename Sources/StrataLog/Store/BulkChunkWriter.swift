@@ -1,0 +1,95 @@
+import Foundation
+
+/// The half of a chunked commit (`LogStore.commit(chunks:)`) that follows a chunk's
+/// production: the versions its records replace looked up, its records encoded into
+/// frames and appended to the segment, their index entries and terms handed to the
+/// sorters, the counters moved. It runs on a second thread one chunk behind the
+/// committing one, so that producing the next chunk (a batch insert checks and
+/// encodes its objects there) overlaps writing this one. Done in turn on one thread,
+/// the two halves took 10k and 7k instructions an object of a batch insert; the
+/// machine has two cores.
+///
+/// One chunk at a time is in its hands, so memory is one chunk more than before. The
+/// committing thread reads the state below only after `wait()`, and hands the next
+/// chunk over only then: the dispatch group orders each chunk's writes before the
+/// reads that follow them. Chunks are written in the order they are submitted, each
+/// at the segment's end, so the segment's bytes are the same as one thread's.
+final class BulkChunkWriter: @unchecked Sendable {
+    private let store: LogStore
+    private let file: any StorageFile
+    let segmentID: UInt32
+    let sequence: UInt64
+    /// Where the next frame goes: the end of the frames written so far.
+    private(set) var end: Int64
+    /// The store's counters with the chunks written so far applied.
+    private(set) var live: IndexCounters
+    /// The blobs the written records reference.
+    private(set) var blobs: [BlobRef] = []
+    private(set) var records = 0
+    private(set) var frames = 0
+    private(set) var recordBytes: Int64 = 0
+    var entries: SpillSorter<IndexEntry>
+    var terms: SpillSorter<IndexTermEntry>
+    /// The first failure of a chunk's write; the chunks after it are not written.
+    private var failure: (any Error)?
+    private let queue = DispatchQueue(label: "strata.bulk-commit")
+    private let group = DispatchGroup()
+
+    init(store: LogStore, file: any StorageFile, segmentID: UInt32, sequence: UInt64, start: Int64, live: IndexCounters,
+         entries: SpillSorter<IndexEntry>, terms: SpillSorter<IndexTermEntry>) {
+        self.store = store
+        self.file = file
+        self.segmentID = segmentID
+        self.sequence = sequence
+        self.end = start
+        self.live = live
+        self.entries = entries
+        self.terms = terms
+    }
+
+    /// Hands `chunk` over once the chunk before it is written.
+    /// - Throws: what writing an earlier chunk threw (this one is then not taken).
+    func submit(_ chunk: [Record]) throws {
+        try wait()
+        queue.async(group: group) { [self] in
+            do { try write(chunk) } catch { failure = error }
+        }
+    }
+
+    /// Waits until every chunk handed over is written.
+    /// - Throws: what writing one of them threw.
+    func wait() throws {
+        group.wait()
+        if let failure { throw failure }
+    }
+
+    /// Waits without throwing: before the commit cleans up after a failure, which
+    /// must not race a write still under way.
+    func finish() {
+        group.wait()
+    }
+
+    private func write(_ chunk: [Record]) throws {
+        // The versions these records replace, looked up before the chunk is written
+        // (a damaged index file is repaired here, as `commit` does).
+        let replaced = try store.readIndex { s in try chunk.map { try s.index.sealedEntry($0.key) } }
+        let (bytes, locations, frameCount) = try store.encodeFrames(chunk, segmentID: segmentID, startingAt: end)
+        try file.write(bytes, at: end)
+        end += Int64(bytes.count)
+        for i in chunk.indices {
+            let r = chunk[i]
+            let entry = IndexEntry(key: r.key, sequence: sequence, isTombstone: r.isTombstone, location: locations[i], blobs: r.blobs)
+            if let previous = replaced[i] { live.remove(previous) }
+            live.add(entry)
+            recordBytes += entry.recordBytes
+            blobs.append(contentsOf: r.blobs)
+            try entries.add(entry)
+            for t in r.terms { try terms.add(IndexTermEntry(index: t.index, value: TermBytes(t.value), key: r.key, sequence: sequence)) }
+        }
+        records += chunk.count
+        frames += frameCount
+        guard records <= Int(UInt32.max), frames <= Int(UInt32.max) else {
+            throw StrataError(.invalidArgument, "transaction of more than \(UInt32.max) records or frames", path: store.path)
+        }
+    }
+}
