@@ -27,7 +27,14 @@ final class BatchInsertChecker {
     /// destinations already checked in the store (a batch links many objects to a few).
     @exclusivity(unchecked) private var checked: [String: (number: Int, destinations: Set<RecordKey>)] = [:]
 
-    init(store: ObjectStore, entity: EntityDescription, layout: StoreSchema.EntityLayout) {
+    /// Whether `fillPlain` may settle an object (tests turn it off to compare it with
+    /// the ordered walk).
+    let plainPath: Bool
+    /// How many objects `fillPlain` settled (tests ask).
+    private(set) var plainCount = 0
+
+    init(store: ObjectStore, entity: EntityDescription, layout: StoreSchema.EntityLayout, plainPath: Bool = true) {
+        self.plainPath = plainPath
         self.store = store
         self.entity = entity
         self.layout = layout
@@ -53,14 +60,55 @@ final class BatchInsertChecker {
         // check of every key up front would; it runs only when some key was not used
         // (or a value is wrong), so a good object's keys are hashed once, not twice.
         var used = 0
-        do {
-            try fill(&fields, from: values, index: index, used: &used)
-        } catch {
-            try checkKeys(values, index: index)
-            throw error
+        if plainPath && fillPlain(&fields, from: values) {
+            used = values.count
+            plainCount += 1
+        } else {
+            // The ordered walk below finds the first problem, by attribute, every time.
+            for number in fields.indices { fields[number] = .null }
+            do {
+                try fill(&fields, from: values, index: index, used: &used)
+            } catch {
+                try checkKeys(values, index: index)
+                throw error
+            }
         }
         if used != values.count { try checkKeys(values, index: index) }
         for constraint in uniqueConstraints { try checkUnique(constraint, fields: fields, index: index) }
+    }
+
+    /// Sets the fields of an object that needs no more than type and optionality
+    /// checks: each given key names a stored attribute without value rules, each value
+    /// (given, else the default) has the attribute's type, and no required attribute
+    /// is left null. Returns false at the first thing it cannot settle, without
+    /// saying what (the ordered walk then names it). The dictionary is walked once,
+    /// each value moved straight into its field: the ordered walk copied each value
+    /// into a buffer by position, out again and into its field, a third of the check.
+    private func fillPlain(_ fields: inout [FieldValue], from values: [String: Value]) -> Bool {
+        guard attributeSlots.count <= 64 else { return false }
+        var given: UInt64 = 0
+        for (key, value) in values {
+            guard let position = attributeSlots.firstIndex(where: { $0.name == key }) else { return false }
+            let attribute = attributeSlots[position]
+            guard let number = attribute.number, !attribute.hasRules, value.conforms(to: attribute.type) else { return false }
+            if value.isNull {
+                guard attribute.isOptional else { return false }
+            } else {
+                fields[number] = .value(value)
+            }
+            given |= 1 << UInt64(position)
+        }
+        for position in attributeSlots.indices where given & (1 << UInt64(position)) == 0 {
+            let attribute = attributeSlots[position]
+            if attribute.isTransient { continue }
+            guard let value = attribute.defaultValue, !value.isNull else {
+                guard attribute.isOptional else { return false }
+                continue
+            }
+            guard !attribute.hasRules, value.conforms(to: attribute.type) else { return false }
+            if let number = attribute.number { fields[number] = .value(value) }
+        }
+        return true
     }
 
     /// Throws for the first key (by name) that is not an attribute of the entity.
