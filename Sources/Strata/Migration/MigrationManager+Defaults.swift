@@ -88,7 +88,7 @@ extension MigrationManager {
         }
         var value: Value
         switch propertyMapping.valueExpression {
-        case .keyPath(let path) where !path.contains("."):
+        case .keyPath(let path) where !path.utf8.contains(UInt8(ascii: ".")):
             guard source.entity.attributesByName[path] != nil else {
                 throw StrataError(.migrationFailed, "mapping \(mapping.name): \(source.entity.name) has no attribute '\(path)' for \(attribute.name)", context: ["mapping": mapping.name, "keyPath": path])
             }

@@ -34,7 +34,7 @@ public struct PropertyMapping: Sendable {
 
     /// The source property read by a plain `.keyPath` (no relationship traversal), if any.
     public var sourcePropertyName: String? {
-        guard let path = valueExpression.keyPath, !path.contains(".") else { return nil }
+        guard let path = valueExpression.keyPath, !path.utf8.contains(UInt8(ascii: ".")) else { return nil }
         return path
     }
 
