@@ -25,8 +25,10 @@ extension LogStore {
     /// its index entries and terms go to a sorter that spills to `index/`. When the last
     /// chunk is in, the sorted entries and terms are written as the segment's index
     /// file (`.tmp`), then the commit frame, then the segment is sealed and the index
-    /// file renamed into place with the transaction's counters. Memory is a chunk, the
-    /// sorters' batches and the filter's bits (ten bits a key), not the transaction.
+    /// file renamed into place with the transaction's counters. Each chunk is written
+    /// on a second thread while `produce` makes the next (`BulkChunkWriter`). Memory is
+    /// two chunks, the sorters' batches and the filter's bits (ten bits a key), not the
+    /// transaction.
     ///
     /// A crash before the commit frame leaves frames that no commit closes: open cuts
     /// them as a torn tail and removes the `.tmp` files (FORMAT.md §4.4). A crash after
