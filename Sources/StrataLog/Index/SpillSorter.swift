@@ -68,6 +68,21 @@ struct SpillSorter<Item: SpillSortable> {
         return Merged(file: file, cursors: cursors, fileSystem: fileSystem, path: path)
     }
 
+    /// Ends the adding, and when every item lies in one run of the file (a load whose
+    /// keys rise), hands each item's encoded bytes to `body` in order, without decoding
+    /// them, removes the file and returns true. Otherwise returns false having handed
+    /// nothing over: `drain` still gives every item (the batch is in the file now).
+    mutating func drainEncodedIfOneRun(_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        sortBatch()
+        guard let file else { return false }
+        try spill()
+        guard runs.count == 1, let run = runs.first else { return false }
+        defer { discard() }
+        var cursor = try RunCursor(file: file, range: run, decode: decode, first: false)
+        try cursor.forEachEncoded(body)
+        return true
+    }
+
     /// The sorted items, pulled one by one: from memory, or merged from the runs
     /// through a binary heap of each run's current item, smallest on top.
     struct Merged {
@@ -225,13 +240,27 @@ struct SpillSorter<Item: SpillSortable> {
         var position = 0
         var current: Item?
 
-        init(file: any StorageFile, range: Range<Int64>, decode: @escaping Decode) throws {
+        /// - Parameter first: whether to decode the first item now (`current`).
+        init(file: any StorageFile, range: Range<Int64>, decode: @escaping Decode, first: Bool = true) throws {
             self.file = file
             self.path = file.path
             self.end = range.upperBound
             self.next = range.lowerBound
             self.decode = decode
-            try advance()
+            if first { try advance() }
+        }
+
+        /// Hands each remaining item's bytes to `body`, undecoded, in order.
+        mutating func forEachEncoded(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+            while try available(4) {
+                let length = Int(buffer[position]) | Int(buffer[position + 1]) << 8 | Int(buffer[position + 2]) << 16 | Int(buffer[position + 3]) << 24
+                guard try available(4 + length) else {
+                    throw StrataError(.corrupt, "spill file ends inside an item", path: path, offset: next)
+                }
+                let start = position + 4
+                try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
+                position = start + length
+            }
         }
 
         mutating func advance() throws {

@@ -151,12 +151,20 @@ extension LogStore {
         let storeID = state.withLock { $0.manifest.storeID }
         try IndexFileEncoder.stream(to: path, fileSystem: fileSystem, expectedEntries: entries.count) { encoder in
             var last: RecordKey?
-            try entries.drain { entry in
-                if let last, last == entry.key {
-                    throw StrataError(.invalidArgument, "key \(entry.key) is written twice in one bulk transaction", path: self.path)
+            func once(_ key: RecordKey) throws {
+                if let last, last == key {
+                    throw StrataError(.invalidArgument, "key \(key) is written twice in one bulk transaction", path: self.path)
                 }
-                last = entry.key
-                try encoder.add(entry)
+                last = key
+            }
+            // Keys that rose through the transaction are one run: its bytes are the
+            // blocks' own, copied over as they are.
+            let copied = try entries.drainEncodedIfOneRun { bytes in try once(try encoder.addEncoded(bytes)) }
+            if !copied {
+                try entries.drain { entry in
+                    try once(entry.key)
+                    try encoder.add(entry)
+                }
             }
             try terms.drain { try encoder.add($0) }
             return try encoder.finish(segmentID: segmentID, storeID: storeID, minSequence: sequence, maxSequence: sequence,

@@ -179,6 +179,50 @@ import StrataTestSupport
         #expect(try !fs.exists("/scratch/t.tmp"))
     }
 
+    /// Rising keys spill as one run, whose entry bytes are copied into the index file's
+    /// blocks undecoded: the file must be the one a rebuild writes (verify compares
+    /// them), with puts, tombstones and blob references, and a key repeated across
+    /// two chunks still stops the commit.
+    @Test func risingKeysAreCopiedFromTheirRunAsTheRebuildWritesThem() throws {
+        let fs = InMemoryFileSystem()
+        let store = try LogStore.open(at: Self.root, options: Self.options(sortBatch: 5), fileSystem: fs, logger: .quiet)
+        defer { try? store.close() }
+        var chunk = 0
+        var expected: [UInt64: [UInt8]] = [:]
+        try store.commit { batch, writeBlob in
+            chunk += 1
+            for i in 0..<7 {
+                let key = UInt64(chunk * 10 + i)
+                if key % 6 == 0 {
+                    batch.delete(RecordKey(key))
+                    continue
+                }
+                let value = LogFixtures.value(key, version: 1, size: 20)
+                batch.put(RecordKey(key), value: value, blobs: key % 4 == 0 ? [try writeBlob(value + value)] : [], terms: [IndexTerm(index: 1, value: [UInt8(key % 3)])])
+                expected[key] = value
+            }
+            return chunk < 6
+        }
+        #expect(store.count == expected.count)
+        for (key, value) in expected { #expect(try store.get(RecordKey(key))?.value == value) }
+        #expect(try store.keys(for: IndexTerm(index: 1, value: [1])).sorted() == expected.keys.filter { $0 % 3 == 1 }.sorted().map { RecordKey($0) })
+        #expect(try store.verify().isSound)
+        #expect(try Self.scratchFiles(fs).isEmpty)
+
+        chunk = 0
+        let error = #expect(throws: StrataError.self) {
+            try store.commit { batch, _ in
+                chunk += 1
+                // The last key of chunk 2 comes again first in chunk 3: still rising order, one run.
+                for i in 0..<7 { batch.put(RecordKey(UInt64(1_000 + chunk * 6 + i)), value: [1]) }
+                return chunk < 4
+            }
+        }
+        #expect(error?.code == .invalidArgument)
+        #expect(store.count == expected.count)
+        #expect(try Self.scratchFiles(fs).isEmpty)
+    }
+
     @Test func aKeyWrittenTwiceStopsTheCommitAndLeavesNothing() throws {
         let fs = InMemoryFileSystem()
         let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
