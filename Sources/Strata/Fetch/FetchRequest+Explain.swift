@@ -40,6 +40,13 @@ extension ObjectContext {
         } else {
             plan.order = .sortAll
         }
+        // As `executeCompiled` decides per entity scanned: sorted, judged on records,
+        // nothing to judge as an object ahead of the walk, and large enough.
+        if case .scan = plan.access, case .records = plan.filter, !request.sortKeys.isEmpty,
+           !(request.includesPendingChanges && !changed.isEmpty), registry.isEmpty,
+           tags.contains(where: { parallelScanPlan(request, tag: $0) != nil }) {
+            plan.threads = 2
+        }
         return plan
     }
 }

@@ -139,7 +139,12 @@ extension ObjectContext {
                     if mayHoldLoaded && self.holdsLoaded(key) { queue.deferred.append(key); return false }
                     return true
                 }
-                if wants == nil {
+                if wants == nil, !request.sortKeys.isEmpty, let plan = parallelScanPlan(request, tag: tag) {
+                    // Sorted, so every record is judged: the upper half of the keys on
+                    // a second thread.
+                    try scanInParallel(request, tag: tag, plan: plan, run: run, needed: needed, keepObjects: keepObjects,
+                                       judgeObject: judgeObject)
+                } else if wants == nil {
                     // Nothing is judged as an object ahead of the walk (the queue stays
                     // empty): the records come a block at a time and are judged in a
                     // loop here, not through a closure call each.

@@ -29,6 +29,11 @@ public struct StoreOptions: Sendable {
     /// chunk's records and index entries — about 20 MiB of employee-like objects at
     /// the default — whatever the transaction's size.
     public var insertChunkSize = 32_768
+    /// A sorted fetch that scans an entity (no index serves its predicate) of at least
+    /// this many objects judges the two halves of the entity's keys on two threads, as
+    /// PostgreSQL's parallel sequential scan does, and merges what they keep; on one
+    /// core, or below this, it scans on the caller's thread. `Int.max` turns it off.
+    public var parallelScanMinimum = 16_384
     /// Where open, recovery, compaction and migration log what they did (info) and anomalies (warning).
     public var logger = Logger(label: "strata")
     /// What to do when the store's model differs from the one it is opened with.

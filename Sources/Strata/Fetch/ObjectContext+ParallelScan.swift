@@ -1,0 +1,105 @@
+import Foundation
+import StrataLog
+
+/// A sorted fetch that scans a large entity uses both cores (`StoreOptions.parallelScanMinimum`):
+/// the keys are cut in two at the middle of the entity's serials, each half is read and
+/// judged on its own thread with its own compiled request and top-k, and the caller's
+/// collector takes both halves' rows. A sorted fetch judges every record whatever it
+/// keeps, so the halves do the work one thread would, in half the time; its answer is
+/// the same: each row keeps its place among the candidates (the lower half's first),
+/// which orders ties as a single walk would.
+///
+/// A record the compiled request cannot judge (an external binary it reads) is judged
+/// as an object afterwards, on the caller's thread: managed objects never leave it.
+extension ObjectContext {
+    /// How a scan of `tag` is cut in two — the first key of the upper half, and the
+    /// compiled request the second thread judges with (a request's field slots are
+    /// scratch space: each thread has its own) — or nil when it runs on one thread.
+    func parallelScanPlan(_ request: FetchRequest, tag: UInt16) -> (split: RecordKey, compiled: [UInt16: CompiledFetch])? {
+        guard ProcessInfo.processInfo.activeProcessorCount > 1 else { return nil }
+        let next = store.nextSerial(tag: tag)
+        let minimum = UInt64(max(1, store.options.parallelScanMinimum))
+        guard next > minimum, next > 2, let compiled = compileFetch(request, tags: [tag]).fetches else { return nil }
+        return (StoreSchema.key(tag: tag, serial: (1 + next) / 2), compiled)
+    }
+
+    /// Judges the records of `tag` below the plan's split here and those from it on a
+    /// second thread, then hands both halves' rows to `run`'s collector.
+    func scanInParallel(_ request: FetchRequest, tag: UInt16, plan: (split: RecordKey, compiled: [UInt16: CompiledFetch]), run: CompiledRun,
+                        needed: Int?, keepObjects: Bool, judgeObject: (RecordKey, Int) throws -> Void) throws {
+        let range = StoreSchema.range(tag: tag)
+        func half(_ keys: Range<RecordKey>, compiled: [UInt16: CompiledFetch], from position: Int) -> ScanHalf {
+            let collector = FetchRowCollector(sortKeys: request.sortKeys, capacity: needed)
+            return ScanHalf(records: store.records, range: keys, run: CompiledRun(collector: collector, done: false, compiled: compiled),
+                            position: position, keepsRecords: keepObjects)
+        }
+        // The lower half judges with the fetch's own compiled request (idle meanwhile).
+        // The upper half's positions start far past any count of the lower half's.
+        let lower = half(range.lowerBound..<plan.split, compiled: run.compiled, from: run.position)
+        let upper = half(plan.split..<range.upperBound, compiled: plan.compiled, from: run.position + (1 << 48))
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { upper.scan() }
+        lower.scan()
+        group.wait()
+        if let failure = lower.failure ?? upper.failure { throw failure }
+        for scanned in [lower, upper] {
+            for row in scanned.run.collector.finish() where run.collector.accepts(row.values, position: row.position) {
+                run.collector.add(row)
+            }
+            for left in scanned.asObjects { try judgeObject(left.key, left.position) }
+        }
+        run.position = upper.position
+    }
+}
+
+/// One half of a parallel scan, judged on the thread that calls `scan`. Only that
+/// thread touches it until `scan` returns (the dispatch group orders the caller's
+/// reads after it); it holds no managed object.
+final class ScanHalf: @unchecked Sendable {
+    struct Left {
+        var key: RecordKey
+        var position: Int
+    }
+
+    private let records: any RecordStore
+    private let range: Range<RecordKey>
+    let run: CompiledRun
+    /// The next record's place among the candidates.
+    private(set) var position: Int
+    private let keepsRecords: Bool
+    /// Records the compiled request could not judge: judged as objects afterwards.
+    private(set) var asObjects: [Left] = []
+    private(set) var failure: (any Error)?
+
+    init(records: any RecordStore, range: Range<RecordKey>, run: CompiledRun, position: Int, keepsRecords: Bool) {
+        self.records = records
+        self.range = range
+        self.run = run
+        self.position = position
+        self.keepsRecords = keepsRecords
+    }
+
+    func scan() {
+        do {
+            try records.visitRecordRuns(in: range) { views in
+                for view in views {
+                    try judge(view)
+                    position += 1
+                }
+                return true
+            }
+        } catch {
+            failure = error
+        }
+    }
+
+    /// `executeCompiled`'s `judgeRecord` for a sorted fetch, without objects.
+    private func judge(_ view: RecordView) throws {
+        guard let matched = try run.judge(view) else { return asObjects.append(Left(key: view.key, position: position)) }
+        guard matched, let fetch = run.fetch(for: view.key) else { return }
+        if let first = fetch.firstSortValue, run.collector.rejects(first: first) { return }
+        guard let values = try fetch.sortValues(view) else { return asObjects.append(Left(key: view.key, position: position)) }
+        guard run.collector.accepts(values, position: position) else { return }
+        run.collector.add(FetchRow(key: view.key, position: position, values: values, object: nil, record: keepsRecords ? try view.record() : nil))
+    }
+}

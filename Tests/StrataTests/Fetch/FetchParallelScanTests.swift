@@ -1,0 +1,100 @@
+import Foundation
+import StrataLog
+import Testing
+import StrataTestSupport
+@testable import Strata
+
+/// A sorted scan of a large entity is judged on two threads, the entity's keys cut in
+/// half (`StoreOptions.parallelScanMinimum`, here 1 so that every scan qualifies). It
+/// must give what interpreted fetches (one thread, managed objects) give: the same
+/// results in the same order — ties in the sort keys broken by key order across the
+/// cut — the same counts and the same errors, external binaries judged as objects.
+@Suite("Fetch: scans cut in two agree with interpreted fetches")
+struct FetchParallelScanTests {
+    static func store(_ kind: FetchFixtures.Kind, in dir: TemporaryDirectory) throws -> ObjectStore {
+        var options = StoreOptions()
+        options.externalStorageThreshold = 32
+        options.parallelScanMinimum = 1
+        return kind == .inMemory
+            ? try ObjectStore.inMemory(model: try FetchDifferentialTests.model(), options: options)
+            : try ObjectStore(at: dir.appending("P.strata"), model: try FetchDifferentialTests.model(), options: options)
+    }
+
+    @Test("random sorted fetches, on two threads and on objects", arguments: [FetchFixtures.Kind.inMemory, .onDisk])
+    func randomSortedFetches(kind: FetchFixtures.Kind) throws {
+        let dir = try TemporaryDirectory("parallel-scan")
+        defer { dir.remove() }
+        let store = try Self.store(kind, in: dir)
+        defer { try? store.close() }
+        var r = SeededRandom(seed: 23)
+        let setup = store.newContext()
+        for n in 0..<300 {
+            try FetchDifferentialTests.fill(try setup.insert(r.chance(25) ? "Special" : "Item"), n: n, &r)
+        }
+        try setup.save()
+        // Some objects gone, so the halves are not equal and keys have gaps.
+        let doomed = store.newContext()
+        for id in try doomed.fetchObjectIDs(FetchRequest(entityName: "Item")) where r.chance(15) { try doomed.delete(try doomed.object(with: id)) }
+        try doomed.save()
+
+        var parallelRuns = 0
+        for round in 0..<300 {
+            var request = FetchDifferentialTests.randomRequest(&r)
+            if request.sortKeys.isEmpty { request.sortKeys = [SortKey(["i", "s", "b", "d"][r.int(in: 0...3)], ascending: r.chance(50))] }
+            let compiled = store.newContext()
+            let interpreted = store.newContext()
+            interpreted.interpretsFetches = true
+            if let plan = try? request.explain(in: compiled), plan.threads == 2 {
+                parallelRuns += 1
+                #expect(plan.description.contains("ON 2 THREADS"))
+            }
+            let expected = FetchDifferentialTests.outcome(request, in: interpreted)
+            let found = FetchDifferentialTests.outcome(request, in: compiled)
+            #expect(found == expected, "round \(round): \(request.predicate?.description ?? "nil") sorted by \(request.sortKeys.map(\.keyPath)) limit \(String(describing: request.fetchLimit)) offset \(request.fetchOffset)")
+            if case .results = expected {
+                #expect((try? store.newContext().count(for: request)) == (try? interpreted.count(for: request)), "round \(round)")
+            }
+        }
+        #expect(parallelRuns > 60, "only \(parallelRuns) of 300 requests were scanned on two threads")
+    }
+
+    @Test("a context holding objects, unsaved changes or a small entity scan on one thread")
+    func whenItStaysOnOneThread() throws {
+        let dir = try TemporaryDirectory("parallel-scan-plan")
+        defer { dir.remove() }
+        let store = try Self.store(.inMemory, in: dir)
+        defer { try? store.close() }
+        let setup = store.newContext()
+        var r = SeededRandom(seed: 5)
+        for n in 0..<40 { try FetchDifferentialTests.fill(try setup.insert("Item"), n: n, &r) }
+        try setup.save()
+        var request = FetchRequest(entityName: "Item", predicate: try Strata.Predicate(format: "n >= 3"))
+        request.sortKeys = [SortKey("t", ascending: false)]
+        request.fetchLimit = 5
+        #expect(try request.explain(in: store.newContext()).threads == 2)
+
+        // Objects the context holds are judged as it holds them, not on records ahead of the walk.
+        let holding = store.newContext()
+        let held = try holding.fetch(FetchRequest(entityName: "Item", predicate: try Strata.Predicate(format: "n == 1")))
+        #expect(held.count == 1)
+        let plan = try request.explain(in: holding)
+        #expect(plan.threads == 1)
+        withExtendedLifetime(held) {}
+
+        let changing = store.newContext()
+        try FetchDifferentialTests.fill(try changing.insert("Item"), n: 99, &r)
+        #expect(try request.explain(in: changing).threads == 1)
+
+        var unsorted = request
+        unsorted.sortKeys = []
+        #expect(try unsorted.explain(in: store.newContext()).threads == 1)
+
+        // The default minimum: a 40-object entity is scanned on one thread.
+        let small = try ObjectStore.inMemory(model: try FetchDifferentialTests.model())
+        defer { try? small.close() }
+        let fill = small.newContext()
+        for n in 0..<40 { try FetchDifferentialTests.fill(try fill.insert("Item"), n: n, &r) }
+        try fill.save()
+        #expect(try request.explain(in: small.newContext()).threads == 1)
+    }
+}
