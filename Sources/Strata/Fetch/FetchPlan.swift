@@ -55,8 +55,9 @@ public struct FetchPlan: Sendable, Hashable, CustomStringConvertible {
     public var order: Order
     /// The sort keys, for the description.
     public var sortKeys: [SortKey]
-    /// How many threads judge a scan: 2 when a sorted scan of a large entity is cut in
-    /// two (`StoreOptions.parallelScanMinimum`), else 1.
+    /// How many threads judge the candidates: 2 when a sorted scan of a large entity,
+    /// or the many candidates of an index, are cut in two
+    /// (`StoreOptions.parallelScanMinimum`, `parallelCandidateMinimum`), else 1.
     public var threads = 1
 
     /// The plan as lines of text, SQLite's `EXPLAIN QUERY PLAN` style.
@@ -65,7 +66,9 @@ public struct FetchPlan: Sendable, Hashable, CustomStringConvertible {
         switch access {
         case .keys: lines.append("SCAN \(entityName) KEYS (no record read)")
         case .scan: lines.append(threads > 1 ? "SCAN \(entityName) ON \(threads) THREADS (keys cut in half)" : "SCAN \(entityName)")
-        case .index(let conditions): lines.append("SEARCH \(entityName) USING INDEX (\(conditions.joined(separator: " AND ")))")
+        case .index(let conditions):
+            lines.append("SEARCH \(entityName) USING INDEX (\(conditions.joined(separator: " AND ")))"
+                         + (threads > 1 ? ", CANDIDATES ON \(threads) THREADS" : ""))
         }
         switch filter {
         case .none: break

@@ -26,7 +26,8 @@ extension ObjectContext {
         let limit = request.fetchLimit.flatMap { $0 >= 0 ? $0 : nil }
         var plan = FetchPlan(entityName: entity.name, access: .keys, filter: .none, order: .keyOrder(stopsAfter: nil), sortKeys: request.sortKeys)
         if request.predicate == nil && request.sortKeys.isEmpty { return plan }
-        plan.access = try indexedCandidates(request, entity: entity, tags: tags).map { .index(conditions: $0.conditions.map(\.description)) } ?? .scan
+        let candidates = try indexedCandidates(request, entity: entity, tags: tags)
+        plan.access = candidates.map { .index(conditions: $0.conditions.map(\.description)) } ?? .scan
         if interpretsFetches {
             plan.filter = .objects(reason: "interpreted on request")
         } else {
@@ -45,6 +46,10 @@ extension ObjectContext {
         if case .scan = plan.access, case .records = plan.filter, !request.sortKeys.isEmpty,
            !(request.includesPendingChanges && !changed.isEmpty), registry.isEmpty,
            tags.contains(where: { parallelScanPlan(request, tag: $0) != nil }) {
+            plan.threads = 2
+        }
+        if let candidates, case .records = plan.filter, !request.sortKeys.isEmpty,
+           parallelCandidatesPlan(request, tags: tags, candidates: candidates.located.count) != nil {
             plan.threads = 2
         }
         return plan

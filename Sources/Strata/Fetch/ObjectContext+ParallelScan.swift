@@ -30,13 +30,41 @@ extension ObjectContext {
         let range = StoreSchema.range(tag: tag)
         func half(_ keys: Range<RecordKey>, compiled: [UInt16: CompiledFetch], from position: Int) -> ScanHalf {
             let collector = FetchRowCollector(sortKeys: request.sortKeys, capacity: needed)
-            return ScanHalf(records: store.records, range: keys, run: CompiledRun(collector: collector, done: false, compiled: compiled),
+            return ScanHalf(records: store.records, source: .range(keys), run: CompiledRun(collector: collector, done: false, compiled: compiled),
                             position: position, keepsRecords: keepObjects)
         }
         // The lower half judges with the fetch's own compiled request (idle meanwhile).
         // The upper half's positions start far past any count of the lower half's.
         let lower = half(range.lowerBound..<plan.split, compiled: run.compiled, from: run.position)
         let upper = half(plan.split..<range.upperBound, compiled: plan.compiled, from: run.position + (1 << 48))
+        try judgeBoth(lower, upper, run: run, judgeObject: judgeObject)
+        run.position = upper.position
+    }
+
+    /// The compiled request a second thread judges an index's candidates with, or nil
+    /// when they are judged on one thread (`StoreOptions.parallelCandidateMinimum`).
+    func parallelCandidatesPlan(_ request: FetchRequest, tags: [UInt16], candidates: Int) -> [UInt16: CompiledFetch]? {
+        guard ProcessInfo.processInfo.activeProcessorCount > 1, candidates >= max(2, store.options.parallelCandidateMinimum) else { return nil }
+        return compileFetch(request, tags: tags).fetches
+    }
+
+    /// Judges the first half of an index's candidates (`keys`, at `positions` among
+    /// all of them) here and the second on a second thread, then hands both halves'
+    /// rows to `run`'s collector. Candidates judged as objects are the caller's.
+    func judgeCandidatesInParallel(_ request: FetchRequest, keys: [LocatedKey], positions: [Int], compiled: [UInt16: CompiledFetch], run: CompiledRun,
+                                   needed: Int?, keepObjects: Bool, judgeObject: (RecordKey, Int) throws -> Void) throws {
+        let middle = keys.count / 2
+        func half(_ part: Range<Int>, compiled: [UInt16: CompiledFetch]) -> ScanHalf {
+            let collector = FetchRowCollector(sortKeys: request.sortKeys, capacity: needed)
+            return ScanHalf(records: store.records, source: .located(Array(keys[part]), positions: Array(positions[part])),
+                            run: CompiledRun(collector: collector, done: false, compiled: compiled), position: 0, keepsRecords: keepObjects)
+        }
+        try judgeBoth(half(0..<middle, compiled: run.compiled), half(middle..<keys.count, compiled: compiled), run: run, judgeObject: judgeObject)
+    }
+
+    /// Runs `upper` on a second thread and `lower` here, then merges their rows into
+    /// `run` and judges as objects what they could not judge on records.
+    private func judgeBoth(_ lower: ScanHalf, _ upper: ScanHalf, run: CompiledRun, judgeObject: (RecordKey, Int) throws -> Void) throws {
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) { upper.scan() }
         lower.scan()
@@ -48,7 +76,6 @@ extension ObjectContext {
             }
             for left in scanned.asObjects { try judgeObject(left.key, left.position) }
         }
-        run.position = upper.position
     }
 }
 
@@ -61,8 +88,15 @@ final class ScanHalf: @unchecked Sendable {
         var position: Int
     }
 
+    /// What a half reads: a range of the entity's keys (a scan), or an index's
+    /// candidates with their places among all of them.
+    enum Source {
+        case range(Range<RecordKey>)
+        case located([LocatedKey], positions: [Int])
+    }
+
     private let records: any RecordStore
-    private let range: Range<RecordKey>
+    private let source: Source
     let run: CompiledRun
     /// The next record's place among the candidates.
     private(set) var position: Int
@@ -71,9 +105,9 @@ final class ScanHalf: @unchecked Sendable {
     private(set) var asObjects: [Left] = []
     private(set) var failure: (any Error)?
 
-    init(records: any RecordStore, range: Range<RecordKey>, run: CompiledRun, position: Int, keepsRecords: Bool) {
+    init(records: any RecordStore, source: Source, run: CompiledRun, position: Int, keepsRecords: Bool) {
         self.records = records
-        self.range = range
+        self.source = source
         self.run = run
         self.position = position
         self.keepsRecords = keepsRecords
@@ -81,12 +115,21 @@ final class ScanHalf: @unchecked Sendable {
 
     func scan() {
         do {
-            try records.visitRecordRuns(in: range) { views in
-                for view in views {
-                    try judge(view)
-                    position += 1
+            switch source {
+            case .range(let range):
+                try records.visitRecordRuns(in: range) { views in
+                    for view in views {
+                        try judge(view)
+                        position += 1
+                    }
+                    return true
                 }
-                return true
+            case .located(let keys, let positions):
+                try records.visitRecords(located: keys) { i, view in
+                    position = positions[i]
+                    try judge(view)
+                    return true
+                }
             }
         } catch {
             failure = error

@@ -5,7 +5,8 @@ import StrataTestSupport
 @testable import Strata
 
 /// A sorted scan of a large entity is judged on two threads, the entity's keys cut in
-/// half (`StoreOptions.parallelScanMinimum`, here 1 so that every scan qualifies). It
+/// half, and so are the many candidates of an index (`StoreOptions.parallelScanMinimum`
+/// and `parallelCandidateMinimum`, here 1 and 2 so that nearly every fetch qualifies). It
 /// must give what interpreted fetches (one thread, managed objects) give: the same
 /// results in the same order — ties in the sort keys broken by key order across the
 /// cut — the same counts and the same errors, external binaries judged as objects.
@@ -15,6 +16,7 @@ struct FetchParallelScanTests {
         var options = StoreOptions()
         options.externalStorageThreshold = 32
         options.parallelScanMinimum = 1
+        options.parallelCandidateMinimum = 2
         return kind == .inMemory
             ? try ObjectStore.inMemory(model: try FetchDifferentialTests.model(), options: options)
             : try ObjectStore(at: dir.appending("P.strata"), model: try FetchDifferentialTests.model(), options: options)
@@ -37,7 +39,7 @@ struct FetchParallelScanTests {
         for id in try doomed.fetchObjectIDs(FetchRequest(entityName: "Item")) where r.chance(15) { try doomed.delete(try doomed.object(with: id)) }
         try doomed.save()
 
-        var parallelRuns = 0
+        var parallelRuns = 0, parallelIndexRuns = 0
         for round in 0..<300 {
             var request = FetchDifferentialTests.randomRequest(&r)
             if request.sortKeys.isEmpty { request.sortKeys = [SortKey(["i", "s", "b", "d"][r.int(in: 0...3)], ascending: r.chance(50))] }
@@ -46,6 +48,7 @@ struct FetchParallelScanTests {
             interpreted.interpretsFetches = true
             if let plan = try? request.explain(in: compiled), plan.threads == 2 {
                 parallelRuns += 1
+                if case .index = plan.access { parallelIndexRuns += 1 }
                 #expect(plan.description.contains("ON 2 THREADS"))
             }
             let expected = FetchDifferentialTests.outcome(request, in: interpreted)
@@ -55,7 +58,30 @@ struct FetchParallelScanTests {
                 #expect((try? store.newContext().count(for: request)) == (try? interpreted.count(for: request)), "round \(round)")
             }
         }
-        #expect(parallelRuns > 60, "only \(parallelRuns) of 300 requests were scanned on two threads")
+        // Requests an index serves: an indexed comparison, alone or with another condition.
+        for round in 0..<150 {
+            var request = FetchRequest(entityName: r.chance(80) ? "Item" : "Special")
+            let indexed: Strata.Predicate = switch r.int(in: 0...2) {
+            case 0: try Strata.Predicate(format: "i == %@", Int64(r.int(in: -3...4)))
+            case 1: try Strata.Predicate(format: "i BETWEEN {%@, %@}", Int64(r.int(in: -3...0)), Int64(r.int(in: 0...4)))
+            default: try Strata.Predicate(format: "s BEGINSWITH %@", ["a", "A", "", "e"][r.int(in: 0...3)])
+            }
+            request.predicate = r.chance(50) ? .and([indexed, FetchDifferentialTests.randomPredicate(&r)]) : indexed
+            request.sortKeys = (0..<r.int(in: 1...2)).map { _ in SortKey(["n", "t", "d", "b"][r.int(in: 0...3)], ascending: r.chance(50)) }
+            if r.chance(60) { request.fetchLimit = [1, 3, 10][r.int(in: 0...2)] }
+            if r.chance(25) { request.fetchOffset = r.int(in: 0...3) }
+            let compiled = store.newContext()
+            let interpreted = store.newContext()
+            interpreted.interpretsFetches = true
+            if let plan = try? request.explain(in: compiled), plan.threads == 2, case .index = plan.access {
+                parallelIndexRuns += 1
+                #expect(plan.description.contains("CANDIDATES ON 2 THREADS"))
+            }
+            #expect(FetchDifferentialTests.outcome(request, in: compiled) == FetchDifferentialTests.outcome(request, in: interpreted),
+                    "indexed round \(round): \(request.predicate?.description ?? "nil") sorted by \(request.sortKeys.map(\.keyPath))")
+        }
+        #expect(parallelRuns > 60, "only \(parallelRuns) of 300 requests were judged on two threads")
+        #expect(parallelIndexRuns > 60, "only \(parallelIndexRuns) requests judged an index's candidates on two threads")
     }
 
     @Test("a context holding objects, unsaved changes or a small entity scan on one thread")
