@@ -159,13 +159,24 @@ struct FetchDifferentialTests {
         }
     }
 
-    /// An empty store of `model()` of the given kind (on disk: in `dir`).
-    static func store(_ kind: FetchFixtures.Kind, in dir: TemporaryDirectory) throws -> ObjectStore {
+    /// An empty store of `model()` of the given kind (on disk: in `dir`), its options
+    /// changed by `configure`.
+    static func store(_ kind: FetchFixtures.Kind, in dir: TemporaryDirectory, _ configure: (inout StoreOptions) -> Void = { _ in }) throws -> ObjectStore {
         var options = StoreOptions()
         options.externalStorageThreshold = 32
+        configure(&options)
         return kind == .inMemory
             ? try ObjectStore.inMemory(model: try model(), options: options)
             : try ObjectStore(at: dir.appending("D.strata"), model: try model(), options: options)
+    }
+
+    /// Saves `count` random items (a quarter of them `Special`), `n` numbering them.
+    static func saveItems(_ count: Int, in store: ObjectStore, _ r: inout SeededRandom) throws {
+        let setup = store.newContext()
+        for n in 0..<count {
+            try fill(try setup.insert(r.chance(25) ? "Special" : "Item"), n: n, &r)
+        }
+        try setup.save()
     }
 
     @Test("random predicates, sorts and windows", arguments: [FetchFixtures.Kind.inMemory, .onDisk])
@@ -233,11 +244,7 @@ struct FetchDifferentialTests {
         let store = try Self.store(kind, in: dir)
         defer { try? store.close() }
         var r = SeededRandom(seed: 41)
-        let setup = store.newContext()
-        for n in 0..<120 {
-            try Self.fill(try setup.insert(r.chance(25) ? "Special" : "Item"), n: n, &r)
-        }
-        try setup.save()
+        try Self.saveItems(120, in: store, &r)
         let ids = try store.newContext().fetchObjectIDs(FetchRequest(entityName: "Item"))
 
         var judgedRaw = 0

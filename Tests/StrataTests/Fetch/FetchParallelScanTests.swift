@@ -13,13 +13,10 @@ import StrataTestSupport
 @Suite("Fetch: scans cut in two agree with interpreted fetches")
 struct FetchParallelScanTests {
     static func store(_ kind: FetchFixtures.Kind, in dir: TemporaryDirectory) throws -> ObjectStore {
-        var options = StoreOptions()
-        options.externalStorageThreshold = 32
-        options.parallelScanMinimum = 1
-        options.parallelCandidateMinimum = 2
-        return kind == .inMemory
-            ? try ObjectStore.inMemory(model: try FetchDifferentialTests.model(), options: options)
-            : try ObjectStore(at: dir.appending("P.strata"), model: try FetchDifferentialTests.model(), options: options)
+        try FetchDifferentialTests.store(kind, in: dir) { options in
+            options.parallelScanMinimum = 1
+            options.parallelCandidateMinimum = 2
+        }
     }
 
     @Test("random sorted fetches, on two threads and on objects", arguments: [FetchFixtures.Kind.inMemory, .onDisk])
@@ -29,11 +26,7 @@ struct FetchParallelScanTests {
         let store = try Self.store(kind, in: dir)
         defer { try? store.close() }
         var r = SeededRandom(seed: 23)
-        let setup = store.newContext()
-        for n in 0..<300 {
-            try FetchDifferentialTests.fill(try setup.insert(r.chance(25) ? "Special" : "Item"), n: n, &r)
-        }
-        try setup.save()
+        try FetchDifferentialTests.saveItems(300, in: store, &r)
         // Some objects gone, so the halves are not equal and keys have gaps.
         let doomed = store.newContext()
         for id in try doomed.fetchObjectIDs(FetchRequest(entityName: "Item")) where r.chance(15) { try doomed.delete(try doomed.object(with: id)) }
