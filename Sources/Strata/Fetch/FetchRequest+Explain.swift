@@ -48,9 +48,11 @@ extension ObjectContext {
            tags.contains(where: { parallelScanPlan(request, tag: $0) != nil }) {
             plan.threads = 2
         }
-        if let candidates, case .records = plan.filter, !request.sortKeys.isEmpty,
-           parallelCandidatesPlan(request, tags: tags, candidates: candidates.located.count) != nil {
-            plan.threads = 2
+        if let candidates, case .records = plan.filter, !request.sortKeys.isEmpty {
+            // The candidates read as records: not those the context changed or holds.
+            let pending = request.includesPendingChanges && !changed.isEmpty
+            let onRecords = candidates.located.count { !(pending && changed[$0.key] != nil) && !holdsLoaded($0.key) }
+            if parallelCandidatesPlan(request, tags: tags, candidates: onRecords) != nil { plan.threads = 2 }
         }
         return plan
     }

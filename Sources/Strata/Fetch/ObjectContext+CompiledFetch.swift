@@ -28,7 +28,7 @@ extension ObjectContext {
 
     /// Whether the context holds `key`'s object loaded: it is judged as the object
     /// (its values as this context last read them), not on the store's record.
-    private func holdsLoaded(_ key: RecordKey) -> Bool {
+    func holdsLoaded(_ key: RecordKey) -> Bool {
         guard !registry.isEmpty, let object = registry[key]?.object else { return false }
         return !object.isFault && object.loadedFieldNumbers == nil
     }
