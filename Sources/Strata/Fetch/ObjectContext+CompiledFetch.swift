@@ -110,11 +110,9 @@ extension ObjectContext {
             if !run.done, !request.sortKeys.isEmpty,
                let compiled = parallelCandidatesPlan(request, tags: tags, candidates: recordKeys.count) {
                 // Sorted, so every candidate is judged: the second half on a second
-                // thread; those judged as objects here, after.
+                // thread; those judged as objects by `objectsBefore` below, after.
                 try judgeCandidatesInParallel(request, keys: recordKeys, positions: positions, compiled: compiled, run: run,
                                               needed: needed, keepObjects: keepObjects, judgeObject: judgeObject)
-                for position in routes.indices where routes[position] { try judgeObject(judged[position].key, position: position) }
-                run.position = judged.count
             } else if !run.done {
                 try store.records.visitRecords(located: recordKeys) { i, view in
                     let position = positions[i]

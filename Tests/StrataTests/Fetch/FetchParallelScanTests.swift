@@ -63,8 +63,12 @@ struct FetchParallelScanTests {
             request.sortKeys = (0..<r.int(in: 1...2)).map { _ in SortKey(["n", "t", "d", "b"][r.int(in: 0...3)], ascending: r.chance(50)) }
             if r.chance(60) { request.fetchLimit = [1, 3, 10][r.int(in: 0...2)] }
             if r.chance(25) { request.fetchOffset = r.int(in: 0...3) }
-            let compiled = store.newContext()
-            let interpreted = store.newContext()
+            // Every other round, contexts with the same unsaved changes and loaded
+            // objects: those candidates are judged as objects beside the two halves.
+            let ids = try store.newContext().fetchObjectIDs(FetchRequest(entityName: "Item"))
+            let changes = round % 2 == 1
+            let compiled = changes ? try FetchDifferentialTests.context(store, ids: ids, seed: UInt64(round), interpreted: false) : store.newContext()
+            let interpreted = changes ? try FetchDifferentialTests.context(store, ids: ids, seed: UInt64(round), interpreted: true) : store.newContext()
             interpreted.interpretsFetches = true
             if let plan = try? request.explain(in: compiled), plan.threads == 2, case .index = plan.access {
                 parallelIndexRuns += 1
