@@ -58,19 +58,9 @@ extension ObjectContext {
         }
 
         func judgeRecord(_ view: RecordView, position: Int) throws {
-            // Most candidates do not match: they are turned away without the fetch's
-            // compiled request leaving the run (a retain and a release per record).
-            guard let matched = try run.judge(view) else { return try judgeObject(view.key, position: position) }
-            guard matched, let fetch = run.fetch(for: view.key) else { return }
-            if let first = fetch.firstSortValue, run.collector.rejects(first: first) { return }
-            guard let values = try fetch.sortValues(view) else { return try judgeObject(view.key, position: position) }
-            guard run.collector.accepts(values, position: position) else { return }
-            // Only a kept match is copied out of its block, and only when objects are
-            // handed out (their records then need no second read); rows before the
-            // offset are not. It is decoded once it is a result.
-            let wantsRecord = keepObjects && (!request.sortKeys.isEmpty || run.collector.count >= offset)
-            let record = wantsRecord ? try view.record() : nil
-            run.collector.add(FetchRow(key: view.key, position: position, values: values, object: nil, record: record))
+            guard try run.judgeOnRecord(view, position: position, keepObjects: keepObjects, offset: offset) else {
+                return try judgeObject(view.key, position: position)
+            }
             if let enough, run.collector.count >= enough { run.done = true }
         }
 
@@ -230,6 +220,25 @@ final class CompiledRun {
     func fetch(for key: RecordKey) -> CompiledFetch? {
         let tag = StoreSchema.tag(of: key)
         return tag == onlyTag ? only?.takeUnretainedValue() : compiled[tag]
+    }
+
+    /// Judges `view` on its record and adds it to the collector when it is kept (a
+    /// fetch's `judgeRecord`, and each half's of a parallel scan). Returns false when
+    /// the record must be judged as an object instead (a field the compiled request
+    /// cannot read). With `keepObjects`, a kept match is copied out of its block (its
+    /// object then needs no second read) — rows before `offset` of an unsorted fetch
+    /// are not; it is decoded once it is a result.
+    func judgeOnRecord(_ view: RecordView, position: Int, keepObjects: Bool, offset: Int) throws -> Bool {
+        // Most candidates do not match: they are turned away without the fetch's
+        // compiled request leaving the run (a retain and a release per record).
+        guard let matched = try judge(view) else { return false }
+        guard matched, let fetch = fetch(for: view.key) else { return true }
+        if let first = fetch.firstSortValue, collector.rejects(first: first) { return true }
+        guard let values = try fetch.sortValues(view) else { return false }
+        guard collector.accepts(values, position: position) else { return true }
+        let wantsRecord = keepObjects && (collector.keyCount > 0 || collector.count >= offset)
+        collector.add(FetchRow(key: view.key, position: position, values: values, object: nil, record: wantsRecord ? try view.record() : nil))
+        return true
     }
 
     /// `CompiledFetch.judge(_:)` by `view`'s entity: false for an entity the fetch

@@ -138,13 +138,11 @@ final class ScanHalf: @unchecked Sendable {
         }
     }
 
-    /// `executeCompiled`'s `judgeRecord` for a sorted fetch, without objects.
+    /// Judges `view` as a fetch on one thread does; a record that must be judged as
+    /// an object is left for the caller.
     private func judge(_ view: RecordView) throws {
-        guard let matched = try run.judge(view) else { return asObjects.append(Left(key: view.key, position: position)) }
-        guard matched, let fetch = run.fetch(for: view.key) else { return }
-        if let first = fetch.firstSortValue, run.collector.rejects(first: first) { return }
-        guard let values = try fetch.sortValues(view) else { return asObjects.append(Left(key: view.key, position: position)) }
-        guard run.collector.accepts(values, position: position) else { return }
-        run.collector.add(FetchRow(key: view.key, position: position, values: values, object: nil, record: keepsRecords ? try view.record() : nil))
+        if try !run.judgeOnRecord(view, position: position, keepObjects: keepsRecords, offset: 0) {
+            asObjects.append(Left(key: view.key, position: position))
+        }
     }
 }
