@@ -72,18 +72,9 @@ struct IndexFileEncoder {
 
     /// Adds the next entry; keys must rise strictly (one version per key).
     mutating func add(_ e: IndexEntry) throws {
-        guard !termsStarted else { throw StrataError(.invalidArgument, "an index file's entries must all come before its terms") }
-        if firstKey == nil { firstKey = e.key.rawValue }
+        try checkEntriesOpen()
         Self.append(e, to: &block)
-        inBlock += 1
-        lastKey = e.key.rawValue
-        entryCount += 1
-        if !e.isTombstone { liveCount += 1 }
-        BloomFilter.set(e.key, bits: &filterBits, bitCount: filterBitCount)
-        if block.count >= Self.blockSize {
-            let last = lastKey
-            try flush(term: false) { $0.u64(last) }
-        }
+        try appended(key: e.key.rawValue, isPut: !e.isTombstone)
     }
 
     /// Adds the next entry as `append(_:to:)` encoded it, and returns its key: a chunked
@@ -93,7 +84,7 @@ struct IndexFileEncoder {
     /// back from a file: their kind and blob count are checked, as decoding would.
     @discardableResult
     mutating func addEncoded(_ bytes: UnsafeRawBufferPointer) throws -> RecordKey {
-        guard !termsStarted else { throw StrataError(.invalidArgument, "an index file's entries must all come before its terms") }
+        try checkEntriesOpen()
         guard bytes.count >= 35 else { throw StrataError(.corrupt, "a scratch index entry of \(bytes.count) bytes") }
         let key = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
         let kind = bytes[16]
@@ -101,17 +92,27 @@ struct IndexFileEncoder {
         guard kind == RecordKind.put.rawValue || kind == RecordKind.tombstone.rawValue, bytes.count == 35 + 24 * blobs else {
             throw StrataError(.corrupt, "a scratch index entry of key \(key) does not parse (kind \(kind), \(blobs) blobs in \(bytes.count) bytes)")
         }
-        if firstKey == nil { firstKey = key }
         block.fixed(bytes.count) { $0.copyMemory(from: bytes) }
+        try appended(key: key, isPut: kind == RecordKind.put.rawValue)
+        return RecordKey(key)
+    }
+
+    private func checkEntriesOpen() throws {
+        guard !termsStarted else { throw StrataError(.invalidArgument, "an index file's entries must all come before its terms") }
+    }
+
+    /// Counts an entry just put in the block, sets its key's filter bits, and closes
+    /// the block once it is full.
+    private mutating func appended(key: UInt64, isPut: Bool) throws {
+        if firstKey == nil { firstKey = key }
         inBlock += 1
         lastKey = key
         entryCount += 1
-        if kind == RecordKind.put.rawValue { liveCount += 1 }
+        if isPut { liveCount += 1 }
         BloomFilter.set(RecordKey(key), bits: &filterBits, bitCount: filterBitCount)
         if block.count >= Self.blockSize {
             try flush(term: false) { $0.u64(key) }
         }
-        return RecordKey(key)
     }
 
     /// Adds the next term, after every entry, in `IndexTermEntry.precedes` order.

@@ -71,27 +71,23 @@ enum TermBytes: Hashable, Comparable, Sendable {
             if at != bt { return at < bt ? -1 : 1 }
             return ac == bc ? 0 : (ac < bc ? -1 : 1)
         }
-        return heapOrder(a, b)
+        return bytewiseOrder(a.bytes, b.bytes)
     }
 
-    private static func heapOrder(_ a: TermBytes, _ b: TermBytes) -> Int {
-        let x = a.bytes, y = b.bytes
-        return lexicographicallyLess(x, y) ? -1 : (lexicographicallyLess(y, x) ? 1 : 0)
-    }
-
-    /// Bytewise order over the arrays' storage: the generic `lexicographicallyPrecedes`
-    /// walks an iterator per byte, and sorting an index of long values (an ordered
-    /// to-many's edge terms are 24 bytes) spent most of its time there.
-    private static func lexicographicallyLess(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    /// Bytewise order of two arrays as −1, 0 or 1, over their storage: the generic
+    /// `lexicographicallyPrecedes` walks an iterator per byte, and sorting an index of
+    /// long values (an ordered to-many's edge terms are 24 bytes) spent most of its
+    /// time there.
+    private static func bytewiseOrder(_ a: [UInt8], _ b: [UInt8]) -> Int {
         a.withUnsafeBufferPointer { x in
             b.withUnsafeBufferPointer { y in
                 let count = min(x.count, y.count)
                 var i = 0
                 while i < count {
-                    if x[i] != y[i] { return x[i] < y[i] }
+                    if x[i] != y[i] { return x[i] < y[i] ? -1 : 1 }
                     i += 1
                 }
-                return x.count < y.count
+                return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
             }
         }
     }
