@@ -252,26 +252,27 @@ struct SpillSorter<Item: SpillSortable> {
 
         /// Hands each remaining item's bytes to `body`, undecoded, in order.
         mutating func forEachEncoded(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-            while try available(4) {
-                let length = Int(buffer[position]) | Int(buffer[position + 1]) << 8 | Int(buffer[position + 2]) << 16 | Int(buffer[position + 3]) << 24
-                guard try available(4 + length) else {
-                    throw StrataError(.corrupt, "spill file ends inside an item", path: path, offset: next)
-                }
-                let start = position + 4
-                try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<(start + length)])) }
-                position = start + length
+            while let item = try nextItem() {
+                try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[item])) }
             }
         }
 
         mutating func advance() throws {
-            guard try available(4) else { current = nil; return }
+            guard let item = try nextItem() else { current = nil; return }
+            var reader = ByteReader(buffer, from: item.lowerBound, to: item.upperBound, path: path)
+            current = try decode(&reader)
+        }
+
+        /// Where the next item's bytes lie in `buffer` (its length prefix passed over),
+        /// nil at the run's end.
+        private mutating func nextItem() throws -> Range<Int>? {
+            guard try available(4) else { return nil }
             let length = Int(buffer[position]) | Int(buffer[position + 1]) << 8 | Int(buffer[position + 2]) << 16 | Int(buffer[position + 3]) << 24
             guard try available(4 + length) else {
                 throw StrataError(.corrupt, "spill file ends inside an item", path: path, offset: next)
             }
-            var reader = ByteReader(buffer, from: position + 4, to: position + 4 + length, path: path)
-            current = try decode(&reader)
-            position += 4 + length
+            defer { position += 4 + length }
+            return (position + 4)..<(position + 4 + length)
         }
 
         /// The current item, moved out (nil until the next `advance`).
