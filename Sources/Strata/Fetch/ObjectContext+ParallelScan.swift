@@ -14,11 +14,16 @@ import StrataLog
 /// A record the compiled request cannot judge (an external binary it reads) is judged
 /// as an object afterwards, on the caller's thread: managed objects never leave it.
 extension ObjectContext {
+    /// The processors this process may run on, read once: `activeProcessorCount` reads
+    /// the cgroup's files at every call (eight system calls, about a tenth of a small
+    /// indexed query's time when each fetch asked).
+    static let processors = ProcessInfo.processInfo.activeProcessorCount
+
     /// How a scan of `tag` is cut in two — the first key of the upper half, and the
     /// compiled request the second thread judges with (a request's field slots are
     /// scratch space: each thread has its own) — or nil when it runs on one thread.
     func parallelScanPlan(_ request: FetchRequest, tag: UInt16) -> (split: RecordKey, compiled: [UInt16: CompiledFetch])? {
-        guard ProcessInfo.processInfo.activeProcessorCount > 1 else { return nil }
+        guard Self.processors > 1 else { return nil }
         let next = store.nextSerial(tag: tag)
         let minimum = UInt64(max(1, store.options.parallelScanMinimum))
         guard next > minimum, next > 2, let compiled = compileFetch(request, tags: [tag]).fetches else { return nil }
@@ -46,7 +51,7 @@ extension ObjectContext {
     /// The compiled request a second thread judges an index's candidates with, or nil
     /// when they are judged on one thread (`StoreOptions.parallelCandidateMinimum`).
     func parallelCandidatesPlan(_ request: FetchRequest, tags: [UInt16], candidates: Int) -> [UInt16: CompiledFetch]? {
-        guard ProcessInfo.processInfo.activeProcessorCount > 1, candidates >= max(2, store.options.parallelCandidateMinimum) else { return nil }
+        guard candidates >= max(2, store.options.parallelCandidateMinimum), Self.processors > 1 else { return nil }
         return compileFetch(request, tags: tags).fetches
     }
 
