@@ -21,6 +21,9 @@ struct SpillSorter<Item: SpillSortable> {
     private let decode: Decode
 
     private var batch: [Item] = []
+    /// Whether `batch` is known to be in order (it holds sorted runs handed over by
+    /// `addSorted`, merged), so a spill writes it without checking.
+    private var batchSorted = false
     private var file: (any StorageFile)?
     private var fileEnd: Int64 = 0
     /// Byte ranges of the runs written, in file order.
@@ -41,8 +44,49 @@ struct SpillSorter<Item: SpillSortable> {
 
     mutating func add(_ item: Item) throws {
         batch.append(item)
+        batchSorted = false
         count += 1
         if batch.count >= runLimit { try spill() }
+    }
+
+    /// Adds `items`, already in order (sorted by the caller: a bulk commit sorts each
+    /// chunk's terms on the thread that makes the chunk, not on the one that writes
+    /// it). Sorted runs are merged into the batch in one pass while they fit in it;
+    /// the batch is never sorted again.
+    mutating func addSorted(_ items: [Item]) throws {
+        guard !items.isEmpty else { return }
+        count += items.count
+        if batch.isEmpty {
+            batch = items
+            batchSorted = true
+        } else if batchSorted, batch.count + items.count <= runLimit {
+            batch = Self.merge(batch, items)
+        } else {
+            try spill()
+            batch = items
+            batchSorted = true
+        }
+        if batch.count >= runLimit { try spill() }
+    }
+
+    /// The items of two sorted arrays in order (ties: `a`'s first).
+    private static func merge(_ a: [Item], _ b: [Item]) -> [Item] {
+        if let last = a.last, let first = b.first, !Item.spillOrder(first, last) { return a + b }
+        var out: [Item] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count && j < b.count {
+            if Item.spillOrder(b[j], a[i]) {
+                out.append(b[j])
+                j += 1
+            } else {
+                out.append(a[i])
+                i += 1
+            }
+        }
+        out.append(contentsOf: a[i...])
+        out.append(contentsOf: b[j...])
+        return out
     }
 
     /// Calls `body` with every item added, in order, then removes the file. Items that
@@ -58,7 +102,7 @@ struct SpillSorter<Item: SpillSortable> {
     mutating func sorted() throws -> Merged {
         sortBatch()
         guard let file else {
-            defer { batch = [] }
+            defer { batch = []; batchSorted = false }
             return Merged(items: batch, fileSystem: fileSystem, path: path)
         }
         try spill()
@@ -171,6 +215,7 @@ struct SpillSorter<Item: SpillSortable> {
         file = nil
         runs = []
         batch = []
+        batchSorted = false
     }
 
     /// Closes and removes the scratch file, if there is one: it is scratch, so a
@@ -186,6 +231,7 @@ struct SpillSorter<Item: SpillSortable> {
     /// Sorts the batch unless it already is (keys allocated in rising order arrive
     /// sorted: a stable sort of sorted input still cost a sixteenth of a chunked commit).
     private mutating func sortBatch() {
+        guard !batchSorted else { return }
         var sorted = true
         for i in batch.indices.dropFirst() where Item.spillOrder(batch[i], batch[i - 1]) {
             sorted = false
@@ -226,6 +272,7 @@ struct SpillSorter<Item: SpillSortable> {
         }
         lastWritten = batch.last
         batch.removeAll(keepingCapacity: true)
+        batchSorted = false
     }
 
     /// Reads one run back, a buffer at a time.

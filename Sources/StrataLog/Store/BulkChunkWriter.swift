@@ -14,22 +14,30 @@ import Foundation
 /// chunk over only then: the dispatch group orders each chunk's writes before the
 /// reads that follow them. Chunks are written in the order they are submitted, each
 /// at the segment's end, so the segment's bytes are the same as one thread's.
+///
+/// A chunk's index terms are sorted on the committing thread, before it waits for the
+/// chunk ahead: writing was the longer half (8.3k instructions an object of a context's
+/// large save against 3.9k producing), and the sort was a fifth of it.
+///
+/// The state is only ever touched by one thread at a time, in the hand-over order
+/// above, so its exclusivity is not checked at run time (the checks were four calls
+/// an object on the writing thread).
 final class BulkChunkWriter: @unchecked Sendable {
     private let store: LogStore
     private let file: any StorageFile
     let segmentID: UInt32
     let sequence: UInt64
     /// Where the next frame goes: the end of the frames written so far.
-    private(set) var end: Int64
+    @exclusivity(unchecked) private(set) var end: Int64
     /// The store's counters with the chunks written so far applied.
-    private(set) var live: IndexCounters
+    @exclusivity(unchecked) private(set) var live: IndexCounters
     /// The blobs the written records reference.
-    private(set) var blobs: [BlobRef] = []
-    private(set) var records = 0
-    private(set) var frames = 0
-    private(set) var recordBytes: Int64 = 0
-    var entries: SpillSorter<IndexEntry>
-    var terms: SpillSorter<IndexTermEntry>
+    @exclusivity(unchecked) private(set) var blobs: [BlobRef] = []
+    @exclusivity(unchecked) private(set) var records = 0
+    @exclusivity(unchecked) private(set) var frames = 0
+    @exclusivity(unchecked) private(set) var recordBytes: Int64 = 0
+    @exclusivity(unchecked) var entries: SpillSorter<IndexEntry>
+    @exclusivity(unchecked) var terms: SpillSorter<IndexTermEntry>
     /// The first failure of a chunk's write; the chunks after it are not written.
     private var failure: (any Error)?
     private let queue = DispatchQueue(label: "strata.bulk-commit")
@@ -50,10 +58,27 @@ final class BulkChunkWriter: @unchecked Sendable {
     /// Hands `chunk` over once the chunk before it is written.
     /// - Throws: what writing an earlier chunk threw (this one is then not taken).
     func submit(_ chunk: [Record]) throws {
+        let sorted = Self.sortedTerms(of: chunk, sequence: sequence)
         try wait()
         queue.async(group: group) { [self] in
-            do { try write(chunk) } catch { failure = error }
+            do { try write(chunk, terms: sorted) } catch { failure = error }
         }
+    }
+
+    /// The index terms of `chunk`'s records in the index file's order.
+    static func sortedTerms(of chunk: [Record], sequence: UInt64) -> [IndexTermEntry] {
+        var terms: [IndexTermEntry] = []
+        for r in chunk where !r.terms.isEmpty {
+            if terms.isEmpty { terms.reserveCapacity(chunk.count * r.terms.count) }
+            for t in r.terms { terms.append(IndexTermEntry(index: t.index, value: TermBytes(t.value), key: r.key, sequence: sequence)) }
+        }
+        var sorted = true
+        for i in terms.indices.dropFirst() where IndexTermEntry.precedes(terms[i], terms[i - 1]) {
+            sorted = false
+            break
+        }
+        if !sorted { terms.sort(by: IndexTermEntry.precedes) }
+        return terms
     }
 
     /// Waits until every chunk handed over is written.
@@ -69,7 +94,7 @@ final class BulkChunkWriter: @unchecked Sendable {
         group.wait()
     }
 
-    private func write(_ chunk: [Record]) throws {
+    private func write(_ chunk: [Record], terms sortedTerms: [IndexTermEntry]) throws {
         // The versions these records replace, looked up before the chunk is written
         // (a damaged index file is repaired here, as `commit` does).
         let replaced = try store.readIndex { s in try chunk.map { try s.index.sealedEntry($0.key) } }
@@ -84,8 +109,8 @@ final class BulkChunkWriter: @unchecked Sendable {
             recordBytes += entry.recordBytes
             blobs.append(contentsOf: r.blobs)
             try entries.add(entry)
-            for t in r.terms { try terms.add(IndexTermEntry(index: t.index, value: TermBytes(t.value), key: r.key, sequence: sequence)) }
         }
+        try terms.addSorted(sortedTerms)
         records += chunk.count
         frames += frameCount
         guard records <= Int(UInt32.max), frames <= Int(UInt32.max) else {

@@ -144,7 +144,7 @@ import StrataTestSupport
         var got: [IndexEntry] = []
         try sorted.drain { got.append($0) }
         #expect(got == (0..<95).map(entry))
-        #expect(try !fs.exists("/scratch/s.tmp"))
+        #expect(!fs.exists("/scratch/s.tmp"))
 
         var shuffled = sorter()
         var rng = SplitMix(seed: 5)
@@ -176,7 +176,56 @@ import StrataTestSupport
         var got: [IndexTermEntry] = []
         try sorter.drain { got.append($0) }
         #expect(got == terms.sorted(by: IndexTermEntry.precedes))
-        #expect(try !fs.exists("/scratch/t.tmp"))
+        #expect(!fs.exists("/scratch/t.tmp"))
+    }
+
+    /// A bulk commit sorts each chunk's terms on the committing thread and hands them
+    /// over sorted (`addSorted`): sorted pieces of every size — merged in the batch,
+    /// spilled past the run limit, mixed with single adds — come out in the file's
+    /// order, as one sort of all of them gives it.
+    @Test func sortedPiecesMixedWithSingleTermsDrainInTheFilesOrder() throws {
+        let fs = InMemoryFileSystem()
+        try fs.createDirectory("/scratch")
+        var rng = SplitMix(seed: 23)
+        func term(_ key: UInt64) -> IndexTermEntry {
+            let length = Int(rng.next() % 4 == 0 ? 17 + rng.next() % 8 : rng.next() % 9)
+            return IndexTermEntry(index: UInt32(rng.next() % 3), value: TermBytes((0..<length).map { _ in UInt8(rng.next() % 3) }),
+                                  key: RecordKey(key), sequence: rng.next() % 3)
+        }
+        for runLimit in [2, 9, 40, 1_000] {
+            var sorter = SpillSorter<IndexTermEntry>(path: "/scratch/p.tmp", fileSystem: fs, runLimit: runLimit,
+                                                     encode: IndexFileEncoder.append, decode: IndexFileEncoder.readTerm)
+            var all: [IndexTermEntry] = []
+            var key: UInt64 = 1
+            for _ in 0..<40 {
+                let size = Int(rng.next() % 25)
+                let piece = (0..<size).map { _ in defer { key += 1 }; return term(key) }
+                all += piece
+                if rng.next() % 3 == 0 {
+                    for t in piece { try sorter.add(t) }
+                } else {
+                    try sorter.addSorted(piece.sorted(by: IndexTermEntry.precedes))
+                }
+            }
+            #expect(sorter.count == all.count)
+            var got: [IndexTermEntry] = []
+            try sorter.drain { got.append($0) }
+            #expect(got == all.sorted(by: IndexTermEntry.precedes), "run limit \(runLimit)")
+            #expect(!fs.exists("/scratch/p.tmp"))
+        }
+    }
+
+    /// A chunk's terms as the committing thread hands them over: every term of every
+    /// record, under the commit's sequence, in the file's order.
+    @Test func aChunksTermsAreSortedUnderTheCommitsSequence() {
+        var rng = SplitMix(seed: 31)
+        let records = (UInt64(1)...200).map { key in
+            Record(key: RecordKey(key), sequence: 3, value: [1],
+                   terms: (0..<Int(rng.next() % 3)).map { _ in IndexTerm(index: UInt32(rng.next() % 2), value: [UInt8(rng.next() % 5)]) })
+        }
+        let expected = records.flatMap { r in r.terms.map { IndexTermEntry(index: $0.index, value: TermBytes($0.value), key: r.key, sequence: 9) } }
+        #expect(BulkChunkWriter.sortedTerms(of: records, sequence: 9) == expected.sorted(by: IndexTermEntry.precedes))
+        #expect(BulkChunkWriter.sortedTerms(of: [], sequence: 9).isEmpty)
     }
 
     /// Rising keys spill as one run, whose entry bytes are copied into the index file's
