@@ -7,11 +7,16 @@ extension ObjectContext {
     /// - Returns: whether there were conflicts (and the policy may have changed what
     ///   the save writes).
     @discardableResult
-    func resolveConflicts(_ objects: [ManagedObject]) throws -> Bool {
+    func resolveConflicts(_ writes: [ManagedObject], _ deletes: [ManagedObject]) throws -> Bool {
         var conflicts: [ManagedObject] = []
-        for object in objects where !object.isNew {
-            guard let read = object.stored?.sequence else { continue }
-            if try store.records.sequence(of: object.objectID.key) != read { conflicts.append(object) }
+        // The two lists walked in turn, not joined: `writes + deletes` retained (and
+        // later released) every object of the save, one cold cache line each, which
+        // was a tenth of a million-object save.
+        for objects in [writes, deletes] {
+            for object in objects where !object.isNew {
+                guard let read = object.stored?.sequence else { continue }
+                if try store.records.sequence(of: object.objectID.key) != read { conflicts.append(object) }
+            }
         }
         guard !conflicts.isEmpty else { return false }
         switch mergePolicy {

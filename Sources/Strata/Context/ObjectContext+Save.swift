@@ -29,7 +29,7 @@ extension ObjectContext {
         var (writes, deletes) = pendingWrites()
         try validateForSave(writes: writes, deletes: deletes)
         // A merge policy may have dropped objects (store wins) or revived them.
-        if try resolveConflicts(writes + deletes) { (writes, deletes) = pendingWrites() }
+        if try resolveConflicts(writes, deletes) { (writes, deletes) = pendingWrites() }
         let observed = store.hasObservers
         let edges = try edgeWrites(deleted: Set(deletes.map(\.objectID.key)), checkEnds: true, collectTouched: observed)
         guard !writes.isEmpty || !deletes.isEmpty || !edges.isEmpty else {
@@ -147,16 +147,21 @@ extension ObjectContext {
     /// rewrite them (the list is derived, or edges), but must still check counts.
     private func affectedObjects(writes: [ManagedObject], deletes: [ManagedObject]) throws -> [ManagedObject] {
         var keys = Set<RecordKey>()
-        for object in writes + deletes {
-            for relationship in object.shape.toOneRelationships {
-                // Derived inverses only: an edge inverse's ends come from the edge changes.
-                guard let inverse = inverse(of: relationship), inverse.isToMany,
-                      schema.edgeSide(relationship.destinationEntityName, inverse.name) == nil else { continue }
-                if let stored = object.stored, let number = object.layout.fieldNumbers[relationship.name],
-                   number < stored.fields.count, case .reference(let old) = stored.fields[number] {
-                    keys.insert(old)
+        // The two lists in turn, not joined (which retained and released every object),
+        // and not at all when no entity has a to-one (a walk over every object).
+        let toOnes = shapes.values.contains { !$0.toOneRelationships.isEmpty }
+        for objects in toOnes ? [writes, deletes] : [] {
+            for object in objects {
+                for relationship in object.shape.toOneRelationships {
+                    // Derived inverses only: an edge inverse's ends come from the edge changes.
+                    guard let inverse = inverse(of: relationship), inverse.isToMany,
+                          schema.edgeSide(relationship.destinationEntityName, inverse.name) == nil else { continue }
+                    if let stored = object.stored, let number = object.layout.fieldNumbers[relationship.name],
+                       number < stored.fields.count, case .reference(let old) = stored.fields[number] {
+                        keys.insert(old)
+                    }
+                    if !object.isDeleted, case .reference(let new)? = object.changes[relationship.name] { keys.insert(new) }
                 }
-                if !object.isDeleted, case .reference(let new)? = object.changes[relationship.name] { keys.insert(new) }
             }
         }
         keys.formUnion(try edgeEndsWithCountRules())

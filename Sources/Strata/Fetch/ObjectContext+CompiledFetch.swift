@@ -171,6 +171,9 @@ extension ObjectContext {
         guard keepObjects else { return FetchResult(keys: keys, objects: [], loadedByFetch: loadedByFetch) }
         var objects: [ManagedObject] = []
         objects.reserveCapacity(windowed.count)
+        // The schema once: reached through the store per result, it was copied (and
+        // its tables retained and released) for each one.
+        let schema = self.schema
         for row in windowed {
             if let object = row.object {
                 objects.append(object)
