@@ -26,6 +26,10 @@ final class CompiledFetch {
     let sortSlots: [Int]
     /// The slot in `slots` of the first sort key's field; nil without sort keys.
     let firstSortSlot: Int?
+    /// Whether a match may be kept with its first sort value only and the others
+    /// decoded later from its record (`FetchRowCollector.completesLater`): the first
+    /// is read with the predicate, and the others always decode to attribute values.
+    let sortsLater: Bool
     /// The entity's current layout: a record of an older one is judged decoded.
     let layoutID: UInt32
     /// The layout of version-1 records (which name none).
@@ -41,7 +45,7 @@ final class CompiledFetch {
             try CompiledPredicate.compile($0, entity: shape.entity, layout: shape.layout, fields: &fields)
         }
         var sortFields: [Int] = []
-        var firstSortIsScalar = false, firstSortIsInteger = false
+        var firstSortIsScalar = false, firstSortIsInteger = false, restArePlain = true
         for key in request.sortKeys {
             guard let attribute = shape.entity.attributesByName[key.keyPath] else {
                 throw CompiledPredicate.Refusal(reason: "the sort key '\(key.keyPath)' is not an attribute")
@@ -55,6 +59,11 @@ final class CompiledFetch {
                 default: firstSortIsScalar = false
                 }
                 firstSortIsInteger = [.int16, .int32, .int64].contains(attribute.type)
+            } else {
+                switch attribute.type {
+                case .bool, .int16, .int32, .int64, .float, .double, .decimal, .string, .date, .uuid, .url: break
+                default: restArePlain = false
+                }
             }
             sortFields.append(number)
         }
@@ -74,6 +83,7 @@ final class CompiledFetch {
         self.rawReadsEverySlot = rawJudge?.readsEverySlot ?? false
         self.sortSlots = sortFields.map(sortReader.slot(of:))
         self.firstSortSlot = firstSortSlot
+        self.sortsLater = firstSortSlot != nil && sortFields.count >= 2 && restArePlain
         self.layoutID = shape.layout.layoutID
         self.firstLayoutID = shape.layout.firstLayoutID
     }
@@ -134,6 +144,25 @@ final class CompiledFetch {
         case .value(let value): return value
         default: return nil
         }
+    }
+
+    /// Gives a row kept with its first sort value only (`sortsLater`) all of them,
+    /// decoded from the record it keeps.
+    ///
+    /// - Throws: `.corrupt` when the record does not decode.
+    func completeSortValues(_ row: inout FetchRow) throws {
+        guard let record = row.record else {
+            throw StrataError(.corrupt, "a match of \(row.key) was kept without its record")
+        }
+        let values = try record.value.withUnsafeBytes { value in
+            try record.blobs.withUnsafeBufferPointer { blobs in
+                try sortValues(RecordView(key: record.key, sequence: record.sequence, value: value, blobs: blobs))
+            }
+        }
+        guard let values else {
+            throw StrataError(.corrupt, "object record \(row.key) no longer decodes to the sort values it was judged by")
+        }
+        row.values = values
     }
 
     /// The sort values of `view` (whose predicate fields are loaded); nil when one is not an attribute

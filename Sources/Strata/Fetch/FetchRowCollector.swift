@@ -48,6 +48,40 @@ final class FetchRowCollector {
     @exclusivity(unchecked) private var rows: [FetchRow] = []
     /// With a capacity: positions in `rows`, a max-heap by result order.
     @exclusivity(unchecked) private var heap: [Int] = []
+    /// Set by `completesLater`: how a row kept with its first sort value only gets the
+    /// others (decoded from the record it keeps).
+    private var complete: ((inout FetchRow) throws -> Void)?
+    /// With `complete`: each kept row's first value as a tie key, parallel to `rows`.
+    /// Asking whether a first value ties with a kept row compared it with every row's
+    /// through `SortKey.compare`, which cost what decoding a name saves.
+    @exclusivity(unchecked) private var tieKeys: [TieKey] = []
+
+    /// A first sort value as what decides a tie: an integer's bits, null, or neither
+    /// (such a value is never kept partial, and ties are then found by comparing).
+    private struct TieKey: Equatable {
+        var bits: Int64
+        var kind: UInt8
+
+        static let other = TieKey(bits: 0, kind: 2)
+
+        init(bits: Int64, kind: UInt8) {
+            self.bits = bits
+            self.kind = kind
+        }
+
+        init(_ value: Value) {
+            switch value {
+            case .int(let v): self.init(bits: v, kind: 1)
+            case .null: self.init(bits: 0, kind: 0)
+            default: self = .other
+            }
+        }
+    }
+    /// Whether rows may be kept with their first sort value only.
+    var keepsPartialRows: Bool { complete != nil }
+    /// The largest top-k that keeps partial rows: each row kept that way is checked
+    /// against every kept row's first value.
+    static let partialRowLimit = 64
 
     init(sortKeys: [SortKey], capacity: Int?) {
         let orders = sortKeys.map { Order(ascending: $0.ascending, options: $0.options) }
@@ -66,6 +100,44 @@ final class FetchRowCollector {
 
     var count: Int { rows.count }
 
+    /// Lets rows in (`admitsPartial`) with their first sort value only; their other
+    /// sort values are decoded (by `complete`, from the record the row keeps) only when
+    /// another row's first value ties with theirs. A top-k sorted by salary, then name,
+    /// then decodes a name for the few rows that tie on salary instead of for every row
+    /// that enters: a name is a string made, and most rows that enter leave again.
+    ///
+    /// Kept rows whose first values tie always have all their values: `precedes` only
+    /// reaches the second value of rows whose first values tie. Only for a top-k of at
+    /// most `partialRowLimit` rows with two sort keys or more; false otherwise.
+    @discardableResult
+    func completesLater(_ complete: @escaping (inout FetchRow) throws -> Void) -> Bool {
+        guard let capacity, capacity <= Self.partialRowLimit, keyCount >= 2, rows.isEmpty else { return false }
+        self.complete = complete
+        return true
+    }
+
+    /// Whether a row whose first sort value is `first` may enter with that value only:
+    /// no kept row's first value ties with it (rows are partial only while they do not).
+    func admitsPartial(first: Value) -> Bool {
+        guard complete != nil else { return false }
+        let key = TieKey(first)
+        guard key != .other else { return false }
+        return !tieKeys.contains(key)
+    }
+
+    /// Gives every kept row whose first value ties with `first` all its sort values,
+    /// before a row with that first value is compared or kept.
+    private func completeTies(with first: Value) throws {
+        guard let complete else { return }
+        let key = TieKey(first)
+        for i in rows.indices where rows[i].values.count < keyCount {
+            // A partial row's key is an integer's or null: it ties with an equal key,
+            // and (should an attribute hold other values) with what compares the same.
+            guard key == .other ? Self.compare(rows[i].values[0], first, self.first) == .orderedSame : tieKeys[i] == key else { continue }
+            try complete(&rows[i])
+        }
+    }
+
     /// `SortKey.compare` for a key ordered by `order`.
     @inline(__always)
     static func compare(_ a: Value, _ b: Value, _ order: Order) -> ComparisonResult {
@@ -75,6 +147,9 @@ final class FetchRowCollector {
     /// Whether `a` comes before `b`: by the sort keys, then by position.
     func precedes(_ a: [Value], _ aPosition: Int, _ b: [Value], _ bPosition: Int) -> Bool {
         for index in 0..<keyCount {
+            // A partial row's first value never ties with another kept row's
+            // (`completeTies`); should one, place decides rather than a missing value.
+            guard index < a.count, index < b.count else { break }
             let order = index == 0 ? first : (index == 1 ? second : rest[index - 2])
             switch Self.compare(a[index], b[index], order) {
             case .orderedAscending: return true
@@ -86,7 +161,9 @@ final class FetchRowCollector {
     }
 
     /// Whether a row with these values would be kept (always, without a capacity).
-    func accepts(_ values: [Value], position: Int) -> Bool {
+    /// Kept rows whose first value ties with these are completed first.
+    func accepts(_ values: [Value], position: Int) throws -> Bool {
+        if complete != nil, let first = values.first { try completeTies(with: first) }
         guard let capacity else { return true }
         if rows.count < capacity { return true }
         guard let worst = heap.first else { return false }
@@ -102,19 +179,23 @@ final class FetchRowCollector {
         return rows.withUnsafeBufferPointer { rows in Self.compare(first, rows[worst].values[0], self.first) == .orderedDescending }
     }
 
-    /// Adds a row (check `accepts` first when there is a capacity).
+    /// Adds a row (check `accepts` first when there is a capacity; a row with its first
+    /// sort value only, `admitsPartial` first).
     func add(_ row: FetchRow) {
         guard let capacity else {
             rows.append(row)
             return
         }
         guard capacity > 0 else { return }
+        let tieKey = complete != nil ? row.values.first.map(TieKey.init) : nil
         if rows.count < capacity {
             rows.append(row)
+            if let tieKey { tieKeys.append(tieKey) }
             heap.append(rows.count - 1)
             siftUp(heap.count - 1)
         } else if let worst = heap.first {
             rows[worst] = row
+            if let tieKey { tieKeys[worst] = tieKey }
             siftDown(0)
         }
     }

@@ -46,13 +46,24 @@ extension ObjectContext {
         // Without sort keys the first offset + limit matches are the answer: stop there.
         let enough = request.sortKeys.isEmpty ? needed : nil
         let run = CompiledRun(collector: FetchRowCollector(sortKeys: request.sortKeys, capacity: needed), done: enough == 0, compiled: compiled)
+        if keepObjects {
+            // Matches may enter with their first sort value only (the records they keep
+            // give the others when a tie needs them). The fetches, not the run, are
+            // captured: the run holds the collector.
+            run.collector.completesLater { row in
+                guard let fetch = compiled[StoreSchema.tag(of: row.key)] else {
+                    throw StrataError(.corrupt, "a match of \(row.key) is of no entity this fetch asked for")
+                }
+                try fetch.completeSortValues(&row)
+            }
+        }
 
         func judgeObject(_ key: RecordKey, position: Int) throws {
             guard let object = try preload([key], loaded: &run.loadedByFetch).first ?? nil else { return }
             let subject = try fetchSubject(object, storeOnly: storeOnly)
             if let predicate = request.predicate, try !predicate.evaluate(with: subject) { return }
             let values = try request.sortKeys.map { try $0.value(of: subject) }
-            guard run.collector.accepts(values, position: position) else { return }
+            guard try run.collector.accepts(values, position: position) else { return }
             run.collector.add(FetchRow(key: key, position: position, values: values, object: object, record: nil))
             if let enough, run.collector.count >= enough { run.done = true }
         }
@@ -236,9 +247,17 @@ final class CompiledRun {
         // compiled request leaving the run (a retain and a release per record).
         guard let matched = try judge(view) else { return false }
         guard matched, let fetch = fetch(for: view.key) else { return true }
-        if let first = fetch.firstSortValue, collector.rejects(first: first) { return true }
+        if let first = fetch.firstSortValue {
+            if collector.rejects(first: first) { return true }
+            // Not turned away, and tying with no kept row: it comes before the worst
+            // kept row (or the top-k is not full), whatever its other sort values.
+            if keepObjects, fetch.sortsLater, collector.admitsPartial(first: first) {
+                collector.add(FetchRow(key: view.key, position: position, values: [first], object: nil, record: try view.record()))
+                return true
+            }
+        }
         guard let values = try fetch.sortValues(view) else { return false }
-        guard collector.accepts(values, position: position) else { return true }
+        guard try collector.accepts(values, position: position) else { return true }
         let wantsRecord = keepObjects && (collector.keyCount > 0 || collector.count >= offset)
         collector.add(FetchRow(key: view.key, position: position, values: values, object: nil, record: wantsRecord ? try view.record() : nil))
         return true

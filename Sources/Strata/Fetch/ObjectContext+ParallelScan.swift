@@ -78,7 +78,7 @@ extension ObjectContext {
         group.wait()
         if let failure = lower.failure ?? upper.failure { throw failure }
         for scanned in [lower, upper] {
-            for row in scanned.run.collector.finish() where run.collector.accepts(row.values, position: row.position) {
+            for row in scanned.run.collector.finish() where try run.collector.accepts(row.values, position: row.position) {
                 run.collector.add(row)
             }
             for left in scanned.asObjects { try judgeObject(left.key, left.position) }

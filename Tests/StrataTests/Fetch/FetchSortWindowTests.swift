@@ -47,6 +47,46 @@ struct FetchSortWindowTests {
         }
     }
 
+    /// A top-k keeps matches with their first sort value only until another's ties with
+    /// it (`FetchRowCollector.completesLater`): first values drawn from few or many
+    /// distinct ones, limits below, at and above the partial-row limit, two and three
+    /// keys, with and without an offset, all give what sorting every object gives.
+    @Test("a top-k sorted by several keys orders ties on the first as a full sort does", arguments: FetchFixtures.Kind.allCases)
+    func topKWithTiesOnTheFirstKey(kind: FetchFixtures.Kind) throws {
+        try FetchFixtures.withStore(kind) { store in
+            let seed: UInt64 = 41
+            var r = SeededRandom(seed: seed)
+            let context = store.newContext()
+            var rows: [(name: String, age: Int64, salary: Double, key: Int)] = []
+            for i in 0..<400 {
+                let e = try context.insert("Employee")
+                let name = "e\(r.int(in: 0...60))-\(i)", age = Int64(r.int(in: 0...(i < 200 ? 5 : 300))), salary = Double(r.int(in: 0...3))
+                try e.setValue(name, forKey: "name")
+                try e.setValue(Int(age), forKey: "age")
+                try e.setValue(salary, forKey: "salary")
+                rows.append((name, age, salary, i))
+            }
+            try context.save()
+            for limit in [1, 7, 20, FetchRowCollector.partialRowLimit, FetchRowCollector.partialRowLimit + 1, 200] {
+                for (ageAscending, third) in [(true, false), (false, false), (false, true)] {
+                    for offset in [0, 3] {
+                        var request = FetchRequest(entityName: "Employee")
+                        request.sortKeys = [SortKey("age", ascending: ageAscending), .descending("name")] + (third ? [.ascending("salary")] : [])
+                        request.fetchLimit = limit
+                        request.fetchOffset = offset
+                        let found = try store.newContext().fetch(request).map { try $0.string("name") ?? "" }
+                        let expected = rows.sorted { a, b in
+                            if a.age != b.age { return ageAscending ? a.age < b.age : a.age > b.age }
+                            if a.name != b.name { return a.name > b.name }
+                            return a.key < b.key
+                        }.dropFirst(offset).prefix(limit).map(\.name)
+                        #expect(found == Array(expected), "seed \(seed), limit \(limit), age ascending \(ageAscending), offset \(offset)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("offset and limit window the sorted result; count(for:) and ids agree", arguments: FetchFixtures.Kind.allCases)
     func window(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
