@@ -77,11 +77,12 @@ final class FetchRowCollector {
             }
         }
     }
-    /// Whether rows may be kept with their first sort value only.
-    var keepsPartialRows: Bool { complete != nil }
     /// The largest top-k that keeps partial rows: each row kept that way is checked
     /// against every kept row's first value.
     static let partialRowLimit = 64
+    /// Whether this collector's rows could be kept partial (`completesLater`): a top-k
+    /// of at most `partialRowLimit` rows, sorted by two keys or more.
+    var mayKeepPartialRows: Bool { (capacity ?? .max) <= Self.partialRowLimit && keyCount >= 2 }
 
     init(sortKeys: [SortKey], capacity: Int?) {
         let orders = sortKeys.map { Order(ascending: $0.ascending, options: $0.options) }
@@ -111,7 +112,7 @@ final class FetchRowCollector {
     /// most `partialRowLimit` rows with two sort keys or more; false otherwise.
     @discardableResult
     func completesLater(_ complete: @escaping (inout FetchRow) throws -> Void) -> Bool {
-        guard let capacity, capacity <= Self.partialRowLimit, keyCount >= 2, rows.isEmpty else { return false }
+        guard mayKeepPartialRows, rows.isEmpty else { return false }
         self.complete = complete
         return true
     }

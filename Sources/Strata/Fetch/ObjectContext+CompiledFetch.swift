@@ -46,7 +46,7 @@ extension ObjectContext {
         // Without sort keys the first offset + limit matches are the answer: stop there.
         let enough = request.sortKeys.isEmpty ? needed : nil
         let run = CompiledRun(collector: FetchRowCollector(sortKeys: request.sortKeys, capacity: needed), done: enough == 0, compiled: compiled)
-        if keepObjects, request.sortKeys.count >= 2, let needed, needed <= FetchRowCollector.partialRowLimit {
+        if keepObjects, run.collector.mayKeepPartialRows {
             // Matches may enter with their first sort value only (the records they keep
             // give the others when a tie needs them). The fetches, not the run, are
             // captured: the run holds the collector.

@@ -49,10 +49,9 @@ struct SpillSorter<Item: SpillSortable> {
         if batch.count >= runLimit { try spill() }
     }
 
-    /// Adds `items`, already in order (sorted by the caller: a bulk commit sorts each
-    /// chunk's terms on the thread that makes the chunk, not on the one that writes
-    /// it). Sorted runs are merged into the batch in one pass while they fit in it;
-    /// the batch is never sorted again.
+    /// Adds `items`, already in order (a bulk commit sorts each chunk's terms as one
+    /// piece, `BulkChunkWriter.sortedTerms`). Sorted pieces are merged into the batch in
+    /// one pass while they fit in it; the batch is never sorted again.
     mutating func addSorted(_ items: [Item]) throws {
         guard !items.isEmpty else { return }
         count += items.count
@@ -232,12 +231,17 @@ struct SpillSorter<Item: SpillSortable> {
     /// sorted: a stable sort of sorted input still cost a sixteenth of a chunked commit).
     private mutating func sortBatch() {
         guard !batchSorted else { return }
+        Self.sort(&batch)
+    }
+
+    /// Sorts `items` by the items' order unless they already are.
+    static func sort(_ items: inout [Item]) {
         var sorted = true
-        for i in batch.indices.dropFirst() where Item.spillOrder(batch[i], batch[i - 1]) {
+        for i in items.indices.dropFirst() where Item.spillOrder(items[i], items[i - 1]) {
             sorted = false
             break
         }
-        if !sorted { batch.sort(by: Item.spillOrder) }
+        if !sorted { items.sort(by: Item.spillOrder) }
     }
 
     private mutating func spill() throws {

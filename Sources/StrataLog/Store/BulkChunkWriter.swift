@@ -72,12 +72,7 @@ final class BulkChunkWriter: @unchecked Sendable {
             if terms.isEmpty { terms.reserveCapacity(chunk.count * r.terms.count) }
             for t in r.terms { terms.append(IndexTermEntry(index: t.index, value: TermBytes(t.value), key: r.key, sequence: sequence)) }
         }
-        var sorted = true
-        for i in terms.indices.dropFirst() where IndexTermEntry.precedes(terms[i], terms[i - 1]) {
-            sorted = false
-            break
-        }
-        if !sorted { terms.sort(by: IndexTermEntry.precedes) }
+        SpillSorter<IndexTermEntry>.sort(&terms)
         return terms
     }
 
