@@ -51,9 +51,12 @@ final class FetchRowCollector {
     /// Set by `completesLater`: how a row kept with its first sort value only gets the
     /// others (decoded from the record it keeps).
     private var complete: ((inout FetchRow) throws -> Void)?
-    /// With `complete`: each kept row's first value as a tie key, parallel to `rows`.
-    /// Asking whether a first value ties with a kept row compared it with every row's
-    /// through `SortKey.compare`, which cost what decoding a name saves.
+    /// With a capacity: each kept row's first value as a tie key, parallel to `rows`.
+    /// Two integers there decide most comparisons of a top-k (`firstDecides`) without
+    /// reading the rows' value arrays, which a comparison retained and released (two
+    /// atomic operations each, several comparisons per row kept). Asking whether a
+    /// first value ties with a kept row compared it with every row's through
+    /// `SortKey.compare`, which cost what decoding a name saves.
     @exclusivity(unchecked) private var tieKeys: [TieKey] = []
 
     /// A first sort value as what decides a tie: an integer's bits, null, or neither
@@ -123,7 +126,10 @@ final class FetchRowCollector {
         guard complete != nil else { return false }
         let key = TieKey(first)
         guard key != .other else { return false }
-        return !tieKeys.contains(key)
+        return tieKeys.withUnsafeBufferPointer { kept in
+            for other in kept where other.bits == key.bits && other.kind == key.kind { return false }
+            return true
+        }
     }
 
     /// Gives every kept row whose first value ties with `first` all its sort values,
@@ -161,6 +167,15 @@ final class FetchRowCollector {
         return aPosition < bPosition
     }
 
+    /// Whether the first sort values alone put a row with tie key `a` before one with
+    /// `b`: both integers and different; nil when the other values must decide. What
+    /// `SortKey.compare` answers for two integers.
+    @inline(__always)
+    private func firstDecides(_ a: TieKey, _ b: TieKey) -> Bool? {
+        guard a.kind == 1, b.kind == 1, a.bits != b.bits else { return nil }
+        return (a.bits < b.bits) == first.ascending
+    }
+
     /// Whether a row with these values would be kept (always, without a capacity).
     /// Kept rows whose first value ties with these are completed first.
     func accepts(_ values: [Value], position: Int) throws -> Bool {
@@ -168,6 +183,7 @@ final class FetchRowCollector {
         guard let capacity else { return true }
         if rows.count < capacity { return true }
         guard let worst = heap.first else { return false }
+        if let first = values.first, let decided = firstDecides(TieKey(first), tieKeys[worst]) { return decided }
         return rows.withUnsafeBufferPointer { rows in precedes(values, position, rows[worst].values, rows[worst].position) }
     }
 
@@ -177,61 +193,100 @@ final class FetchRowCollector {
     /// their other sort fields (a name to sort by is a string made) are decoded.
     func rejects(first: Value) -> Bool {
         guard let capacity, rows.count >= capacity, let worst = heap.first, keyCount > 0 else { return false }
+        let key = TieKey(first), kept = tieKeys[worst]
+        if key.kind == 1, kept.kind == 1 { return key.bits != kept.bits && (key.bits < kept.bits) != self.first.ascending }
         return rows.withUnsafeBufferPointer { rows in Self.compare(first, rows[worst].values[0], self.first) == .orderedDescending }
     }
 
     /// Adds a row (check `accepts` first when there is a capacity; a row with its first
     /// sort value only, `admitsPartial` first).
-    func add(_ row: FetchRow) {
+    ///
+    /// The row is consumed: moved into its place, not copied there and released by the
+    /// caller (its values, object and record retained and released once more each).
+    func add(_ row: consuming FetchRow) {
         guard let capacity else {
             rows.append(row)
             return
         }
         guard capacity > 0 else { return }
-        let tieKey = complete != nil ? row.values.first.map(TieKey.init) : nil
+        let tieKey = row.values.first.map(TieKey.init) ?? .other
         if rows.count < capacity {
-            rows.append(row)
-            if let tieKey { tieKeys.append(tieKey) }
+            rows.append(consume row)
+            tieKeys.append(tieKey)
             heap.append(rows.count - 1)
             siftUp(heap.count - 1)
         } else if let worst = heap.first {
-            rows[worst] = row
-            if let tieKey { tieKeys[worst] = tieKey }
+            rows[worst] = consume row
+            tieKeys[worst] = tieKey
             siftDown(0)
         }
     }
 
-    /// The rows in result order.
+    /// The rows in result order, handed over: the collector is empty afterwards. The
+    /// positions are sorted (comparing rows, never moving them), then the rows are put
+    /// in that order where they lie, cycle by cycle: a swap in a buffer moves a row
+    /// without retaining it, where copying each into a new array retained its values,
+    /// object and record, and sorting the rows themselves moved them far more often.
     func finish() -> [FetchRow] {
-        guard keyCount > 0 else { return rows }
-        return rows.withUnsafeBufferPointer { rows in
+        var result: [FetchRow] = [], keys: [TieKey] = []
+        swap(&result, &rows)
+        swap(&keys, &tieKeys)
+        heap.removeAll()
+        guard keyCount > 0, result.count > 1 else { return result }
+        // Without a capacity no tie keys were kept.
+        let haveKeys = keys.count == result.count
+        result.withUnsafeMutableBufferPointer { rows in
             withUnsafeTemporaryAllocation(of: Int.self, capacity: rows.count) { buffer in
                 var order = buffer
                 for i in 0..<rows.count { order[i] = i }
-                order.sort { precedes(rows[$0].values, rows[$0].position, rows[$1].values, rows[$1].position) }
-                return order.map { rows[$0] }
+                let sorted = UnsafeBufferPointer(rows)
+                keys.withUnsafeBufferPointer { keys in
+                    order.sort { a, b in
+                        if haveKeys, let decided = firstDecides(keys[a], keys[b]) { return decided }
+                        return precedes(sorted[a].values, sorted[a].position, sorted[b].values, sorted[b].position)
+                    }
+                }
+                // order[i] is the row that belongs at i. Each cycle is followed once:
+                // the row first at `start` travels along it, swap by swap, while each
+                // place it leaves takes its own row.
+                for start in 0..<rows.count where order[start] != start {
+                    var hole = start
+                    while order[hole] != start {
+                        let next = order[hole]
+                        rows.swapAt(hole, next)
+                        order[hole] = hole
+                        hole = next
+                    }
+                    order[hole] = hole
+                }
             }
         }
+        return result
     }
 
     /// Whether the row at heap position `i` comes after the one at `j`: the heap is a
     /// max-heap by result order (a parent comes after its children). A sift reads the
-    /// rows and moves the heap's positions through buffers taken once per sift: each
-    /// access to the class's arrays retained and released them.
-    private func after(_ i: Int, _ j: Int, _ rows: UnsafeBufferPointer<FetchRow>, _ heap: UnsafeMutableBufferPointer<Int>) -> Bool {
+    /// rows and their tie keys and moves the heap's positions through buffers taken
+    /// once per sift: each access to the class's arrays retained and released them.
+    @inline(__always)
+    private func after(_ i: Int, _ j: Int, _ rows: UnsafeBufferPointer<FetchRow>, _ keys: UnsafeBufferPointer<TieKey>,
+                       _ heap: UnsafeMutableBufferPointer<Int>) -> Bool {
         let a = heap[j], b = heap[i]
+        if let decided = firstDecides(keys[a], keys[b]) { return decided }
         return precedes(rows[a].values, rows[a].position, rows[b].values, rows[b].position)
     }
 
     private func siftUp(_ start: Int) {
         rows.withUnsafeBufferPointer { rows in
-            heap.withUnsafeMutableBufferPointer { heap in
-                var child = start
-                while child > 0 {
-                    let parent = (child - 1) / 2
-                    guard after(child, parent, rows, heap) else { return }
-                    heap.swapAt(child, parent)
-                    child = parent
+            tieKeys.withUnsafeBufferPointer { keys in
+                heap.withUnsafeMutableBufferPointer { heap in
+                    var child = start
+                    while child > 0 {
+                        let parent = (child - 1) / 2
+                        guard after(child, parent, rows, keys, heap) else { return }
+                        heap.swapAt(child, parent)
+                        child = parent
+                    }
                 }
             }
         }
@@ -239,16 +294,18 @@ final class FetchRowCollector {
 
     private func siftDown(_ start: Int) {
         rows.withUnsafeBufferPointer { rows in
-            heap.withUnsafeMutableBufferPointer { heap in
-                var parent = start
-                while true {
-                    let left = 2 * parent + 1, right = left + 1
-                    var largest = parent
-                    if left < heap.count && after(left, largest, rows, heap) { largest = left }
-                    if right < heap.count && after(right, largest, rows, heap) { largest = right }
-                    guard largest != parent else { return }
-                    heap.swapAt(parent, largest)
-                    parent = largest
+            tieKeys.withUnsafeBufferPointer { keys in
+                heap.withUnsafeMutableBufferPointer { heap in
+                    var parent = start
+                    while true {
+                        let left = 2 * parent + 1, right = left + 1
+                        var largest = parent
+                        if left < heap.count && after(left, largest, rows, keys, heap) { largest = left }
+                        if right < heap.count && after(right, largest, rows, keys, heap) { largest = right }
+                        guard largest != parent else { return }
+                        heap.swapAt(parent, largest)
+                        parent = largest
+                    }
                 }
             }
         }

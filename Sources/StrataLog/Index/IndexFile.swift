@@ -667,8 +667,22 @@ final class IndexFile: Sendable {
     }
 
     /// Negative, zero or positive as `a` sorts before, with or after `b` bytewise.
+    /// Eight bytes at a time as big-endian words (whose order is their bytes' order):
+    /// an index read compares every term of a block before its bounds, most of them
+    /// eight-byte integers, and a checked loop per byte was a third of its walk.
     private static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        for i in 0..<min(a.count, b.count) where a[i] != b[i] { return Int(a[i]) - Int(b[i]) }
+        let common = min(a.count, b.count)
+        var i = 0
+        while i + 8 <= common {
+            let x = UInt64(bigEndian: a.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            let y = UInt64(bigEndian: b.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            if x != y { return x < y ? -1 : 1 }
+            i += 8
+        }
+        while i < common {
+            if a[i] != b[i] { return Int(a[i]) - Int(b[i]) }
+            i += 1
+        }
         return a.count - b.count
     }
 

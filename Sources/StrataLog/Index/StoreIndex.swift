@@ -278,15 +278,17 @@ struct StoreIndex: Sendable {
     }
 
     /// What `keys(index:…)` lists, each key with its current version (the entry that
-    /// confirmed it), ascending by key.
-    mutating func entries(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [IndexEntry] {
+    /// confirmed it), ascending by key. Made as located keys where the entries are
+    /// found: a list of entries mapped to them afterwards copied each entry twice (its
+    /// blob list retained and released each time), a twentieth of an indexed query.
+    mutating func entries(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [LocatedKey] {
         var candidates: [(RecordKey, UInt64)] = []
         overlay.normalize()
         overlay.terms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { candidates.append(($0.key, $0.sequence)) }
         for file in files {
             try file.termKeys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { candidates.append(($0, $1)) }
         }
-        var result: [IndexEntry] = []
+        var result: [LocatedKey] = []
         result.reserveCapacity(candidates.count)
         // The candidates come in ascending runs (one per source): each file's fence and
         // last block are kept from one lookup to the next.
@@ -294,12 +296,12 @@ struct StoreIndex: Sendable {
         for (key, sequence) in candidates {
             guard let current = try overlay.entry(key) ?? Self.sealedEntry(key, in: files, memos: &memos),
                   !current.isTombstone, current.sequence == sequence else { continue }
-            result.append(current)
+            result.append(LocatedKey(current))
         }
         // One value's terms from one source are already in key order (an equality
         // read): no sort then. A key two sources both list (the same version met
         // twice) is kept once.
-        if zip(result, result.dropFirst()).contains(where: { $0.key >= $1.key }) {
+        if result.indices.dropFirst().contains(where: { result[$0 - 1].key >= result[$0].key }) {
             result.sort { $0.key < $1.key }
             var previous: RecordKey?
             result.removeAll { entry in

@@ -85,7 +85,7 @@ extension LogStore {
     /// with where its current version lies, for ``visitRecords(located:_:)``.
     public func locatedKeys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool = true, upperInclusive: Bool = true) throws -> [LocatedKey] {
         try readIndexLogging {
-            try $0.index.entries(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive).map(LocatedKey.init)
+            try $0.index.entries(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive)
         }
     }
 

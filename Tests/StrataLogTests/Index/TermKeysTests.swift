@@ -28,6 +28,26 @@ import StrataTestSupport
         (0..<Int(random.next() % 4)).map { _ in UInt8(random.next() % 3) }
     }
 
+    /// The bounds' byte order, which compares eight bytes at a time: as
+    /// `lexicographicallyPrecedes` on values up to 20 bytes over two byte values, so
+    /// that long common prefixes, prefixes of one another and a first difference in
+    /// every position of a word or of the tail abound.
+    @Test func boundsCompareBytewise() {
+        var random = SplitMix(seed: 41)
+        for _ in 0..<20_000 {
+            let a = (0..<Int(random.next() % 21)).map { _ in UInt8(random.next() % 2) * 0x81 }
+            var b = random.next() % 3 == 0 ? a : (0..<Int(random.next() % 21)).map { _ in UInt8(random.next() % 2) * 0x81 }
+            if random.next() % 3 == 0, !b.isEmpty { b[Int(random.next() % UInt64(b.count))] ^= 0x81 }
+            a.withUnsafeBytes { ra in
+                b.withUnsafeBytes { rb in
+                    #expect(IndexFile.bytes(ra, precede: b) == a.lexicographicallyPrecedes(b), "\(a) < \(b)")
+                    #expect(IndexFile.bytes(a, precede: rb) == a.lexicographicallyPrecedes(b), "\(a) < \(b)")
+                    #expect(IndexFile.bytes(ra, equal: b) == (a == b), "\(a) == \(b)")
+                }
+            }
+        }
+    }
+
     @Test func keysMatchDecodedTerms() throws {
         var random = SplitMix(seed: 77)
         for round in 0..<30 {
