@@ -67,7 +67,7 @@ extension ObjectContext {
         }
         guard var served else { return nil }
         // IN lists and the two zeros give several sorted runs, which may share keys.
-        if zip(served, served.dropFirst()).contains(where: { $0.key >= $1.key }) { served.sort { $0.key < $1.key } }
+        if served.indices.dropFirst().contains(where: { served[$0 - 1].key >= served[$0].key }) { served.sort { $0.key < $1.key } }
         var previous: RecordKey?
         served.removeAll { located in
             defer { previous = located.key }

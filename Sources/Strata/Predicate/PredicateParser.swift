@@ -43,7 +43,7 @@ struct PredicateParser {
     /// - Throws: `StrataError` `.predicateSyntax` naming the position and what was
     ///   expected; `.invalidArgument` when the `%@`/`%K` arguments do not fit the format.
     static func parse(_ format: String, arguments: [any PredicateArgument]) throws -> Predicate {
-        var parser = PredicateParser(tokens: try PredicateLexer.tokenize(format), arguments: arguments)
+        var parser = PredicateParser(tokens: try PredicateTokenCache.shared.tokens(of: format), arguments: arguments)
         let predicate = try parser.parseOr()
         guard parser.current.kind == .end else {
             throw parser.syntaxError(expected: "AND, OR or the end of the format")
