@@ -95,10 +95,11 @@ final class FetchRowCollector {
         self.rest = Array(orders.dropFirst(2))
         self.keyCount = orders.count
         self.capacity = sortKeys.isEmpty ? nil : capacity
-        // A top-k's rows and heap in one allocation each, not grown by doubling.
+        // A top-k's rows, heap and tie keys in one allocation each, not grown by doubling.
         if let k = self.capacity, k <= 4_096 {
             rows.reserveCapacity(k)
             heap.reserveCapacity(k)
+            tieKeys.reserveCapacity(k)
         }
     }
 
