@@ -7,10 +7,10 @@ import StrataLog
 ///
 /// Tokenizing walks the format as `Character`s, whose classes (letter, digit,
 /// whitespace) are Unicode property lookups: `departmentID == %@` cost 21k
-/// instructions, a third of what an indexed query of 10k employees spends judging its
-/// hundred candidates. A hit costs a hash of the format and a lock.
+/// instructions, an eighth of what an indexed query of 10k employees spends judging
+/// its hundred candidates. A hit costs a hash of the format and a lock.
 ///
-/// Bounded: formats longer than `longestFormat` characters' worth of UTF-8 are never
+/// Bounded: formats longer than `longestFormat` bytes of UTF-8 are never
 /// kept, and when it holds `capacity` formats it starts afresh, which is enough for
 /// the literals a program's predicates use and keeps caller-made formats from growing
 /// it without end. A format that does not tokenize is not kept (its error is raised
