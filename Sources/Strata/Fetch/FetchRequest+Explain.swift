@@ -51,7 +51,7 @@ extension ObjectContext {
         if let candidates, case .records = plan.filter, !request.sortKeys.isEmpty {
             // The candidates read as records: not those the context changed or holds.
             let pending = request.includesPendingChanges && !changed.isEmpty
-            let onRecords = candidates.located.count { !(pending && changed[$0.key] != nil) && !holdsLoaded($0.key) }
+            let onRecords = candidates.located.count { !judgesAsObject($0.key, pending: pending) }
             if parallelCandidatesPlan(request, tags: tags, candidates: onRecords) != nil { plan.threads = 2 }
         }
         return plan

@@ -195,7 +195,8 @@ final class FetchRowCollector {
     func rejects(first: Value) -> Bool {
         guard let capacity, rows.count >= capacity, let worst = heap.first, keyCount > 0 else { return false }
         let key = TieKey(first), kept = tieKeys[worst]
-        if key.kind == 1, kept.kind == 1 { return key.bits != kept.bits && (key.bits < kept.bits) != self.first.ascending }
+        // Two integers: turned away when the kept one comes first; a tie is not.
+        if key.kind == 1, kept.kind == 1 { return firstDecides(kept, key) ?? false }
         return rows.withUnsafeBufferPointer { rows in Self.compare(first, rows[worst].values[0], self.first) == .orderedDescending }
     }
 

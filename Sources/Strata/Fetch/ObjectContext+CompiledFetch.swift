@@ -28,9 +28,16 @@ extension ObjectContext {
 
     /// Whether the context holds `key`'s object loaded: it is judged as the object
     /// (its values as this context last read them), not on the store's record.
-    func holdsLoaded(_ key: RecordKey) -> Bool {
+    private func holdsLoaded(_ key: RecordKey) -> Bool {
         guard !registry.isEmpty, let object = registry[key]?.object else { return false }
         return !object.isFault && object.loadedFieldNumbers == nil
+    }
+
+    /// Whether an index's candidate `key` is judged as its object, not on its record:
+    /// the context changed it (when `pending`: the fetch includes unsaved changes and
+    /// there are some) or holds it loaded.
+    func judgesAsObject(_ key: RecordKey, pending: Bool) -> Bool {
+        (pending && changed[key] != nil) || holdsLoaded(key)
     }
 
     /// Runs a compiled request. `indexed` are the index's candidates, ascending, with
@@ -91,7 +98,7 @@ extension ObjectContext {
             var recordPositions: [Int] = []
             recordKeys.reserveCapacity(candidates.count)
             for (position, located) in candidates.enumerated() {
-                if (pending && changed[located.key] != nil) || holdsLoaded(located.key) {
+                if judgesAsObject(located.key, pending: pending) {
                     viaObject[position] = true
                 } else {
                     recordKeys.append(located)

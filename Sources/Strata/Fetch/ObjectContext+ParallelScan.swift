@@ -35,15 +35,12 @@ extension ObjectContext {
     func scanInParallel(_ request: FetchRequest, tag: UInt16, plan: (split: RecordKey, compiled: [UInt16: CompiledFetch]), run: CompiledRun,
                         needed: Int?, keepObjects: Bool, judgeObject: (RecordKey, Int) throws -> Void) throws {
         let range = StoreSchema.range(tag: tag)
-        func half(_ keys: Range<RecordKey>, compiled: [UInt16: CompiledFetch], from position: Int) -> ScanHalf {
-            let collector = FetchRowCollector(sortKeys: request.sortKeys, capacity: needed)
-            return ScanHalf(records: store.records, source: .range(keys), run: CompiledRun(collector: collector, done: false, compiled: compiled),
-                            position: position, keepsRecords: keepObjects)
-        }
         // The lower half judges with the fetch's own compiled request (idle meanwhile).
         // The upper half's positions start far past any count of the lower half's.
-        let lower = half(range.lowerBound..<plan.split, compiled: run.compiled, from: run.position)
-        let upper = half(plan.split..<range.upperBound, compiled: plan.compiled, from: run.position + (1 << 48))
+        let lower = ScanHalf(request, records: store.records, source: .range(range.lowerBound..<plan.split), compiled: run.compiled,
+                             capacity: needed, position: run.position, keepsRecords: keepObjects)
+        let upper = ScanHalf(request, records: store.records, source: .range(plan.split..<range.upperBound), compiled: plan.compiled,
+                             capacity: needed, position: run.position + (1 << 48), keepsRecords: keepObjects)
         try judgeBoth(lower, upper, run: run, judgeObject: judgeObject)
         run.position = upper.position
     }
@@ -62,9 +59,8 @@ extension ObjectContext {
                                    needed: Int?, keepObjects: Bool, judgeObject: (RecordKey, Int) throws -> Void) throws {
         let middle = keys.count / 2
         func half(_ part: Range<Int>, compiled: [UInt16: CompiledFetch]) -> ScanHalf {
-            let collector = FetchRowCollector(sortKeys: request.sortKeys, capacity: needed)
-            return ScanHalf(records: store.records, source: .located(Array(keys[part]), positions: Array(positions[part])),
-                            run: CompiledRun(collector: collector, done: false, compiled: compiled), position: 0, keepsRecords: keepObjects)
+            ScanHalf(request, records: store.records, source: .located(Array(keys[part]), positions: Array(positions[part])),
+                     compiled: compiled, capacity: needed, position: 0, keepsRecords: keepObjects)
         }
         try judgeBoth(half(0..<middle, compiled: run.compiled), half(middle..<keys.count, compiled: compiled), run: run, judgeObject: judgeObject)
     }
@@ -112,10 +108,13 @@ final class ScanHalf: @unchecked Sendable {
     private(set) var asObjects: [Left] = []
     private(set) var failure: (any Error)?
 
-    init(records: any RecordStore, source: Source, run: CompiledRun, position: Int, keepsRecords: Bool) {
+    /// A half of `request` judged with `compiled` (its own: a compiled request's field
+    /// slots are scratch space) into a top-k of its own of `capacity` rows.
+    init(_ request: FetchRequest, records: any RecordStore, source: Source, compiled: [UInt16: CompiledFetch], capacity: Int?,
+         position: Int, keepsRecords: Bool) {
         self.records = records
         self.source = source
-        self.run = run
+        self.run = CompiledRun(collector: FetchRowCollector(sortKeys: request.sortKeys, capacity: capacity), done: false, compiled: compiled)
         self.position = position
         self.keepsRecords = keepsRecords
     }

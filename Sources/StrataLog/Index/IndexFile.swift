@@ -655,35 +655,15 @@ final class IndexFile: Sendable {
 
     /// Whether `a` sorts before `b` bytewise (a proper prefix sorts first).
     static func bytes(_ a: UnsafeRawBufferPointer, precede b: [UInt8]) -> Bool {
-        b.withUnsafeBytes { b in compare(a, b) < 0 }
+        b.withUnsafeBytes { b in TermBytes.bytewiseOrder(a, b) < 0 }
     }
 
     static func bytes(_ a: [UInt8], precede b: UnsafeRawBufferPointer) -> Bool {
-        a.withUnsafeBytes { a in compare(a, b) < 0 }
+        a.withUnsafeBytes { a in TermBytes.bytewiseOrder(a, b) < 0 }
     }
 
     static func bytes(_ a: UnsafeRawBufferPointer, equal b: [UInt8]) -> Bool {
-        b.withUnsafeBytes { b in compare(a, b) == 0 }
-    }
-
-    /// Negative, zero or positive as `a` sorts before, with or after `b` bytewise.
-    /// Eight bytes at a time as big-endian words (whose order is their bytes' order):
-    /// an index read compares every term of a block before its bounds, most of them
-    /// eight-byte integers, and a checked loop per byte was a third of its walk.
-    private static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        let common = min(a.count, b.count)
-        var i = 0
-        while i + 8 <= common {
-            let x = UInt64(bigEndian: a.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            let y = UInt64(bigEndian: b.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-            if x != y { return x < y ? -1 : 1 }
-            i += 8
-        }
-        while i < common {
-            if a[i] != b[i] { return Int(a[i]) - Int(b[i]) }
-            i += 1
-        }
-        return a.count - b.count
+        b.withUnsafeBytes { b in TermBytes.bytewiseOrder(a, b) == 0 }
     }
 
     /// Every entry and term of the file, checking each block (verify, upgrades).

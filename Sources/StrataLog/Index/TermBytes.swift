@@ -79,17 +79,28 @@ enum TermBytes: Hashable, Comparable, Sendable {
     /// long values (an ordered to-many's edge terms are 24 bytes) spent most of its
     /// time there.
     private static func bytewiseOrder(_ a: [UInt8], _ b: [UInt8]) -> Int {
-        a.withUnsafeBufferPointer { x in
-            b.withUnsafeBufferPointer { y in
-                let count = min(x.count, y.count)
-                var i = 0
-                while i < count {
-                    if x[i] != y[i] { return x[i] < y[i] ? -1 : 1 }
-                    i += 1
-                }
-                return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
-            }
+        a.withUnsafeBytes { x in b.withUnsafeBytes { y in bytewiseOrder(x, y) } }
+    }
+
+    /// Bytewise order as −1, 0 or 1 (a proper prefix first), eight bytes at a time as
+    /// big-endian words, whose order is their bytes' order: terms sorted here and the
+    /// bounds an index read compares every term of a block with (`IndexFile.bytes`),
+    /// most of them eight-byte integers, where a checked loop per byte was a third of
+    /// the term walk.
+    static func bytewiseOrder(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let common = min(a.count, b.count)
+        var i = 0
+        while i + 8 <= common {
+            let x = UInt64(bigEndian: a.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            let y = UInt64(bigEndian: b.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            if x != y { return x < y ? -1 : 1 }
+            i += 8
         }
+        while i < common {
+            if a[i] != b[i] { return a[i] < b[i] ? -1 : 1 }
+            i += 1
+        }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 }
 
