@@ -64,11 +64,11 @@ extension ObjectContext {
             return false
         }
         let sequence: UInt64
-        let chunk = max(1, store.options.insertChunkSize)
-        if writes.count > chunk {
+        if writes.count > max(1, store.options.insertChunkSize) {
             // A large save hands its records over in chunks (`commit(chunks:)`): the
             // engine never holds the whole transaction's records and index entries
             // beside the objects this context already holds.
+            let chunk = store.options.insertHandOverSize
             sequence = try store.records.commit { batch, writeBlob in
                 try fill(&batch, upTo: min(writes.count, next + chunk), writeBlob: writeBlob)
             }

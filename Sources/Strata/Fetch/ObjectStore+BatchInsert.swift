@@ -167,16 +167,26 @@ extension ObjectStore {
         var count = 0
         var done = false
         // An insert of up to a chunk is one ordinary commit: a chunked one seals a
-        // segment of its own (five more fsyncs, a fifth of a durable 10k insert).
-        let chunkObjects = max(1, options.insertChunkSize)
+        // segment of its own (five more fsyncs, a fifth of a durable 10k insert). The
+        // chunks after the first are smaller (`insertHandOverSize`).
+        var chunkObjects = max(1, options.insertChunkSize)
+        // Whether `values` holds an object the last chunk had no room for. A chunk
+        // asks the handler for one object more than it takes, so that an insert of
+        // exactly a chunk is known to be done, and is one ordinary commit.
+        var carried = false
         let sequence = try records.commit { batch, writeBlob in
+            defer { chunkObjects = options.insertHandOverSize }
             var inChunk = 0
-            while inChunk < chunkObjects {
-                values.removeAll(keepingCapacity: true)
-                if try dictionaryHandler(&values) {
-                    done = true
-                    break
+            while true {
+                if !carried {
+                    values.removeAll(keepingCapacity: true)
+                    if try dictionaryHandler(&values) {
+                        done = true
+                        break
+                    }
                 }
+                carried = inChunk == chunkObjects
+                if carried { break }
                 try checker.fill(&fields, values, index: count)
                 try checker.checkRequiredRelationships(fields, index: count)
                 try externalize(&fields, isExternal: shape.isExternalField, writeBlob: writeBlob)

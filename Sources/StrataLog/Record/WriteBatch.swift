@@ -8,40 +8,35 @@
 /// let sequence = try store.commit(batch)
 /// ```
 public struct WriteBatch: Sendable {
-    enum Operation: Sendable {
-        case put(key: RecordKey, value: [UInt8], blobs: [BlobRef], terms: [IndexTerm])
-        case delete(key: RecordKey)
-    }
-
-    var operations: [Operation] = []
+    /// The writes as the records they become, their sequence not yet set: a commit
+    /// sets it in place (`records(sequence:)`). Kept as operations, each write was
+    /// copied into a record at commit, three retains and three releases a record.
+    var pending: [Record] = []
 
     public init() {}
 
     /// Writes a new version of `key`.
     public mutating func put(_ key: RecordKey, value: [UInt8], blobs: [BlobRef] = [], terms: [IndexTerm] = []) {
-        operations.append(.put(key: key, value: value, blobs: blobs, terms: terms))
+        pending.append(Record(key: key, sequence: 0, value: value, blobs: blobs, terms: terms))
     }
 
     /// Deletes `key` (writes a tombstone).
     public mutating func delete(_ key: RecordKey) {
-        operations.append(.delete(key: key))
+        pending.append(Record(key: key, sequence: 0, isTombstone: true))
     }
 
     /// How many writes the batch holds.
-    public var count: Int { operations.count }
-    public var isEmpty: Bool { operations.isEmpty }
+    public var count: Int { pending.count }
+    public var isEmpty: Bool { pending.isEmpty }
 }
 
 extension WriteBatch {
-    /// The batch's writes as records of transaction `sequence`, in batch order.
-    func records(sequence: UInt64) -> [Record] {
-        operations.map { operation -> Record in
-            switch operation {
-            case let .put(key, value, blobs, terms):
-                return Record(key: key, sequence: sequence, value: value, blobs: blobs, terms: terms)
-            case let .delete(key):
-                return Record(key: key, sequence: sequence, isTombstone: true)
-            }
-        }
+    /// The batch's writes as records of transaction `sequence`, in batch order; the
+    /// batch is used up (its records are moved, not copied).
+    consuming func records(sequence: UInt64) -> [Record] {
+        var records = pending
+        pending = []
+        for i in records.indices { records[i].sequence = sequence }
+        return records
     }
 }

@@ -39,6 +39,10 @@ final class BulkChunkWriter: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var recordBytes: Int64 = 0
     @exclusivity(unchecked) var entries: SpillSorter<IndexEntry>
     @exclusivity(unchecked) var terms: SpillSorter<IndexTermEntry>
+    /// The chunk handed over, until the writing thread takes it.
+    @exclusivity(unchecked) private var handed: [Record] = []
+    /// The chunk written last, until the committing thread frees it.
+    @exclusivity(unchecked) private var written: [Record] = []
     /// The first failure of a chunk's write; the chunks after it are not written.
     private var failure: (any Error)?
     private let queue = DispatchQueue(label: "strata.bulk-commit")
@@ -60,8 +64,20 @@ final class BulkChunkWriter: @unchecked Sendable {
     /// - Throws: what writing an earlier chunk threw (this one is then not taken).
     func submit(_ chunk: [Record]) throws {
         try wait()
+        // The chunk written last is freed here, where its records were made: freed on
+        // the writing thread, its million small arrays went back to the committing
+        // thread's malloc arena under that arena's lock, and the writing thread (the
+        // longer half of a context's save) spent a fifth of its time there.
+        written = []
+        handed = chunk
+        // The closure takes the chunk from `handed` rather than capturing it: a
+        // captured chunk lives until dispatch releases the closure, after the group is
+        // left, and whichever thread let go last would free it.
         queue.async(group: group) { [self] in
+            let chunk = handed
+            handed = []
             do { try write(chunk) } catch { failure = error }
+            written = chunk
         }
     }
 

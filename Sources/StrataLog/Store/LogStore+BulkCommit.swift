@@ -55,7 +55,7 @@ extension LogStore {
         }
     }
 
-    private func commitBulk(first: WriteBatch, produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool,
+    private func commitBulk(first: consuming WriteBatch, produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool,
                             _ w: inout WriterState) throws -> UInt64 {
         let sequence = try nextSequence(checking: first)
         // The transaction's index file is its segment's: nothing else may be in it.
@@ -77,13 +77,13 @@ extension LogStore {
                                      live: state.withLock { $0.index.counters }, entries: entries, terms: terms)
         var end = start
         do {
-            var batch = first
+            var batch = consume first
             var more = true
             var submitted = 0
             func writeBlob(_ bytes: [UInt8]) throws -> BlobRef { try writeBlobLocked(bytes, &w) }
             while true {
                 if submitted > 0 { _ = try nextSequence(checking: batch) }
-                let chunk = batch.records(sequence: sequence)
+                let chunk = (consume batch).records(sequence: sequence)
                 batch = WriteBatch()
                 submitted += chunk.count
                 // Written on the writer's thread while the next chunk is produced here.

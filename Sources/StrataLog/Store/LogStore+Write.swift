@@ -23,9 +23,8 @@ extension LogStore {
     /// only blobs this store holds.
     func nextSequence(checking batch: WriteBatch) throws -> UInt64 {
         let (last, missing) = state.withLock { s -> (UInt64, BlobRef?) in
-            for operation in batch.operations {
-                if case let .put(_, _, blobs, _) = operation,
-                   let bad = blobs.first(where: { s.blobFiles[$0.file] == nil || $0.offset > Format.maxBlobOffset || $0.length > Format.maxBlobLength }) {
+            for record in batch.pending where !record.blobs.isEmpty {
+                if let bad = record.blobs.first(where: { s.blobFiles[$0.file] == nil || $0.offset > Format.maxBlobOffset || $0.length > Format.maxBlobLength }) {
                     return (0, bad)
                 }
             }

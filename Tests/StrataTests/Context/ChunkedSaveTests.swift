@@ -81,4 +81,32 @@ import StrataTestSupport
         #expect(try reopened.newContext().count(for: FetchRequest(entityName: "Employee")) == Self.count + 4)
         #expect(try reopened.records.verify().isSound)
     }
+
+    /// A save above `insertChunkSize` hands its records over in chunks of at most
+    /// 8,192 (`StoreOptions.insertHandOverSize`), whatever `insertChunkSize` allows:
+    /// each chunk is one write of frames to the transaction's own segment, which then
+    /// gets its commit frame and its seal.
+    @Test func chunksAreAtMost8192Objects() throws {
+        let fs = FaultInjectingFileSystem(wrapping: InMemoryFileSystem())
+        var options = Self.options(fs)
+        options.insertChunkSize = 20_000
+        let store = try ObjectStore(at: "/s", model: try FetchFixtures.model(), options: options)
+        defer { try? store.close() }
+        let context = store.newContext()
+        for i in 0..<20_001 {
+            let e = try context.insert("Employee")
+            try e.setValue("E\(i)", forKey: "name")
+            try e.setValue(.int(Int64(i % 50)), forKey: "age")
+        }
+        fs.isRecording = true
+        try context.save()
+        fs.isRecording = false
+        let writes = fs.events.filter { $0.operation == .write }.flatMap(\.paths)
+        let segment = try #require(writes.first)
+        // 8,192 + 8,192 + 3,617 objects, the commit frame, the seal (in 20,000-object
+        // chunks: 20,000 + 1, four writes).
+        #expect(writes.filter { $0 == segment }.count == 3 + 2)
+        #expect(try store.newContext().count(for: FetchRequest(entityName: "Employee")) == 20_001)
+        #expect(try store.records.verify().isSound)
+    }
 }

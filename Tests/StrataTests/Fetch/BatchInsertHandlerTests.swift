@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 import StrataTestSupport
-@testable import Strata
+@_spi(Fuzzing) @testable import Strata
+import StrataLog
 
 /// `batchInsert(entityName:dictionaryHandler:)`: objects produced one at a time and
 /// written in chunks, one transaction whole or not at all.
@@ -139,5 +140,31 @@ struct BatchInsertHandlerTests {
         #expect(try context.count(for: FetchRequest(entityName: "Employee")) == Self.count + 5)
         #expect(try context.count(for: FetchRequest(entityName: "Employee", predicate: try Strata.Predicate(format: "age == 96"))) == (0..<Self.count).filter { $0 % 97 == 96 }.count)
         #expect(try store.records.verify().isSound)
+    }
+
+    /// The first chunk is `insertChunkSize` objects, so an insert of up to that many
+    /// stays one ordinary commit; the chunks after it are at most 8,192 objects
+    /// (`StoreOptions.insertHandOverSize`), each one write of frames to the
+    /// transaction's own segment, which then gets its commit frame and its seal.
+    @Test("hands over a first chunk of insertChunkSize, then chunks of at most 8,192")
+    func chunkSizes() throws {
+        for (count, segmentWrites) in [(20_000, 1), (30_000, 3 + 2)] {
+            let fs = FaultInjectingFileSystem(wrapping: InMemoryFileSystem())
+            var options = Self.options
+            options.insertChunkSize = 20_000
+            options.fileSystem = fs
+            options.logger = .quiet
+            let store = try ObjectStore(at: "/s", model: try FetchFixtures.model(), options: options)
+            defer { try? store.close() }
+            fs.isRecording = true
+            #expect(try store.batchInsert(entityName: "Employee", dictionaryHandler: Self.handler(count: count)) == count)
+            fs.isRecording = false
+            // 20,000: one commit in the active segment. 30,000: 20,000 + 8,192 + 1,808
+            // objects, the commit frame, the seal.
+            let writes = fs.events.filter { $0.operation == .write }.flatMap(\.paths)
+            let segment = try #require(writes.first)
+            #expect(writes.filter { $0 == segment }.count == segmentWrites, "\(count) objects")
+            #expect(try store.newContext().count(for: FetchRequest(entityName: "Employee")) == count)
+        }
     }
 }
