@@ -98,7 +98,7 @@ extension ObjectContext {
             guard let id = store.objectID(for: key), !change.inserted.contains(id), !change.deleted.contains(id) else { continue }
             change.updated.insert(id)
         }
-        changed = [:]
+        changed.removeAll()
         edgeChanges = [:]
         // Published under the gate, so observers see transactions in commit order.
         if observed { store.publish(change) }
@@ -106,12 +106,10 @@ extension ObjectContext {
 
     /// The objects a save writes and deletes, in key order.
     private func pendingWrites() -> (writes: [ManagedObject], deletes: [ManagedObject]) {
-        // The (key, object) pairs as the dictionary holds them, sorted by key: no key
-        // is hashed again to find its object.
-        let pairs = changed.sorted { $0.key < $1.key }
+        let sorted = changed.sortedByKey()
         var writes: [ManagedObject] = [], deletes: [ManagedObject] = []
-        writes.reserveCapacity(pairs.count)
-        for (_, object) in pairs {
+        writes.reserveCapacity(sorted.count)
+        for object in sorted {
             if !object.isDeleted { writes.append(object) } else if !object.isNew { deletes.append(object) }
         }
         return (writes, deletes)

@@ -30,7 +30,7 @@ public final class ObjectContext {
     /// Objects with unsaved changes (inserted, updated or deleted), strongly. Every
     /// mutation moves `changedGeneration` on, so an object stamped with the current
     /// generation is known to be here without hashing its key (``willChange(_:)``).
-    @exclusivity(unchecked) var changed: [RecordKey: ManagedObject] = [:] {
+    @exclusivity(unchecked) var changed = ChangedObjects() {
         didSet { changedGeneration &+= 1 }
     }
     /// Moves on at every mutation of `changed`; objects start at 0, never current.
@@ -263,7 +263,7 @@ public final class ObjectContext {
                 object.isDeleted = false
             }
         }
-        changed = [:]
+        changed.removeAll()
         edgeChanges = [:]
     }
 
@@ -294,7 +294,7 @@ public final class ObjectContext {
     public func reset() {
         for object in changed.values where object.isNew { object.isDeleted = true }
         registry.removeAll()
-        changed = [:]
+        changed.removeAll()
         rowCache = [:]
         edgeChanges = [:]
     }

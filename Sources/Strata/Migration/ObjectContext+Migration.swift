@@ -33,7 +33,7 @@ extension ObjectContext {
         let edges = try edgeWrites(deleted: deleted, checkEnds: false, collectTouched: false)
         var tags = edges.allocatedTags
         let records = store.records
-        for object in changed.values.sorted(by: { $0.objectID.key < $1.objectID.key }) {
+        for object in changed.sortedByKey() {
             if object.isDeleted {
                 if !object.isNew {
                     batch.delete(object.objectID.key)
@@ -52,7 +52,7 @@ extension ObjectContext {
         // (`ObjectStore.commitSerialCounters`); a batch writes those it deleted from.
         store.putSerialCounters(tags, into: &batch)
         try store.records.commit(batch)
-        changed = [:]
+        changed.removeAll()
         edgeChanges = [:]
     }
 

@@ -15,10 +15,12 @@ import Foundation
 /// reads that follow them. Chunks are written in the order they are submitted, each
 /// at the segment's end, so the segment's bytes are the same as one thread's.
 ///
-/// A chunk's index terms are sorted here as one piece and handed to the sorter sorted
-/// (`SpillSorter.addSorted`). Sorting them on the committing thread instead, before it
-/// waits, made a batch insert of 1M 10% slower: its committing thread is the longer
-/// half (checking and encoding), and a context's save gained too little to matter.
+/// A chunk's index terms are sorted as one piece and handed to the sorter sorted
+/// (`SpillSorter.addSorted`), on whichever thread would otherwise wait: the committing
+/// thread sorts them when the writing thread is still busy as it hands the chunk over
+/// (a context's save, whose writing half is the longer), the writing thread when not
+/// (a batch insert, whose checking and encoding half is). Sorting always on the
+/// committing thread made a batch insert of 1M 10% slower.
 ///
 /// The state is only ever touched by one thread at a time, in the hand-over order
 /// above, so its exclusivity is not checked at run time (the checks were four calls
@@ -41,6 +43,8 @@ final class BulkChunkWriter: @unchecked Sendable {
     @exclusivity(unchecked) var terms: SpillSorter<IndexTermEntry>
     /// The chunk handed over, until the writing thread takes it.
     @exclusivity(unchecked) private var handed: [Record] = []
+    /// The handed chunk's index terms, sorted, when the committing thread sorted them.
+    @exclusivity(unchecked) private var handedTerms: [IndexTermEntry]?
     /// The chunk written last, until the committing thread frees it.
     @exclusivity(unchecked) private var written: [Record] = []
     /// The first failure of a chunk's write; the chunks after it are not written.
@@ -63,6 +67,11 @@ final class BulkChunkWriter: @unchecked Sendable {
     /// Hands `chunk` over once the chunk before it is written.
     /// - Throws: what writing an earlier chunk threw (this one is then not taken).
     func submit(_ chunk: [Record]) throws {
+        // While the writing thread is still busy with the chunk before, this thread
+        // would only wait: it sorts the chunk's index terms meanwhile. When it is the
+        // longer half (a batch insert's checking and encoding), the writing thread
+        // is idle by the time a chunk comes, and sorts them itself.
+        let terms = group.wait(timeout: .now()) == .timedOut ? Self.sortedTerms(of: chunk, sequence: sequence) : nil
         try wait()
         // The chunk written last is freed here, where its records were made: freed on
         // the writing thread, its million small arrays went back to the committing
@@ -70,13 +79,15 @@ final class BulkChunkWriter: @unchecked Sendable {
         // longer half of a context's save) spent a fifth of its time there.
         written = []
         handed = chunk
+        handedTerms = terms
         // The closure takes the chunk from `handed` rather than capturing it: a
         // captured chunk lives until dispatch releases the closure, after the group is
         // left, and whichever thread let go last would free it.
         queue.async(group: group) { [self] in
-            let chunk = handed
+            let chunk = handed, terms = handedTerms
             handed = []
-            do { try write(chunk) } catch { failure = error }
+            handedTerms = nil
+            do { try write(chunk, sortedTerms: terms) } catch { failure = error }
             written = chunk
         }
     }
@@ -105,7 +116,7 @@ final class BulkChunkWriter: @unchecked Sendable {
         group.wait()
     }
 
-    private func write(_ chunk: [Record]) throws {
+    private func write(_ chunk: [Record], sortedTerms: [IndexTermEntry]?) throws {
         // The versions these records replace, looked up before the chunk is written
         // (a damaged index file is repaired here, as `commit` does).
         let replaced = try store.readIndex { s in try chunk.map { try s.index.sealedEntry($0.key) } }
@@ -121,7 +132,7 @@ final class BulkChunkWriter: @unchecked Sendable {
             blobs.append(contentsOf: r.blobs)
             try entries.add(entry)
         }
-        try terms.addSorted(Self.sortedTerms(of: chunk, sequence: sequence))
+        try terms.addSorted(sortedTerms ?? Self.sortedTerms(of: chunk, sequence: sequence))
         records += chunk.count
         frames += frameCount
         guard records <= Int(UInt32.max), frames <= Int(UInt32.max) else {
