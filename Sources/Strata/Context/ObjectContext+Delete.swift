@@ -32,7 +32,7 @@ extension ObjectContext {
             for relationship in member.entity.relationships where relationship.deleteRule == .deny {
                 // Destinations this context already deleted do not block.
                 let blocking = try destinationKeys(of: member, relationship).filter { key in
-                    closure[key] == nil && !(registry[key]?.object?.isDeleted ?? false)
+                    closure[key] == nil && !(held(key)?.isDeleted ?? false)
                 }
                 if !blocking.isEmpty {
                     let names = blocking.compactMap { store.objectID(for: $0)?.description }

@@ -161,7 +161,7 @@ extension ObjectContext {
         return keys.sorted()
     }
 
-    private func isDeletedHere(_ key: RecordKey) -> Bool { registry[key]?.object?.isDeleted ?? false }
+    private func isDeletedHere(_ key: RecordKey) -> Bool { held(key)?.isDeleted ?? false }
 
     /// A side's destinations: a list from before edges first, if the record still has
     /// one, then committed edges (in position or key order), then edges added here.

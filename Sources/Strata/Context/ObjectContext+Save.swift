@@ -38,8 +38,10 @@ extension ObjectContext {
         }
 
         var counterTags = edges.allocatedTags
-        var encoded: [(ManagedObject, [FieldValue])] = []
-        encoded.reserveCapacity(writes.count)
+        // The fields written, position for position with `writes` (the objects are not
+        // held a second time: see the end).
+        var written: [[FieldValue]] = []
+        written.reserveCapacity(writes.count)
         var next = 0
         // Blobs are read through a closure literal over this: a method reference
         // (`store.records.readBlob`) passed per object allocated a context each time.
@@ -51,7 +53,7 @@ extension ObjectContext {
                 let fields = try fieldsToWrite(object, writeBlob: writeBlob)
                 let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: { try records.readBlob($0) })
                 batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
-                encoded.append((object, fields))
+                written.append(fields)
                 next += 1
             }
             if next < writes.count { return true }
@@ -79,11 +81,23 @@ extension ObjectContext {
         }
 
         var change = ChangeSet(sequence: sequence)
-        for (object, fields) in encoded {
+        // From here `writes` holds the only references this context has to the objects
+        // it wrote, so one that nobody else holds dies when the save lets go of it: it is
+        // neither marked saved nor registered (its key reads the store, as any object's
+        // that was let go). A million objects inserted, saved and dropped were each
+        // registered, marked and then looked up again to leave the registry, every pass
+        // over cold memory.
+        changed.removeAll()
+        for i in writes.indices {
             if observed {
+                let object = writes[i]
                 if object.isNew { change.inserted.insert(object.objectID) } else { change.updated.insert(object.objectID) }
             }
-            object.stored = StoredObject(key: object.objectID.key, sequence: sequence, fields: fields)
+            if isKnownUniquelyReferenced(&writes[i]) { continue }
+            let object = writes[i]
+            // An inserted object is registered once saved (until then `changed` holds it).
+            if object.isNew { register(object, key: object.objectID.key) }
+            object.stored = StoredObject(key: object.objectID.key, sequence: sequence, fields: written[i])
             object.changes.removeAll()
             object.isNew = false
         }
@@ -98,7 +112,6 @@ extension ObjectContext {
             guard let id = store.objectID(for: key), !change.inserted.contains(id), !change.deleted.contains(id) else { continue }
             change.updated.insert(id)
         }
-        changed.removeAll()
         edgeChanges = [:]
         // Published under the gate, so observers see transactions in commit order.
         if observed { store.publish(change) }

@@ -62,6 +62,13 @@ public final class ObjectContext {
         var object: ManagedObject? { target }
     }
 
+    /// The object this context holds for `key`: registered, or inserted and not yet
+    /// saved (which only `changed` holds).
+    func held(_ key: RecordKey) -> ManagedObject? {
+        if let registered = registry[key]?.object { return registered }
+        return changed.isEmpty ? nil : changed[key]
+    }
+
     /// Registers an object handed out under its key.
     func register(_ object: ManagedObject, key: RecordKey) {
         registry[key] = RegisteredObject(object)
@@ -140,7 +147,9 @@ public final class ObjectContext {
     /// Objects deleted and not yet saved.
     public var deletedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.isDeleted && !$0.isNew }) }
     /// Objects this context holds right now.
-    public var registeredObjects: [ManagedObject] { registry.values.compactMap(\.object) }
+    public var registeredObjects: [ManagedObject] {
+        registry.values.compactMap(\.object) + changed.values.filter { $0.isNew && registry[$0.objectID.key] == nil }
+    }
 
     // MARK: Objects
 
@@ -161,7 +170,9 @@ public final class ObjectContext {
         let object = ManagedObject(id: ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
         object.isNew = true
         for (number, value) in shape.insertDefaults { object.changes[number] = value }
-        register(object, key: key)
+        // Held by `changed` until saved, and only then registered (if its caller still
+        // holds it): an insert of a million objects saved and dropped never touches the
+        // registry.
         track(object)
         return object
     }
@@ -186,7 +197,7 @@ public final class ObjectContext {
     }
 
     func object(forKey key: RecordKey) throws -> ManagedObject {
-        if let existing = registry[key]?.object { return existing }
+        if let existing = held(key) { return existing }
         guard let shape = shape(tag: StoreSchema.tag(of: key)) else {
             throw StrataError(.objectNotFound, "no entity of this model has key \(key)", context: ["key": "\(key.rawValue)"])
         }

@@ -79,7 +79,7 @@ extension MigrationManager {
     }
 
     private func keyTaken(_ key: RecordKey) throws -> Bool {
-        try destinationContext.registry[key]?.object != nil || destinationStore.records.contains(key)
+        try destinationContext.held(key) != nil || destinationStore.records.contains(key)
     }
 
     private func attributeValue(_ attribute: AttributeDescription, of source: ManagedObject, mapping: EntityMapping) throws -> FieldValue {

@@ -151,7 +151,7 @@ public final class MigrationManager {
 
     /// Whether `mapping` made the destination object with the source's own key.
     private func madeByKey(_ key: RecordKey, mapping: EntityMapping, source: ManagedObject?) throws -> Bool {
-        guard try destinationContext.registry[key]?.object?.isDeleted == false || destinationStore.records.contains(key) else { return false }
+        guard try destinationContext.held(key)?.isDeleted == false || destinationStore.records.contains(key) else { return false }
         guard let predicate = mapping.sourcePredicate else { return true }
         let object = try source ?? sourceContext.object(forKey: key)
         return try predicate.evaluate(with: object)

@@ -52,6 +52,11 @@ extension ObjectContext {
         // (`ObjectStore.commitSerialCounters`); a batch writes those it deleted from.
         store.putSerialCounters(tags, into: &batch)
         try store.records.commit(batch)
+        // Objects a policy inserted (`insert`, not `insertForMigration`) are held only
+        // by `changed` until saved: they stay found by key once it lets go.
+        for object in changed.values where object.isNew && !object.isDeleted && registry[object.objectID.key] == nil {
+            register(object, key: object.objectID.key)
+        }
         changed.removeAll()
         edgeChanges = [:]
     }

@@ -102,4 +102,46 @@ import StrataLog
         // Nothing was saved.
         #expect(try store.newContext().existingObject(with: ids[1]).value(forKey: "n") == .int(1))
     }
+
+    /// An inserted object is held by the context's changes until saved, found by its id
+    /// all along; the save registers it only if its caller still holds it. One that
+    /// nobody holds is not marked saved or registered: its id reads the store.
+    @Test func insertedObjectsAreRegisteredOnlyIfTheySurviveTheirSave() throws {
+        let (store, _) = try Self.store(count: 0)
+        defer { try? store.close() }
+        let context = store.newContext()
+        let kept = try context.insert("Item")
+        try kept.setValue(.int(1), forKey: "n")
+        var dropped: [ObjectID] = []
+        for n in 2...50 {
+            let object = try context.insert("Item")
+            try object.setValue(.int(Int64(n)), forKey: "n")
+            dropped.append(object.objectID)
+        }
+        // Before the save: the same instance for the id, and among the registered objects.
+        #expect(try context.object(with: kept.objectID) === kept)
+        #expect(context.registeredObjects.count == 50)
+        #expect(context.insertedObjects.count == 50)
+        let second = try context.object(with: dropped[0])
+        #expect(second.isInserted)
+        try context.save()
+        // Kept ones: registered, saved, their values loaded (no store read).
+        #expect(context.registry.count == 2)
+        for object in [kept, second] {
+            #expect(try context.object(with: object.objectID) === object)
+            #expect(!object.isInserted && !object.hasChanges && !object.isFault)
+        }
+        #expect(try kept.value(forKey: "n") == .int(1))
+        #expect(Set(context.registeredObjects.map(\.objectID)) == [kept.objectID, second.objectID])
+        // Dropped ones: gone, each id a fault of the saved record.
+        let third = try context.object(with: dropped[1])
+        #expect(third.isFault)
+        #expect(try third.value(forKey: "n") == .int(3))
+        #expect(try context.count(for: FetchRequest(entityName: "Item")) == 50)
+        // Changing a kept object after its save is an update of the stored record.
+        try kept.setValue(.int(100), forKey: "n")
+        #expect(kept.isUpdated)
+        try context.save()
+        #expect(try store.newContext().existingObject(with: kept.objectID).value(forKey: "n") == .int(100))
+    }
 }
