@@ -34,11 +34,7 @@ struct ChangedObjects {
     /// How many buckets the table has (tests check that it shrinks).
     var bucketCount: Int { slots.count }
 
-    private func home(_ key: UInt64) -> Int {
-        var h = key &* 0x9E37_79B9_7F4A_7C15
-        h ^= h >> 29
-        return Int(truncatingIfNeeded: h) & mask
-    }
+    private func home(_ key: UInt64) -> Int { KeyBuckets.home(key, mask: mask) }
 
     /// The bucket holding `key`, or nil.
     private func bucket(of key: UInt64) -> Int? {
@@ -106,10 +102,7 @@ struct ChangedObjects {
         while true {
             j = (j + 1) & mask
             guard slots[j] >= 0 else { break }
-            let h = home(bucketKeys[j])
-            // The bucket at j may fill the gap unless its home lies cyclically in (gap, j].
-            let stays = gap <= j ? (gap < h && h <= j) : (gap < h || h <= j)
-            if !stays {
+            if !KeyBuckets.stays(home: home(bucketKeys[j]), gap: gap, at: j) {
                 bucketKeys[gap] = bucketKeys[j]
                 slots[gap] = slots[j]
                 gap = j

@@ -35,11 +35,7 @@ struct ObjectRegistry {
     /// The registered objects, in no particular order.
     var values: [Entry] { entries.compactMap { $0 } }
 
-    private func home(_ key: UInt64) -> Int {
-        var h = key &* 0x9E37_79B9_7F4A_7C15
-        h ^= h >> 29
-        return Int(truncatingIfNeeded: h) & mask
-    }
+    private func home(_ key: UInt64) -> Int { KeyBuckets.home(key, mask: mask) }
 
     /// The bucket holding `key`, or nil.
     private func bucket(of key: UInt64) -> Int? {
@@ -93,10 +89,7 @@ struct ObjectRegistry {
         while true {
             j = (j + 1) & mask
             guard case .some = entries[j] else { break }
-            let h = home(keys[j])
-            // The entry at j may fill the gap unless its home lies cyclically in (gap, j].
-            let stays = gap <= j ? (gap < h && h <= j) : (gap < h || h <= j)
-            if !stays {
+            if !KeyBuckets.stays(home: home(keys[j]), gap: gap, at: j) {
                 keys[gap] = keys[j]
                 entries[gap] = entries[j]
                 gap = j

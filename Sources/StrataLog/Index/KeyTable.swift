@@ -27,11 +27,7 @@ struct KeyTable: Sendable {
     var count: Int { entries.count }
     var isEmpty: Bool { entries.isEmpty }
 
-    private func home(_ key: UInt64) -> Int {
-        var h = key &* 0x9E37_79B9_7F4A_7C15
-        h ^= h >> 29
-        return Int(truncatingIfNeeded: h) & mask
-    }
+    private func home(_ key: UInt64) -> Int { KeyBuckets.home(key, mask: mask) }
 
     subscript(_ key: RecordKey) -> IndexEntry? {
         var i = home(key.rawValue)
