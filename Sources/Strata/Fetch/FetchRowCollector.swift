@@ -224,6 +224,33 @@ final class FetchRowCollector {
         }
     }
 
+    /// Adds a partial row (its first sort value only, with its record) that
+    /// `admitsPartial(first:)` let in. When it replaces the worst kept row, it takes
+    /// that row's place and storage: its values array and record bytes are written
+    /// over the leaving row's, so a row entering a full top-k allocates nothing (about
+    /// two rows in three that enter an indexed query's top 20 of 100 replace one).
+    func addPartial(key: RecordKey, position: Int, first: Value, view: RecordView) throws {
+        guard let capacity, capacity > 0, rows.count >= capacity, let worst = heap.first else {
+            add(FetchRow(key: key, position: position, values: [first], object: nil, record: try view.record()))
+            return
+        }
+        var record = rows[worst].record.take() ?? Record(key: key, sequence: view.sequence)
+        do {
+            try view.copy(into: &record)
+        } catch {
+            rows[worst].record = record
+            throw error
+        }
+        rows[worst].record = record
+        rows[worst].key = key
+        rows[worst].position = position
+        rows[worst].object = nil
+        rows[worst].values.removeAll(keepingCapacity: true)
+        rows[worst].values.append(first)
+        tieKeys[worst] = TieKey(first)
+        siftDown(0)
+    }
+
     /// The rows in result order, handed over: the collector is empty afterwards. The
     /// positions are sorted (comparing rows, never moving them), then the rows are put
     /// in that order where they lie, cycle by cycle: a swap in a buffer moves a row

@@ -262,7 +262,7 @@ final class CompiledRun {
             // Not turned away, and tying with no kept row: it comes before the worst
             // kept row (or the top-k is not full), whatever its other sort values.
             if keepObjects, fetch.sortsLater, collector.admitsPartial(first: first) {
-                collector.add(FetchRow(key: view.key, position: position, values: [first], object: nil, record: try view.record()))
+                try collector.addPartial(key: view.key, position: position, first: first, view: view)
                 return true
             }
         }

@@ -168,11 +168,13 @@ extension ObjectContext {
             // A sort key is a key path like a predicate's: the same checks, the same
             // errors. The comparison `%K == nil` is built, not parsed from that format
             // (a fifth of an indexed query's fixed cost); an empty key path still goes
-            // through the parser, which names it.
-            let check = key.keyPath.isEmpty
-                ? try Predicate(format: "%K == nil", key.keyPath)
-                : Predicate.comparison(PredicateComparison(.keyPath(key.keyPath), .equalTo, .constant(.null)))
-            try check.validate(against: entity, in: store.model)
+            // through the parser, which names it. Checked once per store.
+            try store.checkedSortKeys.check(key.keyPath, of: entity.name) {
+                let check = key.keyPath.isEmpty
+                    ? try Predicate(format: "%K == nil", key.keyPath)
+                    : Predicate.comparison(PredicateComparison(.keyPath(key.keyPath), .equalTo, .constant(.null)))
+                try check.validate(against: entity, in: store.model)
+            }
         }
         for name in request.propertiesToFetch ?? [] where entity.property(named: name) == nil {
             throw StrataError(.unknownKeyPath, "\(entity.name) has no property '\(name)' to fetch", context: ["entity": entity.name, "keyPath": name])

@@ -36,6 +36,8 @@ public final class ObjectStore: Sendable {
     /// Whether external binaries carry index terms (``hasBlobTerms(_:model:)``): read at open.
     let blobTerms: Bool
     let observers = Locked<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
+    /// Sort key paths its fetches already checked.
+    let checkedSortKeys = CheckedSortKeys()
     var logger: Logger { options.logger }
 
     /// Creates or opens the store at `path` for `model`.

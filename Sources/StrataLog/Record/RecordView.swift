@@ -90,4 +90,20 @@ public struct RecordView {
     public func record() throws -> Record {
         Record(key: key, sequence: sequence, value: Array(value), blobs: try blobs())
     }
+
+    /// Makes `record` a copy of this record, in the storage `record` already has when
+    /// it holds it alone: a top-k that replaces its worst row with a better one copies
+    /// the new record's bytes over the old one's, where `record()` allocated an array
+    /// per row entering and freed one per row leaving. `record` is unchanged when the
+    /// blob references cannot be read.
+    public func copy(into record: inout Record) throws {
+        let blobs = blobCount == 0 ? [] : try self.blobs()
+        record.key = key
+        record.sequence = sequence
+        record.isTombstone = false
+        record.value.removeAll(keepingCapacity: true)
+        record.value.append(contentsOf: value)
+        record.blobs = blobs
+        record.terms.removeAll()
+    }
 }

@@ -1,0 +1,35 @@
+import StrataLog
+
+/// The sort key paths of a store's fetches already found valid for their entity, so
+/// that a request sorted the same way again (every page of a list, every department's
+/// top earners) does not check them again. Whether a key path names a sortable
+/// attribute depends only on the entity and the store's model, which never changes
+/// while the store is open. Checking one built and validated a predicate, copying the
+/// model and the entity description: 5k instructions a key, two keys of an indexed
+/// query of 10k employees a fiftieth of its time. A hit costs a hash and a lock.
+///
+/// Bounded: at `capacity` key paths it starts afresh. A key path that fails its check
+/// is not kept (its error is raised each time).
+final class CheckedSortKeys: Sendable {
+    private struct Checked: Hashable {
+        let entity: String
+        let keyPath: String
+    }
+
+    private let capacity = 1_024
+    private let checked = Locked<Set<Checked>>([])
+
+    /// Runs `check` unless `keyPath` of `entity` passed it before, and remembers a pass.
+    func check(_ keyPath: String, of entity: String, _ check: () throws -> Void) rethrows {
+        let key = Checked(entity: entity, keyPath: keyPath)
+        if checked.withLock({ $0.contains(key) }) { return }
+        try check()
+        checked.withLock { set in
+            if set.count >= capacity { set.removeAll(keepingCapacity: true) }
+            set.insert(key)
+        }
+    }
+
+    /// How many key paths are kept (for tests of the bound).
+    var count: Int { checked.withLock { $0.count } }
+}
