@@ -8,28 +8,24 @@ import StrataLog
 /// model and the entity description: 5k instructions a key, two keys of an indexed
 /// query of 10k employees a fiftieth of its time. A hit costs a hash and a lock.
 ///
-/// Bounded: at `capacity` key paths it starts afresh. A key path that fails its check
-/// is not kept (its error is raised each time).
+/// Bounded at 1,024 key paths (`BoundedMemo`). A key path that fails its check is not
+/// kept (its error is raised each time).
 final class CheckedSortKeys: Sendable {
-    private struct Checked: Hashable {
+    private struct Checked: Hashable, Sendable {
         let entity: String
         let keyPath: String
     }
 
-    private let capacity = 1_024
-    private let checked = Locked<Set<Checked>>([])
+    private let checked = BoundedMemo<Checked, Bool>(capacity: 1_024)
 
     /// Runs `check` unless `keyPath` of `entity` passed it before, and remembers a pass.
     func check(_ keyPath: String, of entity: String, _ check: () throws -> Void) rethrows {
-        let key = Checked(entity: entity, keyPath: keyPath)
-        if checked.withLock({ $0.contains(key) }) { return }
-        try check()
-        checked.withLock { set in
-            if set.count >= capacity { set.removeAll(keepingCapacity: true) }
-            set.insert(key)
+        _ = try checked.answer(Checked(entity: entity, keyPath: keyPath)) {
+            try check()
+            return true
         }
     }
 
     /// How many key paths are kept (for tests of the bound).
-    var count: Int { checked.withLock { $0.count } }
+    var count: Int { checked.count }
 }

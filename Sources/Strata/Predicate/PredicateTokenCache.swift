@@ -10,32 +10,23 @@ import StrataLog
 /// instructions, an eighth of what an indexed query of 10k employees spends judging
 /// its hundred candidates. A hit costs a hash of the format and a lock.
 ///
-/// Bounded: formats longer than `longestFormat` bytes of UTF-8 are never
-/// kept, and when it holds `capacity` formats it starts afresh, which is enough for
-/// the literals a program's predicates use and keeps caller-made formats from growing
-/// it without end. A format that does not tokenize is not kept (its error is raised
-/// each time).
+/// Bounded: formats longer than `longestFormat` bytes of UTF-8 are never kept, and
+/// at most 256 formats are (`BoundedMemo`). A format that does not tokenize is
+/// not kept (its error is raised each time).
 final class PredicateTokenCache: Sendable {
     static let shared = PredicateTokenCache()
 
-    private let capacity = 256
     private let longestFormat = 1_024
-    private let tokens = Locked<[String: [PredicateToken]]>([:])
+    private let tokens = BoundedMemo<String, [PredicateToken]>(capacity: 256)
 
     /// `PredicateLexer.tokenize(format)`, from the cache when it was read before.
     ///
     /// - Throws: as `PredicateLexer.tokenize(_:)`.
     func tokens(of format: String) throws -> [PredicateToken] {
         guard format.utf8.count <= longestFormat else { return try PredicateLexer.tokenize(format) }
-        if let cached = tokens.withLock({ $0[format] }) { return cached }
-        let read = try PredicateLexer.tokenize(format)
-        tokens.withLock { cache in
-            if cache.count >= capacity { cache.removeAll(keepingCapacity: true) }
-            cache[format] = read
-        }
-        return read
+        return try tokens.answer(format) { try PredicateLexer.tokenize(format) }
     }
 
     /// How many formats are kept (for tests of the bound).
-    var count: Int { tokens.withLock { $0.count } }
+    var count: Int { tokens.count }
 }
