@@ -25,9 +25,16 @@ import Testing
     @Test func hardwareAndSoftwareAgreeAtEveryLengthAndAlignment() throws {
         guard CRC32C.usesHardware else { return }  // nothing to compare on this CPU
         let data = Self.bytes(4_200, seed: 7)
+        // The hardware path checksums three lanes of 512 bytes, then of 64, side by side:
+        // lengths around each lane boundary and multiples of it.
+        var lanes: [Int] = []
+        for lane in [64, 512] {
+            let three = 3 * lane
+            lanes += [three - 1, three, three + 1, three + 7, three + 8, 2 * three, 2 * three + 65]
+        }
         data.withUnsafeBytes { all in
             for start in 0..<8 {
-                for length in Array(0...80) + [511, 512, 513, 4_095, 4_096, 4_097, 4_192 - start] {
+                for length in Array(0...80) + lanes + [511, 512, 513, 1_500, 4_095, 4_096, 4_097, 4_192 - start] {
                     let slice = UnsafeRawBufferPointer(rebasing: all[start..<(start + length)])
                     for seed: UInt32 in [0, 0xDEAD_BEEF] {
                         #expect(CRC32C.hardwareChecksum(slice, continuing: seed) == CRC32C.softwareChecksum(slice, continuing: seed),
