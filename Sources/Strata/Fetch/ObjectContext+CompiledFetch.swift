@@ -240,12 +240,6 @@ final class CompiledRun {
         only = compiled.count == 1 ? compiled.first.map { Unmanaged.passUnretained($0.value) } : nil
     }
 
-    /// The compiled request for `key`'s entity; nil for a tag the fetch does not ask for.
-    func fetch(for key: RecordKey) -> CompiledFetch? {
-        let tag = StoreSchema.tag(of: key)
-        return tag == onlyTag ? only?.takeUnretainedValue() : compiled[tag]
-    }
-
     /// Judges `view` on its record and adds it to the collector when it is kept (a
     /// fetch's `judgeRecord`, and each half's of a parallel scan). Returns false when
     /// the record must be judged as an object instead (a field the compiled request
@@ -256,7 +250,19 @@ final class CompiledRun {
         // Most candidates do not match: they are turned away without the fetch's
         // compiled request leaving the run (a retain and a release per record).
         guard let matched = try judge(view) else { return false }
-        guard matched, let fetch = fetch(for: view.key) else { return true }
+        guard matched else { return true }
+        // The fetch lent, not retained and released for each match (as in `judge`).
+        let tag = StoreSchema.tag(of: view.key)
+        if tag == onlyTag, let only {
+            return try only._withUnsafeGuaranteedRef { try keep(view, fetch: $0, position: position, keepObjects: keepObjects, offset: offset) }
+        }
+        guard let fetch = compiled[tag] else { return true }
+        return try keep(view, fetch: fetch, position: position, keepObjects: keepObjects, offset: offset)
+    }
+
+    /// Adds a match to the collector when it is kept; false when its sort values must
+    /// be read from its object instead.
+    private func keep(_ view: RecordView, fetch: CompiledFetch, position: Int, keepObjects: Bool, offset: Int) throws -> Bool {
         if let first = fetch.firstSortValue {
             if collector.rejects(first: first) { return true }
             // Not turned away, and tying with no kept row: it comes before the worst

@@ -567,90 +567,133 @@ final class IndexFile: Sendable {
 
     /// The terms of `index` within the bounds, in file order, read in place from the
     /// term fence and blocks: each term's value (valid during the call), key and
-    /// sequence. The whole fence and each block read are checked before any of their
-    /// terms is handed over; a fence or block that does not parse is decoded the
-    /// checked way (`termFence`, `termBlock`), which names the damage.
+    /// sequence. The whole fence and each block are checked to parse before any of their
+    /// terms is handed over; a fence or block that does not is decoded the checked way
+    /// (`termFence`, `termBlock`), which names the damage.
+    ///
+    /// The fence and blocks are checked once, when read, and cached checked
+    /// (`checkedFlag`): checking them again at every walk was a twelfth of a query
+    /// through an index of 10,000 keys (the whole fence each time, for one or two
+    /// blocks), and the walk now stops at the first fence entry past the index.
     private func walkTerms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool,
                            _ body: (UnsafeRawBufferPointer, RecordKey, UInt64) -> Void) throws(Damage) {
         guard footer.termCount > 0 else { return }
-        let fence = try block(footer.termFence.offset, footer.termFence.length, what: "term fence")
+        let dataFenceOffset = footer.dataFence.offset
+        let fence = try checkedTermBytes(footer.termFence.offset, footer.termFence.length, what: "term fence") {
+            Self.termFenceParses($0, dataFenceOffset: dataFenceOffset)
+        }
         // Fence entries: index u32, value length u16, value, last key u64, offset u64, length u32.
         var handles: [(offset: UInt64, length: UInt64)] = []
-        let fenceParsed: Bool = fence.withUnsafeBytes { b in
-            let end = b.count - 4
-            guard end >= 4 else { return false }
-            let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
-            guard count <= (end - 4) / 26 else { return false }
-            var p = 4
-            var past = false
-            for _ in 0..<count {
-                guard p + 6 <= end else { return false }
-                let blockIndex = UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p, as: UInt32.self))
-                let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
-                guard p + 6 + length + 20 <= end else { return false }
-                let value = UnsafeRawBufferPointer(rebasing: b[p + 6..<p + 6 + length])
-                let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 8, as: UInt64.self))
-                let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 16, as: UInt32.self)))
-                // Term blocks lie between the data blocks and the data fence.
-                guard offset <= footer.dataFence.offset, blockLength <= footer.dataFence.offset - offset else { return false }
-                p += 6 + length + 20
-                // Blocks whose last term sorts before (index, lower) hold nothing wanted;
-                // the first block past `index` may still begin with its terms.
-                if past || blockIndex < index || (blockIndex == index && Self.bytes(value, precede: lower ?? [])) { continue }
-                handles.append((offset, blockLength))
-                past = blockIndex > index
-            }
-            return true
-        }
-        guard fenceParsed else {
-            _ = try termFence()
-            throw damage("term fence does not parse", at: footer.termFence.offset)
-        }
-        for handle in handles {
-            let bytes = try block(handle.offset, handle.length, what: "term")
-            // Terms: index u32, value length u16, value, key u64, sequence u64.
-            let outcome: (parsed: Bool, done: Bool) = bytes.withUnsafeBytes { b in
-                let end = b.count - 4
-                guard end >= 4 else { return (false, false) }
+        fence.withUnsafeBytes { b in
+            (lower ?? []).withUnsafeBytes { lowerBytes in
                 let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
-                guard count <= (end - 4) / 22 else { return (false, false) }
-                // Checked whole first, so that a damaged block hands nothing over.
                 var p = 4
                 for _ in 0..<count {
-                    guard p + 6 <= end else { return (false, false) }
+                    let blockIndex = UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p, as: UInt32.self))
                     let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
-                    guard p + 6 + length + 16 <= end else { return (false, false) }
-                    p += 6 + length + 16
-                }
-                guard p == end else { return (false, false) }
-                p = 4
-                for _ in 0..<count {
-                    let termIndex = UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p, as: UInt32.self))
-                    let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
-                    let value = UnsafeRawBufferPointer(rebasing: b[p + 6..<p + 6 + length])
-                    let key = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length, as: UInt64.self))
-                    let sequence = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 8, as: UInt64.self))
-                    p += 6 + length + 16
-                    if termIndex < index { continue }
-                    if termIndex > index { return (true, true) }
-                    if let lower {
-                        if Self.bytes(value, precede: lower) { continue }
-                        if !lowerInclusive && Self.bytes(value, equal: lower) { continue }
+                    // Blocks whose last term sorts before (index, lower) hold nothing
+                    // wanted; the first block past `index` may still begin with its terms.
+                    if blockIndex < index || (blockIndex == index && TermBytes.bytewiseOrder(UnsafeRawBufferPointer(rebasing: b[p + 6..<p + 6 + length]), lowerBytes) < 0) {
+                        p += 6 + length + 20
+                        continue
                     }
-                    if let upper {
-                        if Self.bytes(upper, precede: value) { return (true, true) }
-                        if !upperInclusive && Self.bytes(value, equal: upper) { return (true, true) }
-                    }
-                    body(value, RecordKey(key), sequence)
+                    let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 8, as: UInt64.self))
+                    let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 16, as: UInt32.self)))
+                    handles.append((offset, blockLength))
+                    if blockIndex > index { return }
+                    p += 6 + length + 20
                 }
-                return (true, false)
             }
-            guard outcome.parsed else {
-                _ = try termBlock(offset: handle.offset, length: handle.length)
-                throw damage("term block does not parse", at: handle.offset)
-            }
-            if outcome.done { return }
         }
+        for handle in handles {
+            let bytes = try checkedTermBytes(handle.offset, handle.length, what: "term") { Self.termBlockParses($0) }
+            // Terms: index u32, value length u16, value, key u64, sequence u64.
+            let done: Bool = bytes.withUnsafeBytes { b in
+                (lower ?? []).withUnsafeBytes { lowerBytes in
+                    (upper ?? []).withUnsafeBytes { upperBytes in
+                        let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
+                        var p = 4
+                        for _ in 0..<count {
+                            let termIndex = UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p, as: UInt32.self))
+                            let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
+                            let value = UnsafeRawBufferPointer(rebasing: b[p + 6..<p + 6 + length])
+                            let key = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length, as: UInt64.self))
+                            let sequence = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 8, as: UInt64.self))
+                            p += 6 + length + 16
+                            if termIndex < index { continue }
+                            if termIndex > index { return true }
+                            if lower != nil {
+                                let order = TermBytes.bytewiseOrder(value, lowerBytes)
+                                if order < 0 || (order == 0 && !lowerInclusive) { continue }
+                            }
+                            if upper != nil {
+                                let order = TermBytes.bytewiseOrder(value, upperBytes)
+                                if order > 0 || (order == 0 && !upperInclusive) { return true }
+                            }
+                            body(value, RecordKey(key), sequence)
+                        }
+                        return false
+                    }
+                }
+            }
+            if done { return }
+        }
+    }
+
+    /// Marks a term fence or term block in the cache that was checked to parse; a walk
+    /// reads it without checking again. Offsets lie far below it (and `packedFlag`).
+    static let checkedFlag: UInt64 = 1 << 61
+
+    /// The term fence or block at `offset`, checked by `parses` when read (its CRC, as
+    /// every block's, by `block`) and cached checked; one that does not parse is
+    /// decoded the checked way, which names the damage.
+    private func checkedTermBytes(_ offset: UInt64, _ length: UInt64, what: String,
+                                  parses: (UnsafeRawBufferPointer) -> Bool) throws(Damage) -> [UInt8] {
+        let key = BlockCache.Key(file: cacheID, offset: offset | Self.checkedFlag)
+        if let cached = cache.get(key) { return cached }
+        let bytes = try block(offset, length, what: what, caching: false)
+        guard bytes.withUnsafeBytes(parses) else {
+            if what == "term fence" { _ = try termFence() } else { _ = try termBlock(offset: offset, length: length) }
+            throw damage(what == "term fence" ? "term fence does not parse" : "term block does not parse", at: offset)
+        }
+        cache.put(key, bytes)
+        return bytes
+    }
+
+    /// Whether a term fence's entries parse: their count, lengths and handles (term
+    /// blocks lie between the data blocks and the data fence) fit the block.
+    static func termFenceParses(_ b: UnsafeRawBufferPointer, dataFenceOffset: UInt64) -> Bool {
+        let end = b.count - 4
+        guard end >= 4 else { return false }
+        let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
+        guard count <= (end - 4) / 26 else { return false }
+        var p = 4
+        for _ in 0..<count {
+            guard p + 6 <= end else { return false }
+            let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
+            guard p + 6 + length + 20 <= end else { return false }
+            let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 8, as: UInt64.self))
+            let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 16, as: UInt32.self)))
+            guard offset <= dataFenceOffset, blockLength <= dataFenceOffset - offset else { return false }
+            p += 6 + length + 20
+        }
+        return true
+    }
+
+    /// Whether a term block's terms parse: their count and lengths fill the block exactly.
+    static func termBlockParses(_ b: UnsafeRawBufferPointer) -> Bool {
+        let end = b.count - 4
+        guard end >= 4 else { return false }
+        let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
+        guard count <= (end - 4) / 22 else { return false }
+        var p = 4
+        for _ in 0..<count {
+            guard p + 6 <= end else { return false }
+            let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
+            guard p + 6 + length + 16 <= end else { return false }
+            p += 6 + length + 16
+        }
+        return p == end
     }
 
     /// Whether `a` sorts before `b` bytewise (a proper prefix sorts first).

@@ -35,24 +35,34 @@ struct StoreIndex: Sendable {
     /// The newest version of `key` in `files` (sorted by descending `maxSequence`, as
     /// `files` is): a snapshot of the list lets readers probe outside the state lock.
     static func sealedEntry(_ key: RecordKey, in files: [IndexFile]) throws -> IndexEntry? {
-        try newest(in: files) { try files[$0].entry(key) }
+        try newest(in: files) { file, _ in try file.entry(key) }
     }
 
     /// ``sealedEntry(_:in:)`` with a memo per file (`memos[i]` for `files[i]`).
     static func sealedEntry(_ key: RecordKey, in files: [IndexFile], memos: inout [IndexFile.LookupMemo]) throws -> IndexEntry? {
-        try newest(in: files) { try files[$0].entry(key, memo: &memos[$0]) }
+        try newest(in: files) { file, i in try file.entry(key, memo: &memos[i]) }
     }
 
     /// The newest of the versions `lookup` finds in `files[i]`, probing the files in
     /// their order (descending `maxSequence`) until none left can hold a newer one.
-    private static func newest(in files: [IndexFile], _ lookup: (Int) throws -> IndexEntry?) throws -> IndexEntry? {
-        var best: IndexEntry?
-        for i in files.indices {
-            if let best, files[i].footer.maxSequence < best.sequence { break }
-            guard let found = try lookup(i) else { continue }
-            if best.map({ found.isNewer(than: $0) }) ?? true { best = found }
+    ///
+    /// Each file is lent to `lookup` unretained (the array holds it throughout): taken
+    /// from the array, it was retained and released per probe, a twentieth of an
+    /// indexed query's time in the atomic count alone.
+    private static func newest(in files: [IndexFile], _ lookup: (IndexFile, Int) throws -> IndexEntry?) throws -> IndexEntry? {
+        try files.withUnsafeBufferPointer { files in
+            var best: IndexEntry?
+            for i in files.indices {
+                let (stop, found) = try Unmanaged.passUnretained(files[i])._withUnsafeGuaranteedRef { file -> (Bool, IndexEntry?) in
+                    if let best, file.footer.maxSequence < best.sequence { return (true, nil) }
+                    return (false, try lookup(file, i))
+                }
+                if stop { break }
+                guard let found else { continue }
+                if best.map({ found.isNewer(than: $0) }) ?? true { best = found }
+            }
+            return best
         }
-        return best
     }
 
     /// The current version of `key`, tombstones included.

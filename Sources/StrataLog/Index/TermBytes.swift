@@ -84,7 +84,7 @@ enum TermBytes: Hashable, Comparable, Sendable {
 
     /// Bytewise order as −1, 0 or 1 (a proper prefix first), eight bytes at a time as
     /// big-endian words, whose order is their bytes' order: terms sorted here and the
-    /// bounds an index read compares every term of a block with (`IndexFile.bytes`),
+    /// bounds an index read compares every term of a block with (`IndexFile.walkTerms`),
     /// most of them eight-byte integers, where a checked loop per byte was a third of
     /// the term walk.
     static func bytewiseOrder(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {

@@ -7,17 +7,20 @@
 /// up when visited, as is a listed key whose segment a compaction has since retired.
 public struct LocatedKey: Sendable {
     public let key: RecordKey
-    /// The version found by the listing; nil for a key added by the caller.
-    let entry: IndexEntry?
+    /// The version found by the listing (its sequence and location, no blob
+    /// references: reading the record needs none); nil for a key added by the caller.
+    /// Trivially copied: holding the whole `IndexEntry` retained and released its blob
+    /// list each time a candidate was listed, handed to the visit and dropped.
+    let version: (sequence: UInt64, location: RecordLocation)?
 
     /// A key without a location: looked up when visited.
     public init(_ key: RecordKey) {
         self.key = key
-        entry = nil
+        version = nil
     }
 
     init(_ entry: IndexEntry) {
         key = entry.key
-        self.entry = entry
+        version = (entry.sequence, entry.location)
     }
 }

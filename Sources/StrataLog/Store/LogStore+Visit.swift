@@ -28,7 +28,10 @@ extension LogStore {
     /// A version replaced since the listing is still read (a fetch racing a writer sees
     /// one of the two, as with any read that lists before it reads).
     public func visitRecords(located: [LocatedKey], _ body: (Int, RecordView) throws -> Bool) throws {
-        try visitRecords(count: located.count, { (located[$0].key, located[$0].entry) }, body)
+        try visitRecords(count: located.count, { i in
+            let l = located[i]
+            return (l.key, l.version.map { VisitTarget(key: l.key, sequence: $0.sequence, location: $0.location) })
+        }, body)
     }
 
     /// Hands the newest live version of `key`, read in place, to `body`; false (and
@@ -55,7 +58,7 @@ extension LogStore {
         return true
     }
 
-    private func visitRecords(count: Int, _ item: (Int) -> (RecordKey, IndexEntry?), _ body: (Int, RecordView) throws -> Bool) throws {
+    private func visitRecords(count: Int, _ item: (Int) -> (RecordKey, VisitTarget?), _ body: (Int, RecordView) throws -> Bool) throws {
         var start = 0
         var frame = VisitFrame(readsPrefixes: true)
         defer { counters.recordsDecoded.add(frame.visited) }
@@ -73,20 +76,20 @@ extension LogStore {
                 var checked: (id: UInt32, open: Bool)?
                 for position in start..<end {
                     let (key, listed) = item(position)
-                    var entry = listed
-                    if let e = entry {
-                        if checked?.id != e.location.segment {
-                            checked = (e.location.segment, s.segmentFiles[e.location.segment] != nil)
+                    var target = listed
+                    if let t = target {
+                        if checked?.id != t.location.segment {
+                            checked = (t.location.segment, s.segmentFiles[t.location.segment] != nil)
                         }
-                        if checked?.open != true { entry = nil }
+                        if checked?.open != true { target = nil }
                     }
-                    if entry == nil {
+                    if target == nil {
                         guard let current = try s.index.entry(key), !current.isTombstone else { continue }
                         _ = try Self.segmentFile(current.location.segment, in: s.segmentFiles, paths: paths)
-                        entry = current
+                        target = VisitTarget(current)
                     }
-                    guard let entry else { continue }
-                    found.append((position, VisitTarget(entry)))
+                    guard let target else { continue }
+                    found.append((position, target))
                 }
                 return found
             }

@@ -87,6 +87,51 @@ import StrataTestSupport
         }
     }
 
+    /// A walk caches the term fence and blocks it checked (`IndexFile.checkedFlag`) and
+    /// later walks read them unchecked: the same terms each time, and a fence or block
+    /// whose checksum holds but whose entries do not parse (one more entry announced
+    /// than it holds) is an error at every walk, never cached as checked.
+    @Test func onlyATermBlockThatParsesIsCachedChecked() throws {
+        var random = SplitMix(seed: 79)
+        let terms = (1...300).map { key in
+            IndexTermEntry(index: 1, value: TermBytes([UInt8(key % 7)]), key: RecordKey(UInt64(key)), sequence: 1 + random.next() % 9)
+        }
+        func walk(_ file: IndexFile) throws -> [String] {
+            var read: [String] = []
+            try file.termKeys(index: 1, from: [2], through: [5], lowerInclusive: true, upperInclusive: false) { read.append("\($0)@\($1)") }
+            return read
+        }
+        let intact = try Self.file(terms)
+        let first = try walk(intact)
+        #expect(first.count == terms.filter { (2..<5).contains($0.value.bytes[0]) }.count)
+        #expect(try walk(intact) == first)
+        // The first term block's handle, from the fence: count u32, then index u32,
+        // value length u16, value, last key u64, offset u64, length u32.
+        let encoded = try IndexFileBuilder.encode(
+            entries: Set(terms.map(\.key)).sorted().map {
+                IndexEntry(key: $0, sequence: 1, isTombstone: false,
+                           location: RecordLocation(segment: 1, frameOffset: 48, frameLength: 100, recordOffset: 4, recordLength: 30), blobs: [])
+            },
+            terms: terms.sorted(by: IndexTermEntry.precedes), segmentID: 1, storeID: Self.storeID, minSequence: 1, maxSequence: 9,
+            recordBytes: Int64(30 * terms.count), segmentLength: 1 << 20)
+        let fenceAt = Int(intact.footer.termFence.offset)
+        func u64(_ at: Int) -> UInt64 { encoded[at..<at + 8].reversed().reduce(0) { $0 << 8 | UInt64($1) } }
+        let valueLength = Int(encoded[fenceAt + 8]) | Int(encoded[fenceAt + 9]) << 8
+        let blockAt = Int(u64(fenceAt + 10 + valueLength + 8))
+        let blockLength = Int(UInt32(truncatingIfNeeded: u64(fenceAt + 10 + valueLength + 16) & 0xFFFF_FFFF))
+        for (start, length) in [(blockAt, blockLength), (fenceAt, Int(intact.footer.termFence.length))] {
+            let damaged = try Self.file(terms) { bytes in
+                let end = start + length
+                bytes[start] &+= 1
+                let crc = CRC32C.checksum(bytes[start..<end - 4])
+                for i in 0..<4 { bytes[end - 4 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
+            }
+            for attempt in 0..<2 {
+                #expect(throws: IndexFile.Damage.self, "block at \(start), walk \(attempt)") { try walk(damaged) }
+            }
+        }
+    }
+
     @Test func aDamagedTermBlockOrFenceIsAnErrorEitherWay() throws {
         var random = SplitMix(seed: 78)
         let terms = (1...300).map { key in
