@@ -589,19 +589,15 @@ final class IndexFile: Sendable {
                 let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
                 var p = 4
                 for _ in 0..<count {
-                    let blockIndex = UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p, as: UInt32.self))
-                    let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
+                    let (blockIndex, value, at) = Self.termEntry(b, at: p)
+                    p = at + 20
                     // Blocks whose last term sorts before (index, lower) hold nothing
                     // wanted; the first block past `index` may still begin with its terms.
-                    if blockIndex < index || (blockIndex == index && TermBytes.bytewiseOrder(UnsafeRawBufferPointer(rebasing: b[p + 6..<p + 6 + length]), lowerBytes) < 0) {
-                        p += 6 + length + 20
-                        continue
-                    }
-                    let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 8, as: UInt64.self))
-                    let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 16, as: UInt32.self)))
+                    if blockIndex < index || (blockIndex == index && TermBytes.bytewiseOrder(value, lowerBytes) < 0) { continue }
+                    let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
+                    let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + 16, as: UInt32.self)))
                     handles.append((offset, blockLength))
                     if blockIndex > index { return }
-                    p += 6 + length + 20
                 }
             }
         }
@@ -614,12 +610,10 @@ final class IndexFile: Sendable {
                         let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
                         var p = 4
                         for _ in 0..<count {
-                            let termIndex = UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p, as: UInt32.self))
-                            let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
-                            let value = UnsafeRawBufferPointer(rebasing: b[p + 6..<p + 6 + length])
-                            let key = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length, as: UInt64.self))
-                            let sequence = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 8, as: UInt64.self))
-                            p += 6 + length + 16
+                            let (termIndex, value, at) = Self.termEntry(b, at: p)
+                            let key = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+                            let sequence = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
+                            p = at + 16
                             if termIndex < index { continue }
                             if termIndex > index { return true }
                             if lower != nil {
@@ -638,6 +632,16 @@ final class IndexFile: Sendable {
             }
             if done { return }
         }
+    }
+
+    /// The head of the term fence or block entry at `p`, in bytes checked to parse: its
+    /// index, its value (index u32, value length u16, value), and where the fixed bytes
+    /// after it begin.
+    @inline(__always)
+    private static func termEntry(_ b: UnsafeRawBufferPointer, at p: Int) -> (index: UInt32, value: UnsafeRawBufferPointer, trailer: Int) {
+        let index = UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p, as: UInt32.self))
+        let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
+        return (index, UnsafeRawBufferPointer(rebasing: b[p + 6..<p + 6 + length]), p + 6 + length)
     }
 
     /// Marks a term fence or term block in the cache that was checked to parse; a walk
@@ -663,37 +667,37 @@ final class IndexFile: Sendable {
     /// Whether a term fence's entries parse: their count, lengths and handles (term
     /// blocks lie between the data blocks and the data fence) fit the block.
     static func termFenceParses(_ b: UnsafeRawBufferPointer, dataFenceOffset: UInt64) -> Bool {
-        let end = b.count - 4
-        guard end >= 4 else { return false }
-        let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
-        guard count <= (end - 4) / 26 else { return false }
-        var p = 4
-        for _ in 0..<count {
-            guard p + 6 <= end else { return false }
-            let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
-            guard p + 6 + length + 20 <= end else { return false }
-            let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 8, as: UInt64.self))
-            let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: p + 6 + length + 16, as: UInt32.self)))
-            guard offset <= dataFenceOffset, blockLength <= dataFenceOffset - offset else { return false }
-            p += 6 + length + 20
+        termEntriesParse(b, trailer: 20, fillsBlock: false) { at in
+            let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
+            let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + 16, as: UInt32.self)))
+            return offset <= dataFenceOffset && blockLength <= dataFenceOffset - offset
         }
-        return true
     }
 
     /// Whether a term block's terms parse: their count and lengths fill the block exactly.
     static func termBlockParses(_ b: UnsafeRawBufferPointer) -> Bool {
+        termEntriesParse(b, trailer: 16, fillsBlock: true)
+    }
+
+    /// Whether the entries of a term fence or block parse: a count (u32), then entries of
+    /// index u32, value length u16, the value and `trailer` fixed bytes (a fence entry's
+    /// last key, offset and length; a term's key and sequence), each accepted by
+    /// `accepts` (given where its trailer starts), all within the block's body before its
+    /// checksum — and filling it, when `fillsBlock`.
+    private static func termEntriesParse(_ b: UnsafeRawBufferPointer, trailer: Int, fillsBlock: Bool,
+                                         accepts: (Int) -> Bool = { _ in true }) -> Bool {
         let end = b.count - 4
         guard end >= 4 else { return false }
         let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
-        guard count <= (end - 4) / 22 else { return false }
+        guard count <= (end - 4) / (6 + trailer) else { return false }
         var p = 4
         for _ in 0..<count {
             guard p + 6 <= end else { return false }
             let length = Int(UInt16(littleEndian: b.loadUnaligned(fromByteOffset: p + 4, as: UInt16.self)))
-            guard p + 6 + length + 16 <= end else { return false }
-            p += 6 + length + 16
+            guard p + 6 + length + trailer <= end, accepts(p + 6 + length) else { return false }
+            p += 6 + length + trailer
         }
-        return p == end
+        return !fillsBlock || p == end
     }
 
     /// Whether `a` sorts before `b` bytewise (a proper prefix sorts first).
