@@ -579,8 +579,11 @@ final class IndexFile: Sendable {
                            _ body: (UnsafeRawBufferPointer, RecordKey, UInt64) -> Void) throws(Damage) {
         guard footer.termCount > 0 else { return }
         let dataFenceOffset = footer.dataFence.offset
-        let fence = try checkedTermBytes(footer.termFence.offset, footer.termFence.length, what: "term fence") {
+        guard let fence = try checkedTermBytes(footer.termFence.offset, footer.termFence.length, what: "term fence", parses: {
             Self.termFenceParses($0, dataFenceOffset: dataFenceOffset)
+        }) else {
+            _ = try termFence()
+            throw damage("term fence does not parse", at: footer.termFence.offset)
         }
         // Fence entries: index u32, value length u16, value, last key u64, offset u64, length u32.
         var handles: [(offset: UInt64, length: UInt64)] = []
@@ -602,7 +605,10 @@ final class IndexFile: Sendable {
             }
         }
         for handle in handles {
-            let bytes = try checkedTermBytes(handle.offset, handle.length, what: "term") { Self.termBlockParses($0) }
+            guard let bytes = try checkedTermBytes(handle.offset, handle.length, what: "term", parses: Self.termBlockParses) else {
+                _ = try termBlock(offset: handle.offset, length: handle.length)
+                throw damage("term block does not parse", at: handle.offset)
+            }
             // Terms: index u32, value length u16, value, key u64, sequence u64.
             let done: Bool = bytes.withUnsafeBytes { b in
                 (lower ?? []).withUnsafeBytes { lowerBytes in
@@ -649,17 +655,14 @@ final class IndexFile: Sendable {
     static let checkedFlag: UInt64 = 1 << 61
 
     /// The term fence or block at `offset`, checked by `parses` when read (its CRC, as
-    /// every block's, by `block`) and cached checked; one that does not parse is
-    /// decoded the checked way, which names the damage.
+    /// every block's, by `block`) and cached checked; nil when it does not parse (the
+    /// caller decodes it the checked way, which names the damage).
     private func checkedTermBytes(_ offset: UInt64, _ length: UInt64, what: String,
-                                  parses: (UnsafeRawBufferPointer) -> Bool) throws(Damage) -> [UInt8] {
+                                  parses: (UnsafeRawBufferPointer) -> Bool) throws(Damage) -> [UInt8]? {
         let key = BlockCache.Key(file: cacheID, offset: offset | Self.checkedFlag)
         if let cached = cache.get(key) { return cached }
         let bytes = try block(offset, length, what: what, caching: false)
-        guard bytes.withUnsafeBytes(parses) else {
-            if what == "term fence" { _ = try termFence() } else { _ = try termBlock(offset: offset, length: length) }
-            throw damage(what == "term fence" ? "term fence does not parse" : "term block does not parse", at: offset)
-        }
+        guard bytes.withUnsafeBytes(parses) else { return nil }
         cache.put(key, bytes)
         return bytes
     }
@@ -698,19 +701,6 @@ final class IndexFile: Sendable {
             p += 6 + length + trailer
         }
         return !fillsBlock || p == end
-    }
-
-    /// Whether `a` sorts before `b` bytewise (a proper prefix sorts first).
-    static func bytes(_ a: UnsafeRawBufferPointer, precede b: [UInt8]) -> Bool {
-        b.withUnsafeBytes { b in TermBytes.bytewiseOrder(a, b) < 0 }
-    }
-
-    static func bytes(_ a: [UInt8], precede b: UnsafeRawBufferPointer) -> Bool {
-        a.withUnsafeBytes { a in TermBytes.bytewiseOrder(a, b) < 0 }
-    }
-
-    static func bytes(_ a: UnsafeRawBufferPointer, equal b: [UInt8]) -> Bool {
-        b.withUnsafeBytes { b in TermBytes.bytewiseOrder(a, b) == 0 }
     }
 
     /// Every entry and term of the file, checking each block (verify, upgrades).

@@ -40,9 +40,9 @@ import StrataTestSupport
             if random.next() % 3 == 0, !b.isEmpty { b[Int(random.next() % UInt64(b.count))] ^= 0x81 }
             a.withUnsafeBytes { ra in
                 b.withUnsafeBytes { rb in
-                    #expect(IndexFile.bytes(ra, precede: b) == a.lexicographicallyPrecedes(b), "\(a) < \(b)")
-                    #expect(IndexFile.bytes(a, precede: rb) == a.lexicographicallyPrecedes(b), "\(a) < \(b)")
-                    #expect(IndexFile.bytes(ra, equal: b) == (a == b), "\(a) == \(b)")
+                    #expect((TermBytes.bytewiseOrder(ra, rb) < 0) == a.lexicographicallyPrecedes(b), "\(a) < \(b)")
+                    #expect((TermBytes.bytewiseOrder(rb, ra) < 0) == b.lexicographicallyPrecedes(a), "\(b) < \(a)")
+                    #expect((TermBytes.bytewiseOrder(ra, rb) == 0) == (a == b), "\(a) == \(b)")
                 }
             }
         }
