@@ -218,16 +218,21 @@ public final class ObjectContext {
         // `visitRecords`): `get` copied each record's value, terms and blob list out
         // first, three allocations per fault for bytes decoded once.
         if let group = object.faultGroup {
-            let keys = group.batch(around: key, size: group.batchSize > 0 ? group.batchSize : store.options.faultBatchSize).filter { k in
-                k == key || (registry[k]?.object.map { $0.stored == nil && !$0.isNew } ?? false)
+            // The faults of the batch, each looked up once: the registry was asked
+            // again for every record read (a probe of a table as large as the fetch).
+            let batch = group.batch(around: key, size: group.batchSize > 0 ? group.batchSize : store.options.faultBatchSize)
+            var keys: [RecordKey] = [], faults: [ManagedObject] = []
+            keys.reserveCapacity(batch.count)
+            faults.reserveCapacity(batch.count)
+            for k in batch {
+                let fault = k == key ? object : registry[k]?.object
+                guard let fault, fault === object || (fault.stored == nil && !fault.isNew) else { continue }
+                keys.append(k)
+                faults.append(fault)
             }
             try store.records.visitRecords(keys) { position, view in
-                let k = keys[position]
-                if k == key {
-                    if object.stored == nil { object.stored = try decodeStored(view) }
-                } else if let sibling = registry[k]?.object, sibling.stored == nil {
-                    sibling.stored = try decodeStored(view)
-                }
+                let fault = faults[position]
+                if fault.stored == nil { fault.stored = try decodeStored(view) }
                 return true
             }
         } else {

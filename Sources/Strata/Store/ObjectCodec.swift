@@ -112,7 +112,6 @@ enum ObjectCodec {
         let count = try r.length()
         var fields: [FieldValue] = []
         fields.reserveCapacity(count)
-        var blobs: [BlobRef]?
         for _ in 0..<count {
             let tagByte = try r.u8()
             guard let tag = FieldTag(rawValue: tagByte) else { throw StrataError(.corrupt, "object record \(view.key) has unknown field tag \(tagByte)") }
@@ -122,9 +121,8 @@ enum ObjectCodec {
             case .blob:
                 let index = try r.varint()
                 let rawLength = try r.varint()
-                if blobs == nil { blobs = try view.blobs() }
-                guard let blobs, index < UInt64(blobs.count) else { throw StrataError(.corrupt, "object record \(view.key) names blob \(index) of \(view.blobCount)") }
-                fields.append(.blob(blobs[Int(index)], rawLength: rawLength))
+                guard index < UInt64(view.blobCount) else { throw StrataError(.corrupt, "object record \(view.key) names blob \(index) of \(view.blobCount)") }
+                fields.append(.blob(try view.blob(at: Int(index)), rawLength: rawLength))
             case .reference: fields.append(.reference(RecordKey(try r.u64())))
             case .references:
                 let n = try r.length()

@@ -5,11 +5,22 @@
 /// replaying the active segment. Its size is bounded by `LogStoreOptions.overlayEntryLimit`,
 /// past which the segment rolls.
 struct IndexOverlay: Sendable {
+    /// A key and where its entry lies among the table's entries.
+    struct KeyPosition: Sendable {
+        var key: RecordKey
+        var position: Int32
+    }
+
     private(set) var entries = KeyTable()
     /// Terms of every version added, in arrival order; readers keep a term only while
     /// its key's current version has the term's sequence.
     private(set) var terms: [IndexTermEntry] = []
-    private var sortedKeys: [RecordKey] = []
+    /// Every key with its entry's position in `entries` (positions never change:
+    /// entries are replaced in place, never removed), sorted by key once `normalizeKeys`
+    /// ran. A range walk reads each entry at its position: looking every key up in
+    /// the table again was a quarter of listing an entity's keys (a probe of a large
+    /// table per key, a cache miss each).
+    private var sortedKeys: [KeyPosition] = []
     private var keysSorted = true
     private var termsSorted = true
     /// Whether new keys arrived in increasing order (so `entries`, in arrival order, is
@@ -24,6 +35,11 @@ struct IndexOverlay: Sendable {
     var isEmpty: Bool { entries.isEmpty }
 
     func entry(_ key: RecordKey) -> IndexEntry? { entries[key] }
+
+    /// `entry(_:)` as a slot: without a copy of its blob list, whose retain touched a
+    /// heap object of its own per entry (a cache miss each, when a fault batch looked
+    /// up 64 keys of a large overlay whose records each name a blob).
+    func slot(_ key: RecordKey) -> IndexSlot? { entries.slot(key) }
 
     /// Every key's newest entry, in the order the keys first arrived.
     var allEntries: [IndexEntry] { entries.entries }
@@ -41,13 +57,14 @@ struct IndexOverlay: Sendable {
     /// Adds a version; returns the version it replaces in the overlay, if any.
     @discardableResult
     mutating func add(_ entry: IndexEntry, terms newTerms: [IndexTerm]) -> IndexEntry? {
+        let position = Int32(truncatingIfNeeded: entries.count)
         let old = entries.set(entry)
         if old == nil {
-            if let last = sortedKeys.last, entry.key <= last {
+            if let last = sortedKeys.last, entry.key <= last.key {
                 keysSorted = false
                 arrivedInOrder = false
             }
-            sortedKeys.append(entry.key)
+            sortedKeys.append(KeyPosition(key: entry.key, position: position))
         } else {
             termsAllCurrent = false
         }
@@ -85,27 +102,46 @@ struct IndexOverlay: Sendable {
 
     /// Sorts the key and term lists if writes left them unsorted (range reads need them sorted).
     mutating func normalize() {
+        normalizeKeys()
+        normalizeTerms()
+    }
+
+    /// Sorts the key list if writes left it unsorted: what a key range read needs. Apart
+    /// from the terms, whose sort is longer (a to-one relationship's terms arrive in
+    /// its targets' order, not their keys'): listing an entity's 20k keys sorted its
+    /// 20k terms too, three quarters of the first fetch of every object after an open.
+    mutating func normalizeKeys() {
         if !keysSorted {
-            sortedKeys.sort()
+            sortedKeys.sort { $0.key < $1.key }
             keysSorted = true
         }
+    }
+
+    /// Sorts the term list if writes left it unsorted: what a term range read needs.
+    mutating func normalizeTerms() {
         if !termsSorted {
             terms.sort(by: IndexTermEntry.precedes)
             termsSorted = true
         }
     }
 
-    /// Keys in ascending order from the first ≥ `start` (call `normalize` first).
-    func keys(from start: RecordKey) -> ArraySlice<RecordKey> {
+    /// Keys in ascending order from the first ≥ `start` (call `normalizeKeys` first).
+    func keys(from start: RecordKey) -> ArraySlice<KeyPosition> {
         var low = 0, high = sortedKeys.count
         while low < high {
             let mid = (low + high) / 2
-            if sortedKeys[mid] < start { low = mid + 1 } else { high = mid }
+            if sortedKeys[mid].key < start { low = mid + 1 } else { high = mid }
         }
         return sortedKeys[low...]
     }
 
-    /// The overlay's terms with `index` within the bounds (call `normalize` first).
+    /// The entry at `position` (from `keys(from:)`) as a slot, its blob list not copied.
+    func slot(at position: Int32) -> IndexSlot { entries.slot(at: Int(position)) }
+
+    /// The blob references of the entry at `position`.
+    func blobs(at position: Int32) -> [BlobRef] { entries.entries[Int(position)].blobs }
+
+    /// The overlay's terms with `index` within the bounds (call `normalizeTerms` first).
     func terms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool, _ body: (IndexTermEntry) -> Void) {
         let start = IndexTermEntry(index: index, value: TermBytes(lower ?? []), key: RecordKey(0), sequence: 0)
         var low = 0, high = terms.count

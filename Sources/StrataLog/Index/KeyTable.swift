@@ -24,6 +24,20 @@ struct KeyTable: Sendable {
         slots.position(of: key.rawValue).map { entries[$0] }
     }
 
+    /// `key`'s entry as a slot, its blob list not copied (see `slot(at:)`).
+    func slot(_ key: RecordKey) -> IndexSlot? {
+        slots.position(of: key.rawValue).map { slot(at: $0) }
+    }
+
+    /// The entry at `position` in `entries` as a slot, read in place: a copy of the
+    /// entry would retain its blob list, and a walk drops it at once.
+    func slot(at position: Int) -> IndexSlot {
+        entries.withUnsafeBufferPointer { all in
+            IndexSlot(key: all[position].key, sequence: all[position].sequence, isTombstone: all[position].isTombstone,
+                      location: all[position].location, blobList: 0)
+        }
+    }
+
     /// Sets `entry` as its key's entry; returns the one it replaces, if any.
     @discardableResult
     mutating func set(_ entry: IndexEntry) -> IndexEntry? {

@@ -71,6 +71,12 @@ struct StoreIndex: Sendable {
         return try sealedEntry(key)
     }
 
+    /// ``entry(_:)`` without its blob references: what locating a record needs.
+    func slot(_ key: RecordKey) throws -> IndexSlot? {
+        if let found = overlay.slot(key) { return found }
+        return try sealedEntry(key).map { IndexSlot($0, blobList: -1) }
+    }
+
     /// Applies a version written to the active segment (a commit, or open's replay):
     /// the counters move from the version it replaces to it.
     mutating func apply(_ entry: IndexEntry, terms: [IndexTerm], replacing previous: IndexEntry?) {
@@ -114,7 +120,7 @@ struct StoreIndex: Sendable {
             if let after, !(after < entry) { return }
             candidates.append((entry, t.sequence))
         }
-        overlay.normalize()
+        overlay.normalizeTerms()
         overlay.terms(index: index, from: lower, through: upper, lowerInclusive: true, upperInclusive: false, note)
         for file in files {
             try file.terms(index: index, from: lower, through: upper, lowerInclusive: true, upperInclusive: false, note)
@@ -146,7 +152,7 @@ struct StoreIndex: Sendable {
     /// records (a scan) copies no blob list.
     mutating func mergeSlots(from start: RecordKey, to end: RecordKey?, _ body: (IndexSlot, () -> [BlobRef]) throws -> Bool) throws {
         if let end, start >= end { return }
-        overlay.normalize()
+        overlay.normalizeKeys()
         let overlayKeys = overlay.keys(from: start)
         var overlayPosition = overlayKeys.startIndex
         var cursors: [IndexFile.Cursor] = []
@@ -158,7 +164,7 @@ struct StoreIndex: Sendable {
             // The smallest key any source offers next, and which file alone offers it.
             var next: RecordKey?
             var holder: Int? // the one file whose current key it is; nil when several or the overlay
-            if overlayPosition < overlayKeys.endIndex { next = overlayKeys[overlayPosition] }
+            if overlayPosition < overlayKeys.endIndex { next = overlayKeys[overlayPosition].key }
             for i in cursors.indices {
                 guard let k = cursors[i].currentKey else { continue }
                 if next.map({ k < $0 }) ?? true {
@@ -179,7 +185,7 @@ struct StoreIndex: Sendable {
                 // entity) is one run.
                 var bound = end
                 func lower(_ k: RecordKey) { bound = bound.map { min($0, k) } ?? k }
-                if overlayPosition < overlayKeys.endIndex { lower(overlayKeys[overlayPosition]) }
+                if overlayPosition < overlayKeys.endIndex { lower(overlayKeys[overlayPosition].key) }
                 for i in cursors.indices where i != holder {
                     if let k = cursors[i].currentKey { lower(k) }
                 }
@@ -187,11 +193,11 @@ struct StoreIndex: Sendable {
                 continue
             }
             // The overlay's version beats every file's.
-            if overlayPosition < overlayKeys.endIndex && overlayKeys[overlayPosition] == key {
+            if overlayPosition < overlayKeys.endIndex && overlayKeys[overlayPosition].key == key {
+                let position = overlayKeys[overlayPosition].position
                 overlayPosition += 1
                 for i in cursors.indices where cursors[i].currentKey == key { try cursors[i].advance() }
-                guard let entry = overlay.entry(key) else { continue }
-                if try !body(IndexSlot(entry, blobList: 0), { entry.blobs }) { return }
+                if try !body(overlay.slot(at: position), { overlay.blobs(at: position) }) { return }
                 continue
             }
             // Otherwise the newest among the files that hold the key: handed over
@@ -213,19 +219,32 @@ struct StoreIndex: Sendable {
 
     /// Live keys in `range` after `after` (exclusive), ascending, at most `limit`.
     mutating func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) throws -> [RecordKey] {
-        try entries(in: range, after: after, limit: limit).map(\.key)
+        // Slots, not entries: an entry made per key retained and released its blob
+        // list, a quarter of listing an entity's keys.
+        guard limit > 0, let start = Self.start(of: range, after: after) else { return [] }
+        var result: [RecordKey] = []
+        try mergeSlots(from: start, to: range?.upperBound) { slot, _ in
+            if !slot.isTombstone { result.append(slot.key) }
+            return result.count < limit
+        }
+        return result
+    }
+
+    /// Where a walk of `range` after `after` (exclusive) starts; nil when nothing follows `after`.
+    private static func start(of range: Range<RecordKey>?, after: RecordKey?) -> RecordKey? {
+        var start = range?.lowerBound ?? RecordKey(0)
+        if let after {
+            guard after.rawValue < UInt64.max else { return nil }
+            start = max(start, RecordKey(after.rawValue + 1))
+        }
+        return start
     }
 
     /// Up to `limit` current live entries after `after` (exclusive), ascending by key:
     /// what `keys(in:after:limit:)` lists, with each key's location, so that a scan
     /// reads the records without looking every key up again.
     mutating func entries(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) throws -> [IndexEntry] {
-        guard limit > 0 else { return [] }
-        var start = range?.lowerBound ?? RecordKey(0)
-        if let after {
-            guard after.rawValue < UInt64.max else { return [] }
-            start = max(start, RecordKey(after.rawValue + 1))
-        }
+        guard limit > 0, let start = Self.start(of: range, after: after) else { return [] }
         var result: [IndexEntry] = []
         try merge(from: start, to: range?.upperBound) { entry in
             if !entry.isTombstone { result.append(entry) }
@@ -293,7 +312,7 @@ struct StoreIndex: Sendable {
     /// blob list retained and released each time), a twentieth of an indexed query.
     mutating func entries(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [LocatedKey] {
         var candidates: [(RecordKey, UInt64)] = []
-        overlay.normalize()
+        overlay.normalizeTerms()
         overlay.terms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { candidates.append(($0.key, $0.sequence)) }
         for file in files {
             try file.termKeys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { candidates.append(($0, $1)) }

@@ -66,21 +66,33 @@ public struct RecordView {
         switch blobSource {
         case .decoded(let blobs):
             return Array(blobs)
-        case .encoded(let bytes, let count):
+        case .encoded(_, let count):
             var blobs: [BlobRef] = []
             blobs.reserveCapacity(count)
-            for i in 0..<count {
-                let base = i * BlobRef.encodedSize
-                let ref = BlobRef(file: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: base, as: UInt32.self)),
-                                  offset: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 4, as: UInt64.self)),
-                                  length: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 12, as: UInt64.self)),
-                                  checksum: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 20, as: UInt32.self)))
-                guard ref.offset <= Format.maxBlobOffset, ref.length <= Format.maxBlobLength else {
-                    throw StrataError(.corrupt, "record \(key) references a blob past any blob file (offset \(ref.offset), length \(ref.length))")
-                }
-                blobs.append(ref)
-            }
+            for i in 0..<count { blobs.append(try blob(at: i)) }
             return blobs
+        }
+    }
+
+    /// The record's blob reference `index` (below `blobCount`), decoded alone: a
+    /// record that names one blob needs no array of them (an allocation and a free per
+    /// record a fetch decodes).
+    ///
+    /// - Throws: as ``blobs()``, for that reference.
+    public func blob(at index: Int) throws -> BlobRef {
+        switch blobSource {
+        case .decoded(let blobs):
+            return blobs[index]
+        case .encoded(let bytes, _):
+            let base = index * BlobRef.encodedSize
+            let ref = BlobRef(file: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: base, as: UInt32.self)),
+                              offset: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 4, as: UInt64.self)),
+                              length: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 12, as: UInt64.self)),
+                              checksum: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: base + 20, as: UInt32.self)))
+            guard ref.offset <= Format.maxBlobOffset, ref.length <= Format.maxBlobLength else {
+                throw StrataError(.corrupt, "record \(key) references a blob past any blob file (offset \(ref.offset), length \(ref.length))")
+            }
+            return ref
         }
     }
 

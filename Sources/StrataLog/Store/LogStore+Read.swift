@@ -44,14 +44,14 @@ extension LogStore {
 
     /// Whether `key` has a live (not deleted) version.
     public func contains(_ key: RecordKey) throws -> Bool {
-        try readIndexLogging { s in try s.index.entry(key).map { !$0.isTombstone } ?? false }
+        try readIndexLogging { s in try s.index.slot(key).map { !$0.isTombstone } ?? false }
     }
 
     /// The sequence number of `key`'s current version, nil when absent or deleted.
     /// Reads no record (index blocks only, usually cached): the object layer uses it
     /// for optimistic locking.
     public func sequence(of key: RecordKey) throws -> UInt64? {
-        try readIndexLogging { s in try s.index.entry(key).flatMap { $0.isTombstone ? nil : $0.sequence } }
+        try readIndexLogging { s in try s.index.slot(key).flatMap { $0.isTombstone ? nil : $0.sequence } }
     }
 
     /// Live keys, ascending, optionally within `range`. Reads no values.

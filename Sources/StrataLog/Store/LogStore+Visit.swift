@@ -84,7 +84,7 @@ extension LogStore {
                         if checked?.open != true { target = nil }
                     }
                     if target == nil {
-                        guard let current = try s.index.entry(key), !current.isTombstone else { continue }
+                        guard let current = try s.index.slot(key), !current.isTombstone else { continue }
                         _ = try Self.segmentFile(current.location.segment, in: s.segmentFiles, paths: paths)
                         target = VisitTarget(current)
                     }
@@ -143,7 +143,7 @@ extension LogStore {
                             _ = try Self.segmentFile(slot.location.segment, in: files, paths: paths)
                             segment = slot.location.segment
                         }
-                        buffer.initializeElement(at: count, to: VisitTarget(key: slot.key, sequence: slot.sequence, location: slot.location))
+                        buffer.initializeElement(at: count, to: VisitTarget(slot))
                         count += 1
                     }
                     return seen < Self.visitPage
@@ -338,5 +338,9 @@ extension LogStore {
 extension LogStore.VisitTarget {
     init(_ entry: IndexEntry) {
         self.init(key: entry.key, sequence: entry.sequence, location: entry.location)
+    }
+
+    init(_ slot: IndexSlot) {
+        self.init(key: slot.key, sequence: slot.sequence, location: slot.location)
     }
 }
