@@ -308,8 +308,12 @@ extension LogStore {
         writer.withLock { w in
             if !options.readOnly && state.withLock({ $0.failure == nil }) {
                 do {
-                    try syncBlobs(&w)
-                    try syncSegment(&w)
+                    if shouldSealAtClose(w) {
+                        try roll(&w)
+                    } else {
+                        try syncBlobs(&w)
+                        try syncSegment(&w)
+                    }
                 } catch { firstError = error }
             }
             w.segmentFile = nil
@@ -328,6 +332,17 @@ extension LogStore {
         for file in files { try? file.close() }
         lockHandle?.unlock()
         if let firstError { throw firstError }
+    }
+}
+
+extension LogStore {
+    /// Whether `close` seals the active segment: this session committed, and its
+    /// overlay is as large as ``LogStoreOptions/sealAtCloseMinimumKeys``.
+    func shouldSealAtClose(_ w: WriterState) -> Bool {
+        guard let minimum = options.sealAtCloseMinimumKeys, minimum > 0,
+              w.segmentFile != nil, w.segmentEnd > Int64(Format.segmentHeaderSize) else { return false }
+        let (keys, last) = state.withLock { ($0.index.overlay.count, $0.lastSequence) }
+        return last > openedAtSequence && keys >= minimum
     }
 }
 

@@ -28,6 +28,9 @@ public final class LogStore: Sendable {
     /// this opening: stores that share a cache (a staging store and its owner) may
     /// number segments alike.
     let cacheNamespace: UInt64
+    /// The last sequence when the store opened: a close seals the active segment only
+    /// when this session committed (``LogStoreOptions/sealAtCloseMinimumKeys``).
+    let openedAtSequence: UInt64
     private static let cacheNamespaces = Atomic<UInt64>(1)
     let lockHandle: (any FileLock)?
     /// Short-held: index, open files, manifest, sequence. Never held during I/O on
@@ -110,6 +113,7 @@ public final class LogStore: Sendable {
         // Made before the store, because open reads index files through it.
         self.blockCache = cache
         self.cacheNamespace = (Self.cacheNamespaces.wrappingAdd(1, ordering: .relaxed).oldValue & 0x7FFF_FFFF) << 32
+        self.openedAtSequence = state.lastSequence
         self.state = Locked(state)
         self.writer = Locked(writer)
     }

@@ -38,6 +38,14 @@ public struct LogStoreOptions: Sendable {
     /// `LogStore.commit(chunks:)`, never enters the overlay: see ``bulkSortBatch``; nor
     /// does one found committed but unsealed at open, which seals the segment around it.)
     public var overlayEntryLimit = 65_536
+    /// A clean close seals the active segment (FORMAT.md §4.3) when this session
+    /// committed and the segment's overlay holds at least this many keys, so that the
+    /// next open reads its index file instead of replaying the segment into memory
+    /// (about 150 bytes a key, and the time to read it): as RocksDB flushes its
+    /// memtable at close. A smaller segment stays active and is replayed, cheaply, so
+    /// that a store opened and closed often does not pile up small segments. nil:
+    /// never at close.
+    public var sealAtCloseMinimumKeys: Int? = 8_192
     /// A chunked commit (`LogStore.commit(chunks:)`) sorts its index entries and terms
     /// in batches of this many, each spilled to a scratch file in `index/` when full,
     /// so its memory does not follow the transaction's size: about 100 bytes an item.
