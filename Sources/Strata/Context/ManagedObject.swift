@@ -140,7 +140,15 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 /// Faults handed out together by one fetch: firing one loads up to a batch of its
 /// neighbours with one read per block, as Core Data's batch faulting does.
 final class FaultGroup {
-    let keys: [RecordKey]
+    /// The fetch's keys in result order, each with where its version lay when the
+    /// fetch listed it (when it did: a plain fetch of an entity does).
+    let keys: [LocatedKey]
+    /// The store's last sequence before the fetch listed the keys: while it is still
+    /// the last, no version has moved since, and a batch reads each record where it
+    /// was listed, without looking its key up again (a lookup in an index file was
+    /// two thirds of firing a fault). A record whose segment a compaction retired is
+    /// looked up anyway (`visitRecords(located:)`). Nil: look every key up.
+    let listedAt: UInt64?
     /// Each key's fetch position, made on first use and only when the keys do not
     /// ascend (a sorted fetch): a fetch in key order, the common one, finds a position
     /// by binary search, where a dictionary of 20k positions cost a fetch of every
@@ -150,13 +158,18 @@ final class FaultGroup {
     /// How many fire together; 0 means the store's `faultBatchSize`.
     let batchSize: Int
 
-    init(keys: [RecordKey], batchSize: Int = 0) {
-        self.keys = keys
+    convenience init(keys: [RecordKey], batchSize: Int = 0) {
+        self.init(located: keys.map(LocatedKey.init), listedAt: nil, batchSize: batchSize)
+    }
+
+    init(located: [LocatedKey], listedAt: UInt64?, batchSize: Int = 0) {
+        self.keys = located
+        self.listedAt = listedAt
         self.batchSize = batchSize
         var ascending = true
         var i = 1
-        while i < keys.count {
-            if keys[i - 1] >= keys[i] { ascending = false; break }
+        while i < located.count {
+            if located[i - 1].key >= located[i].key { ascending = false; break }
             i += 1
         }
         self.ascending = ascending
@@ -168,14 +181,14 @@ final class FaultGroup {
             var low = 0, high = keys.count
             while low < high {
                 let mid = (low + high) / 2
-                if keys[mid] < key { low = mid + 1 } else { high = mid }
+                if keys[mid].key < key { low = mid + 1 } else { high = mid }
             }
-            return low < keys.count && keys[low] == key ? low : nil
+            return low < keys.count && keys[low].key == key ? low : nil
         }
         if positions == nil {
             var made: [RecordKey: Int] = [:]
             made.reserveCapacity(keys.count)
-            for (i, key) in keys.enumerated() { made[key] = i }
+            for (i, located) in keys.enumerated() { made[located.key] = i }
             positions = made
         }
         return positions?[key]
@@ -185,8 +198,8 @@ final class FaultGroup {
     /// Data's batch faulting cuts them. Firing any fault loads its whole run, the
     /// siblings before it as well as after, so code that walks the results backwards or
     /// jumps into the middle reads one batch per run, as a forward walk does.
-    func batch(around key: RecordKey, size: Int) -> ArraySlice<RecordKey> {
-        guard let position = position(of: key) else { return [key] }
+    func batch(around key: RecordKey, size: Int) -> ArraySlice<LocatedKey> {
+        guard let position = position(of: key) else { return [LocatedKey(key)] }
         let size = max(1, size)
         let start = position - position % size
         return keys[start..<min(keys.count, start + size)]

@@ -221,19 +221,25 @@ public final class ObjectContext {
             // The faults of the batch, each looked up once: the registry was asked
             // again for every record read (a probe of a table as large as the fetch).
             let batch = group.batch(around: key, size: group.batchSize > 0 ? group.batchSize : store.options.faultBatchSize)
-            var keys: [RecordKey] = [], faults: [ManagedObject] = []
+            var keys: [LocatedKey] = [], faults: [ManagedObject] = []
             keys.reserveCapacity(batch.count)
             faults.reserveCapacity(batch.count)
-            for k in batch {
-                let fault = k == key ? object : registry[k]?.object
+            for located in batch {
+                let fault = located.key == key ? object : registry[located.key]?.object
                 guard let fault, fault === object || (fault.stored == nil && !fault.isNew) else { continue }
-                keys.append(k)
+                keys.append(located)
                 faults.append(fault)
             }
-            try store.records.visitRecords(keys) { position, view in
+            func load(_ position: Int, _ view: RecordView) throws -> Bool {
                 let fault = faults[position]
                 if fault.stored == nil { fault.stored = try decodeStored(view) }
                 return true
+            }
+            // Where the fetch listed them, while no commit has moved a version since.
+            if let listedAt = group.listedAt, listedAt == store.records.lastSequence {
+                try store.records.visitRecords(located: keys, load)
+            } else {
+                try store.records.visitRecords(keys.map(\.key), load)
             }
         } else {
             _ = try store.records.withRecord(key) { object.stored = try decodeStored($0) }

@@ -81,11 +81,18 @@ extension ObjectContext {
             return try executeCompiled(request, tags: tags, indexed: indexed?.located, compiled: compiled, keepObjects: keepObjects)
         }
         var candidates: [RecordKey]
+        // The candidates with where each version lay, kept for the faults of a fetch
+        // that hands them all out (no predicate, no sort, no unsaved changes mixed in).
+        var located: [LocatedKey]?
+        let listedAt = store.records.lastSequence
         if let indexed {
+            located = indexed.located
             candidates = indexed.located.map(\.key)
         } else {
-            candidates = []
-            for tag in tags.sorted() { candidates += try store.records.keys(in: StoreSchema.range(tag: tag)) }
+            var listed: [LocatedKey] = []
+            for tag in tags.sorted() { listed += try store.records.locatedKeys(in: StoreSchema.range(tag: tag)) }
+            candidates = listed.map(\.key)
+            located = listed
         }
         if request.includesPendingChanges && !changed.isEmpty {
             // Unsaved inserts join, unsaved deletes leave; unsaved updates join too, as
@@ -96,6 +103,7 @@ extension ObjectContext {
                 if object.isDeleted { set.remove(object.objectID.key) } else { set.insert(object.objectID.key) }
             }
             candidates = set.sorted()
+            located = nil
         }
 
         let offset = max(0, request.fetchOffset)
@@ -105,8 +113,10 @@ extension ObjectContext {
         var loadedByFetch: Set<RecordKey> = []
         if request.predicate == nil && request.sortKeys.isEmpty {
             matchedKeys = window(candidates, offset: offset, limit: limit)
+            located = located.map { Array($0.dropFirst(offset).prefix(limit ?? .max)) }
             if keepObjects { matched = try matchedKeys.map { try object(forKey: $0) } }
         } else {
+            located = nil
             // Without sort keys the first offset + limit matches are the answer: stop there.
             let enough = request.sortKeys.isEmpty ? limit.map { offset + $0 } : nil
             var sortable: [FetchSubject] = []
@@ -140,7 +150,8 @@ extension ObjectContext {
 
         if keepObjects {
             // Batch faulting: the first read of any fault loads a batch of its neighbours.
-            let group = FaultGroup(keys: matchedKeys, batchSize: request.fetchBatchSize)
+            let group = located.map { FaultGroup(located: $0, listedAt: listedAt, batchSize: request.fetchBatchSize) }
+                ?? FaultGroup(keys: matchedKeys, batchSize: request.fetchBatchSize)
             for object in matched where object.isFault { object.faultGroup = group }
         }
         return FetchResult(keys: matchedKeys, objects: matched, loadedByFetch: loadedByFetch)

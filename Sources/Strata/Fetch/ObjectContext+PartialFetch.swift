@@ -61,7 +61,7 @@ extension ObjectContext {
         let key = object.objectID.key
         var keys = [key]
         if let group = object.faultGroup {
-            keys = group.batch(around: key, size: store.options.faultBatchSize).filter { k in
+            keys = group.batch(around: key, size: store.options.faultBatchSize).map(\.key).filter { k in
                 k == key || registry[k]?.object?.loadedFieldNumbers != nil
             }
         }

@@ -25,6 +25,9 @@ public protocol RecordStore: AnyObject, Sendable {
     func contains(_ key: RecordKey) throws -> Bool
     /// Live keys of a range, ascending.
     func keys(in range: Range<RecordKey>?) throws -> [RecordKey]
+    /// What `keys(in:)` lists, each key with where its current version lies, for
+    /// `visitRecords(located:_:)`.
+    func locatedKeys(in range: Range<RecordKey>?) throws -> [LocatedKey]
     /// A page of live keys after `after`, ascending.
     func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) throws -> [RecordKey]
     /// How many live keys a range holds (`LogStore` answers a whole entity's range from

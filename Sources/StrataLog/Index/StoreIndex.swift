@@ -219,12 +219,22 @@ struct StoreIndex: Sendable {
 
     /// Live keys in `range` after `after` (exclusive), ascending, at most `limit`.
     mutating func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) throws -> [RecordKey] {
-        // Slots, not entries: an entry made per key retained and released its blob
-        // list, a quarter of listing an entity's keys.
+        try liveSlots(in: range, after: after, limit: limit) { $0.key }
+    }
+
+    /// Live keys in `range`, ascending, each with where its current version lies.
+    mutating func locatedKeys(in range: Range<RecordKey>?) throws -> [LocatedKey] {
+        try liveSlots(in: range, after: nil, limit: .max) { LocatedKey($0) }
+    }
+
+    /// What `make` makes of each live slot in `range` after `after`, ascending, at most
+    /// `limit`. Slots, not entries: an entry made per key retained and released its
+    /// blob list, a quarter of listing an entity's keys.
+    private mutating func liveSlots<T>(in range: Range<RecordKey>?, after: RecordKey?, limit: Int, _ make: (IndexSlot) -> T) throws -> [T] {
         guard limit > 0, let start = Self.start(of: range, after: after) else { return [] }
-        var result: [RecordKey] = []
+        var result: [T] = []
         try mergeSlots(from: start, to: range?.upperBound) { slot, _ in
-            if !slot.isTombstone { result.append(slot.key) }
+            if !slot.isTombstone { result.append(make(slot)) }
             return result.count < limit
         }
         return result

@@ -23,4 +23,9 @@ public struct LocatedKey: Sendable {
         key = entry.key
         version = (entry.sequence, entry.location)
     }
+
+    init(_ slot: IndexSlot) {
+        key = slot.key
+        version = (slot.sequence, slot.location)
+    }
 }

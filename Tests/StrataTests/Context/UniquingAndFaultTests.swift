@@ -84,6 +84,51 @@ import StrataTestSupport
         #expect(store.statistics.recordsDecoded == 10)
     }
 
+    /// A plain fetch keeps where each record lay, and its faults read them there while
+    /// no commit followed; after one, or after a compaction moved the records, they are
+    /// looked up again: a fault never loads a version older than the store's.
+    @Test(arguments: ["nothing", "an update", "a delete", "a compaction"])
+    func faultsOfAPlainFetchLoadTheCurrentVersion(between: String) throws {
+        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let setup = store.newContext()
+        let made = try (0..<100).map { try ContextFixtures.employee(setup, "E\($0)", salary: Double($0)) }
+        try setup.save()
+        // Half of them written again: garbage for the compaction to collect.
+        for employee in made.prefix(50) { try employee.setValue(.double(-1), forKey: "salary") }
+        try setup.save()
+        if let log = store.records as? LogStore { try log.sealActiveSegment() }
+        let context = store.newContext()
+        let employees = try context.fetch(FetchRequest(entityName: "Employee"))
+        #expect(employees.count == 100 && employees.allSatisfy { $0.isFault })
+        var expected = (0..<100).map { "E\($0)" }
+        let other = store.newContext()
+        let others = try other.fetch(FetchRequest(entityName: "Employee"))
+        switch between {
+        case "an update":
+            for i in [0, 63, 64, 99] {
+                try others[i].setValue(.string("F\(i)"), forKey: "name")
+                expected[i] = "F\(i)"
+            }
+            try other.save()
+        case "a delete":
+            try other.delete(others[5])
+            try other.save()
+        case "a compaction":
+            // No commit: the records moved to a new segment and the old one retired.
+            let report = try store.records.compact(force: true)
+            #expect(report.segmentsCompacted > 0)
+        default:
+            break
+        }
+        for (i, employee) in employees.enumerated() {
+            if between == "a delete" && i == 5 {
+                #expect(throws: StrataError.self) { _ = try employee.string("name") }
+                continue
+            }
+            #expect(try employee.string("name") == expected[i], "\(between): employee \(i)")
+        }
+    }
+
     @Test func anObjectFromAnotherStoreIsRefused() throws {
         let (_, id) = try ContextFixtures.storeWithEmployee()
         let (other, _) = try ContextFixtures.storeWithEmployee()
