@@ -58,12 +58,18 @@ import StrataTestSupport
         for (key, value) in try Self.write(reopened, keys: 20...30, version: 2) { after[key] = value }
         try StoreModelCheck.expect(reopened, holds: after, residues: 4, "after writing on")
         try reopened.close()
-        let third = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: memory, logger: .quiet)
         // 11 keys: below the minimum, so that segment stayed active and was replayed.
-        #expect(Self.segments(third) == (1, 1))
-        #expect(third.state.withLock { $0.index.overlay.count } == 11)
-        try StoreModelCheck.expect(third, holds: after, residues: 4, "after the third open")
-        try third.close()
+        try Self.expectReopened(memory, sealed: 1, overlay: 11, holds: after, "after the third open")
+    }
+
+    /// Opens the store in `memory`, checks its sealed segments (beside one active),
+    /// the keys its open replayed into the overlay and what it holds, and closes it.
+    static func expectReopened(_ memory: InMemoryFileSystem, sealed: Int, overlay: Int, holds model: [UInt64: [UInt8]], _ context: String) throws {
+        let store = try LogStore.open(at: root, options: options(), fileSystem: memory, logger: .quiet)
+        #expect(segments(store) == (sealed, 1), "\(context)")
+        #expect(store.state.withLock { $0.index.overlay.count } == overlay, "\(context)")
+        try StoreModelCheck.expect(store, holds: model, residues: 4, context)
+        try store.close()
     }
 
     @Test func aSmallSegmentASessionThatOnlyReadAndNilStayActive() throws {
@@ -73,11 +79,7 @@ import StrataTestSupport
         let model = try Self.write(unsealed, keys: 1...40)
         try unsealed.close()
         // A session that only reads leaves the files as they are, large overlay or not.
-        let reader = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: memory, logger: .quiet)
-        #expect(Self.segments(reader) == (0, 1))
-        #expect(reader.state.withLock { $0.index.overlay.count } == 40)
-        try StoreModelCheck.expect(reader, holds: model, residues: 4, "read")
-        try reader.close()
+        try Self.expectReopened(memory, sealed: 0, overlay: 40, holds: model, "read")
         // A read-only store never writes.
         var readOnly = Self.options()
         readOnly.readOnly = true
