@@ -55,6 +55,10 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
     @exclusivity(unchecked) var isNew = false
     @exclusivity(unchecked) public internal(set) var isDeleted = false
+    /// The object's position among its fault group's keys (set with `faultGroup`), so
+    /// that firing it finds its batch without a table of the fetch's keys. Beside the
+    /// two flags, in what was their padding: the object is no larger for it.
+    @exclusivity(unchecked) var faultPosition: Int32 = 0
     /// The context's `changedGeneration` when it last put this object among its changed
     /// ones (0: never). Equal to the current one only while it is still there.
     @exclusivity(unchecked) var changedStamp: UInt64 = 0
@@ -149,12 +153,6 @@ final class FaultGroup {
     /// two thirds of firing a fault). A record whose segment a compaction retired is
     /// looked up anyway (`visitRecords(located:)`). Nil: look every key up.
     let listedAt: UInt64?
-    /// Each key's fetch position, made on first use and only when the keys do not
-    /// ascend (a sorted fetch): a fetch in key order, the common one, finds a position
-    /// by binary search, where a dictionary of 20k positions cost a fetch of every
-    /// object 280 instructions and 26 bytes a key.
-    private var positions: [RecordKey: Int]?
-    private let ascending: Bool
     /// How many fire together; 0 means the store's `faultBatchSize`.
     let batchSize: Int
 
@@ -166,40 +164,25 @@ final class FaultGroup {
         self.keys = located
         self.listedAt = listedAt
         self.batchSize = batchSize
-        var ascending = true
-        var i = 1
-        while i < located.count {
-            if located[i - 1].key >= located[i].key { ascending = false; break }
-            i += 1
-        }
-        self.ascending = ascending
     }
 
-    /// Where `key` lies in the fetch's results, nil if it is not there.
-    func position(of key: RecordKey) -> Int? {
-        if ascending {
-            var low = 0, high = keys.count
-            while low < high {
-                let mid = (low + high) / 2
-                if keys[mid].key < key { low = mid + 1 } else { high = mid }
-            }
-            return low < keys.count && keys[low].key == key ? low : nil
+    /// Makes each of `objects` that `joins` accepts a member, at its position:
+    /// `objects[i]` must be the object of `keys[i]`.
+    func adopt(_ objects: [ManagedObject], where joins: (ManagedObject) -> Bool) {
+        for (i, object) in objects.enumerated() where joins(object) {
+            object.faultGroup = self
+            object.faultPosition = Int32(truncatingIfNeeded: i)
         }
-        if positions == nil {
-            var made: [RecordKey: Int] = [:]
-            made.reserveCapacity(keys.count)
-            for (i, located) in keys.enumerated() { made[located.key] = i }
-            positions = made
-        }
-        return positions?[key]
     }
 
-    /// The batch `key` belongs to: fetch positions cut into runs of `size`, as Core
-    /// Data's batch faulting cuts them. Firing any fault loads its whole run, the
-    /// siblings before it as well as after, so code that walks the results backwards or
-    /// jumps into the middle reads one batch per run, as a forward walk does.
-    func batch(around key: RecordKey, size: Int) -> ArraySlice<LocatedKey> {
-        guard let position = position(of: key) else { return [LocatedKey(key)] }
+    /// The batch `object` (a member) belongs to: fetch positions cut into runs of
+    /// `size`, as Core Data's batch faulting cuts them. Firing any fault loads its whole
+    /// run, the siblings before it as well as after, so code that walks the results
+    /// backwards or jumps into the middle reads one batch per run, as a forward walk
+    /// does. The object alone if its position does not name its key.
+    func batch(of object: ManagedObject, size: Int) -> ArraySlice<LocatedKey> {
+        let key = object.objectID.key, position = Int(object.faultPosition)
+        guard position < keys.count, keys[position].key == key else { return [LocatedKey(key)] }
         let size = max(1, size)
         let start = position - position % size
         return keys[start..<min(keys.count, start + size)]

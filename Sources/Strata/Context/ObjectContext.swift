@@ -220,7 +220,7 @@ public final class ObjectContext {
         if let group = object.faultGroup {
             // The faults of the batch, each looked up once: the registry was asked
             // again for every record read (a probe of a table as large as the fetch).
-            let batch = group.batch(around: key, size: group.batchSize > 0 ? group.batchSize : store.options.faultBatchSize)
+            let batch = group.batch(of: object, size: group.batchSize > 0 ? group.batchSize : store.options.faultBatchSize)
             var keys: [LocatedKey] = [], faults: [ManagedObject] = []
             keys.reserveCapacity(batch.count)
             faults.reserveCapacity(batch.count)

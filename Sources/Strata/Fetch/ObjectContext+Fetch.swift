@@ -113,7 +113,7 @@ extension ObjectContext {
         var loadedByFetch: Set<RecordKey> = []
         if request.predicate == nil && request.sortKeys.isEmpty {
             matchedKeys = window(candidates, offset: offset, limit: limit)
-            located = located.map { Array($0.dropFirst(offset).prefix(limit ?? .max)) }
+            located = located.map { window($0, offset: offset, limit: limit) }
             if keepObjects { matched = try matchedKeys.map { try object(forKey: $0) } }
         } else {
             located = nil
@@ -139,12 +139,12 @@ extension ObjectContext {
             }
             if !request.sortKeys.isEmpty {
                 let sorted = try SortKey.sorted(sortable, by: request.sortKeys)
-                let windowed = Array(sorted.dropFirst(offset).prefix(limit ?? .max))
+                let windowed = window(sorted, offset: offset, limit: limit)
                 matchedKeys = windowed.map(\.object.objectID.key)
                 if keepObjects { matched = windowed.map(\.object) }
             } else {
                 matchedKeys = window(matchedKeys, offset: offset, limit: limit)
-                if keepObjects { matched = Array(matched.dropFirst(offset).prefix(limit ?? .max)) }
+                if keepObjects { matched = window(matched, offset: offset, limit: limit) }
             }
         }
 
@@ -152,7 +152,7 @@ extension ObjectContext {
             // Batch faulting: the first read of any fault loads a batch of its neighbours.
             let group = located.map { FaultGroup(located: $0, listedAt: listedAt, batchSize: request.fetchBatchSize) }
                 ?? FaultGroup(keys: matchedKeys, batchSize: request.fetchBatchSize)
-            for object in matched where object.isFault { object.faultGroup = group }
+            group.adopt(matched) { $0.isFault }
         }
         return FetchResult(keys: matchedKeys, objects: matched, loadedByFetch: loadedByFetch)
     }
@@ -160,8 +160,8 @@ extension ObjectContext {
     /// How many candidates are read and judged together (one block read each).
     static let fetchScanBatch = 512
 
-    private func window(_ keys: [RecordKey], offset: Int, limit: Int?) -> [RecordKey] {
-        Array(keys.dropFirst(offset).prefix(limit ?? .max))
+    private func window<Element>(_ elements: [Element], offset: Int, limit: Int?) -> [Element] {
+        Array(elements.dropFirst(offset).prefix(limit ?? .max))
     }
 
     /// Checks everything a request names against the entity before reading anything.

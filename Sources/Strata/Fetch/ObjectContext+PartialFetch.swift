@@ -50,7 +50,7 @@ extension ObjectContext {
         }
         // Completing one object completes its partial siblings too, a batch at a time.
         let group = FaultGroup(keys: objects.map(\.objectID.key))
-        for object in objects where object.loadedFieldNumbers != nil { object.faultGroup = group }
+        group.adopt(objects) { $0.loadedFieldNumbers != nil }
     }
 
     /// Loads the whole record of a partially loaded object (the hook's other half),
@@ -61,7 +61,7 @@ extension ObjectContext {
         let key = object.objectID.key
         var keys = [key]
         if let group = object.faultGroup {
-            keys = group.batch(around: key, size: store.options.faultBatchSize).map(\.key).filter { k in
+            keys = group.batch(of: object, size: store.options.faultBatchSize).map(\.key).filter { k in
                 k == key || registry[k]?.object?.loadedFieldNumbers != nil
             }
         }

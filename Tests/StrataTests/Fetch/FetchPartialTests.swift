@@ -48,6 +48,10 @@ struct FetchPartialTests {
             #expect(try employees[1].object("department")?.string("name") == "Sales")
             #expect(employees[1].loadedFieldNumbers != nil) // still partial
             #expect(try employees[1].double("salary") == 3000)
+            // Completing one completes its partial siblings, found by position in the
+            // sorted results (their keys do not ascend).
+            #expect(employees.allSatisfy { $0.loadedFieldNumbers == nil })
+            #expect(try employees.map { try $0.double("salary") } == [5000, 3000, 2500, 1500.5])
         }
     }
 
