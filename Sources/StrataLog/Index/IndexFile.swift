@@ -212,8 +212,9 @@ final class IndexFile: Sendable {
         return low
     }
 
-    /// The entries of data block `i` of the fence as slots, with their blob lists.
-    private func dataBlockSlots(_ fence: [UInt8], _ i: Int) throws(Damage) -> (slots: [IndexSlot], blobLists: [[BlobRef]]) {
+    /// The entries of data block `i` of the fence as slots, with the block their blob
+    /// references lie in (empty when none has any).
+    private func dataBlockSlots(_ fence: [UInt8], _ i: Int) throws(Damage) -> (slots: [IndexSlot], block: [UInt8]) {
         let handle = fenceHandle(fence, i)
         guard handle.offset <= footer.dataFence.offset, handle.length <= footer.dataFence.offset - handle.offset else {
             throw damage("data block handle lies outside the data area", at: footer.dataFence.offset)
@@ -232,11 +233,11 @@ final class IndexFile: Sendable {
         let bytes: [UInt8]
         if let cached { bytes = cached } else { bytes = try block(handle.offset, handle.length, what: "data", caching: false) }
         do {
-            let decoded = try Self.decodeSlots(bytes, segmentID: segmentID, path: path, baseOffset: Int64(handle.offset))
+            let slots = try Self.decodeSlots(bytes, segmentID: segmentID, path: path, baseOffset: Int64(handle.offset))
             if cached == nil {
                 if let packed = PackedIndexBlock.pack(block: bytes) { cache.put(packedKey, packed) } else { cache.put(rawKey, bytes) }
             }
-            return decoded
+            return (slots, bytes)
         } catch let error as StrataError {
             throw Damage(segmentID: segmentID, error: error)
         } catch {
@@ -244,65 +245,89 @@ final class IndexFile: Sendable {
         }
     }
 
-    /// A data block's entries as slots, and the blob lists of those that have any
-    /// (each slot's `blobList` is its list's position), checked as FORMAT.md §7.2 says.
-    static func decodeSlots(_ bytes: [UInt8], segmentID: UInt32, path: String, baseOffset: Int64) throws -> (slots: [IndexSlot], blobLists: [[BlobRef]]) {
+    /// A data block's entries as slots, checked as FORMAT.md §7.2 says; a slot with
+    /// blob references names where they lie in the block (`blobs(in:at:)`).
+    static func decodeSlots(_ bytes: [UInt8], segmentID: UInt32, path: String, baseOffset: Int64) throws -> [IndexSlot] {
         var r = ByteReader(bytes, to: bytes.count - 4, path: path, baseOffset: baseOffset)
         let count = Int(try r.u32("entry count"))
         guard count <= r.remaining / 35 else { throw r.corrupt("data block entry count \(count) exceeds the block") }
         var slots: [IndexSlot] = []
         slots.reserveCapacity(count)
-        var blobLists: [[BlobRef]] = []
         var previous: UInt64?
-        var done = 0
-        // A run of entries without blob references (most blocks are one such run) is
-        // read straight from the bytes, with one bounds check per entry and no reader
-        // call: a range scan decodes every block it walks.
-        bytes.withUnsafeBytes { b in
-            var at = r.position
-            while done < count, let slot = fixedSlot(b, at: at, end: r.end, segmentID: segmentID) {
-                // Out of order: the reader below names it.
-                if let previous, slot.key.rawValue <= previous { break }
-                slots.append(slot)
+        // Each entry is read straight from the bytes, with one bounds check for its
+        // fixed part and one for its blob references, which are checked but not
+        // decoded: a walk over keys (a fetch's listing) has no use for them, and a
+        // list made per entry was a third of listing an entity whose records all
+        // carry one. Anything off, damage included, takes the field-by-field reader,
+        // which names what is wrong.
+        try bytes.withUnsafeBytes { b in
+            for _ in 0..<count {
+                let slot: IndexSlot
+                if let (fixed, size) = fastSlot(b, at: r.position, end: r.end, segmentID: segmentID) {
+                    try r.skip(size)
+                    slot = fixed
+                } else {
+                    let at = r.position
+                    let entry = try decodeEntry(&r, segmentID: segmentID)
+                    slot = IndexSlot(entry, blobList: Int32(at + blobCountOffset))
+                }
+                if let previous, slot.key.rawValue <= previous { throw r.corrupt("data block keys out of order") }
                 previous = slot.key.rawValue
-                at += 35
-                done += 1
+                slots.append(slot)
             }
-        }
-        if done > 0 { try r.skip(35 * done) }
-        for _ in done..<count {
-            // An entry without blob references is read in one bounds check; anything
-            // else, damage included, takes the field-by-field reader, which names
-            // what is wrong.
-            let slot: IndexSlot
-            if let fixed = bytes.withUnsafeBytes({ fixedSlot($0, at: r.position, end: r.end, segmentID: segmentID) }) {
-                try r.skip(35)
-                slot = fixed
-            } else {
-                let entry = try decodeEntry(&r, segmentID: segmentID)
-                slot = IndexSlot(entry, blobList: Int32(blobLists.count))
-                if slot.blobList >= 0 { blobLists.append(entry.blobs) }
-            }
-            if let previous, slot.key.rawValue <= previous { throw r.corrupt("data block keys out of order") }
-            previous = slot.key.rawValue
-            slots.append(slot)
         }
         guard r.isAtEnd else { throw r.corrupt("bytes after the last entry of a data block") }
-        return (slots, blobLists)
+        return slots
     }
 
-    /// The entry at `at` when it is whole, of a known kind and has no blob references;
-    /// nil otherwise (the caller decodes it field by field).
+    /// Where an entry's blob count lies from its start; its references follow it.
+    static let blobCountOffset = 33
+
+    /// The entry at `at` and its size when it is whole, of a known kind, and its blob
+    /// references (if any) lie in the block and within the limits `decodeBlob` checks;
+    /// nil otherwise (the caller decodes it field by field). The slot's `blobList` is
+    /// the block offset of its blob count (`blobs(in:at:)`), -1 when it has none.
     @inline(__always)
-    private static func fixedSlot(_ b: UnsafeRawBufferPointer, at: Int, end: Int, segmentID: UInt32) -> IndexSlot? {
-        guard at >= 0, at + 35 <= end, end <= b.count else { return nil }
-        guard b[at + 33] == 0, b[at + 34] == 0, let kind = RecordKind(rawValue: b[at + 16]) else { return nil }
-        func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + o, as: UInt32.self)) }
-        func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + o, as: UInt64.self)) }
-        return IndexSlot(key: RecordKey(u64(0)), sequence: u64(8), isTombstone: kind == .tombstone,
-                         location: RecordLocation(segment: segmentID, frameOffset: u32(17), frameLength: u32(21),
-                                                  recordOffset: u32(25), recordLength: u32(29)),
-                         blobList: -1)
+    private static func fastSlot(_ b: UnsafeRawBufferPointer, at: Int, end: Int, segmentID: UInt32) -> (IndexSlot, Int)? {
+        guard at >= 0, at + 35 <= end, end <= b.count, let kind = RecordKind(rawValue: b[at + 16]) else { return nil }
+        func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt32.self)) }
+        func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
+        let blobCount = Int(b[at + 33]) | Int(b[at + 34]) << 8
+        let size = 35 + blobCount * BlobRef.encodedSize
+        guard size <= end - at else { return nil }
+        var ref = at + 35
+        for _ in 0..<blobCount {
+            guard u64(ref + 4) <= Format.maxBlobOffset, u64(ref + 12) <= Format.maxBlobLength else { return nil }
+            ref += BlobRef.encodedSize
+        }
+        let slot = IndexSlot(key: RecordKey(u64(at)), sequence: u64(at + 8), isTombstone: kind == .tombstone,
+                             location: RecordLocation(segment: segmentID, frameOffset: u32(at + 17), frameLength: u32(at + 21),
+                                                      recordOffset: u32(at + 25), recordLength: u32(at + 29)),
+                             blobList: blobCount == 0 ? -1 : Int32(at + blobCountOffset))
+        return (slot, size)
+    }
+
+    /// The blob references of the entry whose blob count lies at `offset` of `block`
+    /// (a slot's `blobList`), which `decodeSlots` checked: none when the offset does
+    /// not name a list the block holds.
+    static func blobs(in block: [UInt8], at offset: Int32) -> [BlobRef] {
+        guard offset >= 0 else { return [] }
+        return block.withUnsafeBytes { b in
+            let at = Int(offset)
+            guard at + 2 <= b.count else { return [] }
+            let count = Int(b[at]) | Int(b[at + 1]) << 8
+            guard count * BlobRef.encodedSize <= b.count - at - 2 else { return [] }
+            func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt32.self)) }
+            func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
+            var refs: [BlobRef] = []
+            refs.reserveCapacity(count)
+            var ref = at + 2
+            for _ in 0..<count {
+                refs.append(BlobRef(file: u32(ref), offset: u64(ref + 4), length: u64(ref + 12), checksum: u32(ref + 20)))
+                ref += BlobRef.encodedSize
+            }
+            return refs
+        }
     }
 
     static func decodeEntry(_ r: inout ByteReader, segmentID: UInt32) throws -> IndexEntry {
@@ -419,9 +444,9 @@ final class IndexFile: Sendable {
     struct Cursor {
         let file: IndexFile
         var blockIndex: Int
-        /// The current block's entries, and the blob lists some of them point at.
+        /// The current block's entries, and the block their blob references lie in.
         var slots: [IndexSlot] = []
-        var blobLists: [[BlobRef]] = []
+        var block: [UInt8] = []
         var position = 0
         let fence: [UInt8]
         let fenceCount: Int
@@ -432,7 +457,7 @@ final class IndexFile: Sendable {
         var current: IndexEntry? { currentSlot.map { IndexEntry($0, blobs: blobs(of: $0)) } }
 
         /// The blob references of a slot of the current block.
-        func blobs(of slot: IndexSlot) -> [BlobRef] { slot.blobList < 0 ? [] : blobLists[Int(slot.blobList)] }
+        func blobs(of slot: IndexSlot) -> [BlobRef] { IndexFile.blobs(in: block, at: slot.blobList) }
 
         mutating func advance() throws(Damage) {
             position += 1
@@ -464,7 +489,7 @@ final class IndexFile: Sendable {
         mutating func fill() throws(Damage) {
             while position >= slots.count {
                 guard blockIndex < fenceCount else { return }
-                (slots, blobLists) = try file.dataBlockSlots(fence, blockIndex)
+                (slots, block) = try file.dataBlockSlots(fence, blockIndex)
                 blockIndex += 1
                 position = 0
             }

@@ -77,7 +77,7 @@ import StrataTestSupport
             let raw = Self.raw(entries)
             let packed = try #require(PackedIndexBlock.pack(block: raw))
             let slots = try #require(PackedIndexBlock.slots(of: packed, segmentID: 7))
-            let decoded = try IndexFile.decodeSlots(raw, segmentID: 7, path: "t", baseOffset: 0).slots
+            let decoded = try IndexFile.decodeSlots(raw, segmentID: 7, path: "t", baseOffset: 0)
             #expect(slots.map { IndexEntry($0, blobs: []) } == decoded.map { IndexEntry($0, blobs: []) })
             #expect(slots.map { IndexEntry($0, blobs: []) } == entries)
         }
