@@ -221,18 +221,28 @@ public final class ObjectContext {
             // The faults of the batch, each looked up once: the registry was asked
             // again for every record read (a probe of a table as large as the fetch).
             let batch = group.batch(of: object, size: group.batchSize > 0 ? group.batchSize : store.options.faultBatchSize)
-            var keys: [LocatedKey] = [], faults: [ManagedObject] = []
+            // Unretained: a registered object is alive (it leaves the registry as it
+            // goes), and nothing here lets one go. Retaining and releasing each sibling
+            // twice was a tenth of firing a batch, each on an object's own cache line.
+            var keys: [LocatedKey] = [], faults: [Unmanaged<ManagedObject>] = []
             keys.reserveCapacity(batch.count)
             faults.reserveCapacity(batch.count)
             for located in batch {
-                let fault = located.key == key ? object : registry[located.key]?.object
-                guard let fault, fault === object || (fault.stored == nil && !fault.isNew) else { continue }
+                if located.key == key {
+                    keys.append(located)
+                    faults.append(Unmanaged.passUnretained(object))
+                    continue
+                }
+                guard let registered = registry[located.key] else { continue }
+                let fault = registered.target
+                guard fault.stored == nil && !fault.isNew else { continue }
                 keys.append(located)
-                faults.append(fault)
+                faults.append(Unmanaged.passUnretained(fault))
             }
             func load(_ position: Int, _ view: RecordView) throws -> Bool {
-                let fault = faults[position]
-                if fault.stored == nil { fault.stored = try decodeStored(view) }
+                try faults[position]._withUnsafeGuaranteedRef { fault in
+                    if fault.stored == nil { fault.stored = try decodeStored(view) }
+                }
                 return true
             }
             // Where the fetch listed them, while no commit has moved a version since.

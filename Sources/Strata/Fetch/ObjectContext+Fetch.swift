@@ -89,8 +89,11 @@ extension ObjectContext {
             located = indexed.located
             candidates = indexed.located.map(\.key)
         } else {
-            var listed: [LocatedKey] = []
-            for tag in tags.sorted() { listed += try store.records.locatedKeys(in: StoreSchema.range(tag: tag)) }
+            // One entity's list is taken as it comes: appended to an empty one, it was
+            // copied whole.
+            let sortedTags = tags.sorted()
+            var listed = try sortedTags.first.map { try store.records.locatedKeys(in: StoreSchema.range(tag: $0)) } ?? []
+            for tag in sortedTags.dropFirst() { listed += try store.records.locatedKeys(in: StoreSchema.range(tag: tag)) }
             candidates = listed.map(\.key)
             located = listed
         }
@@ -161,7 +164,8 @@ extension ObjectContext {
     static let fetchScanBatch = 512
 
     private func window<Element>(_ elements: [Element], offset: Int, limit: Int?) -> [Element] {
-        Array(elements.dropFirst(offset).prefix(limit ?? .max))
+        if offset == 0 && (limit ?? .max) >= elements.count { return elements }
+        return Array(elements.dropFirst(offset).prefix(limit ?? .max))
     }
 
     /// Checks everything a request names against the entity before reading anything.
