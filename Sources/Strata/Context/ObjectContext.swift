@@ -49,17 +49,18 @@ public final class ObjectContext {
     /// and release of the object and an allocation per object (a fifth of an insert's
     /// time), and left an empty entry per object gone, which sweeps had to clear.
     struct RegisteredObject {
-        unowned(unsafe) let target: ManagedObject
+        /// Unretained: the object leaves the registry in its `deinit`.
+        let reference: Unmanaged<ManagedObject>
         /// The object's identity, compared without loading the reference.
         let identity: ObjectIdentifier
 
         init(_ object: ManagedObject) {
-            target = object
+            reference = Unmanaged.passUnretained(object)
             identity = ObjectIdentifier(object)
         }
 
         /// The object (optional, as a weak reference's was, for the callers' sake).
-        var object: ManagedObject? { target }
+        var object: ManagedObject? { reference.takeUnretainedValue() }
     }
 
     /// The object this context holds for `key`: registered, or inserted and not yet
@@ -233,11 +234,10 @@ public final class ObjectContext {
                     faults.append(Unmanaged.passUnretained(object))
                     continue
                 }
-                guard let registered = registry[located.key] else { continue }
-                let fault = registered.target
-                guard fault.stored == nil && !fault.isNew else { continue }
+                guard let registered = registry[located.key],
+                      registered.reference._withUnsafeGuaranteedRef({ $0.stored == nil && !$0.isNew }) else { continue }
                 keys.append(located)
-                faults.append(Unmanaged.passUnretained(fault))
+                faults.append(registered.reference)
             }
             func load(_ position: Int, _ view: RecordView) throws -> Bool {
                 try faults[position]._withUnsafeGuaranteedRef { fault in

@@ -81,6 +81,15 @@ struct ObjectRegistry {
         count += 1
     }
 
+    /// Grows the table once to hold `count` objects: a fetch about to register
+    /// thousands doubled it a dozen times, each time allocating, paging in and
+    /// rehashing a table twice the size. (It still shrinks as they leave.)
+    mutating func reserveCapacity(_ count: Int) {
+        var size = entries.count
+        while count * 4 > size * 3 { size <<= 1 }
+        if size > entries.count { rebuild(size: size) }
+    }
+
     /// Empties bucket `i` and moves later members of its run back into the gap, so
     /// that every key stays reachable from its home bucket without tombstones.
     private mutating func remove(at bucket: Int) {

@@ -117,7 +117,10 @@ extension ObjectContext {
         if request.predicate == nil && request.sortKeys.isEmpty {
             matchedKeys = window(candidates, offset: offset, limit: limit)
             located = located.map { window($0, offset: offset, limit: limit) }
-            if keepObjects { matched = try matchedKeys.map { try object(forKey: $0) } }
+            if keepObjects {
+                registry.reserveCapacity(registry.count + matchedKeys.count)
+                matched = try matchedKeys.map { try object(forKey: $0) }
+            }
         } else {
             located = nil
             // Without sort keys the first offset + limit matches are the answer: stop there.

@@ -41,6 +41,8 @@ import StrataTestSupport
                 registry.remove(RecordKey(key), ifIdentity: ObjectIdentifier(object))
                 if model[key] == ObjectIdentifier(object) { model[key] = nil }
             }
+            // A reservation now and then (a fetch's) changes no answer.
+            if step % 1_013 == 0 { registry.reserveCapacity(model.count + Int(random.next() % 500)) }
             #expect(registry.count == model.count)
             #expect(registry[RecordKey(key)]?.identity == model[key])
             if step % 997 == 0 {
@@ -51,6 +53,21 @@ import StrataTestSupport
         registry.removeAll()
         #expect(registry.isEmpty)
         for k in keys { #expect(registry[RecordKey(k)] == nil) }
+    }
+
+    /// A table reserved for a fetch's objects takes them without growing again.
+    @Test func aReservedTableTakesItsObjectsWithoutGrowing() throws {
+        let (store, _, objects) = try Self.objects(64)
+        defer { try? store.close() }
+        var registry = ObjectRegistry()
+        registry.reserveCapacity(5_000)
+        let buckets = registry.bucketCount
+        #expect(buckets >= 5_000 * 4 / 3 && buckets < 5_000 * 8 / 3)
+        for serial in 1...5_000 { registry[RecordKey(UInt64(serial))] = ObjectContext.RegisteredObject(objects[serial % objects.count]) }
+        #expect(registry.bucketCount == buckets)
+        for serial in 1...5_000 { #expect(registry[RecordKey(UInt64(serial))]?.identity == ObjectIdentifier(objects[serial % objects.count])) }
+        registry.reserveCapacity(10)
+        #expect(registry.bucketCount == buckets)
     }
 
     @Test func releasedObjectsGiveTheirBucketsBack() throws {
