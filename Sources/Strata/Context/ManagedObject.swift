@@ -76,7 +76,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
     deinit {
         // The context's registry does not retain its objects: each leaves it here.
-        context?.forget(self)
+        contextLink.forget(self)
     }
 
     /// Whether the object's values are not loaded yet.

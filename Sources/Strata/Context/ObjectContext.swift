@@ -87,12 +87,20 @@ public final class ObjectContext {
     /// unretained reference, cut in `deinit` before anything else goes, so an object
     /// that outlives its context reads nil, as through a weak reference.
     final class Link {
-        private unowned(unsafe) let target: ObjectContext
+        private let target: Unmanaged<ObjectContext>
         fileprivate var isAlive = true
 
-        init(_ context: ObjectContext) { target = context }
+        init(_ context: ObjectContext) { target = Unmanaged.passUnretained(context) }
 
-        var context: ObjectContext? { isAlive ? target : nil }
+        var context: ObjectContext? { isAlive ? target.takeUnretainedValue() : nil }
+
+        /// Takes a departing object out of its context's registry, if the context is
+        /// still there, without retaining the context (a retain and a release per
+        /// object freed, each an atomic operation on the context's count).
+        func forget(_ object: ManagedObject) {
+            guard isAlive else { return }
+            target._withUnsafeGuaranteedRef { $0.forget(object) }
+        }
     }
 
     /// Shared by every object of this context.
