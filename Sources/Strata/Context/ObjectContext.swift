@@ -229,7 +229,10 @@ public final class ObjectContext {
         if let group = object.faultGroup {
             // The faults of the batch, each looked up once: the registry was asked
             // again for every record read (a probe of a table as large as the fetch).
-            let batch = group.batch(of: object, size: group.batchSize > 0 ? group.batchSize : store.options.faultBatchSize)
+            // A request's own batch size is kept exactly, as Core Data's
+            // `fetchBatchSize` is; the store's default reads ahead on a walk in order.
+            let batch = group.batchSize > 0 ? group.batch(of: object, size: group.batchSize)
+                : group.batch(of: object, size: store.options.faultBatchSize, readingAhead: true)
             // Unretained: a registered object is alive (it leaves the registry as it
             // goes), and nothing here lets one go. Retaining and releasing each sibling
             // twice was a tenth of firing a batch, each on an object's own cache line.

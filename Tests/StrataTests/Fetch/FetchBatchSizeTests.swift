@@ -56,4 +56,41 @@ import Testing
         for item in backwards.reversed() { _ = try item.string("name") }
         #expect(store.statistics.recordsDecoded == 10)
     }
+
+    /// With the store's batch size, a walk in order reads ahead: each fault just past
+    /// the last batch loads twice as many as that batch, up to eight runs; a fault
+    /// fired anywhere else loads its own run. The request's own size stays exact (above).
+    @Test func aWalkInOrderReadsAheadWithTheStoresBatchSize() throws {
+        let model = try ObjectModel(version: "1") { Entity("Item") { Attribute("name", .string) } }
+        var options = StoreOptions()
+        options.faultBatchSize = 4
+        let store = try ObjectStore.inMemory(model: model, options: options)
+        let setup = store.newContext()
+        for i in 0..<100 { try setup.insert("Item").setValue("item \(i)", forKey: "name") }
+        try setup.save()
+
+        let context = store.newContext()
+        let items = try context.fetch(FetchRequest(entityName: "Item"))
+        func loaded() -> [Int] { items.indices.filter { !items[$0].isFault } }
+        var decoded: [Int] = []
+        for (i, item) in items.enumerated() where item.isFault {
+            store.resetStatistics()
+            _ = try item.string("name")
+            decoded.append(store.statistics.recordsDecoded)
+            #expect(loaded() == Array(0..<(i + (decoded.last ?? 0))))
+        }
+        #expect(decoded == [4, 8, 16, 32, 32, 8])
+
+        // Out of order: the run of the fault fired, then reading ahead from its end.
+        let other = store.newContext()
+        let jumping = try other.fetch(FetchRequest(entityName: "Item"))
+        store.resetStatistics()
+        _ = try jumping[50].string("name")
+        #expect(jumping.indices.filter { !jumping[$0].isFault } == [48, 49, 50, 51])
+        _ = try jumping[10].string("name")
+        #expect(jumping.indices.filter { !jumping[$0].isFault } == [8, 9, 10, 11, 48, 49, 50, 51])
+        _ = try jumping[12].string("name")
+        #expect(jumping.indices.filter { !jumping[$0].isFault } == Array(8..<20) + [48, 49, 50, 51])
+        #expect(store.statistics.recordsDecoded == 16)
+    }
 }
