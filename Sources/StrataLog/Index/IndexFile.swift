@@ -269,7 +269,8 @@ final class IndexFile: Sendable {
                 } else {
                     let at = r.position
                     let entry = try decodeEntry(&r, segmentID: segmentID)
-                    slot = IndexSlot(entry, blobList: Int32(at + blobCountOffset))
+                    guard let list = Int32(exactly: at + blobCountOffset) else { throw r.corrupt("a data block past 2 GiB") }
+                    slot = IndexSlot(entry, blobList: list)
                 }
                 if let previous, slot.key.rawValue <= previous { throw r.corrupt("data block keys out of order") }
                 previous = slot.key.rawValue
@@ -294,7 +295,9 @@ final class IndexFile: Sendable {
         func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
         let blobCount = Int(b[at + 33]) | Int(b[at + 34]) << 8
         let size = 35 + blobCount * BlobRef.encodedSize
-        guard size <= end - at else { return nil }
+        // The list's offset is kept in 32 bits: a block past 2 GiB (only damage makes
+        // one) takes the reader, which refuses it.
+        guard size <= end - at, let list = Int32(exactly: at + blobCountOffset) else { return nil }
         var ref = at + 35
         for _ in 0..<blobCount {
             guard u64(ref + 4) <= Format.maxBlobOffset, u64(ref + 12) <= Format.maxBlobLength else { return nil }
@@ -303,7 +306,7 @@ final class IndexFile: Sendable {
         let slot = IndexSlot(key: RecordKey(u64(at)), sequence: u64(at + 8), isTombstone: kind == .tombstone,
                              location: RecordLocation(segment: segmentID, frameOffset: u32(at + 17), frameLength: u32(at + 21),
                                                       recordOffset: u32(at + 25), recordLength: u32(at + 29)),
-                             blobList: blobCount == 0 ? -1 : Int32(at + blobCountOffset))
+                             blobList: blobCount == 0 ? -1 : list)
         return (slot, size)
     }
 
