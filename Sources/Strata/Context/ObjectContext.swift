@@ -246,7 +246,7 @@ public final class ObjectContext {
                     continue
                 }
                 guard let registered = registry[located.key],
-                      registered.reference._withUnsafeGuaranteedRef({ $0.stored == nil && !$0.isNew }) else { continue }
+                      registered.reference._withUnsafeGuaranteedRef({ $0.isFault }) else { continue }
                 keys.append(located)
                 faults.append(registered.reference)
             }

@@ -298,6 +298,8 @@ final class IndexFile: Sendable {
         // The list's offset is kept in 32 bits: a block past 2 GiB (only damage makes
         // one) takes the reader, which refuses it.
         guard size <= end - at, let list = Int32(exactly: at + blobCountOffset) else { return nil }
+        // The limits `RecordCodec.decodeBlob` checks, on its layout: file u32, offset
+        // u64, length u64, checksum u32.
         var ref = at + 35
         for _ in 0..<blobCount {
             guard u64(ref + 4) <= Format.maxBlobOffset, u64(ref + 12) <= Format.maxBlobLength else { return nil }
@@ -312,25 +314,19 @@ final class IndexFile: Sendable {
 
     /// The blob references of the entry whose blob count lies at `offset` of `block`
     /// (a slot's `blobList`), which `decodeSlots` checked: none when the offset does
-    /// not name a list the block holds.
+    /// not name a list the block holds. Read as `decodeEntry` reads them, so the
+    /// references' layout has one reader (`RecordCodec.decodeBlob`).
     static func blobs(in block: [UInt8], at offset: Int32) -> [BlobRef] {
         guard offset >= 0 else { return [] }
-        return block.withUnsafeBytes { b in
-            let at = Int(offset)
-            guard at + 2 <= b.count else { return [] }
-            let count = Int(b[at]) | Int(b[at + 1]) << 8
-            guard count * BlobRef.encodedSize <= b.count - at - 2 else { return [] }
-            func u32(_ o: Int) -> UInt32 { UInt32(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt32.self)) }
-            func u64(_ o: Int) -> UInt64 { UInt64(littleEndian: b.loadUnaligned(fromByteOffset: o, as: UInt64.self)) }
-            var refs: [BlobRef] = []
-            refs.reserveCapacity(count)
-            var ref = at + 2
-            for _ in 0..<count {
-                refs.append(BlobRef(file: u32(ref), offset: u64(ref + 4), length: u64(ref + 12), checksum: u32(ref + 20)))
-                ref += BlobRef.encodedSize
-            }
-            return refs
+        var r = ByteReader(block, from: Int(offset))
+        guard let count = try? Int(r.u16("blob count")), count <= r.remaining / BlobRef.encodedSize else { return [] }
+        var refs: [BlobRef] = []
+        refs.reserveCapacity(count)
+        for _ in 0..<count {
+            guard let ref = try? RecordCodec.decodeBlob(&r) else { return [] }
+            refs.append(ref)
         }
+        return refs
     }
 
     static func decodeEntry(_ r: inout ByteReader, segmentID: UInt32) throws -> IndexEntry {

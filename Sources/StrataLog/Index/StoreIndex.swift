@@ -288,10 +288,17 @@ struct StoreIndex: Sendable {
     /// else 0 (unknown without a walk).
     private func liveCountHint(_ range: Range<RecordKey>?) -> Int {
         guard let range else { return counters.liveCount }
+        guard let prefix = Self.wholePrefix(range) else { return 0 }
+        return min(counters.liveCount, Int(clamping: counters.liveCountByPrefix[prefix] ?? 0))
+    }
+
+    /// The prefix `range` spans whole, give or take up to 16 keys at its start (the
+    /// object layer's counter record and such); nil for any other range.
+    private static func wholePrefix(_ range: Range<RecordKey>) -> UInt16? {
         let prefix = UInt64(IndexCounters.prefix(range.lowerBound))
         let reachesEnd = prefix == 0xFFFF ? range.upperBound.rawValue == UInt64.max : range.upperBound.rawValue == (prefix + 1) << 48
-        guard reachesEnd, range.lowerBound.rawValue - (prefix << 48) <= 16 else { return 0 }
-        return min(counters.liveCount, Int(clamping: counters.liveCountByPrefix[UInt16(prefix)] ?? 0))
+        guard reachesEnd, range.lowerBound.rawValue - (prefix << 48) <= 16 else { return nil }
+        return UInt16(prefix)
     }
 
     /// Live keys in `range`: from the per-prefix counters when the range is a whole
@@ -300,12 +307,9 @@ struct StoreIndex: Sendable {
     mutating func count(in range: Range<RecordKey>?) throws -> Int {
         guard let range else { return counters.liveCount }
         guard range.lowerBound < range.upperBound else { return 0 }
-        let prefix = UInt64(IndexCounters.prefix(range.lowerBound))
-        let prefixStart = prefix << 48
-        let reachesEnd = prefix == 0xFFFF ? range.upperBound.rawValue == UInt64.max : range.upperBound.rawValue == (prefix + 1) << 48
-        if reachesEnd && range.lowerBound.rawValue - prefixStart <= 16 {
-            var total = Int(clamping: counters.liveCountByPrefix[UInt16(prefix)] ?? 0)
-            var key = prefixStart
+        if let prefix = Self.wholePrefix(range) {
+            var total = Int(clamping: counters.liveCountByPrefix[prefix] ?? 0)
+            var key = UInt64(prefix) << 48
             while key < range.lowerBound.rawValue {
                 if let e = try entry(RecordKey(key)), !e.isTombstone { total -= 1 }
                 key += 1
