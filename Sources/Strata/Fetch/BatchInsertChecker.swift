@@ -206,6 +206,9 @@ final class BatchInsertChecker {
 
     /// A required (non-optional) to-one must be set. To-many counts are not checked:
     /// a new object's derived to-many is empty until others point at it.
+    /// Whether `checkRequiredRelationships` has anything to check.
+    var hasRequiredRelationships: Bool { !requiredToOnes.isEmpty }
+
     func checkRequiredRelationships(_ fields: [FieldValue], index: Int) throws {
         for (name, number) in requiredToOnes {
             if case .reference = fields[number] { continue }

@@ -174,6 +174,10 @@ extension ObjectStore {
         // asks the handler for one object more than it takes, so that an insert of
         // exactly a chunk is known to be done, and is one ordinary commit.
         var carried = false
+        // Asked once for the insert, not per object.
+        let isExternal = shape.isExternalField
+        let anyExternal = isExternal.contains(true)
+        let checksRelationships = checker.hasRequiredRelationships
         let sequence = try records.commit { batch, writeBlob in
             defer { chunkObjects = options.insertHandOverSize }
             var inChunk = 0
@@ -188,8 +192,8 @@ extension ObjectStore {
                 carried = inChunk == chunkObjects
                 if carried { break }
                 try checker.fill(&fields, values, index: count)
-                try checker.checkRequiredRelationships(fields, index: count)
-                try externalize(&fields, isExternal: shape.isExternalField, writeBlob: writeBlob)
+                if checksRelationships { try checker.checkRequiredRelationships(fields, index: count) }
+                if anyExternal { try externalize(&fields, isExternal: isExternal, writeBlob: writeBlob) }
                 let key = try allocateKey(tag: layout.tag)
                 let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) })
                 batch.put(key, value: value, blobs: blobs, terms: terms)

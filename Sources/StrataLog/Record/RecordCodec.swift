@@ -9,11 +9,11 @@ enum RecordCodec {
         headerSize + value + blobs * BlobRef.encodedSize + terms.reduce(0) { $0 + 6 + $1.value.count }
     }
 
-    static func encode(_ record: Record, into writer: inout ByteWriter) {
+    static func encode(_ record: Record, sequence: UInt64, into writer: inout ByteWriter) {
         writer.fixed(headerSize) { h in
             h.storeBytes(of: record.isTombstone ? RecordKind.tombstone.rawValue : RecordKind.put.rawValue, toByteOffset: 0, as: UInt8.self)
             h.storeBytes(of: record.key.rawValue.littleEndian, toByteOffset: 1, as: UInt64.self)
-            h.storeBytes(of: record.sequence.littleEndian, toByteOffset: 9, as: UInt64.self)
+            h.storeBytes(of: sequence.littleEndian, toByteOffset: 9, as: UInt64.self)
             h.storeBytes(of: UInt32(record.value.count).littleEndian, toByteOffset: 17, as: UInt32.self)
             h.storeBytes(of: UInt16(record.blobs.count).littleEndian, toByteOffset: 21, as: UInt16.self)
             h.storeBytes(of: UInt16(record.terms.count).littleEndian, toByteOffset: 23, as: UInt16.self)

@@ -15,8 +15,9 @@ public struct WriteBatch: Sendable {
 
     public init() {}
 
-    /// Writes a new version of `key`.
-    public mutating func put(_ key: RecordKey, value: [UInt8], blobs: [BlobRef] = [], terms: [IndexTerm] = []) {
+    /// Writes a new version of `key`. The arrays are taken over, not copied: a caller
+    /// that made them for this write hands them on without a retain and a release each.
+    public mutating func put(_ key: RecordKey, value: consuming [UInt8], blobs: consuming [BlobRef] = [], terms: consuming [IndexTerm] = []) {
         pending.append(Record(key: key, sequence: 0, value: value, blobs: blobs, terms: terms))
     }
 
