@@ -44,14 +44,16 @@ struct IndexOverlay: Sendable {
     /// Every key's newest entry, in the order the keys first arrived.
     var allEntries: [IndexEntry] { entries.entries }
 
-    mutating func reserve(_ more: Int) {
+    /// Room for `more` versions carrying `moreTerms` terms in all.
+    mutating func reserve(_ more: Int, terms moreTerms: Int) {
         entries.reserve(more)
         let needed = sortedKeys.count + more
         if needed > sortedKeys.capacity { sortedKeys.reserveCapacity(max(needed, sortedKeys.capacity * 2)) }
-        // Terms too (about one a record where an attribute is indexed), with the same
-        // doubling, so that a large commit does not grow them step by step.
-        let termsNeeded = terms.count + more
-        if !terms.isEmpty && termsNeeded > terms.capacity { terms.reserveCapacity(max(termsNeeded, terms.capacity * 2)) }
+        // Terms too, with the same doubling, so that a large commit does not grow them
+        // step by step (a new store's first commit grew them from empty: a twentieth
+        // of a batch insert of 10k went to copying them).
+        let termsNeeded = terms.count + moreTerms
+        if moreTerms > 0 && termsNeeded > terms.capacity { terms.reserveCapacity(max(termsNeeded, terms.capacity * 2)) }
     }
 
     /// Adds a version; returns the version it replaces in the overlay, if any.

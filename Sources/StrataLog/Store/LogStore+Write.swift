@@ -60,7 +60,7 @@ extension LogStore {
         if w.blobDirty && records.contains(where: { !$0.blobs.isEmpty }) { try syncBlobs(&w) }
         try append(bytes, to: &w)
         state.withLock { s in
-            if records.count >= 256 { s.index.overlay.reserve(records.count) }
+            if records.count >= 256 { s.index.overlay.reserve(records.count, terms: records.reduce(0) { $0 + $1.terms.count }) }
             var recordBytes: Int64 = 0
             records.withUnsafeBufferPointer { records in
                 for i in records.indices {
