@@ -19,6 +19,10 @@ final class BatchInsertChecker {
     /// Every attribute with its field number (nil for a transient), worked out once for
     /// the batch rather than per object.
     private let attributeSlots: [AttributeCheck]
+    /// `attributeSlots` as plain values that `fillPlain` reads in place, by the same
+    /// positions: taken from the list of classes, each attribute was retained and
+    /// released per key of every object, half of settling one.
+    private let plainSlots: [PlainSlot]
     private let requiredToOnes: [(name: String, number: Int)]
     /// The current object's given values by attribute position (reused from object
     /// to object).
@@ -40,6 +44,7 @@ final class BatchInsertChecker {
         self.layout = layout
         uniqueConstraints = store.schema.shapes[entity.name]?.uniqueConstraints ?? []
         attributeSlots = entity.attributes.map { AttributeCheck($0, number: $0.isTransient ? nil : layout.fieldNumbers[$0.name]) }
+        plainSlots = attributeSlots.map(PlainSlot.init)
         given = Array(repeating: nil, count: attributeSlots.count)
         requiredToOnes = entity.relationships.compactMap { relationship in
             guard !relationship.isToMany, !relationship.isOptional, let number = layout.fieldNumbers[relationship.name] else { return nil }
@@ -87,17 +92,24 @@ final class BatchInsertChecker {
     private func fillPlain(_ fields: inout [FieldValue], from values: [String: Value]) -> Bool {
         guard attributeSlots.count <= 64 else { return false }
         var given: UInt64 = 0
-        for (key, value) in values {
-            guard let position = attributeSlots.firstIndex(where: { $0.name == key }) else { return false }
-            let attribute = attributeSlots[position]
-            guard let number = attribute.number, !attribute.hasRules, value.conforms(to: attribute.type) else { return false }
-            if value.isNull {
-                guard attribute.isOptional else { return false }
-            } else {
-                fields[number] = .value(value)
+        let settled = plainSlots.withUnsafeBufferPointer { slots -> Bool in
+            for (key, value) in values {
+                var found = -1
+                for position in slots.indices where slots[position].name == key {
+                    found = position
+                    break
+                }
+                guard found >= 0, let number = slots[found].settableNumber, value.conforms(to: slots[found].type) else { return false }
+                if value.isNull {
+                    guard slots[found].isOptional else { return false }
+                } else {
+                    fields[number] = .value(value)
+                }
+                given |= 1 << UInt64(found)
             }
-            given |= 1 << UInt64(position)
+            return true
         }
+        guard settled else { return false }
         for position in attributeSlots.indices where given & (1 << UInt64(position)) == 0 {
             let attribute = attributeSlots[position]
             if attribute.isTransient { continue }
@@ -244,5 +256,22 @@ final class BatchInsertChecker {
 
     private func error(_ code: StrataError.Code, _ key: String, _ index: Int, _ message: String) -> StrataError {
         StrataError(code, "batch insert, object \(index): \(message)", context: ["entity": entity.name, "keyPath": key, "index": "\(index)"])
+    }
+}
+
+/// What settling a given value of an attribute asks (`BatchInsertChecker.fillPlain`).
+private struct PlainSlot {
+    let name: String
+    /// The field number when a given value needs no check beyond its type and
+    /// optionality: a stored attribute without value rules; nil otherwise.
+    let settableNumber: Int?
+    let type: AttributeType
+    let isOptional: Bool
+
+    init(_ attribute: AttributeCheck) {
+        name = attribute.name
+        settableNumber = attribute.hasRules ? nil : attribute.number
+        type = attribute.type
+        isOptional = attribute.isOptional
     }
 }

@@ -178,6 +178,8 @@ extension ObjectStore {
         let isExternal = shape.isExternalField
         let anyExternal = isExternal.contains(true)
         let checksRelationships = checker.hasRequiredRelationships
+        var keys = KeyRun()
+        defer { giveBack(keys, tag: layout.tag) }
         let sequence = try records.commit { batch, writeBlob in
             defer { chunkObjects = options.insertHandOverSize }
             var inChunk = 0
@@ -194,7 +196,7 @@ extension ObjectStore {
                 try checker.fill(&fields, values, index: count)
                 if checksRelationships { try checker.checkRequiredRelationships(fields, index: count) }
                 if anyExternal { try externalize(&fields, isExternal: isExternal, writeBlob: writeBlob) }
-                let key = try allocateKey(tag: layout.tag)
+                let key = try allocateKey(tag: layout.tag, from: &keys)
                 let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) })
                 batch.put(key, value: value, blobs: blobs, terms: terms)
                 if observed { ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier)) }

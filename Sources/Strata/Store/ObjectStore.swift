@@ -220,15 +220,53 @@ public final class ObjectStore: Sendable {
 
     /// `count` consecutive keys of one entity, under one lock (a batch insert's).
     func allocateKeys(tag: UInt16, count: Int) throws -> [RecordKey] {
-        let first = try serials.withLock { s -> UInt64 in
+        let first = try reserveSerials(tag: tag, count: count)
+        return (0..<UInt64(count)).map { StoreSchema.key(tag: tag, serial: first + $0) }
+    }
+
+    /// Moves an entity's serial on by `count` under one lock; returns the first.
+    private func reserveSerials(tag: UInt16, count: Int) throws -> UInt64 {
+        try serials.withLock { s -> UInt64 in
             let next = s[tag, default: 1]
-            guard count >= 0, next + UInt64(count) <= ObjectID.serialMask else {
+            // Subtracted, not added: a damaged counter near 2^64 must not overflow.
+            guard count >= 0, next <= ObjectID.serialMask, UInt64(count) <= ObjectID.serialMask - next else {
                 throw StrataError(.invalidArgument, "entity has used all 2^48 object ids")
             }
             s[tag] = next + UInt64(count)
             return next
         }
-        return (0..<UInt64(count)).map { StoreSchema.key(tag: tag, serial: first + $0) }
+    }
+
+    /// Serials of one entity taken a run at a time by an insert that allocates its
+    /// keys one object at a time (the handler form of batch insert): a lock and a
+    /// lookup per run instead of per object.
+    struct KeyRun {
+        static let length = 256
+        var next: UInt64 = 0
+        var end: UInt64 = 0
+    }
+
+    /// The next key of `run`, which takes a new run of serials when it is used up (a
+    /// shorter one near the last serial).
+    func allocateKey(tag: UInt16, from run: inout KeyRun) throws -> RecordKey {
+        if run.next == run.end {
+            let left = serials.withLock { s in ObjectID.serialMask - min(s[tag, default: 1], ObjectID.serialMask) }
+            let count = Int(min(UInt64(KeyRun.length), left))
+            guard count > 0 else { throw StrataError(.invalidArgument, "entity has used all 2^48 object ids") }
+            run.next = try reserveSerials(tag: tag, count: count)
+            run.end = run.next + UInt64(count)
+        }
+        defer { run.next += 1 }
+        return StoreSchema.key(tag: tag, serial: run.next)
+    }
+
+    /// Gives back the serials of `run` that were not used, when nothing took serials
+    /// of the entity after it (otherwise they stay unused: keys need not be dense).
+    func giveBack(_ run: KeyRun, tag: UInt16) {
+        guard run.next < run.end else { return }
+        serials.withLock { s in
+            if s[tag] == run.end { s[tag] = run.next }
+        }
     }
 
     func nextSerial(tag: UInt16) -> UInt64 { serials.withLock { $0[tag, default: 1] } }

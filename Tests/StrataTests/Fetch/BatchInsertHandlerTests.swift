@@ -167,4 +167,37 @@ struct BatchInsertHandlerTests {
             #expect(try store.newContext().count(for: FetchRequest(entityName: "Employee")) == count)
         }
     }
+
+    /// Keys are taken a run of `KeyRun.length` at a time: the objects still get
+    /// consecutive serials, the part of the last run left unused goes back (the next
+    /// object follows on), and a run is not given back over serials taken after it.
+    @Test("keys come in runs: dense, the unused rest given back, never over later keys")
+    func keyRuns() throws {
+        try FetchFixtures.withStore(.inMemory, options: Self.options) { store in
+            let tag = try store.schema.shape("Employee").layout.tag
+            let first = store.nextSerial(tag: tag)
+            let count = ObjectStore.KeyRun.length * 2 + 5
+            #expect(try store.batchInsert(entityName: "Employee", dictionaryHandler: Self.handler(count: count)) == count)
+            #expect(store.nextSerial(tag: tag) == first + UInt64(count))
+            let context = store.newContext()
+            let ids = try context.fetchObjectIDs(FetchRequest(entityName: "Employee")).map { $0.key.rawValue & ObjectID.serialMask }
+            #expect(Array(ids.suffix(count)) == Array(first..<(first + UInt64(count))))
+            // A handler that fails part way gives back what it did not use too.
+            let failed = #expect(throws: StrataError.self) {
+                try store.batchInsert(entityName: "Employee", dictionaryHandler: Self.handler(count: 10) { i, values in
+                    if i == 3 { throw StrataError(.invalidArgument, "stop") }
+                    values["email"] = .string("again\(i)@example.com")
+                })
+            }
+            #expect(failed?.code == .invalidArgument)
+            #expect(store.nextSerial(tag: tag) == first + UInt64(count) + 3)
+            // A run whose end is no longer the counter is kept: serials are never handed out twice.
+            var run = ObjectStore.KeyRun()
+            let key = try store.allocateKey(tag: tag, from: &run)
+            let other = try store.allocateKey(tag: tag)
+            #expect(other.rawValue > key.rawValue + UInt64(ObjectStore.KeyRun.length - 1))
+            store.giveBack(run, tag: tag)
+            #expect(try store.allocateKey(tag: tag).rawValue == other.rawValue + 1)
+        }
+    }
 }
