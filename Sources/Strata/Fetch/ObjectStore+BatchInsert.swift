@@ -179,32 +179,61 @@ extension ObjectStore {
         let anyExternal = isExternal.contains(true)
         let checksRelationships = checker.hasRequiredRelationships
         var keys = KeyRun()
-        defer { giveBack(keys, tag: layout.tag) }
+        // Objects are encoded on a second thread as they are checked, unless a binary
+        // may go to the blob area (written under the commit's lock, on this thread).
+        let encoder = anyExternal ? nil : BatchInsertEncoder(store: self, layout: layout, entityName: entityName, observed: observed)
+        defer { giveBack(encoder?.keys ?? keys, tag: layout.tag) }
+        var run: [[FieldValue]] = []
+        var spares: [[FieldValue]] = []
         let sequence = try records.commit { batch, writeBlob in
             defer { chunkObjects = options.insertHandOverSize }
             var inChunk = 0
-            while true {
-                if !carried {
-                    values.removeAll(keepingCapacity: true)
-                    if try dictionaryHandler(&values) {
-                        done = true
-                        break
+            do {
+                while true {
+                    if !carried {
+                        values.removeAll(keepingCapacity: true)
+                        if try dictionaryHandler(&values) {
+                            done = true
+                            break
+                        }
                     }
+                    carried = inChunk == chunkObjects
+                    if carried { break }
+                    try checker.fill(&fields, values, index: count)
+                    if checksRelationships { try checker.checkRequiredRelationships(fields, index: count) }
+                    if let encoder {
+                        // Handed over whole: the next object's fields go in an array
+                        // the encoder is done with, else a new one.
+                        run.append(fields)
+                        if spares.isEmpty { spares = encoder.spentFields() }
+                        fields = spares.popLast() ?? []
+                        if run.count == BatchInsertEncoder.runLength {
+                            encoder.submit(run)
+                            run = []
+                        }
+                    } else {
+                        if anyExternal { try externalize(&fields, isExternal: isExternal, writeBlob: writeBlob) }
+                        let key = try allocateKey(tag: layout.tag, from: &keys)
+                        let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) })
+                        batch.put(key, value: value, blobs: blobs, terms: terms)
+                        if observed { ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier)) }
+                    }
+                    count += 1
+                    inChunk += 1
                 }
-                carried = inChunk == chunkObjects
-                if carried { break }
-                try checker.fill(&fields, values, index: count)
-                if checksRelationships { try checker.checkRequiredRelationships(fields, index: count) }
-                if anyExternal { try externalize(&fields, isExternal: isExternal, writeBlob: writeBlob) }
-                let key = try allocateKey(tag: layout.tag, from: &keys)
-                let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) })
-                batch.put(key, value: value, blobs: blobs, terms: terms)
-                if observed { ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier)) }
-                count += 1
-                inChunk += 1
+                if let encoder {
+                    encoder.submit(run)
+                    run = []
+                    batch = try encoder.finish()
+                }
+            } catch {
+                // Nothing may be given back or dropped under an encoding still under way.
+                encoder?.abandon()
+                throw error
             }
             return !done
         }
+        if let encoder { ids = encoder.ids }
         if count > 0 && observed { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
         return count
     }
