@@ -179,15 +179,26 @@ extension ObjectStore {
         let anyExternal = isExternal.contains(true)
         let checksRelationships = checker.hasRequiredRelationships
         var keys = KeyRun()
-        // Objects are encoded on a second thread as they are checked, unless a binary
-        // may go to the blob area (written under the commit's lock, on this thread).
-        let encoder = anyExternal ? nil : BatchInsertEncoder(store: self, layout: layout, entityName: entityName, observed: observed)
-        defer { giveBack(encoder?.keys ?? keys, tag: layout.tag) }
+        defer { giveBack(keys, tag: layout.tag) }
+        // The first chunk's objects are encoded on a second thread as they are checked,
+        // unless a binary may go to the blob area (written under the commit's lock, on
+        // this thread). The chunks after it are encoded here: the chunked commit writes
+        // each one on a second thread while the next is made, and a third thread made
+        // an insert of 1M slower on two cores (1.12 -> 0.92-0.97 M rows/s).
+        var encoder = anyExternal ? nil : BatchInsertEncoder(store: self, layout: layout, entityName: entityName, observed: observed)
         var run: [[FieldValue]] = []
         var spares: [[FieldValue]] = []
         let sequence = try records.commit { batch, writeBlob in
             defer { chunkObjects = options.insertHandOverSize }
             var inChunk = 0
+            defer {
+                // Its keys and ids carry on into the chunks after it.
+                if let encoder {
+                    keys = encoder.keys
+                    ids = encoder.ids
+                }
+                encoder = nil
+            }
             do {
                 while true {
                     if !carried {
@@ -233,7 +244,6 @@ extension ObjectStore {
             }
             return !done
         }
-        if let encoder { ids = encoder.ids }
         if count > 0 && observed { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
         return count
     }
