@@ -183,6 +183,7 @@ extension LogStore {
         return (out, locations, frames + second.2)
     }
 
+    /// ``encodeFrames(_:sequence:segmentID:startingAt:)`` of a whole array.
     func encodeFrames(_ records: [Record], sequence: UInt64? = nil, segmentID: UInt32, startingAt start: Int64) throws -> ([UInt8], [RecordLocation], Int) {
         try encodeFrames(records[...], sequence: sequence, segmentID: segmentID, startingAt: start)
     }
