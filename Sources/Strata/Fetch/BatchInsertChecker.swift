@@ -216,11 +216,11 @@ final class BatchInsertChecker {
         }
     }
 
-    /// A required (non-optional) to-one must be set. To-many counts are not checked:
-    /// a new object's derived to-many is empty until others point at it.
     /// Whether `checkRequiredRelationships` has anything to check.
     var hasRequiredRelationships: Bool { !requiredToOnes.isEmpty }
 
+    /// A required (non-optional) to-one must be set. To-many counts are not checked:
+    /// a new object's derived to-many is empty until others point at it.
     func checkRequiredRelationships(_ fields: [FieldValue], index: Int) throws {
         for (name, number) in requiredToOnes {
             if case .reference = fields[number] { continue }

@@ -35,38 +35,36 @@ enum ObjectCodec {
         w.u8(version)
         w.varint(UInt64(layout.layoutID))
         w.varint(UInt64(fields.count))
-        // Fields and their layout are read in place, each value bound once for both its
-        // bytes and its term: taken out of the array per use, a string value was
-        // retained and released twice per field.
+        // Fields and their layout are read in place: taken out of the array for its
+        // bytes and again for its term, every string value was retained and released
+        // twice per field.
         try fields.withUnsafeBufferPointer { fields in
             try layout.fields.withUnsafeBufferPointer { layoutFields in
                 for number in fields.indices {
                     let termIndex = number < layoutFields.count ? layoutFields[number].termIndex : nil
-                    var term: [UInt8]?
                     switch fields[number] {
                     case .null:
                         w.u8(FieldTag.null.rawValue)
                     case .value(let value):
                         w.u8(FieldTag.value.rawValue)
                         encode(value, into: &w)
-                        if termIndex != nil { term = orderedBytes(value) }
                     case .blob(let ref, let rawLength):
                         w.u8(FieldTag.blob.rawValue)
                         w.varint(UInt64(blobs.count))
                         w.varint(rawLength)
                         blobs.append(ref)
-                        if termIndex != nil { term = orderedBytes(.binary(Data(try blobBytes(ref)))) }
                     case .reference(let key):
                         w.u8(FieldTag.reference.rawValue)
                         w.u64(key.rawValue)
-                        if termIndex != nil { term = bigEndian(key.rawValue) }
                     case .references(let keys):
                         w.u8(FieldTag.references.rawValue)
                         w.varint(UInt64(keys.count))
                         for key in keys { w.u64(key.rawValue) }
                     }
-                    // The same terms as `termValue(_:blobBytes:)` gives each field.
-                    if let termIndex, let term { terms.append(IndexTerm(index: termIndex, value: term)) }
+                    // Only an indexed field is taken out of the array again, for its term.
+                    if let termIndex, let term = try termValue(fields[number], blobBytes: blobBytes) {
+                        terms.append(IndexTerm(index: termIndex, value: term))
+                    }
                 }
             }
         }

@@ -220,20 +220,23 @@ public final class ObjectStore: Sendable {
 
     /// `count` consecutive keys of one entity, under one lock (a batch insert's).
     func allocateKeys(tag: UInt16, count: Int) throws -> [RecordKey] {
-        let first = try reserveSerials(tag: tag, count: count)
-        return (0..<UInt64(count)).map { StoreSchema.key(tag: tag, serial: first + $0) }
+        let serials = try reserveSerials(tag: tag, count: count)
+        return serials.map { StoreSchema.key(tag: tag, serial: $0) }
     }
 
-    /// Moves an entity's serial on by `count` under one lock; returns the first.
-    private func reserveSerials(tag: UInt16, count: Int) throws -> UInt64 {
-        try serials.withLock { s -> UInt64 in
+    /// Moves an entity's serial on by `count` under one lock; returns the serials
+    /// taken. `orFewer` takes what is left when fewer than `count` are (at least one).
+    private func reserveSerials(tag: UInt16, count: Int, orFewer: Bool = false) throws -> Range<UInt64> {
+        try serials.withLock { s -> Range<UInt64> in
             let next = s[tag, default: 1]
             // Subtracted, not added: a damaged counter near 2^64 must not overflow.
-            guard count >= 0, next <= ObjectID.serialMask, UInt64(count) <= ObjectID.serialMask - next else {
+            let left = ObjectID.serialMask - min(next, ObjectID.serialMask)
+            let taken = orFewer ? min(UInt64(max(0, count)), left) : UInt64(max(0, count))
+            guard count >= 0, next <= ObjectID.serialMask, taken <= left, taken > 0 || !orFewer else {
                 throw StrataError(.invalidArgument, "entity has used all 2^48 object ids")
             }
-            s[tag] = next + UInt64(count)
-            return next
+            s[tag] = next + taken
+            return next ..< next + taken
         }
     }
 
@@ -250,11 +253,9 @@ public final class ObjectStore: Sendable {
     /// shorter one near the last serial).
     func allocateKey(tag: UInt16, from run: inout KeyRun) throws -> RecordKey {
         if run.next == run.end {
-            let left = serials.withLock { s in ObjectID.serialMask - min(s[tag, default: 1], ObjectID.serialMask) }
-            let count = Int(min(UInt64(KeyRun.length), left))
-            guard count > 0 else { throw StrataError(.invalidArgument, "entity has used all 2^48 object ids") }
-            run.next = try reserveSerials(tag: tag, count: count)
-            run.end = run.next + UInt64(count)
+            let serials = try reserveSerials(tag: tag, count: KeyRun.length, orFewer: true)
+            run.next = serials.lowerBound
+            run.end = serials.upperBound
         }
         defer { run.next += 1 }
         return StoreSchema.key(tag: tag, serial: run.next)

@@ -118,8 +118,9 @@ final class BulkChunkWriter: @unchecked Sendable {
 
     private func write(_ chunk: [Record], sortedTerms: [IndexTermEntry]?) throws {
         // The versions these records replace, looked up before the chunk is written
-        // (a damaged index file is repaired here, as `commit` does).
-        let replaced = try store.readIndex { s in try chunk.map { try s.index.sealedEntry($0.key) } }
+        // (a damaged index file is repaired here, as `commit` does). The overlay is
+        // empty: the transaction has a segment of its own.
+        let replaced = try store.previousVersions(of: chunk)
         let (bytes, locations, frameCount) = try store.encodeFrames(chunk, segmentID: segmentID, startingAt: end)
         try file.write(bytes, at: end)
         end += Int64(bytes.count)

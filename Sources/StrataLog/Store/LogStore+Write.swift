@@ -93,7 +93,7 @@ extension LogStore {
 
     /// The current version in the sealed index files of each record's key (nil when the
     /// overlay holds the key: the overlay's version is taken at apply time).
-    private func previousVersions(of records: [Record]) throws -> PreviousVersions {
+    func previousVersions(of records: [Record]) throws -> PreviousVersions {
         try readIndex { s in
             // Nothing sealed, nothing to find: a new store's first commits (and every
             // commit until the first roll) skip the probe of each key.
