@@ -92,3 +92,12 @@ extension IndexTermEntry: SpillSortable {
     @inline(__always)
     static func spillOrder(_ a: IndexTermEntry, _ b: IndexTermEntry) -> Bool { precedes(a, b) }
 }
+
+/// What ``StoreIndex``'s probe of its files compares: an entry or a slot of one key.
+protocol IndexVersion {
+    var sequence: UInt64 { get }
+    func isNewer(than other: Self) -> Bool
+}
+
+extension IndexEntry: IndexVersion {}
+extension IndexSlot: IndexVersion {}

@@ -184,7 +184,11 @@ final class IndexFile: Sendable {
         var guess = Int(Double(key - first) / span * Double(count - 1))
         guess = min(max(guess, 1), count - 1)
         var low: Int, high: Int // the answer lies in low...high
-        if keyAt(guess) < key {
+        let atGuess = keyAt(guess)
+        // Dense serials land exactly: the guess is the answer when the key before it is
+        // smaller (`guess` ≥ 1), without galloping left and bisecting a bracket of two.
+        if atGuess >= key, keyAt(guess - 1) < key { return guess }
+        if atGuess < key {
             // Gallop right: the answer is past `guess`.
             var step = 1
             low = guess + 1
@@ -355,6 +359,21 @@ final class IndexFile: Sendable {
     /// ``entry(_:)`` reusing what `memo` holds from earlier lookups in this file (the
     /// same answer: the fence and a packed block do not change while the file exists).
     func entry(_ key: RecordKey, memo: inout LookupMemo) throws(Damage) -> IndexEntry? {
+        try lookup(key, memo: &memo, packed: { IndexEntry(key: $0.key, sequence: $0.sequence, isTombstone: $0.isTombstone, location: $0.location, blobs: []) },
+                   raw: { $0 })
+    }
+
+    /// ``entry(_:memo:)`` without its blob references (`blobList` is -1): what an index
+    /// read's candidates need to be located, trivially copied.
+    func locatedSlot(_ key: RecordKey, memo: inout LookupMemo) throws(Damage) -> IndexSlot? {
+        try lookup(key, memo: &memo, packed: { $0 }, raw: { IndexSlot(key: $0.key, sequence: $0.sequence, isTombstone: $0.isTombstone, location: $0.location, blobList: -1) })
+    }
+
+    /// The lookup behind ``entry(_:memo:)`` and ``locatedSlot(_:memo:)``: a packed
+    /// block's answer is handed to `packed`, a raw block's (blob references) to `raw`.
+    @inline(__always)
+    private func lookup<Answer>(_ key: RecordKey, memo: inout LookupMemo, packed answerPacked: (IndexSlot) -> Answer,
+                                raw answerRaw: (IndexEntry) -> Answer) throws(Damage) -> Answer? {
         guard try mayContain(key) else { return nil }
         if memo.fenceCount < 0 { (memo.fence, memo.fenceCount) = try dataFence() }
         let i = fencePosition(memo.fence, count: memo.fenceCount, atLeast: key.rawValue)
@@ -363,14 +382,14 @@ final class IndexFile: Sendable {
         guard handle.offset <= footer.dataFence.offset, handle.length <= footer.dataFence.offset - handle.offset else {
             throw damage("data block handle lies outside the data area", at: footer.dataFence.offset)
         }
-        if handle.offset == memo.blockOffset { return PackedIndexBlock.find(key, in: memo.packed, segmentID: segmentID) }
+        if handle.offset == memo.blockOffset { return PackedIndexBlock.findSlot(key, in: memo.packed, segmentID: segmentID).map(answerPacked) }
         // The block's packed form (PackedIndexBlock) when the cache has it, else the
         // block read, checked whole and packed for the next lookup; a block that does
         // not pack (blob references) is cached and walked as it is.
-        func found(in packed: [UInt8]) -> IndexEntry? {
+        func found(in packed: [UInt8]) -> Answer? {
             memo.blockOffset = handle.offset
             memo.packed = packed
-            return PackedIndexBlock.find(key, in: packed, segmentID: segmentID)
+            return PackedIndexBlock.findSlot(key, in: packed, segmentID: segmentID).map(answerPacked)
         }
         let packedKey = BlockCache.Key(file: cacheID, offset: handle.offset | Self.packedFlag)
         if let packed = cache.get(packedKey) { return found(in: packed) }
@@ -414,7 +433,7 @@ final class IndexFile: Sendable {
             if k == key.rawValue {
                 do {
                     var r = ByteReader(bytes, from: at, to: end, path: path, baseOffset: Int64(handle.offset))
-                    return try Self.decodeEntry(&r, segmentID: segmentID)
+                    return answerRaw(try Self.decodeEntry(&r, segmentID: segmentID))
                 } catch let error as StrataError {
                     throw Damage(segmentID: segmentID, error: error)
                 } catch {
@@ -613,18 +632,25 @@ final class IndexFile: Sendable {
         var handles: [(offset: UInt64, length: UInt64)] = []
         fence.withUnsafeBytes { b in
             (lower ?? []).withUnsafeBytes { lowerBytes in
-                let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
-                var p = 4
-                for _ in 0..<count {
-                    let (blockIndex, value, at) = Self.termEntry(b, at: p)
-                    p = at + 20
-                    // Blocks whose last term sorts before (index, lower) hold nothing
-                    // wanted; the first block past `index` may still begin with its terms.
-                    if blockIndex < index || (blockIndex == index && TermBytes.bytewiseOrder(value, lowerBytes) < 0) { continue }
-                    let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
-                    let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + 16, as: UInt32.self)))
-                    handles.append((offset, blockLength))
-                    if blockIndex > index { return }
+                (upper ?? []).withUnsafeBytes { upperBytes in
+                    let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
+                    var p = 4
+                    for _ in 0..<count {
+                        let (blockIndex, value, at) = Self.termEntry(b, at: p)
+                        p = at + 20
+                        // Blocks whose last term sorts before (index, lower) hold nothing
+                        // wanted; the first block past `index` may still begin with its terms.
+                        if blockIndex < index || (blockIndex == index && TermBytes.bytewiseOrder(value, lowerBytes) < 0) { continue }
+                        let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
+                        let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + 16, as: UInt32.self)))
+                        handles.append((offset, blockLength))
+                        if blockIndex > index { return }
+                        // A block whose last term sorts past `upper` is the last that can
+                        // hold a wanted one (a last term equal to it may continue in the
+                        // next block). The rest of the index's blocks were listed too, and
+                        // the handles' array grew for each, though the walk stops here.
+                        if upper != nil, TermBytes.bytewiseOrder(value, upperBytes) > 0 { return }
+                    }
                 }
             }
         }

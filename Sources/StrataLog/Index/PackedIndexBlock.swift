@@ -195,7 +195,15 @@ enum PackedIndexBlock {
 
     /// The entry for `key` in a packed block, nil when the block does not hold it.
     static func find(_ key: RecordKey, in packed: [UInt8], segmentID: UInt32) -> IndexEntry? {
-        packed.withUnsafeBytes { raw -> IndexEntry? in
+        findSlot(key, in: packed, segmentID: segmentID).map {
+            IndexEntry(key: key, sequence: $0.sequence, isTombstone: $0.isTombstone, location: $0.location, blobs: [])
+        }
+    }
+
+    /// ``find(_:in:segmentID:)`` as a slot (a packed block holds no blob references):
+    /// trivially copied, where an entry's empty blob list was released with each.
+    static func findSlot(_ key: RecordKey, in packed: [UInt8], segmentID: UInt32) -> IndexSlot? {
+        packed.withUnsafeBytes { raw -> IndexSlot? in
             guard raw.count >= headerSize else { return nil }
             func load(_ at: Int, _ width: Int) -> UInt64 { Self.load(raw, at, width) }
             let count = Int(load(0, 2))
@@ -225,7 +233,7 @@ enum PackedIndexBlock {
                                           frameOffset: UInt32(truncatingIfNeeded: load(framesAt + frame * 8, 4)),
                                           frameLength: UInt32(truncatingIfNeeded: load(framesAt + frame * 8 + 4, 4)),
                                           recordOffset: recordOffset, recordLength: recordLength)
-            return IndexEntry(key: key, sequence: sequence, isTombstone: raw[field] != 0, location: location, blobs: [])
+            return IndexSlot(key: key, sequence: sequence, isTombstone: raw[field] != 0, location: location, blobList: -1)
         }
     }
 }

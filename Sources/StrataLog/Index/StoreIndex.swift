@@ -43,17 +43,23 @@ struct StoreIndex: Sendable {
         try newest(in: files) { file, i in try file.entry(key, memo: &memos[i]) }
     }
 
+    /// ``sealedEntry(_:in:memos:)`` as a slot without blob references: where an index
+    /// read's candidate lies.
+    static func sealedSlot(_ key: RecordKey, in files: [IndexFile], memos: inout [IndexFile.LookupMemo]) throws -> IndexSlot? {
+        try newest(in: files) { file, i in try file.locatedSlot(key, memo: &memos[i]) }
+    }
+
     /// The newest of the versions `lookup` finds in `files[i]`, probing the files in
     /// their order (descending `maxSequence`) until none left can hold a newer one.
     ///
     /// Each file is lent to `lookup` unretained (the array holds it throughout): taken
     /// from the array, it was retained and released per probe, a twentieth of an
     /// indexed query's time in the atomic count alone.
-    private static func newest(in files: [IndexFile], _ lookup: (IndexFile, Int) throws -> IndexEntry?) throws -> IndexEntry? {
+    private static func newest<Version: IndexVersion>(in files: [IndexFile], _ lookup: (IndexFile, Int) throws -> Version?) throws -> Version? {
         try files.withUnsafeBufferPointer { files in
-            var best: IndexEntry?
+            var best: Version?
             for i in files.indices {
-                let (stop, found) = try Unmanaged.passUnretained(files[i])._withUnsafeGuaranteedRef { file -> (Bool, IndexEntry?) in
+                let (stop, found) = try Unmanaged.passUnretained(files[i])._withUnsafeGuaranteedRef { file -> (Bool, Version?) in
                     if let best, file.footer.maxSequence < best.sequence { return (true, nil) }
                     return (false, try lookup(file, i))
                 }
@@ -341,6 +347,9 @@ struct StoreIndex: Sendable {
     /// blob list retained and released each time), a twentieth of an indexed query.
     mutating func entries(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [LocatedKey] {
         var candidates: [(RecordKey, UInt64)] = []
+        // Room for an equality read's usual hundred or so: grown from empty, the array
+        // was reallocated eight times per query.
+        candidates.reserveCapacity(256)
         overlay.normalizeTerms()
         overlay.terms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive) { candidates.append(($0.key, $0.sequence)) }
         for file in files {
@@ -352,7 +361,7 @@ struct StoreIndex: Sendable {
         // last block are kept from one lookup to the next.
         var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: files.count)
         for (key, sequence) in candidates {
-            guard let current = try overlay.entry(key) ?? Self.sealedEntry(key, in: files, memos: &memos),
+            guard let current = try overlay.slot(key) ?? Self.sealedSlot(key, in: files, memos: &memos),
                   !current.isTombstone, current.sequence == sequence else { continue }
             result.append(LocatedKey(current))
         }

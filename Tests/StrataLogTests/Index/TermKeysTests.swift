@@ -87,6 +87,28 @@ import StrataTestSupport
         }
     }
 
+    /// The fence is read only as far as the first block whose last term sorts past the
+    /// upper bound: a value equal to the bound that runs on over several blocks is still
+    /// read whole, and the block after a bound's last term is not needed.
+    @Test func aValueRunningOverSeveralBlocksIsReadWholeUpToItsBound() throws {
+        let terms = (1...3_000).map { key in
+            IndexTermEntry(index: 1, value: TermBytes([UInt8(key % 3)]), key: RecordKey(UInt64(key)), sequence: 1)
+        }
+        let file = try Self.file(terms)
+        #expect(try file.readAll().terms.count == 3_000)
+        for value: UInt8 in 0...2 {
+            for upperInclusive in [true, false] {
+                var read: [RecordKey] = []
+                try file.termKeys(index: 1, from: [value], through: [value], lowerInclusive: true, upperInclusive: upperInclusive) { key, _ in read.append(key) }
+                let expected = upperInclusive ? terms.filter { $0.value.bytes == [value] }.map(\.key) : []
+                #expect(read == expected, "value \(value), upper inclusive \(upperInclusive)")
+            }
+            var below: [RecordKey] = []
+            try file.termKeys(index: 1, from: nil, through: [value], lowerInclusive: true, upperInclusive: true) { key, _ in below.append(key) }
+            #expect(Set(below) == Set(terms.filter { $0.value.bytes[0] <= value }.map(\.key)), "through \(value)")
+        }
+    }
+
     /// A walk caches the term fence and blocks it checked (`IndexFile.checkedFlag`) and
     /// later walks read them unchecked: the same terms each time, and a fence or block
     /// whose checksum holds but whose entries do not parse (one more entry announced
