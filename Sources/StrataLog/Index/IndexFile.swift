@@ -359,14 +359,13 @@ final class IndexFile: Sendable {
     /// ``entry(_:)`` reusing what `memo` holds from earlier lookups in this file (the
     /// same answer: the fence and a packed block do not change while the file exists).
     func entry(_ key: RecordKey, memo: inout LookupMemo) throws(Damage) -> IndexEntry? {
-        try lookup(key, memo: &memo, packed: { IndexEntry(key: $0.key, sequence: $0.sequence, isTombstone: $0.isTombstone, location: $0.location, blobs: []) },
-                   raw: { $0 })
+        try lookup(key, memo: &memo, packed: { IndexEntry($0, blobs: []) }, raw: { $0 })
     }
 
     /// ``entry(_:memo:)`` without its blob references (`blobList` is -1): what an index
     /// read's candidates need to be located, trivially copied.
     func locatedSlot(_ key: RecordKey, memo: inout LookupMemo) throws(Damage) -> IndexSlot? {
-        try lookup(key, memo: &memo, packed: { $0 }, raw: { IndexSlot(key: $0.key, sequence: $0.sequence, isTombstone: $0.isTombstone, location: $0.location, blobList: -1) })
+        try lookup(key, memo: &memo, packed: { $0 }, raw: { IndexSlot($0, blobList: -1) })
     }
 
     /// The lookup behind ``entry(_:memo:)`` and ``locatedSlot(_:memo:)``: a packed
@@ -631,26 +630,24 @@ final class IndexFile: Sendable {
         // Fence entries: index u32, value length u16, value, last key u64, offset u64, length u32.
         var handles: [(offset: UInt64, length: UInt64)] = []
         fence.withUnsafeBytes { b in
-            (lower ?? []).withUnsafeBytes { lowerBytes in
-                (upper ?? []).withUnsafeBytes { upperBytes in
-                    let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
-                    var p = 4
-                    for _ in 0..<count {
-                        let (blockIndex, value, at) = Self.termEntry(b, at: p)
-                        p = at + 20
-                        // Blocks whose last term sorts before (index, lower) hold nothing
-                        // wanted; the first block past `index` may still begin with its terms.
-                        if blockIndex < index || (blockIndex == index && TermBytes.bytewiseOrder(value, lowerBytes) < 0) { continue }
-                        let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
-                        let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + 16, as: UInt32.self)))
-                        handles.append((offset, blockLength))
-                        if blockIndex > index { return }
-                        // A block whose last term sorts past `upper` is the last that can
-                        // hold a wanted one (a last term equal to it may continue in the
-                        // next block). The rest of the index's blocks were listed too, and
-                        // the handles' array grew for each, though the walk stops here.
-                        if upper != nil, TermBytes.bytewiseOrder(value, upperBytes) > 0 { return }
-                    }
+            Self.withBounds(lower, upper) { lowerBytes, upperBytes in
+                let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
+                var p = 4
+                for _ in 0..<count {
+                    let (blockIndex, value, at) = Self.termEntry(b, at: p)
+                    p = at + 20
+                    // Blocks whose last term sorts before (index, lower) hold nothing
+                    // wanted; the first block past `index` may still begin with its terms.
+                    if blockIndex < index || (blockIndex == index && TermBytes.bytewiseOrder(value, lowerBytes) < 0) { continue }
+                    let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
+                    let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + 16, as: UInt32.self)))
+                    handles.append((offset, blockLength))
+                    if blockIndex > index { return }
+                    // A block whose last term sorts past `upper` is the last that can hold
+                    // a wanted one (a last term equal to it may continue in the next
+                    // block): an equality read lists its value's blocks, not the rest of
+                    // its index.
+                    if upper != nil, TermBytes.bytewiseOrder(value, upperBytes) > 0 { return }
                 }
             }
         }
@@ -661,33 +658,38 @@ final class IndexFile: Sendable {
             }
             // Terms: index u32, value length u16, value, key u64, sequence u64.
             let done: Bool = bytes.withUnsafeBytes { b in
-                (lower ?? []).withUnsafeBytes { lowerBytes in
-                    (upper ?? []).withUnsafeBytes { upperBytes in
-                        let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
-                        var p = 4
-                        for _ in 0..<count {
-                            let (termIndex, value, at) = Self.termEntry(b, at: p)
-                            let key = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self))
-                            let sequence = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
-                            p = at + 16
-                            if termIndex < index { continue }
-                            if termIndex > index { return true }
-                            if lower != nil {
-                                let order = TermBytes.bytewiseOrder(value, lowerBytes)
-                                if order < 0 || (order == 0 && !lowerInclusive) { continue }
-                            }
-                            if upper != nil {
-                                let order = TermBytes.bytewiseOrder(value, upperBytes)
-                                if order > 0 || (order == 0 && !upperInclusive) { return true }
-                            }
-                            body(value, RecordKey(key), sequence)
+                Self.withBounds(lower, upper) { lowerBytes, upperBytes in
+                    let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
+                    var p = 4
+                    for _ in 0..<count {
+                        let (termIndex, value, at) = Self.termEntry(b, at: p)
+                        let key = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+                        let sequence = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
+                        p = at + 16
+                        if termIndex < index { continue }
+                        if termIndex > index { return true }
+                        if lower != nil {
+                            let order = TermBytes.bytewiseOrder(value, lowerBytes)
+                            if order < 0 || (order == 0 && !lowerInclusive) { continue }
                         }
-                        return false
+                        if upper != nil {
+                            let order = TermBytes.bytewiseOrder(value, upperBytes)
+                            if order > 0 || (order == 0 && !upperInclusive) { return true }
+                        }
+                        body(value, RecordKey(key), sequence)
                     }
+                    return false
                 }
             }
             if done { return }
         }
+    }
+
+    /// A walk's bounds as bytes (an absent bound as empty bytes: its test is skipped).
+    @inline(__always)
+    private static func withBounds<Answer>(_ lower: [UInt8]?, _ upper: [UInt8]?,
+                                           _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Answer) -> Answer {
+        (lower ?? []).withUnsafeBytes { lowerBytes in (upper ?? []).withUnsafeBytes { upperBytes in body(lowerBytes, upperBytes) } }
     }
 
     /// The head of the term fence or block entry at `p`, in bytes checked to parse: its

@@ -193,15 +193,9 @@ enum PackedIndexBlock {
         }
     }
 
-    /// The entry for `key` in a packed block, nil when the block does not hold it.
-    static func find(_ key: RecordKey, in packed: [UInt8], segmentID: UInt32) -> IndexEntry? {
-        findSlot(key, in: packed, segmentID: segmentID).map {
-            IndexEntry(key: key, sequence: $0.sequence, isTombstone: $0.isTombstone, location: $0.location, blobs: [])
-        }
-    }
-
-    /// ``find(_:in:segmentID:)`` as a slot (a packed block holds no blob references):
-    /// trivially copied, where an entry's empty blob list was released with each.
+    /// The entry for `key` in a packed block as a slot (a packed block holds no blob
+    /// references), nil when the block does not hold it: trivially copied, where an
+    /// entry's empty blob list was released with each lookup.
     static func findSlot(_ key: RecordKey, in packed: [UInt8], segmentID: UInt32) -> IndexSlot? {
         packed.withUnsafeBytes { raw -> IndexSlot? in
             guard raw.count >= headerSize else { return nil }

@@ -43,8 +43,16 @@ struct StoreIndex: Sendable {
         try newest(in: files) { file, i in try file.entry(key, memo: &memos[i]) }
     }
 
-    /// ``sealedEntry(_:in:memos:)`` as a slot without blob references: where an index
-    /// read's candidate lies.
+    /// ``sealedEntry(_:in:)`` as a slot without blob references: where a record lies.
+    static func sealedSlot(_ key: RecordKey, in files: [IndexFile]) throws -> IndexSlot? {
+        try newest(in: files) { file, _ in
+            var memo = IndexFile.LookupMemo()
+            return try file.locatedSlot(key, memo: &memo)
+        }
+    }
+
+    /// ``sealedSlot(_:in:)`` with a memo per file (`memos[i]` for `files[i]`): an index
+    /// read's candidates, looked up one after another.
     static func sealedSlot(_ key: RecordKey, in files: [IndexFile], memos: inout [IndexFile.LookupMemo]) throws -> IndexSlot? {
         try newest(in: files) { file, i in try file.locatedSlot(key, memo: &memos[i]) }
     }
@@ -80,7 +88,7 @@ struct StoreIndex: Sendable {
     /// ``entry(_:)`` without its blob references: what locating a record needs.
     func slot(_ key: RecordKey) throws -> IndexSlot? {
         if let found = overlay.slot(key) { return found }
-        return try sealedEntry(key).map { IndexSlot($0, blobList: -1) }
+        return try Self.sealedSlot(key, in: files)
     }
 
     /// Applies a version written to the active segment (a commit, or open's replay):

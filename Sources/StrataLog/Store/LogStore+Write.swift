@@ -99,7 +99,7 @@ extension LogStore {
             // commit until the first roll) skip the probe of each key.
             guard !s.index.files.isEmpty else { return PreviousVersions() }
             var found = PreviousVersions()
-            for i in records.indices where s.index.overlay.entry(records[i].key) == nil {
+            for i in records.indices where s.index.overlay.slot(records[i].key) == nil {
                 if let entry = try s.index.sealedEntry(records[i].key) { found.entries[i] = entry }
             }
             return found

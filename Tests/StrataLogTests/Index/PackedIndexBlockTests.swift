@@ -57,12 +57,12 @@ import StrataTestSupport
                                      sequences: [1, 200, 100_000][round % 3], largeRecords: round % 5 == 0)
             let packed = try #require(PackedIndexBlock.pack(block: Self.raw(entries)))
             for entry in entries {
-                #expect(PackedIndexBlock.find(entry.key, in: packed, segmentID: 7) == entry)
+                #expect(PackedIndexBlock.findSlot(entry.key, in: packed, segmentID: 7).map { IndexEntry($0, blobs: []) } == entry)
             }
             let keys = Set(entries.map(\.key))
             for probe in [entries[0].key.rawValue &- 1, entries[entries.count - 1].key.rawValue &+ 1, entries[0].key.rawValue &+ 1, 0, .max]
             where !keys.contains(RecordKey(probe)) {
-                #expect(PackedIndexBlock.find(RecordKey(probe), in: packed, segmentID: 7) == nil)
+                #expect(PackedIndexBlock.findSlot(RecordKey(probe), in: packed, segmentID: 7) == nil)
             }
         }
     }
