@@ -1,48 +1,73 @@
 import Foundation
 import StrataLog
+import Synchronization
 
 /// A sorted fetch that scans a large entity uses both cores (`StoreOptions.parallelScanMinimum`):
-/// the keys are cut in two at the middle of the entity's serials, each half is read and
-/// judged on its own thread with its own compiled request and top-k, and the caller's
-/// collector takes both halves' rows. An index's many candidates are cut in two the
-/// same way (`parallelCandidateMinimum`). A sorted fetch judges every candidate whatever
-/// it keeps, so the halves do the work one thread would — 1.3 to 1.9 times as fast,
-/// not twice: both threads take the block cache's and the store state's locks — and
-/// its answer is the same: each row keeps its place among the candidates (the lower
-/// half's first), which orders ties as a single walk would.
+/// the entity's serials are cut into a few chunks, and two threads — the caller's and a
+/// second one — each claim the next chunk not yet taken until none is left, judging it
+/// with their own compiled request into their own top-k; the caller's collector then
+/// takes both threads' rows. Claiming, rather than a half each, bounds a scan by the
+/// time one thread takes: when the second thread starts late or its core is slow (a
+/// shared virtual machine's), the caller takes more chunks instead of waiting on a
+/// fixed half. An index's many candidates are cut in two (`parallelCandidateMinimum`).
+/// A sorted fetch judges every candidate whatever it keeps, so the threads do the work
+/// one thread would — 1.3 to 1.9 times as fast, not twice: both take the block
+/// cache's and the store state's locks — and its answer is the same: each row keeps
+/// its place among the candidates (a chunk's places follow the chunk before it,
+/// whichever thread read either), which orders ties as a single walk would.
 ///
 /// A record the compiled request cannot judge (an external binary it reads) is judged
-/// as an object afterwards, on the caller's thread: managed objects never leave it.
+/// as an object afterwards, on the caller's thread, in key order: managed objects
+/// never leave it.
 extension ObjectContext {
     /// The processors this process may run on, read once: `activeProcessorCount` reads
     /// the cgroup's files at every call (eight system calls, about a tenth of a small
     /// indexed query's time when each fetch asked).
     static let processors = ProcessInfo.processInfo.activeProcessorCount
 
-    /// How a scan of `tag` is cut in two — the first key of the upper half, and the
-    /// compiled request the second thread judges with (a request's field slots are
-    /// scratch space: each thread has its own) — or nil when it runs on one thread.
-    func parallelScanPlan(_ request: FetchRequest, tag: UInt16) -> (split: RecordKey, compiled: [UInt16: CompiledFetch])? {
+    /// The most chunks a scan is cut into: enough that a thread running at half speed
+    /// leaves the other little to wait for, few enough that finding each chunk's
+    /// first record stays a small part of the scan.
+    static let scanChunkLimit = 16
+
+    /// How a scan of `tag` is cut — its chunks of keys, and the compiled request the
+    /// second thread judges with (a request's field slots are scratch space: each
+    /// thread has its own) — or nil when it runs on one thread. A chunk holds a
+    /// quarter of `parallelScanMinimum`'s serials or more: an entity just past the
+    /// minimum is cut in four.
+    func parallelScanPlan(_ request: FetchRequest, tag: UInt16) -> (chunks: [Range<RecordKey>], compiled: [UInt16: CompiledFetch])? {
         guard Self.processors > 1 else { return nil }
         let next = store.nextSerial(tag: tag)
         let minimum = UInt64(max(1, store.options.parallelScanMinimum))
         guard next > minimum, next > 2, let compiled = compileFetch(request, tags: [tag]).fetches else { return nil }
-        return (StoreSchema.key(tag: tag, serial: (1 + next) / 2), compiled)
+        // Serials 1..<next, cut at `count - 1` increasing serials (count <= next - 1).
+        let serials = next - 1
+        let count = Int(min(UInt64(Self.scanChunkLimit), max(2, serials / max(1, minimum / 4)), serials))
+        let range = StoreSchema.range(tag: tag)
+        var chunks: [Range<RecordKey>] = []
+        chunks.reserveCapacity(count)
+        var start = range.lowerBound
+        for i in 1..<count {
+            let cut = StoreSchema.key(tag: tag, serial: 1 + serials * UInt64(i) / UInt64(count))
+            chunks.append(start..<cut)
+            start = cut
+        }
+        chunks.append(start..<range.upperBound)
+        return (chunks, compiled)
     }
 
-    /// Judges the records of `tag` below the plan's split here and those from it on a
-    /// second thread, then hands both halves' rows to `run`'s collector.
-    func scanInParallel(_ request: FetchRequest, tag: UInt16, plan: (split: RecordKey, compiled: [UInt16: CompiledFetch]), run: CompiledRun,
+    /// Judges the records of `tag` on this thread and a second, each claiming the
+    /// plan's chunks in turn, then hands their rows to `run`'s collector.
+    func scanInParallel(_ request: FetchRequest, tag: UInt16, plan: (chunks: [Range<RecordKey>], compiled: [UInt16: CompiledFetch]), run: CompiledRun,
                         needed: Int?, keepObjects: Bool, judgeObject: (RecordKey, Int) throws -> Void) throws {
-        let range = StoreSchema.range(tag: tag)
-        // The lower half judges with the fetch's own compiled request (idle meanwhile).
-        // The upper half's positions start far past any count of the lower half's.
-        let lower = ScanHalf(request, records: store.records, source: .range(range.lowerBound..<plan.split), compiled: run.compiled,
+        let chunks = ScanChunks(plan.chunks, firstPosition: run.position)
+        // This thread judges with the fetch's own compiled request (idle meanwhile).
+        let here = ScanHalf(request, records: store.records, source: .claimed(chunks), compiled: run.compiled,
+                            capacity: needed, position: run.position, keepsRecords: keepObjects)
+        let there = ScanHalf(request, records: store.records, source: .claimed(chunks), compiled: plan.compiled,
                              capacity: needed, position: run.position, keepsRecords: keepObjects)
-        let upper = ScanHalf(request, records: store.records, source: .range(plan.split..<range.upperBound), compiled: plan.compiled,
-                             capacity: needed, position: run.position + (1 << 48), keepsRecords: keepObjects)
-        try judgeBoth(lower, upper, run: run, judgeObject: judgeObject)
-        run.position = upper.position
+        try judgeBoth(here, there, run: run, judgeObject: judgeObject)
+        run.position = chunks.endPosition
     }
 
     /// The compiled request a second thread judges an index's candidates with, or nil
@@ -77,7 +102,11 @@ extension ObjectContext {
             for row in scanned.run.collector.finish() where try run.collector.accepts(row.values, position: row.position) {
                 run.collector.add(row)
             }
-            for left in scanned.asObjects { try judgeObject(left.key, left.position) }
+        }
+        // In key order: with chunks claimed, one thread's list may hold a later chunk's
+        // records before an earlier one's.
+        for left in (lower.asObjects + upper.asObjects).sorted(by: { $0.position < $1.position }) {
+            try judgeObject(left.key, left.position)
         }
     }
 }
@@ -91,10 +120,10 @@ final class ScanHalf: @unchecked Sendable {
         var position: Int
     }
 
-    /// What a half reads: a range of the entity's keys (a scan), or an index's
-    /// candidates with their places among all of them.
+    /// What a half reads: the chunks of the entity's keys it claims (a scan), or an
+    /// index's candidates with their places among all of them.
     enum Source {
-        case range(Range<RecordKey>)
+        case claimed(ScanChunks)
         case located([LocatedKey], positions: [Int])
     }
 
@@ -122,13 +151,16 @@ final class ScanHalf: @unchecked Sendable {
     func scan() {
         do {
             switch source {
-            case .range(let range):
-                try records.visitRecordRuns(in: range) { views in
-                    for view in views {
-                        try judge(view)
-                        position += 1
+            case .claimed(let chunks):
+                while let chunk = chunks.claim() {
+                    position = chunks.firstPosition(of: chunk)
+                    try records.visitRecordRuns(in: chunks.ranges[chunk]) { views in
+                        for view in views {
+                            try judge(view)
+                            position += 1
+                        }
+                        return true
                     }
-                    return true
                 }
             case .located(let keys, let positions):
                 try records.visitRecords(located: keys) { i, view in
@@ -139,6 +171,8 @@ final class ScanHalf: @unchecked Sendable {
             }
         } catch {
             failure = error
+            // The other thread stops at its next claim: the fetch fails either way.
+            if case .claimed(let chunks) = source { chunks.abandon() }
         }
     }
 
@@ -149,4 +183,35 @@ final class ScanHalf: @unchecked Sendable {
             asObjects.append(Left(key: view.key, position: position))
         }
     }
+}
+
+/// A scan's chunks of keys, in key order, and the count of those claimed so far. Each
+/// chunk is claimed once, by whichever thread asks first. Chunk `i`'s records take the
+/// places from `firstPosition(of: i)` on: far past any count of the chunks before it,
+/// so places follow key order whichever thread read which chunk.
+final class ScanChunks: Sendable {
+    let ranges: [Range<RecordKey>]
+    private let base: Int
+    private let claimed = Atomic<Int>(0)
+    /// The places of one chunk: 2^40 records, more than any entity's serials.
+    private static let positionShift = 40
+
+    init(_ ranges: [Range<RecordKey>], firstPosition: Int) {
+        self.ranges = ranges
+        self.base = firstPosition
+    }
+
+    /// The next chunk not yet claimed, or nil when none is left.
+    func claim() -> Int? {
+        let chunk = claimed.wrappingAdd(1, ordering: .relaxed).oldValue
+        return chunk < ranges.count ? chunk : nil
+    }
+
+    /// Leaves no chunk to claim (a thread failed; the fetch throws).
+    func abandon() { claimed.store(ranges.count, ordering: .relaxed) }
+
+    func firstPosition(of chunk: Int) -> Int { base + chunk << Self.positionShift }
+
+    /// A place past every chunk's: where the next entity's places start.
+    var endPosition: Int { firstPosition(of: ranges.count) }
 }

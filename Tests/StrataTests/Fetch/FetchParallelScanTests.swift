@@ -2,7 +2,7 @@ import Foundation
 import StrataLog
 import Testing
 import StrataTestSupport
-@testable import Strata
+@_spi(Fuzzing) @testable import Strata
 
 /// A sorted scan of a large entity is judged on two threads, the entity's keys cut in
 /// half, and so are the many candidates of an index (`StoreOptions.parallelScanMinimum`
@@ -79,6 +79,55 @@ struct FetchParallelScanTests {
         }
         #expect(parallelRuns > 60, "only \(parallelRuns) of 300 requests were judged on two threads")
         #expect(parallelIndexRuns > 60, "only \(parallelIndexRuns) requests judged an index's candidates on two threads")
+    }
+
+    /// A read that fails in whichever thread claimed its chunk fails the whole fetch
+    /// with that read's error — never a partial answer — and the other thread stops
+    /// claiming; once reads work again, the same fetch answers as an interpreted one.
+    @Test("a read failing in either thread's chunk fails the fetch, and nothing else")
+    func aFailingReadFailsTheFetch() throws {
+        let memory = InMemoryFileSystem()
+        let faults = FaultInjectingFileSystem(wrapping: memory)
+        var options = StoreOptions()
+        options.fileSystem = faults
+        options.logger = .quiet
+        options.parallelScanMinimum = 1
+        // Small segments and no room to cache them: every chunk reads its own files.
+        options.log.segmentSizeLimit = 4096
+        options.log.blockCacheBytes = 0
+        let path = "/parallel-faults.strata"
+        var r = SeededRandom(seed: 41)
+        do {
+            let store = try ObjectStore(at: path, model: try FetchDifferentialTests.model(), options: options)
+            try FetchDifferentialTests.saveItems(400, in: store, &r)
+            try store.close()
+        }
+        let store = try ObjectStore(at: path, model: try FetchDifferentialTests.model(), options: options)
+        defer { try? store.close() }
+        var request = FetchRequest(entityName: "Item", predicate: try Strata.Predicate(format: "n >= 10"))
+        request.sortKeys = [SortKey("t", ascending: false), SortKey("n")]
+        request.fetchLimit = 7
+        #expect(try request.explain(in: store.newContext()).threads == 2)
+        let interpreted = store.newContext()
+        interpreted.interpretsFetches = true
+        let expected = try interpreted.fetch(request).map(\.objectID)
+        #expect(expected.count == 7)
+
+        var failures = 0
+        for nth in 1...12 {
+            let fault = faults.inject(.fail(.read, matching: .contains("segments/"), on: .nth(nth)))
+            do {
+                _ = try store.newContext().fetch(request)
+                Issue.record("read \(nth) of the segments failed, yet the fetch answered")
+            } catch let error as StrataError {
+                #expect(error.context["injectedFault"] != nil, "read \(nth): \(error)")
+                failures += 1
+            }
+            #expect(faults.timesFired(fault) == 1)
+            faults.clearFaults()
+            #expect(try store.newContext().fetch(request).map(\.objectID) == expected, "after read \(nth) failed")
+        }
+        #expect(failures == 12)
     }
 
     @Test("a context holding objects, unsaved changes or a small entity scan on one thread")
