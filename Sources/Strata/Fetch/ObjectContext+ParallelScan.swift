@@ -152,9 +152,11 @@ final class ScanHalf: @unchecked Sendable {
         do {
             switch source {
             case .claimed(let chunks):
+                // This thread's chunks are one walk to the block cache.
+                var scanned = 0
                 while let chunk = chunks.claim() {
                     position = chunks.firstPosition(of: chunk)
-                    try records.visitRecordRuns(in: chunks.ranges[chunk]) { views in
+                    try records.visitRecordRuns(in: chunks.ranges[chunk], scanned: &scanned) { views in
                         for view in views {
                             try judge(view)
                             position += 1

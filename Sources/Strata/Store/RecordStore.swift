@@ -70,6 +70,10 @@ public protocol RecordStore: AnyObject, Sendable {
     /// time (a block's, for the segment log): `body` loops over them and returns
     /// false to stop.
     func visitRecordRuns(in range: Range<RecordKey>, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws
+    /// `visitRecordRuns(in:_:)` for one of the ranges a scan reads in turn; `scanned`
+    /// carries the bytes the scan has read across them (the segment log's cache
+    /// keeps a long scan's later blocks out of it, whichever range they lie in).
+    func visitRecordRuns(in range: Range<RecordKey>, scanned: inout Int, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws
     /// Appends a blob and returns its reference.
     func writeBlob(_ bytes: [UInt8]) throws -> BlobRef
     /// Reads a blob by reference, checksums verified.
@@ -159,6 +163,11 @@ extension RecordStore {
         try visitRecords(in: range, wants: nil) { view in
             try withUnsafePointer(to: view) { try body(UnsafeBufferPointer(start: $0, count: 1)) }
         }
+    }
+
+    /// Without a block cache, nothing to count.
+    public func visitRecordRuns(in range: Range<RecordKey>, scanned: inout Int, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws {
+        try visitRecordRuns(in: range, body)
     }
 
     /// Lists the range's keys: for store types that cannot read back from a range's end.

@@ -201,4 +201,40 @@ import StrataTestSupport
         try store.visitRecords(in: RecordKey(1)..<RecordKey(60)) { _ in true }
         #expect(store.statistics.segmentBytesRead == 0)
     }
+
+    /// A scan read in several ranges — a parallel scan's chunks — carries the bytes it
+    /// read from one range to the next (`visitRecordRuns(in:scanned:_:)`), so the cache
+    /// sees one long walk: the warmed frame stays, the later frames are not kept. Each
+    /// range alone is small enough to be cached whole, and counted alone they pushed
+    /// the warmed frame out.
+    @Test func aScanReadInRangesIsOneWalkToTheCache() throws {
+        let dir = try TemporaryDirectory("visit-scan-ranges")
+        defer { dir.remove() }
+        var options = LogStoreOptions()
+        options.compressRecords = false
+        options.blockCacheBytes = 64 << 10
+        let store = try LogStore.open(at: dir.path, options: options)
+        defer { try? store.close() }
+        var batch = WriteBatch()
+        for key in UInt64(1)...2_000 { batch.put(RecordKey(key), value: LogFixtures.value(key, version: 0, size: 200)) }
+        try store.commit(batch)
+        try store.sealActiveSegment()
+        _ = try store.get(RecordKey(5))
+
+        var scanned = 0, walked = 0
+        for start in stride(from: UInt64(1), to: 2_001, by: 125) {
+            // About 25 KiB each: under half the cache.
+            try store.visitRecordRuns(in: RecordKey(start)..<RecordKey(start + 125), scanned: &scanned) { views in
+                walked += views.count
+                return true
+            }
+        }
+        #expect(walked == 2_000)
+        #expect(scanned >= 2_000 * 200)
+        store.resetStatistics()
+        _ = try store.get(RecordKey(5))
+        #expect(store.statistics.segmentBytesRead == 0, "the scan kept the warmed frame")
+        _ = try store.get(RecordKey(1_990))
+        #expect(store.statistics.segmentBytesRead > 0, "the scan's last frames were read without being kept")
+    }
 }
