@@ -49,7 +49,9 @@ extension PredicateComparison {
         } else {
             return nil
         }
-        guard !key.contains(".") else { return nil }
+        // Its bytes, not `contains(".")`: with Foundation imported that is a substring
+        // search through NSString (5,000 instructions, 1% of an indexed query).
+        guard !key.utf8.contains(UInt8(ascii: ".")) else { return nil }
 
         func bound(_ inclusive: Bool) -> IndexableCondition.Bound? {
             guard case .constant(let value) = constant, !value.isNull else { return nil }
