@@ -55,9 +55,9 @@ public struct FetchPlan: Sendable, Hashable, CustomStringConvertible {
     public var order: Order
     /// The sort keys, for the description.
     public var sortKeys: [SortKey]
-    /// How many threads judge the candidates: 2 when a sorted scan of a large entity,
-    /// or the many candidates of an index, are cut in two
-    /// (`StoreOptions.parallelScanMinimum`, `parallelCandidateMinimum`), else 1.
+    /// How many threads judge the candidates: 2 when a sorted scan of a large entity
+    /// is cut into chunks the threads claim, or the many candidates of an index are
+    /// cut in two (`StoreOptions.parallelScanMinimum`, `parallelCandidateMinimum`), else 1.
     public var threads = 1
 
     /// The plan as lines of text, SQLite's `EXPLAIN QUERY PLAN` style.

@@ -40,12 +40,13 @@ public struct StoreOptions: Sendable {
     /// 32,768; 0.34-0.41 M in chunks of 2,048 to 8,192).
     var insertHandOverSize: Int { min(max(1, insertChunkSize), 8_192) }
     /// A sorted fetch that scans an entity (no index serves its predicate) of at least
-    /// this many objects judges the two halves of the entity's keys on two threads, as
-    /// PostgreSQL's parallel sequential scan does, and merges what they keep; on one
+    /// this many objects cuts the entity's keys into chunks (up to 16, each a quarter
+    /// of this many serials or more) that two threads claim in turn, as PostgreSQL's
+    /// parallel sequential scan hands out blocks, and merges what they keep; on one
     /// core, or below this, it scans on the caller's thread. `Int.max` turns it off.
     public var parallelScanMinimum = 8_192
     /// A sorted fetch whose index lists at least this many candidates judges the two
-    /// halves of them on two threads in the same way. `Int.max` turns it off.
+    /// halves of them on two threads. `Int.max` turns it off.
     public var parallelCandidateMinimum = 4_096
     /// Where open, recovery, compaction and migration log what they did (info) and anomalies (warning).
     public var logger = Logger(label: "strata")
