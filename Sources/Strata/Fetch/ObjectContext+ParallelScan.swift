@@ -6,10 +6,10 @@ import Synchronization
 /// the entity's serials are cut into a few chunks, and two threads — the caller's and a
 /// second one — each claim the next chunk not yet taken until none is left, judging it
 /// with their own compiled request into their own top-k; the caller's collector then
-/// takes both threads' rows. Claiming, rather than a half each, bounds a scan by the
-/// time one thread takes: when the second thread starts late or its core is slow (a
-/// shared virtual machine's), the caller takes more chunks instead of waiting on a
-/// fixed half. An index's many candidates are cut in two (`parallelCandidateMinimum`).
+/// takes both threads' rows. Claiming, rather than a half each, bounds the wait on a
+/// second thread that starts late or runs slower (a shared virtual machine's core):
+/// the caller takes more chunks instead of waiting on a fixed half. (Two threads that
+/// share one core lose on either plan.) An index's many candidates are cut in two (`parallelCandidateMinimum`).
 /// A sorted fetch judges every candidate whatever it keeps, so the threads do the work
 /// one thread would — 1.3 to 1.9 times as fast, not twice: both take the block
 /// cache's and the store state's locks — and its answer is the same: each row keeps
@@ -62,9 +62,9 @@ extension ObjectContext {
                         needed: Int?, keepObjects: Bool, judgeObject: (RecordKey, Int) throws -> Void) throws {
         let chunks = ScanChunks(plan.chunks, firstPosition: run.position)
         // This thread judges with the fetch's own compiled request (idle meanwhile).
-        let here = ScanHalf(request, records: store.records, source: .claimed(chunks), compiled: run.compiled,
+        let here = ScanShare(request, records: store.records, source: .claimed(chunks), compiled: run.compiled,
                             capacity: needed, position: run.position, keepsRecords: keepObjects)
-        let there = ScanHalf(request, records: store.records, source: .claimed(chunks), compiled: plan.compiled,
+        let there = ScanShare(request, records: store.records, source: .claimed(chunks), compiled: plan.compiled,
                              capacity: needed, position: run.position, keepsRecords: keepObjects)
         try judgeBoth(here, there, run: run, judgeObject: judgeObject)
         run.position = chunks.endPosition
@@ -83,45 +83,46 @@ extension ObjectContext {
     func judgeCandidatesInParallel(_ request: FetchRequest, keys: [LocatedKey], positions: [Int], compiled: [UInt16: CompiledFetch], run: CompiledRun,
                                    needed: Int?, keepObjects: Bool, judgeObject: (RecordKey, Int) throws -> Void) throws {
         let middle = keys.count / 2
-        func half(_ part: Range<Int>, compiled: [UInt16: CompiledFetch]) -> ScanHalf {
-            ScanHalf(request, records: store.records, source: .located(Array(keys[part]), positions: Array(positions[part])),
+        func half(_ part: Range<Int>, compiled: [UInt16: CompiledFetch]) -> ScanShare {
+            ScanShare(request, records: store.records, source: .located(Array(keys[part]), positions: Array(positions[part])),
                      compiled: compiled, capacity: needed, position: 0, keepsRecords: keepObjects)
         }
         try judgeBoth(half(0..<middle, compiled: run.compiled), half(middle..<keys.count, compiled: compiled), run: run, judgeObject: judgeObject)
     }
 
-    /// Runs `upper` on a second thread and `lower` here, then merges their rows into
+    /// Runs `there` on a second thread and `here` on this one, then merges their rows into
     /// `run` and judges as objects what they could not judge on records.
-    private func judgeBoth(_ lower: ScanHalf, _ upper: ScanHalf, run: CompiledRun, judgeObject: (RecordKey, Int) throws -> Void) throws {
+    private func judgeBoth(_ here: ScanShare, _ there: ScanShare, run: CompiledRun, judgeObject: (RecordKey, Int) throws -> Void) throws {
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { upper.scan() }
-        lower.scan()
+        DispatchQueue.global().async(group: group) { there.scan() }
+        here.scan()
         group.wait()
-        if let failure = lower.failure ?? upper.failure { throw failure }
-        for scanned in [lower, upper] {
+        if let failure = here.failure ?? there.failure { throw failure }
+        for scanned in [here, there] {
             for row in scanned.run.collector.finish() where try run.collector.accepts(row.values, position: row.position) {
                 run.collector.add(row)
             }
         }
         // In key order: with chunks claimed, one thread's list may hold a later chunk's
         // records before an earlier one's.
-        for left in (lower.asObjects + upper.asObjects).sorted(by: { $0.position < $1.position }) {
+        for left in (here.asObjects + there.asObjects).sorted(by: { $0.position < $1.position }) {
             try judgeObject(left.key, left.position)
         }
     }
 }
 
-/// One half of a parallel scan, judged on the thread that calls `scan`. Only that
-/// thread touches it until `scan` returns (the dispatch group orders the caller's
+/// One thread's share of a parallel fetch — the chunks of a scan it claims, or half
+/// an index's candidates — judged on the thread that calls `scan`. Only that thread
+/// touches it until `scan` returns (the dispatch group orders the caller's
 /// reads after it); it holds no managed object.
-final class ScanHalf: @unchecked Sendable {
+final class ScanShare: @unchecked Sendable {
     struct Left {
         var key: RecordKey
         var position: Int
     }
 
-    /// What a half reads: the chunks of the entity's keys it claims (a scan), or an
-    /// index's candidates with their places among all of them.
+    /// What a share reads: the chunks of the entity's keys it claims (a scan), or
+    /// index candidates with their places among all of them.
     enum Source {
         case claimed(ScanChunks)
         case located([LocatedKey], positions: [Int])
@@ -137,7 +138,7 @@ final class ScanHalf: @unchecked Sendable {
     private(set) var asObjects: [Left] = []
     private(set) var failure: (any Error)?
 
-    /// A half of `request` judged with `compiled` (its own: a compiled request's field
+    /// A share of `request` judged with `compiled` (its own: a compiled request's field
     /// slots are scratch space) into a top-k of its own of `capacity` rows.
     init(_ request: FetchRequest, records: any RecordStore, source: Source, compiled: [UInt16: CompiledFetch], capacity: Int?,
          position: Int, keepsRecords: Bool) {
