@@ -24,7 +24,7 @@ struct IndexOverlay: Sendable {
     private var keysSorted = true
     private var termsSorted = true
     /// Whether new keys arrived in increasing order (so `entries`, in arrival order, is
-    /// sorted): `normalize` sorts `sortedKeys` but not the table's entries.
+    /// sorted): `normalizeKeys` sorts `sortedKeys` but not the table's entries.
     private var arrivedInOrder = true
     /// Whether every term added is still its key's current version's: no key was
     /// written twice and no tombstone came with terms. The roll then keeps them all
@@ -100,12 +100,6 @@ struct IndexOverlay: Sendable {
         }
         if !termsSorted { kept.sort(by: IndexTermEntry.precedes) }
         return (sorted, kept)
-    }
-
-    /// Sorts the key and term lists if writes left them unsorted (range reads need them sorted).
-    mutating func normalize() {
-        normalizeKeys()
-        normalizeTerms()
     }
 
     /// Sorts the key list if writes left it unsorted: what a key range read needs. Apart

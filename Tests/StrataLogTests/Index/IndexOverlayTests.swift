@@ -33,7 +33,10 @@ import Testing
         var overlay = IndexOverlay()
         for (i, (entry, terms)) in adds.enumerated() {
             overlay.add(entry, terms: terms)
-            if i == normalizeAfter { overlay.normalize() }
+            if i == normalizeAfter {
+                overlay.normalizeKeys()
+                overlay.normalizeTerms()
+            }
         }
         let (entries, terms) = overlay.sortedContents()
         let want = expected(adds)
@@ -51,7 +54,7 @@ import Testing
     }
 
     @Test func aSmallerKeyAfterNormalizingIsSortedToo() {
-        // normalize() sorts the key list; the entries stay in arrival order.
+        // normalizeKeys() sorts the key list; the entries stay in arrival order.
         let adds = [10, 20, 30, 5, 40].map { (Self.entry(UInt64($0), 1), Self.term(1)) }
         Self.check(adds, normalizeAfter: 2)
         Self.check([30, 10, 20, 40, 50].map { (Self.entry(UInt64($0), 1), Self.term(1)) }, normalizeAfter: 2)
