@@ -74,13 +74,10 @@ final class BatchInsertEncoder: @unchecked Sendable {
         spent.withLock { runs in runs.popLast() ?? [] }
     }
 
+    /// No field is a blob reference (entities with external binaries are not handed
+    /// over), so the encoder never reads a blob.
     private func encode(_ fields: [FieldValue]) throws {
-        let key = try store.allocateKey(tag: layout.tag, from: &keys)
-        // No field is a blob reference (entities with external binaries are not handed
-        // over), so the encoder never reads a blob.
-        let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: layout, blobBytes: { try store.records.readBlob($0) })
-        batch.put(key, value: value, blobs: blobs, terms: terms)
-        if observed { ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier)) }
+        try store.putInserted(fields, layout: layout, entityName: entityName, observed: observed, keys: &keys, batch: &batch, ids: &ids)
     }
 
     /// Waits for every object handed over; returns the chunk's batch (the next chunk

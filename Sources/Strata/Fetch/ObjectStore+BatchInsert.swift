@@ -224,10 +224,7 @@ extension ObjectStore {
                         }
                     } else {
                         if anyExternal { try externalize(&fields, isExternal: isExternal, writeBlob: writeBlob) }
-                        let key = try allocateKey(tag: layout.tag, from: &keys)
-                        let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) })
-                        batch.put(key, value: value, blobs: blobs, terms: terms)
-                        if observed { ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier)) }
+                        try putInserted(fields, layout: layout, entityName: entityName, observed: observed, keys: &keys, batch: &batch, ids: &ids)
                     }
                     count += 1
                     inChunk += 1
@@ -268,6 +265,17 @@ extension ObjectStore {
             throw StrataError(.invalidArgument, "\(entityName) is abstract: batch-insert one of its sub-entities", context: ["entity": entityName])
         }
         return entity
+    }
+
+    /// A checked object's last step in a batch insert from a handler, on whichever
+    /// thread encodes it (this one, or `BatchInsertEncoder`'s): the next key of
+    /// `keys`, its record encoded into `batch`, its id noted when observers want them.
+    func putInserted(_ fields: [FieldValue], layout: StoreSchema.EntityLayout, entityName: String, observed: Bool,
+                     keys: inout KeyRun, batch: inout WriteBatch, ids: inout [ObjectID]) throws {
+        let key = try allocateKey(tag: layout.tag, from: &keys)
+        let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) })
+        batch.put(key, value: value, blobs: blobs, terms: terms)
+        if observed { ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier)) }
     }
 
     /// Moves external-storage binaries at or above the threshold to the blob area
