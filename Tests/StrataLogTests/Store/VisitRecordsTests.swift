@@ -169,18 +169,8 @@ import StrataTestSupport
     @Test func aLongWalkDoesNotPushOutTheCache() throws {
         let dir = try TemporaryDirectory("visit-scan-cache")
         defer { dir.remove() }
-        var options = LogStoreOptions()
-        options.compressRecords = false
-        options.blockCacheBytes = 64 << 10
-        let store = try LogStore.open(at: dir.path, options: options)
+        let store = try Self.storeSixTimesTheCache(in: dir)
         defer { try? store.close() }
-        // About 400 KiB of records: more than six times the cache.
-        var batch = WriteBatch()
-        for key in UInt64(1)...2_000 { batch.put(RecordKey(key), value: LogFixtures.value(key, version: 0, size: 200)) }
-        try store.commit(batch)
-        try store.sealActiveSegment()
-
-        _ = try store.get(RecordKey(5))
         store.resetStatistics()
         _ = try store.get(RecordKey(5))
         #expect(store.statistics.segmentBytesRead == 0, "warmed")
@@ -188,12 +178,7 @@ import StrataTestSupport
         var walked = 0
         try store.visitRecords(in: RecordKey(1)..<RecordKey(2_001)) { _ in walked += 1; return true }
         #expect(walked == 2_000)
-        store.resetStatistics()
-        _ = try store.get(RecordKey(5))
-        #expect(store.statistics.segmentBytesRead == 0, "the walk kept the warmed frame")
-        // The walk's last frames were read without being kept.
-        _ = try store.get(RecordKey(1_990))
-        #expect(store.statistics.segmentBytesRead > 0)
+        try Self.expectOnlyTheWarmedFrameKept(store, by: "the walk")
 
         // A walk that fits the cache is read from the file once, then from the cache.
         try store.visitRecords(in: RecordKey(1)..<RecordKey(60)) { _ in true }
@@ -210,16 +195,8 @@ import StrataTestSupport
     @Test func aScanReadInRangesIsOneWalkToTheCache() throws {
         let dir = try TemporaryDirectory("visit-scan-ranges")
         defer { dir.remove() }
-        var options = LogStoreOptions()
-        options.compressRecords = false
-        options.blockCacheBytes = 64 << 10
-        let store = try LogStore.open(at: dir.path, options: options)
+        let store = try Self.storeSixTimesTheCache(in: dir)
         defer { try? store.close() }
-        var batch = WriteBatch()
-        for key in UInt64(1)...2_000 { batch.put(RecordKey(key), value: LogFixtures.value(key, version: 0, size: 200)) }
-        try store.commit(batch)
-        try store.sealActiveSegment()
-        _ = try store.get(RecordKey(5))
 
         var scanned = 0, walked = 0
         for start in stride(from: UInt64(1), to: 2_001, by: 125) {
@@ -231,10 +208,37 @@ import StrataTestSupport
         }
         #expect(walked == 2_000)
         #expect(scanned >= 2_000 * 200)
+        try Self.expectOnlyTheWarmedFrameKept(store, by: "the scan")
+    }
+
+    /// A sealed store of 2,000 uncompressed records of 200 bytes (about 400 KiB) with a
+    /// 64 KiB block cache, more than six times the cache, whose key 5 was just read
+    /// (its frame warmed).
+    static func storeSixTimesTheCache(in dir: TemporaryDirectory) throws -> LogStore {
+        var options = LogStoreOptions()
+        options.compressRecords = false
+        options.blockCacheBytes = 64 << 10
+        let store = try LogStore.open(at: dir.path, options: options)
+        do {
+            var batch = WriteBatch()
+            for key in UInt64(1)...2_000 { batch.put(RecordKey(key), value: LogFixtures.value(key, version: 0, size: 200)) }
+            try store.commit(batch)
+            try store.sealActiveSegment()
+            _ = try store.get(RecordKey(5))
+            return store
+        } catch {
+            try? store.close()
+            throw error
+        }
+    }
+
+    /// After a long walk of `storeSixTimesTheCache`'s records: key 5's warmed frame is
+    /// still cached, and the walk's last frames were read without being kept.
+    static func expectOnlyTheWarmedFrameKept(_ store: LogStore, by walk: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         store.resetStatistics()
         _ = try store.get(RecordKey(5))
-        #expect(store.statistics.segmentBytesRead == 0, "the scan kept the warmed frame")
+        #expect(store.statistics.segmentBytesRead == 0, "\(walk) kept the warmed frame", sourceLocation: sourceLocation)
         _ = try store.get(RecordKey(1_990))
-        #expect(store.statistics.segmentBytesRead > 0, "the scan's last frames were read without being kept")
+        #expect(store.statistics.segmentBytesRead > 0, "\(walk)'s last frames were read without being kept", sourceLocation: sourceLocation)
     }
 }
