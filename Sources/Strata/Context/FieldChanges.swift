@@ -6,13 +6,18 @@
 /// on every `setValue`). Names go through the layout's field numbers; a name that is
 /// not a stored field (none of the callers gives one) is kept aside, as before.
 struct FieldChanges {
-    private let shape: StoreSchema.EntityShape
-    private var values: [FieldValue?] = []
-    private var others: [String: FieldValue] = [:]
+    /// The object's entity shape (`ManagedObject.shape` reads it here).
+    let shape: StoreSchema.EntityShape
+    private var values: [FieldValue?]
+    private var others: [String: FieldValue]
     private(set) var count = 0
 
     init(shape: StoreSchema.EntityShape) {
         self.shape = shape
+        // Empty collections made by their initializers, not literals: a literal went
+        // through `Dictionary(dictionaryLiteral:)`, a call per object made.
+        values = [FieldValue?]()
+        others = [String: FieldValue]()
     }
 
     var isEmpty: Bool { count == 0 }

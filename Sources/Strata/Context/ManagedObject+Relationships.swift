@@ -84,7 +84,7 @@ extension ManagedObject {
         let existing = Set(current.map(\.objectID))
         for new in objects where !existing.contains(new.objectID) { try add(new, to: key) }
         if relationship.isOrdered {
-            try requireContext().setOrder(self, relationship: relationship, objects.map(\.objectID.key))
+            try requireContext().setOrder(self, relationship: relationship, objects.map(\.recordKey))
         }
     }
 }

@@ -15,7 +15,7 @@ extension ObjectContext {
         for objects in [writes, deletes] {
             for object in objects where !object.isNew {
                 guard let read = object.stored?.sequence else { continue }
-                if try store.records.sequence(of: object.objectID.key) != read { conflicts.append(object) }
+                if try store.records.sequence(of: object.recordKey) != read { conflicts.append(object) }
             }
         }
         guard !conflicts.isEmpty else { return false }
@@ -28,7 +28,7 @@ extension ObjectContext {
             // Core Data's overwrite policy: the object as this context has it — the
             // values it read plus its changes — replaces the store's version whole.
             // Its base stays the version it read; only the store's sequence is taken.
-            for object in conflicts where try store.records.sequence(of: object.objectID.key) == nil {
+            for object in conflicts where try store.records.sequence(of: object.recordKey) == nil {
                 try reloadBase(object) // deleted in the store: writing re-creates it
             }
         case .storeWins:
@@ -36,8 +36,8 @@ extension ObjectContext {
             for object in conflicts {
                 object.changes.removeAll()
                 object.isDeleted = false
-                changed[object.objectID.key] = nil
-                object.stored = try store.records.get(object.objectID.key).map(schema.decode)
+                changed[object.recordKey] = nil
+                object.stored = try store.records.get(object.recordKey).map(schema.decode)
             }
         case .propertyLevelContextTrump:
             for object in conflicts { try reloadBase(object) }
@@ -56,7 +56,7 @@ extension ObjectContext {
 
     /// Replaces an object's base record with the store's newest, keeping its changes.
     private func reloadBase(_ object: ManagedObject) throws {
-        guard let record = try store.records.get(object.objectID.key) else {
+        guard let record = try store.records.get(object.recordKey) else {
             object.stored = nil
             if !object.isDeleted { object.isNew = true } // deleted in the store: writing re-creates it
             return

@@ -16,7 +16,7 @@ extension ObjectContext {
             throw StrataError(.invalidArgument, "\(object.objectID) belongs to another context", context: ["object": object.objectID.uriRepresentation])
         }
         // Everything this delete takes with it, through cascades.
-        var closure: [RecordKey: ManagedObject] = [object.objectID.key: object]
+        var closure: [RecordKey: ManagedObject] = [object.recordKey: object]
         var queue = [object]
         while let next = queue.popLast() {
             for relationship in next.entity.relationships where relationship.deleteRule == .cascade {
@@ -48,7 +48,7 @@ extension ObjectContext {
                     let destination = try self.object(forKey: key)
                     guard !destination.isDeleted else { continue }
                     if !inverse.isToMany {
-                        if case .reference(member.objectID.key) = try destination.field(inverse.name) {
+                        if case .reference(member.recordKey) = try destination.field(inverse.name) {
                             try willChange(destination)
                             destination.changes[inverse.name] = .null
                         }
@@ -61,10 +61,10 @@ extension ObjectContext {
         for member in closure.values {
             if member.isNew {
                 member.isDeleted = true
-                changed[member.objectID.key] = nil
-                registry[member.objectID.key] = nil
+                changed[member.recordKey] = nil
+                registry[member.recordKey] = nil
                 // Never saved: its memberships are forgotten rather than written.
-                for tag in Array(edgeChanges.keys) { edgeChanges[tag]?.forget(member.objectID.key) }
+                for tag in Array(edgeChanges.keys) { edgeChanges[tag]?.forget(member.recordKey) }
             } else {
                 try member.fire()
                 member.isDeleted = true

@@ -31,19 +31,19 @@ extension ObjectContext {
     func setToOne(_ owner: ManagedObject, relationship: RelationshipDescription, to target: ManagedObject?) throws {
         if let target { try checkDestination(target, for: relationship, on: owner) }
         let oldKey: RecordKey? = if case .reference(let k) = try owner.field(relationship.name) { k } else { nil }
-        let newKey = target?.objectID.key
+        let newKey = target?.recordKey
         if oldKey == newKey { return }
         try willChange(owner)
         owner.changes[relationship.name] = newKey.map(FieldValue.reference) ?? .null
         guard let inverse = inverse(of: relationship) else { return }
         let oldTarget = try oldKey.map { try object(forKey: $0) }
         if !inverse.isToMany {
-            if let oldTarget, !oldTarget.isDeleted, case .reference(owner.objectID.key) = try oldTarget.field(inverse.name) {
+            if let oldTarget, !oldTarget.isDeleted, case .reference(owner.recordKey) = try oldTarget.field(inverse.name) {
                 try willChange(oldTarget)
                 oldTarget.changes[inverse.name] = .null
             }
             if let target {
-                if case .reference(let partnerKey) = try target.field(inverse.name), partnerKey != owner.objectID.key {
+                if case .reference(let partnerKey) = try target.field(inverse.name), partnerKey != owner.recordKey {
                     let partner = try object(forKey: partnerKey)
                     if !partner.isDeleted {
                         try willChange(partner)
@@ -51,7 +51,7 @@ extension ObjectContext {
                     }
                 }
                 try willChange(target)
-                target.changes[inverse.name] = .reference(owner.objectID.key)
+                target.changes[inverse.name] = .reference(owner.recordKey)
             }
         } else {
             if let oldTarget, !oldTarget.isDeleted, let side = edgeSide(oldTarget, inverse) {
@@ -72,7 +72,7 @@ extension ObjectContext {
 
     func removeFromMany(_ owner: ManagedObject, relationship: RelationshipDescription, _ object: ManagedObject) throws {
         if let inverse = inverse(of: relationship), !inverse.isToMany {
-            if case .reference(owner.objectID.key) = try object.field(inverse.name) {
+            if case .reference(owner.recordKey) = try object.field(inverse.name) {
                 try setToOne(object, relationship: inverse, to: nil)
             }
             return
@@ -85,7 +85,7 @@ extension ObjectContext {
     func setOrder(_ owner: ManagedObject, relationship: RelationshipDescription, _ keys: [RecordKey]) throws {
         guard let side = edgeSide(owner, relationship), side.isOrdered else { return }
         try convertLegacyList(owner, side)
-        let key = owner.objectID.key
+        let key = owner.recordKey
         if side.isOwner {
             edgeChanges[side.relation.tag, default: EdgeChanges()].ownerOrders[key] = keys
         } else {
@@ -95,12 +95,12 @@ extension ObjectContext {
 
     private func addEdge(_ object: ManagedObject, _ side: EdgeSide, _ destination: ManagedObject) throws {
         try convertLegacyLists(object, side, destination)
-        edgeChanges[side.relation.tag, default: EdgeChanges()].add(side.pair(object.objectID.key, destination.objectID.key))
+        edgeChanges[side.relation.tag, default: EdgeChanges()].add(side.pair(object.recordKey, destination.recordKey))
     }
 
     private func removeEdge(_ object: ManagedObject, _ side: EdgeSide, _ destination: ManagedObject) throws {
         try convertLegacyLists(object, side, destination)
-        edgeChanges[side.relation.tag, default: EdgeChanges()].remove(side.pair(object.objectID.key, destination.objectID.key))
+        edgeChanges[side.relation.tag, default: EdgeChanges()].remove(side.pair(object.recordKey, destination.recordKey))
     }
 
     // MARK: Lists from before edges
@@ -125,9 +125,9 @@ extension ObjectContext {
         object.changes[name] = .null
         var changes = edgeChanges[side.relation.tag] ?? EdgeChanges()
         let listed = Set(list)
-        for key in view where listed.contains(key) { changes.add(side.pair(object.objectID.key, key)) }
+        for key in view where listed.contains(key) { changes.add(side.pair(object.recordKey, key)) }
         if side.isOrdered {
-            if side.isOwner { changes.ownerOrders[object.objectID.key] = view } else { changes.memberOrders[object.objectID.key] = view }
+            if side.isOwner { changes.ownerOrders[object.recordKey] = view } else { changes.memberOrders[object.recordKey] = view }
         }
         edgeChanges[side.relation.tag] = changes
     }
@@ -148,10 +148,10 @@ extension ObjectContext {
         if let side = edgeSide(owner, relationship) { return try edgeDestinations(of: owner, side: side, name: relationship.name) }
         guard let inverse = inverse(of: relationship),
               let index = try schema.layout(relationship.destinationEntityName).fields.first(where: { $0.name == inverse.name })?.termIndex else { return [] }
-        let ownerKey = owner.objectID.key
+        let ownerKey = owner.recordKey
         var keys = Set(owner.isNew ? [] : try store.records.keys(for: IndexTerm(index: index, value: ObjectCodec.bigEndian(ownerKey.rawValue))))
         for object in changed.values where object.entity.isKind(of: relationship.destinationEntityName) {
-            let key = object.objectID.key
+            let key = object.recordKey
             if object.isDeleted {
                 keys.remove(key)
             } else if let change = object.changes[inverse.name] {
@@ -166,7 +166,7 @@ extension ObjectContext {
     /// A side's destinations: a list from before edges first, if the record still has
     /// one, then committed edges (in position or key order), then edges added here.
     private func edgeDestinations(of object: ManagedObject, side: EdgeSide, name: String) throws -> [RecordKey] {
-        let key = object.objectID.key
+        let key = object.recordKey
         let changes = edgeChanges[side.relation.tag]
         if side.isOrdered, let order = side.isOwner ? changes?.ownerOrders[key] : changes?.memberOrders[key] {
             return order.filter { !isDeletedHere($0) }
@@ -201,7 +201,7 @@ extension ObjectContext {
     func destinationCount(of owner: ManagedObject, relationship: RelationshipDescription) throws -> Int {
         guard let side = edgeSide(owner, relationship) else { return try destinations(of: owner, relationship: relationship).count }
         if try legacyList(owner, relationship.name) != nil { return try destinations(of: owner, relationship: relationship).count }
-        let key = owner.objectID.key
+        let key = owner.recordKey
         let changes = edgeChanges[side.relation.tag]
         if side.isOrdered, let order = side.isOwner ? changes?.ownerOrders[key] : changes?.memberOrders[key] {
             return order.count(where: { !isDeletedHere($0) })

@@ -31,7 +31,7 @@ extension ObjectContext {
         // A merge policy may have dropped objects (store wins) or revived them.
         if try resolveConflicts(writes, deletes) { (writes, deletes) = pendingWrites() }
         let observed = store.hasObservers
-        let edges = try edgeWrites(deleted: Set(deletes.map(\.objectID.key)), checkEnds: true, collectTouched: observed)
+        let edges = try edgeWrites(deleted: Set(deletes.map(\.recordKey)), checkEnds: true, collectTouched: observed)
         guard !writes.isEmpty || !deletes.isEmpty || !edges.isEmpty else {
             edgeChanges = [:]
             return
@@ -52,13 +52,13 @@ extension ObjectContext {
                 let object = writes[next]
                 let fields = try fieldsToWrite(object, writeBlob: writeBlob)
                 let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: { try records.readBlob($0) })
-                batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
+                batch.put(object.recordKey, value: value, blobs: blobs, terms: terms)
                 written.append(fields)
                 next += 1
             }
             if next < writes.count { return true }
             for object in deletes {
-                batch.delete(object.objectID.key)
+                batch.delete(object.recordKey)
                 counterTags.insert(object.layout.tag)
             }
             edges.apply(to: &batch)
@@ -96,14 +96,14 @@ extension ObjectContext {
             if isKnownUniquelyReferenced(&writes[i]) { continue }
             let object = writes[i]
             // An inserted object is registered once saved (until then `changed` holds it).
-            if object.isNew { register(object, key: object.objectID.key) }
-            object.stored = StoredObject(key: object.objectID.key, sequence: sequence, fields: written[i])
+            if object.isNew { register(object, key: object.recordKey) }
+            object.stored = StoredObject(key: object.recordKey, sequence: sequence, fields: written[i])
             object.changes.removeAll()
             object.isNew = false
         }
         for object in deletes {
             if observed { change.deleted.insert(object.objectID) }
-            registry[object.objectID.key] = nil
+            registry[object.recordKey] = nil
             object.stored = nil
         }
         // Both ends of a changed membership count as updated, as in Core Data, though
@@ -264,7 +264,7 @@ extension ObjectContext {
                 // is not checked. A stored external binary is not read to be compared.
                 guard values.count == constraint.attributes.count else { continue }
                 let stored = try store.storedDuplicates(of: values, for: constraint) { key in
-                    key == object.objectID.key
+                    key == object.recordKey
                         || (changed[key].map { other in other.isDeleted || constraint.attributes.contains { other.changes[$0] != nil } } ?? false)
                 }
                 if let other = stored.first.flatMap(store.objectID(for:)) ?? seen[constraint.termIndex]?[values] {

@@ -79,7 +79,7 @@ public final class ObjectContext {
     /// an entry that names another object for the key (registered after a reset, or
     /// after this one was deleted and saved) stays.
     func forget(_ object: ManagedObject) {
-        let key = object.objectID.key
+        let key = object.recordKey
         registry.remove(key, ifIdentity: ObjectIdentifier(object))
     }
 
@@ -89,8 +89,13 @@ public final class ObjectContext {
     final class Link {
         private let target: Unmanaged<ObjectContext>
         fileprivate var isAlive = true
+        /// The store's identifier, for the objects' ids: kept here, not in each object.
+        let storeIdentifier: String
 
-        init(_ context: ObjectContext) { target = Unmanaged.passUnretained(context) }
+        init(_ context: ObjectContext) {
+            target = Unmanaged.passUnretained(context)
+            storeIdentifier = context.store.identifier
+        }
 
         var context: ObjectContext? { isAlive ? target.takeUnretainedValue() : nil }
 
@@ -157,7 +162,7 @@ public final class ObjectContext {
     public var deletedObjects: Set<ManagedObject> { Set(changed.values.filter { $0.isDeleted && !$0.isNew }) }
     /// Objects this context holds right now.
     public var registeredObjects: [ManagedObject] {
-        registry.values.compactMap(\.object) + changed.values.filter { $0.isNew && registry[$0.objectID.key] == nil }
+        registry.values.compactMap(\.object) + changed.values.filter { $0.isNew && registry[$0.recordKey] == nil }
     }
 
     // MARK: Objects
@@ -176,7 +181,7 @@ public final class ObjectContext {
             throw StrataError(.invalidArgument, "\(entityName) is abstract: insert one of its sub-entities (\(shape.entity.allSubentityNames.joined(separator: ", ")))", context: ["entity": entityName])
         }
         let key = try store.allocateKey(tag: shape.layout.tag)
-        let object = ManagedObject(id: ObjectID(entityName: entityName, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
+        let object = ManagedObject(key: key, shape: shape, context: self)
         object.isNew = true
         for (number, value) in shape.insertDefaults { object.changes[number] = value }
         // Held by `changed` until saved, and only then registered (if its caller still
@@ -210,14 +215,14 @@ public final class ObjectContext {
         guard let shape = shape(tag: StoreSchema.tag(of: key)) else {
             throw StrataError(.objectNotFound, "no entity of this model has key \(key)", context: ["key": "\(key.rawValue)"])
         }
-        let object = ManagedObject(id: ObjectID(entityName: shape.entity.name, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
+        let object = ManagedObject(key: key, shape: shape, context: self)
         register(object, key: key)
         return object
     }
 
     /// Loads a fault's record, and those of up to a batch of its fetch siblings.
     func fireFault(_ object: ManagedObject) throws {
-        let key = object.objectID.key
+        let key = object.recordKey
         // An empty cache is not asked: asking hashes the key.
         if !rowCache.isEmpty, let cached = rowCache.removeValue(forKey: key) {
             object.stored = cached
@@ -286,7 +291,7 @@ public final class ObjectContext {
     /// Puts `object` among the changed ones and stamps it with the generation that
     /// follows: until `changed` next changes, the stamp proves it is there.
     func track(_ object: ManagedObject) {
-        changed[object.objectID.key] = object
+        changed[object.recordKey] = object
         object.changedStamp = changedGeneration
     }
 
@@ -301,7 +306,7 @@ public final class ObjectContext {
             object.blobCache = [:]
             if object.isNew {
                 object.isDeleted = true
-                registry[object.objectID.key] = nil
+                registry[object.recordKey] = nil
             } else {
                 object.isDeleted = false
             }
@@ -318,13 +323,13 @@ public final class ObjectContext {
         guard !object.isNew, object.context === self else { return }
         object.stored = nil
         object.blobCache = [:]
-        rowCache[object.objectID.key] = nil
+        rowCache[object.recordKey] = nil
         if !mergeChanges {
             object.changes.removeAll()
             object.transientValues = [:]
             object.isDeleted = false
-            changed[object.objectID.key] = nil
-            for tag in Array(edgeChanges.keys) { edgeChanges[tag]?.forget(object.objectID.key) }
+            changed[object.recordKey] = nil
+            for tag in Array(edgeChanges.keys) { edgeChanges[tag]?.forget(object.recordKey) }
         }
     }
 

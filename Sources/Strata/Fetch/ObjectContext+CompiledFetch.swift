@@ -88,7 +88,7 @@ extension ObjectContext {
                 // Unsaved inserts and updates join (judged as objects), deletes leave.
                 var byKey = Dictionary(candidates.lazy.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
                 for object in changed.values where tagSet.contains(object.layout.tag) {
-                    let key = object.objectID.key
+                    let key = object.recordKey
                     if object.isDeleted { byKey[key] = nil } else if byKey[key] == nil { byKey[key] = LocatedKey(key) }
                 }
                 candidates = byKey.values.sorted { $0.key < $1.key }
@@ -135,7 +135,7 @@ extension ObjectContext {
         } else {
             let queue = ObjectRouteQueue()
             for tag in tags.sorted() where !run.done {
-                queue.reset(pending ? changed.values.filter { $0.layout.tag == tag && !$0.isDeleted }.map(\.objectID.key).sorted() : [])
+                queue.reset(pending ? changed.values.filter { $0.layout.tag == tag && !$0.isDeleted }.map(\.recordKey).sorted() : [])
                 func objectsBefore(_ key: RecordKey?) throws {
                     if queue.isDrained { return }
                     while !run.done, let next = queue.next(before: key) {

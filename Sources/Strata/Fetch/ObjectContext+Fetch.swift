@@ -103,7 +103,7 @@ extension ObjectContext {
             // now matches (the predicate then judges every one with its new values).
             var set = Set(candidates)
             for object in changed.values where tagSet.contains(object.layout.tag) {
-                if object.isDeleted { set.remove(object.objectID.key) } else { set.insert(object.objectID.key) }
+                if object.isDeleted { set.remove(object.recordKey) } else { set.insert(object.recordKey) }
             }
             candidates = set.sorted()
             located = nil
@@ -131,7 +131,7 @@ extension ObjectContext {
                 let slice = Array(candidates[start..<min(candidates.count, start + Self.fetchScanBatch)])
                 start += Self.fetchScanBatch
                 for case let object? in try preload(slice, loaded: &loadedByFetch) {
-                    let key = object.objectID.key
+                    let key = object.recordKey
                     let subject = try fetchSubject(object, storeOnly: !request.includesPendingChanges)
                     if let predicate = request.predicate, try !predicate.evaluate(with: subject) { continue }
                     if request.sortKeys.isEmpty {
@@ -146,7 +146,7 @@ extension ObjectContext {
             if !request.sortKeys.isEmpty {
                 let sorted = try SortKey.sorted(sortable, by: request.sortKeys)
                 let windowed = window(sorted, offset: offset, limit: limit)
-                matchedKeys = windowed.map(\.object.objectID.key)
+                matchedKeys = windowed.map(\.object.recordKey)
                 if keepObjects { matched = windowed.map(\.object) }
             } else {
                 matchedKeys = window(matchedKeys, offset: offset, limit: limit)
@@ -208,16 +208,16 @@ extension ObjectContext {
         let missing = objects.filter { $0.isFault || $0.loadedFieldNumbers != nil }
         guard !missing.isEmpty else { return objects }
         var gone: Set<RecordKey> = []
-        let records = try store.records.get(missing.map(\.objectID.key))
+        let records = try store.records.get(missing.map(\.recordKey))
         for (object, record) in zip(missing, records) {
             guard let record else {
-                if object.isFault { gone.insert(object.objectID.key) }
+                if object.isFault { gone.insert(object.recordKey) }
                 continue
             }
             object.stored = try schema.decode(record)
             object.loadedFieldNumbers = nil
-            loaded.insert(object.objectID.key)
+            loaded.insert(object.recordKey)
         }
-        return gone.isEmpty ? objects : objects.map { gone.contains($0.objectID.key) ? nil : $0 }
+        return gone.isEmpty ? objects : objects.map { gone.contains($0.recordKey) ? nil : $0 }
     }
 }

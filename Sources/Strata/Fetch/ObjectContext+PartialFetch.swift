@@ -33,13 +33,13 @@ extension ObjectContext {
             let slice = Array(candidates[start..<min(candidates.count, start + Self.fetchScanBatch)])
             start += Self.fetchScanBatch
             let faults = slice.filter(\.isFault)
-            let faultKeys = Set(faults.map(\.objectID.key))
-            let records = try store.records.get(faults.map(\.objectID.key))
+            let faultKeys = Set(faults.map(\.recordKey))
+            let records = try store.records.get(faults.map(\.recordKey))
             for (object, record) in zip(faults, records) {
                 guard let record else { continue }
                 object.stored = try schema.decode(record)
             }
-            for object in slice where loadedByFetch.contains(object.objectID.key) || faultKeys.contains(object.objectID.key) {
+            for object in slice where loadedByFetch.contains(object.recordKey) || faultKeys.contains(object.recordKey) {
                 guard var stored = object.stored, object.blobCache.isEmpty else { continue }
                 let keep = fieldNumbers(object)
                 for number in stored.fields.indices where !keep.contains(number) { stored.fields[number] = .null }
@@ -49,7 +49,7 @@ extension ObjectContext {
             }
         }
         // Completing one object completes its partial siblings too, a batch at a time.
-        let group = FaultGroup(keys: objects.map(\.objectID.key))
+        let group = FaultGroup(keys: objects.map(\.recordKey))
         group.adopt(objects) { $0.loadedFieldNumbers != nil }
     }
 
@@ -58,7 +58,7 @@ extension ObjectContext {
     ///
     /// - Throws: `.objectNotFound` when the store no longer has the object.
     func completePartialObject(_ object: ManagedObject) throws {
-        let key = object.objectID.key
+        let key = object.recordKey
         var keys = [key]
         if let group = object.faultGroup {
             keys = group.batch(of: object, size: store.options.faultBatchSize).map(\.key).filter { k in

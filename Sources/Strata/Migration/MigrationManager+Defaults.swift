@@ -13,8 +13,8 @@ extension MigrationManager {
         guard let destinationName = mapping.destinationEntityName,
               let shape = destinationStore.schema.shapes[destinationName] else { return nil }
         let destinationEntity = shape.entity
-        let keepsKey = try shape.layout.tag == StoreSchema.tag(of: source.objectID.key) && !keyTaken(source.objectID.key)
-        let key = keepsKey ? source.objectID.key : try destinationStore.allocateKey(tag: shape.layout.tag)
+        let keepsKey = try shape.layout.tag == StoreSchema.tag(of: source.recordKey) && !keyTaken(source.recordKey)
+        let key = keepsKey ? source.recordKey : try destinationStore.allocateKey(tag: shape.layout.tag)
         let destination = try destinationContext.insertForMigration(shape, key: key)
         for attribute in destinationEntity.storedAttributes {
             do {
@@ -56,14 +56,14 @@ extension MigrationManager {
             }
             var targets: [ManagedObject] = []
             var seen = Set<RecordKey>()
-            for sourceKey in try sourceKeys(of: destination.objectID.key, under: mapping) {
+            for sourceKey in try sourceKeys(of: destination.recordKey, under: mapping) {
                 let source = try sourceContext.object(forKey: sourceKey)
                 guard source.entity.relationshipsByName[path] != nil else {
                     throw StrataError(.migrationFailed, "mapping \(mapping.name): \(source.entity.name) has no relationship '\(path)' for \(propertyMapping.name)",
                                       context: ["entityMapping": mapping.name, "entity": source.entity.name, "property": path, "object": source.objectID.description])
                 }
                 for related in try source.objects(path) {
-                    for key in try destinationKeys(of: related.objectID.key, under: other, source: related) where seen.insert(key).inserted {
+                    for key in try destinationKeys(of: related.recordKey, under: other, source: related) where seen.insert(key).inserted {
                         targets.append(try destinationContext.object(forKey: key))
                     }
                 }

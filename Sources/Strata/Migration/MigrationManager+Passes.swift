@@ -136,7 +136,7 @@ extension MigrationManager {
                 values.append(value)
             }
             guard values.count == constraint.attributes.count else { continue }
-            let key = object.objectID.key
+            let key = object.recordKey
             guard let other = try destinationStore.storedDuplicates(of: values, for: constraint, excluding: { $0 == key }).first,
                   let otherID = destinationStore.objectID(for: other) else { continue }
             throw constraint.migrationViolation(values: values, objects: [object.objectID, otherID],

@@ -91,7 +91,7 @@ public final class MigrationManager {
     public func destinationInstances(forEntityMapping name: String, sourceInstances: [ManagedObject]) throws -> [ManagedObject] {
         let mapping = try entityMapping(name)
         return try sourceInstances.flatMap { source in
-            try destinationKeys(of: source.objectID.key, under: mapping, source: source).map { try destinationContext.object(forKey: $0) }
+            try destinationKeys(of: source.recordKey, under: mapping, source: source).map { try destinationContext.object(forKey: $0) }
         }
     }
 
@@ -103,7 +103,7 @@ public final class MigrationManager {
     public func sourceInstances(forEntityMapping name: String, destinationInstances: [ManagedObject]) throws -> [ManagedObject] {
         let mapping = try entityMapping(name)
         return try destinationInstances.flatMap { destination in
-            try sourceKeys(of: destination.objectID.key, under: mapping).map { try sourceContext.object(forKey: $0) }
+            try sourceKeys(of: destination.recordKey, under: mapping).map { try sourceContext.object(forKey: $0) }
         }
     }
 
@@ -160,7 +160,7 @@ public final class MigrationManager {
     /// Records that `source` became `destination` under `mapping` (the default
     /// creation does this; a policy that creates objects itself should too).
     public func associate(sourceInstance source: ManagedObject, withDestinationInstance destination: ManagedObject, for mapping: EntityMapping) throws {
-        try idMap(mapping.name).associate(source: source.objectID.key, destination: destination.objectID.key)
+        try idMap(mapping.name).associate(source: source.recordKey, destination: destination.recordKey)
     }
 
     func idMap(_ name: String) throws -> IDMap {

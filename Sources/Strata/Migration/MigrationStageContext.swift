@@ -85,7 +85,7 @@ public final class MigrationStageContext {
             for object in olds {
                 var made: RecordKey?
                 for mapping in mappings {
-                    if let key = try manager.destinationKeys(of: object.objectID.key, under: mapping, source: object).first {
+                    if let key = try manager.destinationKeys(of: object.recordKey, under: mapping, source: object).first {
                         made = key
                         break
                     }
@@ -93,7 +93,7 @@ public final class MigrationStageContext {
                 pairs.append((object, made))
             }
             let news = try newBatch.load(pairs.compactMap(\.1))
-            let byKey = Dictionary(news.map { ($0.objectID.key, $0) }, uniquingKeysWith: { first, _ in first })
+            let byKey = Dictionary(news.map { ($0.recordKey, $0) }, uniquingKeysWith: { first, _ in first })
             for (object, key) in pairs {
                 try body(object, key.flatMap { byKey[$0] }.flatMap { $0.isDeleted ? nil : $0 })
             }

@@ -3,7 +3,7 @@ import StrataLog
 extension ObjectContext {
     /// Inserts an object under a chosen key (a migrated object keeps its old key).
     func insertForMigration(_ shape: StoreSchema.EntityShape, key: RecordKey) throws -> ManagedObject {
-        let object = ManagedObject(id: ObjectID(entityName: shape.entity.name, key: key, storeIdentifier: store.identifier), shape: shape, context: self)
+        let object = ManagedObject(key: key, shape: shape, context: self)
         object.isNew = true
         register(object, key: key)
         track(object)
@@ -16,9 +16,9 @@ extension ObjectContext {
     func addEdgesForMigration(_ object: ManagedObject, relationship: RelationshipDescription, _ keys: [RecordKey]) throws {
         guard let side = edgeSide(object, relationship), !keys.isEmpty else { return }
         var changes = edgeChanges[side.relation.tag] ?? EdgeChanges()
-        for key in keys { changes.add(side.pair(object.objectID.key, key)) }
+        for key in keys { changes.add(side.pair(object.recordKey, key)) }
         if side.isOrdered {
-            if side.isOwner { changes.ownerOrders[object.objectID.key] = keys } else { changes.memberOrders[object.objectID.key] = keys }
+            if side.isOwner { changes.ownerOrders[object.recordKey] = keys } else { changes.memberOrders[object.recordKey] = keys }
         }
         edgeChanges[side.relation.tag] = changes
     }
@@ -29,14 +29,14 @@ extension ObjectContext {
     func commitForMigration() throws {
         guard hasChanges else { return }
         var batch = WriteBatch()
-        let deleted = Set(changed.values.filter { $0.isDeleted && !$0.isNew }.map(\.objectID.key))
+        let deleted = Set(changed.values.filter { $0.isDeleted && !$0.isNew }.map(\.recordKey))
         let edges = try edgeWrites(deleted: deleted, checkEnds: false, collectTouched: false)
         var tags = edges.allocatedTags
         let records = store.records
         for object in changed.sortedByKey() {
             if object.isDeleted {
                 if !object.isNew {
-                    batch.delete(object.objectID.key)
+                    batch.delete(object.recordKey)
                     tags.insert(object.layout.tag)
                 }
                 continue
@@ -45,7 +45,7 @@ extension ObjectContext {
             // allocated a context each time.
             let fields = try fieldsToWrite(object, writeBlob: { try records.writeBlob($0) })
             let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: object.layout, blobBytes: { try records.readBlob($0) })
-            batch.put(object.objectID.key, value: value, blobs: blobs, terms: terms)
+            batch.put(object.recordKey, value: value, blobs: blobs, terms: terms)
         }
         edges.apply(to: &batch)
         // The migration writes every entity's counter once at its end
@@ -54,8 +54,8 @@ extension ObjectContext {
         try store.records.commit(batch)
         // Objects a policy inserted (`insert`, not `insertForMigration`) are held only
         // by `changed` until saved: they stay found by key once it lets go.
-        for object in changed.values where object.isNew && !object.isDeleted && registry[object.objectID.key] == nil {
-            register(object, key: object.objectID.key)
+        for object in changed.values where object.isNew && !object.isDeleted && registry[object.recordKey] == nil {
+            register(object, key: object.recordKey)
         }
         changed.removeAll()
         edgeChanges = [:]
