@@ -80,7 +80,10 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
     deinit {
         // The context's registry does not retain its objects: each leaves it here.
-        contextLink.forget(self)
+        // The link is reached unretained: this object holds it until the end of
+        // `deinit`, and a retain and release of it here were two atomic operations
+        // on a line every object of the context shares.
+        Unmanaged.passUnretained(contextLink)._withUnsafeGuaranteedRef { $0.forget(self) }
     }
 
     /// Whether the object's values are not loaded yet.
@@ -215,10 +218,13 @@ final class FaultGroup {
     /// Makes each of `objects` that `joins` accepts a member, at its position:
     /// `objects[i]` must be the object of `keys[i]`.
     func adopt(_ objects: [ManagedObject], where joins: (ManagedObject) -> Bool) {
-        for (i, object) in objects.enumerated() where joins(object) {
-            object.faultGroup = self
-            object.faultPosition = Int32(truncatingIfNeeded: i)
-        }
+        for (i, object) in objects.enumerated() where joins(object) { join(object, at: i) }
+    }
+
+    /// Makes `object`, the object of `keys[position]`, a member.
+    func join(_ object: ManagedObject, at position: Int) {
+        object.faultGroup = self
+        object.faultPosition = Int32(truncatingIfNeeded: position)
     }
 
     /// The batch `object` (a member) belongs to: fetch positions cut into runs of

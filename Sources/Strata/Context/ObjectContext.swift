@@ -49,14 +49,17 @@ public final class ObjectContext {
     /// and release of the object and an allocation per object (a fifth of an insert's
     /// time), and left an empty entry per object gone, which sweeps had to clear.
     struct RegisteredObject {
-        /// Unretained: the object leaves the registry in its `deinit`.
+        /// Unretained: the object leaves the registry in its `deinit`. Its address is
+        /// also its identity, compared without loading the reference.
         let reference: Unmanaged<ManagedObject>
-        /// The object's identity, compared without loading the reference.
-        let identity: ObjectIdentifier
 
         init(_ object: ManagedObject) {
             reference = Unmanaged.passUnretained(object)
-            identity = ObjectIdentifier(object)
+        }
+
+        /// Whether this entry names `object`.
+        func names(_ object: ManagedObject) -> Bool {
+            reference.toOpaque() == Unmanaged.passUnretained(object).toOpaque()
         }
 
         /// The object (optional, as a weak reference's was, for the callers' sake).
@@ -80,7 +83,7 @@ public final class ObjectContext {
     /// after this one was deleted and saved) stays.
     func forget(_ object: ManagedObject) {
         let key = object.recordKey
-        registry.remove(key, ifIdentity: ObjectIdentifier(object))
+        registry.remove(key, ifNaming: object)
     }
 
     /// What the context's objects reach it through (``ManagedObject/context``): an

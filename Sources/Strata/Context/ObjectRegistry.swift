@@ -8,14 +8,21 @@ import StrataLog
 /// store's own serials, not an attacker's, so a cheap mix is enough (as for the
 /// overlay's `KeyTable` and the block cache's `BlockTable`).
 ///
+/// A bucket holds its key beside its unretained object, 16 bytes: a probe reads one
+/// cache line, where keys and entries in two arrays (24 bytes a bucket) read two.
+///
 /// The table shrinks as objects leave, so a context that once held a large fetch
 /// does not keep its buckets after the objects are gone.
 struct ObjectRegistry {
     typealias Entry = ObjectContext.RegisteredObject
 
-    /// The key in each bucket (valid where `entries` holds one).
-    private var keys: [UInt64]
-    private var entries: [Entry?]
+    private struct Bucket {
+        var key: UInt64
+        /// Nil: the bucket is empty.
+        var entry: Entry?
+    }
+
+    private var buckets: [Bucket]
     private var mask: Int
     /// How many objects are registered.
     private(set) var count = 0
@@ -23,25 +30,28 @@ struct ObjectRegistry {
     private static let minimumSize = 16
 
     init() {
-        keys = [UInt64](repeating: 0, count: Self.minimumSize)
-        entries = [Entry?](repeating: nil, count: Self.minimumSize)
+        buckets = Self.emptyBuckets(Self.minimumSize)
         mask = Self.minimumSize - 1
+    }
+
+    private static func emptyBuckets(_ size: Int) -> [Bucket] {
+        [Bucket](repeating: Bucket(key: 0, entry: nil), count: size)
     }
 
     var isEmpty: Bool { count == 0 }
     /// How many buckets the table has (tests check that it shrinks).
-    var bucketCount: Int { entries.count }
+    var bucketCount: Int { buckets.count }
 
     /// The registered objects, in no particular order.
-    var values: [Entry] { entries.compactMap { $0 } }
+    var values: [Entry] { buckets.compactMap(\.entry) }
 
     private func home(_ key: UInt64) -> Int { KeyBuckets.home(key, mask: mask) }
 
     /// The bucket holding `key`, or nil.
     private func bucket(of key: UInt64) -> Int? {
         var i = home(key)
-        while case .some = entries[i] {
-            if keys[i] == key { return i }
+        while case .some = buckets[i].entry {
+            if buckets[i].key == key { return i }
             i = (i + 1) & mask
         }
         return nil
@@ -49,35 +59,34 @@ struct ObjectRegistry {
 
     /// The entry for `key`; setting nil removes it.
     subscript(key: RecordKey) -> Entry? {
-        get { bucket(of: key.rawValue).flatMap { entries[$0] } }
+        get { bucket(of: key.rawValue).flatMap { buckets[$0].entry } }
         set {
             if let newValue { insert(newValue, for: key.rawValue) } else if let i = bucket(of: key.rawValue) { remove(at: i) }
         }
     }
 
-    /// Removes the entry for `key` if it names `identity`: an object leaving must not
+    /// Removes the entry for `key` if it names `object`: an object leaving must not
     /// take out the entry of the object that replaced it under the same key.
-    mutating func remove(_ key: RecordKey, ifIdentity identity: ObjectIdentifier) {
-        guard let i = bucket(of: key.rawValue), entries[i]?.identity == identity else { return }
+    mutating func remove(_ key: RecordKey, ifNaming object: ManagedObject) {
+        guard let i = bucket(of: key.rawValue), buckets[i].entry?.names(object) == true else { return }
         remove(at: i)
     }
 
     private mutating func insert(_ entry: Entry, for key: UInt64) {
         var i = home(key)
-        while case .some = entries[i] {
-            if keys[i] == key {
-                entries[i] = entry
+        while case .some = buckets[i].entry {
+            if buckets[i].key == key {
+                buckets[i].entry = entry
                 return
             }
             i = (i + 1) & mask
         }
-        if (count + 1) * 4 > entries.count * 3 {
-            rebuild(size: entries.count * 2)
+        if (count + 1) * 4 > buckets.count * 3 {
+            rebuild(size: buckets.count * 2)
             insert(entry, for: key)
             return
         }
-        keys[i] = key
-        entries[i] = entry
+        buckets[i] = Bucket(key: key, entry: entry)
         count += 1
     }
 
@@ -85,9 +94,9 @@ struct ObjectRegistry {
     /// thousands doubled it a dozen times, each time allocating, paging in and
     /// rehashing a table twice the size. (It still shrinks as they leave.)
     mutating func reserveCapacity(_ count: Int) {
-        var size = entries.count
+        var size = buckets.count
         while count * 4 > size * 3 { size <<= 1 }
-        if size > entries.count { rebuild(size: size) }
+        if size > buckets.count { rebuild(size: size) }
     }
 
     /// Empties bucket `i` and moves later members of its run back into the gap, so
@@ -97,16 +106,15 @@ struct ObjectRegistry {
         var j = bucket
         while true {
             j = (j + 1) & mask
-            guard case .some = entries[j] else { break }
-            if !KeyBuckets.stays(home: home(keys[j]), gap: gap, at: j) {
-                keys[gap] = keys[j]
-                entries[gap] = entries[j]
+            guard case .some = buckets[j].entry else { break }
+            if !KeyBuckets.stays(home: home(buckets[j].key), gap: gap, at: j) {
+                buckets[gap] = buckets[j]
                 gap = j
             }
         }
-        entries[gap] = nil
+        buckets[gap].entry = nil
         count -= 1
-        if entries.count > Self.minimumSize, count * 8 < entries.count {
+        if buckets.count > Self.minimumSize, count * 8 < buckets.count {
             var size = Self.minimumSize
             while size * 3 < count * 8 { size <<= 1 }
             rebuild(size: size)
@@ -119,16 +127,13 @@ struct ObjectRegistry {
     }
 
     private mutating func rebuild(size: Int) {
-        let oldKeys = keys, oldEntries = entries
-        keys = [UInt64](repeating: 0, count: size)
-        entries = [Entry?](repeating: nil, count: size)
+        let old = buckets
+        buckets = Self.emptyBuckets(size)
         mask = size - 1
-        for (i, entry) in oldEntries.enumerated() {
-            guard let entry else { continue }
-            var j = home(oldKeys[i])
-            while case .some = entries[j] { j = (j + 1) & mask }
-            keys[j] = oldKeys[i]
-            entries[j] = entry
+        for bucket in old where bucket.entry != nil {
+            var j = home(bucket.key)
+            while case .some = buckets[j].entry { j = (j + 1) & mask }
+            buckets[j] = bucket
         }
     }
 }

@@ -114,12 +114,24 @@ extension ObjectContext {
         var matched: [ManagedObject] = []
         var matchedKeys: [RecordKey] = []
         var loadedByFetch: Set<RecordKey> = []
+        /// The fault group the objects already joined as they were made.
+        var joined: FaultGroup?
         if request.predicate == nil && request.sortKeys.isEmpty {
             matchedKeys = window(candidates, offset: offset, limit: limit)
             located = located.map { window($0, offset: offset, limit: limit) }
             if keepObjects {
                 registry.reserveCapacity(registry.count + matchedKeys.count)
-                matched = try matchedKeys.map { try object(forKey: $0) }
+                // Each fault joins its batch as it is made: a second pass over the
+                // objects (`adopt`) read each again, after thousands of others had
+                // pushed it out of the cache.
+                let group = faultGroup(located: located, listedAt: listedAt, keys: matchedKeys, request)
+                matched.reserveCapacity(matchedKeys.count)
+                for (position, key) in matchedKeys.enumerated() {
+                    let object = try object(forKey: key)
+                    if object.isFault { group.join(object, at: position) }
+                    matched.append(consume object)
+                }
+                joined = group
             }
         } else {
             located = nil
@@ -154,13 +166,18 @@ extension ObjectContext {
             }
         }
 
-        if keepObjects {
+        if keepObjects && joined == nil {
             // Batch faulting: the first read of any fault loads a batch of its neighbours.
-            let group = located.map { FaultGroup(located: $0, listedAt: listedAt, batchSize: request.fetchBatchSize) }
-                ?? FaultGroup(keys: matchedKeys, batchSize: request.fetchBatchSize)
-            group.adopt(matched) { $0.isFault }
+            faultGroup(located: located, listedAt: listedAt, keys: matchedKeys, request).adopt(matched) { $0.isFault }
         }
         return FetchResult(keys: matchedKeys, objects: matched, loadedByFetch: loadedByFetch)
+    }
+
+    /// The fault group of a fetch's objects, in result order: with where each record
+    /// lay when the fetch listed it, when it did.
+    private func faultGroup(located: [LocatedKey]?, listedAt: UInt64, keys: [RecordKey], _ request: FetchRequest) -> FaultGroup {
+        located.map { FaultGroup(located: $0, listedAt: listedAt, batchSize: request.fetchBatchSize) }
+            ?? FaultGroup(keys: keys, batchSize: request.fetchBatchSize)
     }
 
     /// How many candidates are read and judged together (one block read each).
