@@ -72,6 +72,25 @@ struct ObjectRegistry {
         remove(at: i)
     }
 
+    /// The object registered for `key`, or else `make()`'s, registered: one walk of
+    /// the key's run finds the one or the bucket for the other.
+    mutating func object(for key: RecordKey, orRegister make: () throws -> ManagedObject) rethrows -> ManagedObject {
+        let raw = key.rawValue
+        var i = home(raw)
+        while let entry = buckets[i].entry {
+            if buckets[i].key == raw { return entry.reference.takeUnretainedValue() }
+            i = (i + 1) & mask
+        }
+        let object = try make()
+        if (count + 1) * 4 > buckets.count * 3 {
+            insert(Entry(object), for: raw)
+        } else {
+            buckets[i] = Bucket(key: raw, entry: Entry(object))
+            count += 1
+        }
+        return object
+    }
+
     private mutating func insert(_ entry: Entry, for key: UInt64) {
         var i = home(key)
         while case .some = buckets[i].entry {
