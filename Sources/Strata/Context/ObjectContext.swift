@@ -214,22 +214,17 @@ public final class ObjectContext {
     }
 
     func object(forKey key: RecordKey) throws -> ManagedObject {
-        // Without unsaved inserts, the registry alone answers, and one probe both
-        // finds the object and, when there is none, places the new one: asking and
-        // then registering walked the same run twice.
-        if changed.isEmpty { return try registry.object(for: key) { try newObject(forKey: key) } }
-        if let existing = held(key) { return existing }
-        let object = try newObject(forKey: key)
-        register(object, key: key)
-        return object
-    }
-
-    /// A new fault for `key`, not registered yet.
-    private func newObject(forKey key: RecordKey) throws -> ManagedObject {
-        guard let shape = shape(tag: StoreSchema.tag(of: key)) else {
-            throw StrataError(.objectNotFound, "no entity of this model has key \(key)", context: ["key": "\(key.rawValue)"])
+        // A changed object the registry lacks (an unsaved insert) is the answer, as in
+        // `held`; otherwise one probe of the registry both finds the object and, when
+        // there is none, places a new fault: asking and then registering walked the
+        // same run twice.
+        if !changed.isEmpty, registry[key] == nil, let inserted = changed[key] { return inserted }
+        return try registry.object(for: key) {
+            guard let shape = shape(tag: StoreSchema.tag(of: key)) else {
+                throw StrataError(.objectNotFound, "no entity of this model has key \(key)", context: ["key": "\(key.rawValue)"])
+            }
+            return ManagedObject(key: key, shape: shape, context: self)
         }
-        return ManagedObject(key: key, shape: shape, context: self)
     }
 
     /// Loads a fault's record, and those of up to a batch of its fetch siblings.

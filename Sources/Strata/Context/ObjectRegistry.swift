@@ -47,14 +47,21 @@ struct ObjectRegistry {
 
     private func home(_ key: UInt64) -> Int { KeyBuckets.home(key, mask: mask) }
 
-    /// The bucket holding `key`, or nil.
-    private func bucket(of key: UInt64) -> Int? {
+    /// Where `key`'s run leads: its bucket and true, or the empty bucket that ends the
+    /// run (where it would go) and false.
+    private func probe(_ key: UInt64) -> (bucket: Int, found: Bool) {
         var i = home(key)
         while case .some = buckets[i].entry {
-            if buckets[i].key == key { return i }
+            if buckets[i].key == key { return (i, true) }
             i = (i + 1) & mask
         }
-        return nil
+        return (i, false)
+    }
+
+    /// The bucket holding `key`, or nil.
+    private func bucket(of key: UInt64) -> Int? {
+        let (i, found) = probe(key)
+        return found ? i : nil
     }
 
     /// The entry for `key`; setting nil removes it.
@@ -75,37 +82,31 @@ struct ObjectRegistry {
     /// The object registered for `key`, or else `make()`'s, registered: one walk of
     /// the key's run finds the one or the bucket for the other.
     mutating func object(for key: RecordKey, orRegister make: () throws -> ManagedObject) rethrows -> ManagedObject {
-        let raw = key.rawValue
-        var i = home(raw)
-        while let entry = buckets[i].entry {
-            if buckets[i].key == raw { return entry.reference.takeUnretainedValue() }
-            i = (i + 1) & mask
-        }
+        let (i, found) = probe(key.rawValue)
+        if found, let entry = buckets[i].entry { return entry.reference.takeUnretainedValue() }
         let object = try make()
-        if (count + 1) * 4 > buckets.count * 3 {
-            insert(Entry(object), for: raw)
-        } else {
-            buckets[i] = Bucket(key: raw, entry: Entry(object))
-            count += 1
-        }
+        place(Entry(object), for: key.rawValue, at: i)
         return object
     }
 
     private mutating func insert(_ entry: Entry, for key: UInt64) {
-        var i = home(key)
-        while case .some = buckets[i].entry {
-            if buckets[i].key == key {
-                buckets[i].entry = entry
-                return
-            }
-            i = (i + 1) & mask
+        let (i, found) = probe(key)
+        if found {
+            buckets[i].entry = entry
+        } else {
+            place(entry, for: key, at: i)
         }
+    }
+
+    /// Puts a new key's entry in `bucket`, the empty one its run ends at, or, when
+    /// that would fill the table past three quarters, grows it first.
+    private mutating func place(_ entry: Entry, for key: UInt64, at bucket: Int) {
         if (count + 1) * 4 > buckets.count * 3 {
             rebuild(size: buckets.count * 2)
             insert(entry, for: key)
             return
         }
-        buckets[i] = Bucket(key: key, entry: entry)
+        buckets[bucket] = Bucket(key: key, entry: entry)
         count += 1
     }
 

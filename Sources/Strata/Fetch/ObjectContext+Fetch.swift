@@ -114,8 +114,7 @@ extension ObjectContext {
         var matched: [ManagedObject] = []
         var matchedKeys: [RecordKey] = []
         var loadedByFetch: Set<RecordKey> = []
-        /// The fault group the objects already joined as they were made.
-        var joined: FaultGroup?
+        // Batch faulting: the first read of any fault loads a batch of its neighbours.
         if request.predicate == nil && request.sortKeys.isEmpty {
             matchedKeys = window(candidates, offset: offset, limit: limit)
             located = located.map { window($0, offset: offset, limit: limit) }
@@ -131,7 +130,6 @@ extension ObjectContext {
                     if object.isFault { group.join(object, at: position) }
                     matched.append(consume object)
                 }
-                joined = group
             }
         } else {
             located = nil
@@ -164,11 +162,7 @@ extension ObjectContext {
                 matchedKeys = window(matchedKeys, offset: offset, limit: limit)
                 if keepObjects { matched = window(matched, offset: offset, limit: limit) }
             }
-        }
-
-        if keepObjects && joined == nil {
-            // Batch faulting: the first read of any fault loads a batch of its neighbours.
-            faultGroup(located: located, listedAt: listedAt, keys: matchedKeys, request).adopt(matched) { $0.isFault }
+            if keepObjects { faultGroup(located: nil, listedAt: listedAt, keys: matchedKeys, request).adopt(matched) { $0.isFault } }
         }
         return FetchResult(keys: matchedKeys, objects: matched, loadedByFetch: loadedByFetch)
     }

@@ -196,7 +196,9 @@ final class ScanChunks: Sendable {
     let ranges: [Range<RecordKey>]
     private let base: Int
     private let claimed = Atomic<Int>(0)
-    /// The places of one chunk: 2^40 records, more than any entity's serials.
+    /// The places of one chunk: 2^40 records (a chunk is a sixteenth or more of an
+    /// entity's serials; one that held more than 2^40 records would share places
+    /// with the next).
     private static let positionShift = 40
 
     init(_ ranges: [Range<RecordKey>], firstPosition: Int) {
