@@ -21,6 +21,11 @@ public struct FetchPlan: Sendable, Hashable, CustomStringConvertible {
         case scan
         /// The objects an index lists for these `AND`-ed conditions of the predicate.
         case index(conditions: [String])
+        /// The first sort key's index walked in sort order, stopping once the top
+        /// rows are settled (sort keys and a limit, no other index serving the
+        /// predicate). Should the walk not settle them (an optional attribute whose
+        /// nulls may be wanted, a commit between its pages), the entity is scanned.
+        case indexOrder(attribute: String, descending: Bool)
     }
 
     /// How candidates are judged.
@@ -69,6 +74,8 @@ public struct FetchPlan: Sendable, Hashable, CustomStringConvertible {
         case .index(let conditions):
             lines.append("SEARCH \(entityName) USING INDEX (\(conditions.joined(separator: " AND ")))"
                          + (threads > 1 ? ", CANDIDATES ON \(threads) THREADS" : ""))
+        case .indexOrder(let attribute, let descending):
+            lines.append("SCAN \(entityName) USING INDEX ON \(attribute) IN \(descending ? "DESCENDING" : "ASCENDING") ORDER (stops once the top rows are settled)")
         }
         switch filter {
         case .none: break

@@ -34,6 +34,9 @@ extension ObjectContext {
             let compiled = compileFetch(request, tags: tags)
             plan.filter = compiled.fetches != nil ? .records : .objects(reason: compiled.refusal ?? "not compiled")
         }
+        if candidates == nil, case .records = plan.filter, let walk = indexOrderWalk(request, tags: tags) {
+            plan.access = .indexOrder(attribute: walk.attribute, descending: walk.descending)
+        }
         if request.sortKeys.isEmpty {
             plan.order = .keyOrder(stopsAfter: limit.map { offset + $0 })
         } else if let limit, case .records = plan.filter {

@@ -105,6 +105,14 @@ final class FetchRowCollector {
 
     var count: Int { rows.count }
 
+    /// Drops every row kept (a walk in index order that could not settle its answer
+    /// hands the fetch to a scan, which starts over).
+    func removeAll() {
+        rows.removeAll(keepingCapacity: true)
+        heap.removeAll(keepingCapacity: true)
+        tieKeys.removeAll(keepingCapacity: true)
+    }
+
     /// Lets rows in (`admitsPartial`) with their first sort value only; their other
     /// sort values are decoded (by `complete`, from the record the row keeps) only when
     /// another row's first value ties with theirs. A top-k sorted by salary, then name,

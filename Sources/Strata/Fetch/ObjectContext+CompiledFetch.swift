@@ -41,9 +41,10 @@ extension ObjectContext {
     }
 
     /// Runs a compiled request. `indexed` are the index's candidates, ascending, with
-    /// their locations (nil: scan the entity's ranges).
+    /// their locations (nil: scan the entity's ranges, or walk `ordered`'s index in
+    /// sort order when it can settle the answer).
     func executeCompiled(_ request: FetchRequest, tags: [UInt16], indexed: [LocatedKey]?, compiled: [UInt16: CompiledFetch],
-                         keepObjects: Bool) throws -> FetchResult {
+                         keepObjects: Bool, ordered: IndexOrderWalk? = nil) throws -> FetchResult {
         let offset = max(0, request.fetchOffset)
         let limit = request.fetchLimit.flatMap { $0 >= 0 ? $0 : nil }
         let needed = limit.map { offset + $0 }
@@ -132,7 +133,14 @@ extension ObjectContext {
                 }
             }
             try objectsBefore(judged.count)
+        } else if let ordered, let tag = tags.first, let needed,
+                  try judgeInIndexOrder(ordered, tag: tag, needed: needed, collector: run.collector,
+                                        judgeObject: { try judgeObject($0, position: $1) },
+                                        judgeRecord: { try judgeRecord($0, position: $1) }) {
+            // The index walked in sort order settled the answer.
         } else {
+            // A walk in index order that could not settle the answer kept nothing.
+            run.collector.removeAll()
             let queue = ObjectRouteQueue()
             for tag in tags.sorted() where !run.done {
                 queue.reset(pending ? changed.values.filter { $0.layout.tag == tag && !$0.isDeleted }.map(\.recordKey).sorted() : [])

@@ -78,7 +78,8 @@ extension ObjectContext {
         let indexed = try indexedCandidates(request, entity: entity, tags: tags)
         if !interpretsFetches && (request.predicate != nil || !request.sortKeys.isEmpty),
            let compiled = compileFetch(request, tags: tags).fetches {
-            return try executeCompiled(request, tags: tags, indexed: indexed?.located, compiled: compiled, keepObjects: keepObjects)
+            return try executeCompiled(request, tags: tags, indexed: indexed?.located, compiled: compiled, keepObjects: keepObjects,
+                                       ordered: indexed == nil ? indexOrderWalk(request, tags: tags) : nil)
         }
         var candidates: [RecordKey]
         // The candidates with where each version lay, kept for the faults of a fetch

@@ -47,6 +47,11 @@ public protocol RecordStore: AnyObject, Sendable {
     /// Relationship edges are listed this way (docs/FORMAT.md §11), without reading
     /// the edge records.
     func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) throws -> [TermEntry]
+    /// A page of one index's live entries in term order (descending: its reverse),
+    /// strictly after `after`, each key located; nil for a store type that cannot walk
+    /// an index in order (a fetch sorted by an indexed attribute then judges every
+    /// object of the entity, as without the index).
+    func orderedIndexPage(index: UInt32, descending: Bool, after: TermEntry?, limit: Int) throws -> OrderedTermPage?
     /// The live records of a range in key order, `batchSize` at a time: a whole
     /// entity streamed in bounded memory.
     func scan(_ range: Range<RecordKey>?, batchSize: Int, _ body: ([Record]) throws -> Void) throws
@@ -98,7 +103,11 @@ public protocol RecordStore: AnyObject, Sendable {
     func close() throws
 }
 
-extension LogStore: RecordStore {}
+extension LogStore: RecordStore {
+    public func orderedIndexPage(index: UInt32, descending: Bool, after: TermEntry?, limit: Int) throws -> OrderedTermPage? {
+        try orderedTermPage(index: index, descending: descending, after: after, limit: limit)
+    }
+}
 
 extension RecordStore {
     /// Gathers the chunks into one batch: for store types that cannot write a
@@ -109,6 +118,9 @@ extension RecordStore {
         while try produce(&batch, writeBlob) {}
         return try commit(batch)
     }
+
+    /// None: for store types that cannot walk an index in term order.
+    public func orderedIndexPage(index: UInt32, descending: Bool, after: TermEntry?, limit: Int) throws -> OrderedTermPage? { nil }
 
     /// Keys without locations: for store types that do not locate while listing.
     public func locatedKeys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [LocatedKey] {

@@ -619,6 +619,27 @@ final class IndexFile: Sendable {
     /// blocks), and the walk now stops at the first fence entry past the index.
     private func walkTerms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool,
                            _ body: (UnsafeRawBufferPointer, RecordKey, UInt64) -> Void) throws(Damage) {
+        try walkTerms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive,
+                      descending: false) { value, key, sequence in
+            body(value, key, sequence)
+            return true
+        }
+    }
+
+    /// The terms of `index` within the bounds (both inclusive) in term order, or in its
+    /// reverse when `descending`, until `body` returns false: the walk a fetch sorted by
+    /// an indexed attribute takes, which stops once its top rows are settled. Checked
+    /// and cached as ``walkTerms(index:from:through:lowerInclusive:upperInclusive:_:)``.
+    func orderedTerms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, descending: Bool,
+                      _ body: (UnsafeRawBufferPointer, RecordKey, UInt64) -> Bool) throws(Damage) {
+        try walkTerms(index: index, from: lower, through: upper, lowerInclusive: true, upperInclusive: true, descending: descending, body)
+    }
+
+    /// The walk itself. Descending, the blocks are taken last first and each block's
+    /// wanted terms are noted (where they lie in it) and handed over last first: the
+    /// terms of a block are in ascending order and of varying length.
+    private func walkTerms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool,
+                           descending: Bool, _ body: (UnsafeRawBufferPointer, RecordKey, UInt64) -> Bool) throws(Damage) {
         guard footer.termCount > 0 else { return }
         let dataFenceOffset = footer.dataFence.offset
         guard let fence = try checkedTermBytes(footer.termFence.offset, footer.termFence.length, what: "term fence", parses: {
@@ -651,7 +672,8 @@ final class IndexFile: Sendable {
                 }
             }
         }
-        for handle in handles {
+        var wanted: [Int] = []
+        for handle in descending ? handles.reversed() : handles {
             guard let bytes = try checkedTermBytes(handle.offset, handle.length, what: "term", parses: Self.termBlockParses) else {
                 _ = try termBlock(offset: handle.offset, length: handle.length)
                 throw damage("term block does not parse", at: handle.offset)
@@ -661,24 +683,45 @@ final class IndexFile: Sendable {
                 Self.withBounds(lower, upper) { lowerBytes, upperBytes in
                     let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
                     var p = 4
+                    wanted.removeAll(keepingCapacity: true)
+                    // Ascending, a term past the index or the upper bound ends the walk;
+                    // descending, the blocks before this one may still hold wanted terms.
+                    var ended = false
                     for _ in 0..<count {
+                        let start = p
                         let (termIndex, value, at) = Self.termEntry(b, at: p)
-                        let key = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self))
-                        let sequence = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
                         p = at + 16
                         if termIndex < index { continue }
-                        if termIndex > index { return true }
+                        if termIndex > index {
+                            ended = true
+                            break
+                        }
                         if lower != nil {
                             let order = TermBytes.bytewiseOrder(value, lowerBytes)
                             if order < 0 || (order == 0 && !lowerInclusive) { continue }
                         }
                         if upper != nil {
                             let order = TermBytes.bytewiseOrder(value, upperBytes)
-                            if order > 0 || (order == 0 && !upperInclusive) { return true }
+                            if order > 0 || (order == 0 && !upperInclusive) {
+                                ended = true
+                                break
+                            }
                         }
-                        body(value, RecordKey(key), sequence)
+                        if descending {
+                            wanted.append(start)
+                            continue
+                        }
+                        let key = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+                        let sequence = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
+                        if !body(value, RecordKey(key), sequence) { return true }
                     }
-                    return false
+                    for start in wanted.reversed() {
+                        let (_, value, at) = Self.termEntry(b, at: start)
+                        let key = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+                        let sequence = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
+                        if !body(value, RecordKey(key), sequence) { return true }
+                    }
+                    return ended && !descending
                 }
             }
             if done { return }

@@ -159,6 +159,30 @@ struct IndexOverlay: Sendable {
 }
 
 extension IndexOverlay {
+    /// The overlay's terms with `index` within the bounds (both inclusive), in term
+    /// order or its reverse when `descending`, until `body` returns false (call
+    /// `normalizeTerms` first): the ordered walk's share of the overlay.
+    func orderedTerms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, descending: Bool, _ body: (IndexTermEntry) -> Bool) {
+        let lowerValue = lower.map(TermBytes.init), upperValue = upper.map(TermBytes.init)
+        // The first term not before (index, lower), and the first past (index, upper).
+        func partition(_ before: (IndexTermEntry) -> Bool) -> Int {
+            var low = 0, high = terms.count
+            while low < high {
+                let mid = (low + high) / 2
+                if before(terms[mid]) { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+        let start = partition { t in t.index < index || (t.index == index && lowerValue.map { t.value < $0 } ?? false) }
+        let end = partition { t in t.index < index || (t.index == index && upperValue.map { !($0 < t.value) } ?? true) }
+        guard start < end else { return }
+        if descending {
+            for i in stride(from: end - 1, through: start, by: -1) where !body(terms[i]) { return }
+        } else {
+            for i in start..<end where !body(terms[i]) { return }
+        }
+    }
+
     /// The greatest overlay key in `lower..<upper` (tombstones included), if any.
     func lastKey(from lower: RecordKey, below upper: RecordKey) -> RecordKey? {
         var best: RecordKey?

@@ -96,6 +96,24 @@ extension LogStore {
         }
     }
 
+    /// A page of index `index`'s live entries within the bounds (inclusive), in term
+    /// order (value, then key) or its reverse, strictly after `after`: about `limit`
+    /// terms are read from each index file and the overlay, however large the index.
+    /// A fetch sorted by an indexed attribute reads pages until its top rows are
+    /// settled.
+    ///
+    /// ```swift
+    /// var page = try store.orderedTermPage(index: 3, descending: true, after: nil, limit: 64)
+    /// while true { …; guard let next = page.next else { break }; page = try store.orderedTermPage(index: 3, descending: true, after: next, limit: 64) }
+    /// ```
+    public func orderedTermPage(index: UInt32, from lower: [UInt8]? = nil, through upper: [UInt8]? = nil, descending: Bool,
+                                after: TermEntry?, limit: Int) throws -> OrderedTermPage {
+        try readIndexLogging { s in
+            let (entries, next) = try s.index.orderedTermPage(index: index, from: lower, through: upper, descending: descending, after: after, limit: limit)
+            return OrderedTermPage(entries: entries, next: next, sequence: s.lastSequence)
+        }
+    }
+
     /// Up to `limit` entries of index `index` whose term value starts with `prefix`,
     /// ascending by (value, key), strictly after `after`: pages through one prefix of
     /// an index, values included, without reading any record.

@@ -1,0 +1,77 @@
+extension StoreIndex {
+    /// A page of `index`'s live entries within the bounds (inclusive), in term order
+    /// (value, then key) or its reverse, strictly after `after` in that order.
+    ///
+    /// Each source (the overlay and every index file) is walked in order from the
+    /// cursor and stops after `limit` terms, so a page reads about `limit` terms a
+    /// source, not the rest of the index. The sources' terms are merged up to the
+    /// frontier: the earliest last term among the sources that stopped short (each
+    /// may hold more past its last). Terms are confirmed as `entries(index:…)`
+    /// confirms them (the key's current version carries the term's sequence);
+    /// replaced and deleted versions' terms are dropped, so a page can be empty
+    /// while `next` says more follow.
+    mutating func orderedTermPage(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, descending: Bool,
+                                  after: TermEntry?, limit: Int) throws -> (entries: [(value: [UInt8], located: LocatedKey)], next: TermEntry?) {
+        let limit = max(1, limit)
+        // The walk's order: ascending by (value, key), or descending by both.
+        func before(_ a: (TermBytes, RecordKey), _ b: (TermBytes, RecordKey)) -> Bool {
+            let earlier = a.0 != b.0 ? a.0 < b.0 : a.1 < b.1
+            return descending ? (a.0 != b.0 || a.1 != b.1) && !earlier : earlier
+        }
+        let cursor = after.map { (TermBytes($0.value), $0.key) }
+        // Each source from the cursor's value on (inclusive: the cursor's own value
+        // may continue with later keys), within the caller's bounds.
+        var from = lower, through = upper
+        if let after {
+            if descending {
+                if upper.map({ !$0.lexicographicallyPrecedes(after.value) }) ?? true { through = after.value }
+            } else {
+                if lower.map({ $0.lexicographicallyPrecedes(after.value) }) ?? true { from = after.value }
+            }
+        }
+        var candidates: [(value: TermBytes, key: RecordKey, sequence: UInt64)] = []
+        var frontier: (TermBytes, RecordKey)?
+        func source(_ walk: ((TermBytes, RecordKey, UInt64) -> Bool) throws -> Void) rethrows {
+            var taken = 0
+            var last: (TermBytes, RecordKey)?
+            try walk { value, key, sequence in
+                if let cursor, !before(cursor, (value, key)) { return true }
+                candidates.append((value, key, sequence))
+                last = (value, key)
+                taken += 1
+                return taken < limit
+            }
+            // Stopped at the limit: this source may hold more past its last term.
+            if taken == limit, let last, frontier.map({ before(last, $0) }) ?? true { frontier = last }
+        }
+        overlay.normalizeTerms()
+        source { body in
+            overlay.orderedTerms(index: index, from: from, through: through, descending: descending) { body($0.value, $0.key, $0.sequence) }
+        }
+        for file in files {
+            try source { body in
+                try file.orderedTerms(index: index, from: from, through: through, descending: descending) { value, key, sequence in
+                    body(TermBytes(value), key, sequence)
+                }
+            }
+        }
+        candidates.sort { a, b in
+            if a.value != b.value || a.key != b.key { return before((a.value, a.key), (b.value, b.key)) }
+            return a.sequence > b.sequence
+        }
+        var entries: [(value: [UInt8], located: LocatedKey)] = []
+        var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: files.count)
+        var previous: (TermBytes, RecordKey)?
+        for candidate in candidates {
+            if let frontier, before(frontier, (candidate.value, candidate.key)) { break }
+            // The same term of the same key from two sources (a version and its
+            // rewrite with an equal value): kept once, if current.
+            if let previous, previous.0 == candidate.value, previous.1 == candidate.key { continue }
+            guard let current = try overlay.slot(candidate.key) ?? Self.sealedSlot(candidate.key, in: files, memos: &memos),
+                  !current.isTombstone, current.sequence == candidate.sequence else { continue }
+            previous = (candidate.value, candidate.key)
+            entries.append((candidate.value.bytes, LocatedKey(current)))
+        }
+        return (entries, frontier.map { TermEntry(value: $0.0.bytes, key: $0.1) })
+    }
+}

@@ -1,0 +1,98 @@
+import Testing
+import StrataTestSupport
+@testable import StrataLog
+
+/// `orderedTermPage(index:from:through:descending:after:limit:)` walks one index in
+/// term order (value, then key) or its reverse, a page at a time, across the overlay
+/// and several index files holding replaced and deleted versions' terms: the pages
+/// together are exactly the live entries a sorted plain list holds, each key located
+/// at its current version.
+@Suite struct OrderedTermPageTests {
+    /// Every page of a walk, joined; checks each page's own order and its cursor.
+    static func walk(_ store: LogStore, index: UInt32, descending: Bool, limit: Int) throws -> [TermEntry] {
+        var got: [TermEntry] = []
+        var after: TermEntry?
+        var pages = 0
+        while true {
+            let page = try store.orderedTermPage(index: index, descending: descending, after: after, limit: limit)
+            let entries = page.entries.map { TermEntry(value: $0.value, key: $0.located.key) }
+            for entry in entries {
+                if let last = got.last { #expect(descending ? entry < last : last < entry, "out of order at \(entry)") }
+                if let after { #expect(descending ? entry < after : after < entry, "not after the cursor: \(entry)") }
+                got.append(entry)
+            }
+            #expect(page.sequence == store.lastSequence)
+            pages += 1
+            guard let next = page.next else { break }
+            if let last = entries.last { #expect(descending ? !(last < next) : !(next < last), "the cursor is before the page's last entry") }
+            after = next
+            if pages > 10_000 { Issue.record("the walk does not end"); break }
+        }
+        return got
+    }
+
+    @Test("pages match a sorted plain list across sealed files, updates and deletes", arguments: [false, true])
+    func pagesMatchAPlainList(descending: Bool) throws {
+        var options = LogStoreOptions()
+        options.segmentSizeLimit = 2048
+        let store = try LogStore.open(at: "/ordered", options: options, fileSystem: InMemoryFileSystem())
+        var random = SeededRandom(seed: descending ? 29 : 31)
+        var plain: [RecordKey: [UInt8]] = [:]
+        for round in 0..<30 {
+            var batch = WriteBatch()
+            for _ in 0..<20 {
+                let key = RecordKey(UInt64(random.int(in: 1...250)))
+                if random.chance(15) {
+                    batch.delete(key)
+                    plain[key] = nil
+                } else if random.chance(10) {
+                    // A version without the term: the key leaves the index.
+                    batch.put(key, value: [1], terms: [IndexTerm(index: 4, value: [9])])
+                    plain[key] = nil
+                } else {
+                    // Few distinct values (ties across keys), some past the inline length.
+                    let value = [UInt8(random.int(in: 0...5))] + (0..<random.int(in: 0...18)).map { _ in UInt8(random.int(in: 0...1)) }
+                    batch.put(key, value: [2], terms: [IndexTerm(index: 5, value: value), IndexTerm(index: 6, value: [0])])
+                    plain[key] = value
+                }
+            }
+            try store.commit(batch)
+            if round % 7 == 3 { try store.sealActiveSegment() }
+            let ascending = plain.map { TermEntry(value: $0.value, key: $0.key) }.sorted()
+            let expected = descending ? Array(ascending.reversed()) : ascending
+            for limit in [1, 2, 5, 64] {
+                #expect(try Self.walk(store, index: 5, descending: descending, limit: limit) == expected, "round \(round), limit \(limit)")
+            }
+        }
+        // Each entry is located at its key's current version.
+        let page = try store.orderedTermPage(index: 5, descending: descending, after: nil, limit: 1000)
+        var located = 0
+        try store.visitRecords(located: page.entries.map(\.located)) { i, view in
+            #expect(view.key == page.entries[i].located.key)
+            #expect(Array(view.value) == [2])
+            located += 1
+            return true
+        }
+        #expect(located == plain.count)
+        #expect(try store.orderedTermPage(index: 77, descending: descending, after: nil, limit: 10).entries.isEmpty)
+    }
+
+    @Test("bounds keep the walk within a range of values")
+    func bounds() throws {
+        let store = try LogStore.open(at: "/bounded", fileSystem: InMemoryFileSystem())
+        var batch = WriteBatch()
+        for k in 1...40 { batch.put(RecordKey(UInt64(k)), value: [], terms: [IndexTerm(index: 2, value: [UInt8(k % 8)])]) }
+        try store.commit(batch)
+        try store.sealActiveSegment()
+        var more = WriteBatch()
+        for k in 41...50 { more.put(RecordKey(UInt64(k)), value: [], terms: [IndexTerm(index: 2, value: [UInt8(k % 8)])]) }
+        try store.commit(more)
+        for descending in [false, true] {
+            let page = try store.orderedTermPage(index: 2, from: [2], through: [4], descending: descending, after: nil, limit: 100)
+            let values = page.entries.map { $0.value[0] }
+            #expect(Set(values) == [2, 3, 4])
+            #expect(values == (descending ? values.sorted(by: >) : values.sorted()))
+            #expect(page.entries.count == (1...50).filter { (2...4).contains($0 % 8) }.count)
+        }
+    }
+}
