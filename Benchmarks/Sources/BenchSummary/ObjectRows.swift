@@ -55,6 +55,11 @@ extension Summary {
                           .throughput(operations: scanned.count, unit: "queries"), repetitions: repetitions,
                           strata: { Workloads.query(strataStore, scanned) },
                           sqlite: { Workloads.query(sqliteStore, scanned) }))
+        let ordered = EmployeeQuery.byDepartmentOrder(count: EmployeeQuery.orderedQueries)
+        try check(compare("Query \(nLabel): by departmentID desc (indexed), salary desc, name, limit 20, no predicate",
+                          .throughput(operations: ordered.count, unit: "queries"), repetitions: repetitions,
+                          strata: { Workloads.query(strataStore, ordered) },
+                          sqlite: { Workloads.query(sqliteStore, ordered) }))
         open = false
         try strataStore.close()
         try sqliteStore.close()

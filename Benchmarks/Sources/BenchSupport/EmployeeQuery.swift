@@ -6,9 +6,14 @@
 ///   `CREATE INDEX … ON employee(departmentId)`), so only ~N/100 rows are judged.
 /// - `salaryRange`: `salary BETWEEN lo AND hi`, sorted by name, first `limit`. Salary
 ///   has no index on either side: every row is judged.
+/// - `departmentOrder`: no predicate, sorted by department descending (the indexed
+///   attribute), then salary descending, then name, first `limit`. Both sides read the
+///   index from its last department down and stop once the top rows are settled: the
+///   last department's ~N/100 rows (ties on the department are sorted by salary).
 public enum EmployeeQuery: Sendable, Equatable {
     case department(Int64, limit: Int)
     case salaryRange(ClosedRange<Int64>, limit: Int)
+    case departmentOrder(limit: Int)
 
     /// Results per query.
     public static let limit = 20
@@ -27,8 +32,14 @@ public enum EmployeeQuery: Sendable, Equatable {
         }
     }
 
+    /// `count` queries ordered by the indexed attribute (all alike: no predicate).
+    public static func byDepartmentOrder(count: Int) -> [EmployeeQuery] {
+        Array(repeating: .departmentOrder(limit: limit), count: count)
+    }
+
     /// Fixed by the workload (not by N): the indexed queries each judge ~N/100 rows,
-    /// the scans every row.
+    /// the scans every row, the ordered ones the last department's ~N/100.
     public static let indexedQueries = 100
     public static let scanQueries = 10
+    public static let orderedQueries = 20
 }

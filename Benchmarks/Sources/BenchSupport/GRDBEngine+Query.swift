@@ -6,6 +6,7 @@ extension GRDBEmployeeStore {
         try pool.read { db in
             let byDepartment = try db.cachedStatement(sql: "SELECT name, salary FROM employee WHERE departmentId = ? ORDER BY salary DESC, name LIMIT ?")
             let bySalary = try db.cachedStatement(sql: "SELECT name, salary FROM employee WHERE salary BETWEEN ? AND ? ORDER BY name LIMIT ?")
+            let byDepartmentOrder = try db.cachedStatement(sql: "SELECT name, salary FROM employee ORDER BY departmentId DESC, salary DESC, name LIMIT ?")
             var checksum = 0
             for query in queries {
                 let statement: Statement
@@ -16,6 +17,9 @@ extension GRDBEmployeeStore {
                 case let .salaryRange(range, limit):
                     statement = bySalary
                     statement.setUncheckedArguments([range.lowerBound, range.upperBound, limit])
+                case let .departmentOrder(limit):
+                    statement = byDepartmentOrder
+                    statement.setUncheckedArguments([limit])
                 }
                 let rows = try Row.fetchCursor(statement)
                 while let row = try rows.next() {

@@ -30,6 +30,7 @@ extension StoreIndex {
             }
         }
         var candidates: [(value: TermBytes, key: RecordKey, sequence: UInt64)] = []
+        candidates.reserveCapacity(limit * (files.count + 1))
         var frontier: (TermBytes, RecordKey)?
         func source(_ walk: ((TermBytes, RecordKey, UInt64) -> Bool) throws -> Void) rethrows {
             var taken = 0

@@ -52,9 +52,11 @@ enum TermBytes: Hashable, Comparable, Sendable {
         switch self {
         case .heap(let bytes): return bytes
         case .inline(let head, let tail, let count):
-            return (0..<Int(count)).map { i in
-                i < 8 ? UInt8(truncatingIfNeeded: head >> (56 - 8 * UInt64(i))) : UInt8(truncatingIfNeeded: tail >> (56 - 8 * UInt64(i - 8)))
-            }
+            // The two words' big-endian bytes are the value, zero-padded: copied out
+            // whole and cut to its count (a walk in index order hands out a value per
+            // term; a closure mapped over the count cost ~500 instructions a value).
+            let words = (head.bigEndian, tail.bigEndian)
+            return withUnsafeBytes(of: words) { Array($0.prefix(Int(count))) }
         }
     }
 

@@ -77,6 +77,17 @@ import StrataTestSupport
         #expect(try store.orderedTermPage(index: 77, descending: descending, after: nil, limit: 10).entries.isEmpty)
     }
 
+    @Test("a term's bytes come back as they went in, inline or not")
+    func termBytesRoundTrip() {
+        var random = SeededRandom(seed: 5)
+        for length in 0...24 {
+            for _ in 0..<20 {
+                let bytes = (0..<length).map { _ in UInt8(random.int(in: 0...255)) }
+                #expect(TermBytes(bytes).bytes == bytes, "\(bytes)")
+            }
+        }
+    }
+
     @Test("bounds keep the walk within a range of values")
     func bounds() throws {
         let store = try LogStore.open(at: "/bounded", fileSystem: InMemoryFileSystem())

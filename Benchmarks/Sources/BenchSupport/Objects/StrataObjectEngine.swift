@@ -149,6 +149,9 @@ final class StrataObjectEmployeeStore: EmployeeStore {
                 request.predicate = try Predicate(format: "salary >= %@ AND salary <= %@", range.lowerBound, range.upperBound)
                 request.sortKeys = [.ascending("name")]
                 request.fetchLimit = limit
+            case let .departmentOrder(limit):
+                request.sortKeys = [.descending("departmentID"), .descending("salary"), .ascending("name")]
+                request.fetchLimit = limit
             }
             let context = store.newContext() // objects hold their context weakly: keep it
             for employee in try context.fetch(request) {

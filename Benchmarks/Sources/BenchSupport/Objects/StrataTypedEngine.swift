@@ -104,6 +104,10 @@ final class StrataTypedEmployeeStore: EmployeeStore {
                 descriptor = FetchDescriptor(predicate: #Predicate { $0.salary >= lower && $0.salary <= upper },
                                              sortBy: [SortDescriptor(\.name)])
                 descriptor.fetchLimit = limit
+            case let .departmentOrder(limit):
+                descriptor = FetchDescriptor(sortBy: [SortDescriptor(\.departmentID, order: .reverse), SortDescriptor(\.salary, order: .reverse),
+                                                      SortDescriptor(\.name)])
+                descriptor.fetchLimit = limit
             }
             let context = ModelContext(container)
             for employee in try context.fetch(descriptor) {
