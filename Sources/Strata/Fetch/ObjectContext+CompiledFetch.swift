@@ -30,7 +30,13 @@ extension ObjectContext {
     /// (its values as this context last read them), not on the store's record.
     private func holdsLoaded(_ key: RecordKey) -> Bool {
         guard !registry.isEmpty, let object = registry[key]?.object else { return false }
-        return !object.isFault && object.loadedFieldNumbers == nil
+        return Self.isJudgedLoaded(object)
+    }
+
+    /// Whether a registered object is judged as itself rather than on its record: it
+    /// is loaded whole (not a fault, nor partly loaded by a partial fetch).
+    static func isJudgedLoaded(_ object: ManagedObject) -> Bool {
+        !object.isFault && object.loadedFieldNumbers == nil
     }
 
     /// Whether an index's candidate `key` is judged as its object, not on its record:

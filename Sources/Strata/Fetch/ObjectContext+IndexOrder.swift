@@ -87,7 +87,7 @@ extension ObjectContext {
         }
         if !registry.isEmpty {
             for entry in registry.values {
-                guard let object = entry.object, object.layout.tag == tag, !object.isFault, object.loadedFieldNumbers == nil else { continue }
+                guard let object = entry.object, object.layout.tag == tag, Self.isJudgedLoaded(object) else { continue }
                 held.insert(object.recordKey)
                 heldTerms.append(ObjectCodec.orderedBytes(try object.value(forKey: walk.attribute)))
             }

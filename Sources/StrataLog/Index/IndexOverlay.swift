@@ -137,23 +137,16 @@ struct IndexOverlay: Sendable {
     /// The blob references of the entry at `position`.
     func blobs(at position: Int32) -> [BlobRef] { entries.entries[Int(position)].blobs }
 
-    /// The overlay's terms with `index` within the bounds (call `normalizeTerms` first).
+    /// The overlay's terms with `index` within the bounds (call `normalizeTerms` first):
+    /// the inclusive ascending walk (`orderedTerms`), an exclusive bound's equal terms
+    /// passed over.
     func terms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool, _ body: (IndexTermEntry) -> Void) {
-        let start = IndexTermEntry(index: index, value: TermBytes(lower ?? []), key: RecordKey(0), sequence: 0)
-        var low = 0, high = terms.count
-        while low < high {
-            let mid = (low + high) / 2
-            if IndexTermEntry.precedes(terms[mid], start) { low = mid + 1 } else { high = mid }
-        }
         let lowerValue = lower.map(TermBytes.init), upperValue = upper.map(TermBytes.init)
-        for t in terms[low...] {
-            if t.index != index { break }
-            if let lowerValue, !lowerInclusive, t.value == lowerValue { continue }
-            if let upperValue {
-                if upperValue < t.value { break }
-                if !upperInclusive && t.value == upperValue { break }
-            }
+        orderedTerms(index: index, from: lower, through: upper, descending: false) { t in
+            if !lowerInclusive, let lowerValue, t.value == lowerValue { return true }
+            if !upperInclusive, let upperValue, t.value == upperValue { return false }
             body(t)
+            return true
         }
     }
 }

@@ -30,7 +30,9 @@ extension StoreIndex {
             }
         }
         var candidates: [(value: TermBytes, key: RecordKey, sequence: UInt64)] = []
-        candidates.reserveCapacity(limit * (files.count + 1))
+        // A page's worth: sources past the first rarely fill theirs, and a store of
+        // many index files would otherwise reserve a page for each.
+        candidates.reserveCapacity(limit)
         var frontier: (TermBytes, RecordKey)?
         func source(_ walk: ((TermBytes, RecordKey, UInt64) -> Bool) throws -> Void) rethrows {
             var taken = 0
@@ -68,8 +70,7 @@ extension StoreIndex {
             // The same term of the same key from two sources (a version and its
             // rewrite with an equal value): kept once, if current.
             if let previous, previous.0 == candidate.value, previous.1 == candidate.key { continue }
-            guard let current = try overlay.slot(candidate.key) ?? Self.sealedSlot(candidate.key, in: files, memos: &memos),
-                  !current.isTombstone, current.sequence == candidate.sequence else { continue }
+            guard let current = try currentSlot(candidate.key, carryingTermOf: candidate.sequence, memos: &memos) else { continue }
             previous = (candidate.value, candidate.key)
             entries.append((candidate.value.bytes, LocatedKey(current)))
         }

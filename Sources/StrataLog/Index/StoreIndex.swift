@@ -349,6 +349,14 @@ struct StoreIndex: Sendable {
         try entries(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive).map(\.key)
     }
 
+    /// `key`'s current version when it is the live one that wrote a term of
+    /// `sequence`; nil when the term is stale (its version replaced or deleted since).
+    func currentSlot(_ key: RecordKey, carryingTermOf sequence: UInt64, memos: inout [IndexFile.LookupMemo]) throws -> IndexSlot? {
+        guard let current = try overlay.slot(key) ?? Self.sealedSlot(key, in: files, memos: &memos),
+              !current.isTombstone, current.sequence == sequence else { return nil }
+        return current
+    }
+
     /// What `keys(index:…)` lists, each key with its current version (the entry that
     /// confirmed it), ascending by key. Made as located keys where the entries are
     /// found: a list of entries mapped to them afterwards copied each entry twice (its
@@ -369,8 +377,7 @@ struct StoreIndex: Sendable {
         // last block are kept from one lookup to the next.
         var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: files.count)
         for (key, sequence) in candidates {
-            guard let current = try overlay.slot(key) ?? Self.sealedSlot(key, in: files, memos: &memos),
-                  !current.isTombstone, current.sequence == sequence else { continue }
+            guard let current = try currentSlot(key, carryingTermOf: sequence, memos: &memos) else { continue }
             result.append(LocatedKey(current))
         }
         // One value's terms from one source are already in key order (an equality
