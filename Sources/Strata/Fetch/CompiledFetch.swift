@@ -26,6 +26,11 @@ final class CompiledFetch {
     let sortSlots: [Int]
     /// The slot in `slots` of the first sort key's field; nil without sort keys.
     let firstSortSlot: Int?
+    /// The slot in `slots` of the second sort key's field, when the first two sort
+    /// keys are integer attributes (read with the predicate, like the first, so a
+    /// top-k turns away rows that tie on the first without decoding the rest); nil
+    /// otherwise.
+    let secondSortSlot: Int?
     /// Whether a match may be kept with its first sort value only and the others
     /// decoded later from its record (`FetchRowCollector.completesLater`): the first
     /// is read with the predicate, and the others always decode to attribute values.
@@ -45,7 +50,7 @@ final class CompiledFetch {
             try CompiledPredicate.compile($0, entity: shape.entity, layout: shape.layout, fields: &fields)
         }
         var sortFields: [Int] = []
-        var firstSortIsScalar = false, firstSortIsInteger = false, restArePlain = true
+        var firstSortIsScalar = false, firstSortIsInteger = false, secondSortIsInteger = false, restArePlain = true
         for key in request.sortKeys {
             guard let attribute = shape.entity.attributesByName[key.keyPath] else {
                 throw CompiledPredicate.Refusal(reason: "the sort key '\(key.keyPath)' is not an attribute")
@@ -60,6 +65,7 @@ final class CompiledFetch {
                 }
                 firstSortIsInteger = [.int16, .int32, .int64].contains(attribute.type)
             } else {
+                if sortFields.count == 1 { secondSortIsInteger = [.int16, .int32, .int64].contains(attribute.type) }
                 switch attribute.type {
                 case .bool, .int16, .int32, .int64, .float, .double, .decimal, .string, .date, .uuid, .url: break
                 default: restArePlain = false
@@ -71,7 +77,9 @@ final class CompiledFetch {
         // allocates nothing), so that a full top-k can turn a match away on it before
         // the other sort fields are decoded. A string is not: judging would then make
         // one for every candidate, matching or not.
-        let early = firstSortIsScalar ? Array(sortFields.prefix(1)) : []
+        // Two integer sort keys are both read so: a walk of the first one's index meets
+        // runs of rows that tie on it.
+        let early = firstSortIsScalar ? Array(sortFields.prefix(firstSortIsInteger && secondSortIsInteger ? 2 : 1)) : []
         let slots = RecordFieldSlots(fields: fields + early)
         let sortReader = RecordFieldSlots(fields: sortFields)
         self.slots = slots
@@ -80,7 +88,11 @@ final class CompiledFetch {
         self.integerTests = self.predicate?.integerTests
         let firstSortSlot = early.first.map(slots.slot(of:))
         self.rawJudge = integerTests.flatMap { RawIntegerJudge(tests: $0, slots: slots, integerSlot: firstSortIsInteger ? firstSortSlot : nil) }
-        self.rawReadsEverySlot = rawJudge?.readsEverySlot ?? false
+        // The judge hands back the first sort value only: with a second read early,
+        // a record that passes has its slots loaded the general way.
+        let secondSortSlot = early.count > 1 ? slots.slot(of: early[1]) : nil
+        self.rawReadsEverySlot = (rawJudge?.readsEverySlot ?? false) && secondSortSlot == nil
+        self.secondSortSlot = secondSortSlot
         self.sortSlots = sortFields.map(sortReader.slot(of:))
         self.firstSortSlot = firstSortSlot
         self.sortsLater = firstSortSlot != nil && sortFields.count >= 2 && restArePlain
@@ -140,6 +152,17 @@ final class CompiledFetch {
     var firstSortValue: Value? {
         guard let firstSortSlot else { return nil }
         switch slots.values[firstSortSlot] {
+        case .null: return .null
+        case .value(let value): return value
+        default: return nil
+        }
+    }
+
+    /// The second sort key's value of the record `judge` loaded last, when it is read
+    /// with the predicate (`secondSortSlot`); nil otherwise.
+    var secondSortValue: Value? {
+        guard let secondSortSlot else { return nil }
+        switch slots.values[secondSortSlot] {
         case .null: return .null
         case .value(let value): return value
         default: return nil

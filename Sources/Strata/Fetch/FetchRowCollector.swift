@@ -51,19 +51,31 @@ final class FetchRowCollector {
     /// Set by `completesLater`: how a row kept with its first sort value only gets the
     /// others (decoded from the record it keeps).
     private var complete: ((inout FetchRow) throws -> Void)?
-    /// With a capacity: each kept row's first value as a tie key, parallel to `rows`.
-    /// Two integers there decide most comparisons of a top-k (`firstDecides`) without
-    /// reading the rows' value arrays, which a comparison retained and released (two
-    /// atomic operations each, several comparisons per row kept). Asking whether a
-    /// first value ties with a kept row compared it with every row's through
-    /// `SortKey.compare`, which cost what decoding a name saves.
+    /// With a capacity: each kept row's lead (its first sort value, and its second
+    /// when `leadCount` is 2) as a tie key, parallel to `rows`. Integers there decide
+    /// most comparisons of a top-k (`leadDecides`) without reading the rows' value
+    /// arrays, which a comparison retained and released (two atomic operations each,
+    /// several comparisons per row kept). Asking whether a lead ties with a kept row
+    /// compared it with every row's through `SortKey.compare`, which cost what
+    /// decoding a name saves.
     @exclusivity(unchecked) private var tieKeys: [TieKey] = []
+    /// How many leading sort values a tie key holds and a partial row keeps: 1, or 2
+    /// when `completesLater(leading: 2)` said the first two are read early. Sorted by
+    /// department, then salary, then name, a walk of the department index meets whole
+    /// departments of rows that tie on the first key; the second then decides.
+    private(set) var leadCount = 1
 
-    /// A first sort value as what decides a tie: an integer's bits, null, or neither
-    /// (such a value is never kept partial, and ties are then found by comparing).
+    /// A lead as what decides a tie: for each of its (one or two) values an integer's
+    /// bits, null, or neither (such a lead is never kept partial, and ties are then
+    /// found by comparing). A lead of one value has a null second half.
+    ///
+    /// The two integers first, then the two kinds: 24 bytes a key, where the fields in
+    /// pairs took 32, and the scans of every kept key (`admitsPartial`) read them all.
     private struct TieKey: Equatable {
         var bits: Int64
+        var secondBits: Int64 = 0
         var kind: UInt8
+        var secondKind: UInt8 = 0
 
         static let other = TieKey(bits: 0, kind: 2)
 
@@ -79,6 +91,27 @@ final class FetchRowCollector {
             default: self = .other
             }
         }
+
+        /// A lead of two values; a missing second (nil) is neither integer nor null.
+        init(_ first: Value, _ second: Value?) {
+            self.init(first)
+            let half = second.map(TieKey.init) ?? .other
+            secondBits = half.bits
+            secondKind = half.kind
+        }
+
+        /// Whether either value is neither an integer nor null.
+        var isOther: Bool { kind == 2 || secondKind == 2 }
+    }
+
+    /// The tie key of a row's values (its lead: the first `leadCount` of them).
+    private func tieKey(of values: [Value]) -> TieKey {
+        guard let first = values.first else { return .other }
+        return tieKey(first: first, second: values.count > 1 ? values[1] : nil)
+    }
+
+    private func tieKey(first: Value, second: Value?) -> TieKey {
+        leadCount == 2 ? TieKey(first, second) : TieKey(first)
     }
     /// The largest top-k that keeps partial rows: each row kept that way is checked
     /// against every kept row's first value.
@@ -113,45 +146,64 @@ final class FetchRowCollector {
         tieKeys.removeAll(keepingCapacity: true)
     }
 
-    /// Lets rows in (`admitsPartial`) with their first sort value only; their other
-    /// sort values are decoded (by `complete`, from the record the row keeps) only when
-    /// another row's first value ties with theirs. A top-k sorted by salary, then name,
-    /// then decodes a name for the few rows that tie on salary instead of for every row
-    /// that enters: a name is a string made, and most rows that enter leave again.
+    /// Lets rows in (`admitsPartial`) with their lead only (their first sort value, or
+    /// their first two with `leading` 2); their other sort values are decoded (by
+    /// `complete`, from the record the row keeps) only when another row's lead ties
+    /// with theirs. A top-k sorted by salary, then name, then decodes a name for the
+    /// few rows that tie on salary instead of for every row that enters: a name is a
+    /// string made, and most rows that enter leave again.
     ///
-    /// Kept rows whose first values tie always have all their values: `precedes` only
-    /// reaches the second value of rows whose first values tie. Only for a top-k of at
-    /// most `partialRowLimit` rows with two sort keys or more; false otherwise.
+    /// Kept rows whose leads tie always have all their values: `precedes` only reaches
+    /// a value past the lead of rows whose leads tie. Only for a top-k of at most
+    /// `partialRowLimit` rows with more sort keys than `leading`, or two with
+    /// `leading` 1; false otherwise. `leading` 2 is for fetches whose first two sort
+    /// values are read with the predicate (two integers).
     @discardableResult
-    func completesLater(_ complete: @escaping (inout FetchRow) throws -> Void) -> Bool {
-        guard mayKeepPartialRows, rows.isEmpty else { return false }
+    func completesLater(leading: Int = 1, _ complete: @escaping (inout FetchRow) throws -> Void) -> Bool {
+        guard mayKeepPartialRows, rows.isEmpty, leading == 1 || leading == 2 else { return false }
         self.complete = complete
+        leadCount = leading
         return true
     }
 
-    /// Whether a row whose first sort value is `first` may enter with that value only:
-    /// no kept row's first value ties with it (rows are partial only while they do not).
-    func admitsPartial(first: Value) -> Bool {
+    /// Whether a row whose lead is `first` (and `second`, read only when `leadCount`
+    /// is 2) may enter with its lead only: no kept row's lead ties with it (rows are
+    /// partial only while they do not).
+    func admitsPartial(first: Value, second: Value? = nil) -> Bool {
         guard complete != nil else { return false }
-        let key = TieKey(first)
-        guard key != .other else { return false }
+        let key = tieKey(first: first, second: second)
+        guard !key.isOther else { return false }
         return tieKeys.withUnsafeBufferPointer { kept in
-            for other in kept where other.bits == key.bits && other.kind == key.kind { return false }
+            // A lead of one value has a constant second half: not compared.
+            if leadCount == 1 {
+                for other in kept where other.bits == key.bits && other.kind == key.kind { return false }
+            } else {
+                for other in kept where other.bits == key.bits && other.secondBits == key.secondBits && other == key { return false }
+            }
             return true
         }
     }
 
-    /// Gives every kept row whose first value ties with `first` all its sort values,
-    /// before a row with that first value is compared or kept.
-    private func completeTies(with first: Value) throws {
+    /// Gives every kept row whose lead ties with `values`' all its sort values, before
+    /// a row with that lead is compared or kept.
+    private func completeTies(with values: [Value]) throws {
         guard let complete else { return }
-        let key = TieKey(first)
+        let key = tieKey(of: values)
         for i in rows.indices where rows[i].values.count < keyCount {
-            // A partial row's key is an integer's or null: it ties with an equal key,
+            // A partial row's key is of integers and nulls: it ties with an equal key,
             // and (should an attribute hold other values) with what compares the same.
-            guard key == .other ? Self.compare(rows[i].values[0], first, self.first) == .orderedSame : tieKeys[i] == key else { continue }
+            guard key.isOther ? leadCompare(rows[i].values, values) == .orderedSame : tieKeys[i] == key else { continue }
             try complete(&rows[i])
         }
+    }
+
+    /// How the leads of two rows' values compare, by the sort keys' orders.
+    private func leadCompare(_ a: [Value], _ b: [Value]) -> ComparisonResult {
+        for index in 0..<min(leadCount, a.count, b.count) {
+            let result = Self.compare(a[index], b[index], index == 0 ? first : second)
+            if result != .orderedSame { return result }
+        }
+        return .orderedSame
     }
 
     /// `SortKey.compare` for a key ordered by `order`.
@@ -176,36 +228,48 @@ final class FetchRowCollector {
         return aPosition < bPosition
     }
 
-    /// Whether the first sort values alone put a row with tie key `a` before one with
-    /// `b`: both integers and different; nil when the other values must decide. What
-    /// `SortKey.compare` answers for two integers.
+    /// Whether the leads alone put a row with tie key `a` before one with `b`: their
+    /// first values are different integers, or (with a lead of two) equal integers and
+    /// their second values different integers; nil when the other values must decide.
+    /// What `SortKey.compare` answers for integers.
     @inline(__always)
-    private func firstDecides(_ a: TieKey, _ b: TieKey) -> Bool? {
-        guard a.kind == 1, b.kind == 1, a.bits != b.bits else { return nil }
-        return (a.bits < b.bits) == first.ascending
+    private func leadDecides(_ a: TieKey, _ b: TieKey) -> Bool? {
+        guard a.kind == 1, b.kind == 1 else { return nil }
+        if a.bits != b.bits { return (a.bits < b.bits) == first.ascending }
+        guard a.secondKind == 1, b.secondKind == 1, a.secondBits != b.secondBits else { return nil }
+        return (a.secondBits < b.secondBits) == second.ascending
     }
 
     /// Whether a row with these values would be kept (always, without a capacity).
-    /// Kept rows whose first value ties with these are completed first.
+    /// Kept rows whose lead ties with these values' are completed first.
     func accepts(_ values: [Value], position: Int) throws -> Bool {
-        if complete != nil, let first = values.first { try completeTies(with: first) }
+        if complete != nil, !values.isEmpty { try completeTies(with: values) }
         guard let capacity else { return true }
         if rows.count < capacity { return true }
         guard let worst = heap.first else { return false }
-        if let first = values.first, let decided = firstDecides(TieKey(first), tieKeys[worst]) { return decided }
+        if !values.isEmpty, let decided = leadDecides(tieKey(of: values), tieKeys[worst]) { return decided }
         return rows.withUnsafeBufferPointer { rows in precedes(values, position, rows[worst].values, rows[worst].position) }
     }
 
-    /// Whether a row whose first sort value is `first` is turned away whatever its
-    /// other values: the collector is full and its worst row comes before it on the
-    /// first sort key alone. A full top-k turns most candidates away this way, before
-    /// their other sort fields (a name to sort by is a string made) are decoded.
-    func rejects(first: Value) -> Bool {
+    /// Whether a row whose lead is `first` (and `second`, read only when `leadCount` is
+    /// 2) is turned away whatever its other values: the collector is full and its
+    /// worst row comes before it on the lead alone. A full top-k turns most candidates
+    /// away this way, before their other sort fields (a name to sort by is a string
+    /// made) are decoded.
+    func rejects(first: Value, second: Value? = nil) -> Bool {
         guard let capacity, rows.count >= capacity, let worst = heap.first, keyCount > 0 else { return false }
-        let key = TieKey(first), kept = tieKeys[worst]
-        // Two integers: turned away when the kept one comes first; a tie is not.
-        if key.kind == 1, kept.kind == 1 { return firstDecides(kept, key) ?? false }
-        return rows.withUnsafeBufferPointer { rows in Self.compare(first, rows[worst].values[0], self.first) == .orderedDescending }
+        let key = tieKey(first: first, second: second), kept = tieKeys[worst]
+        // Integers: turned away when the kept lead comes first; a tie is not.
+        if key.kind == 1, kept.kind == 1 { return leadDecides(kept, key) ?? false }
+        return rows.withUnsafeBufferPointer { rows in
+            switch Self.compare(first, rows[worst].values[0], self.first) {
+            case .orderedDescending: return true
+            case .orderedAscending: return false
+            case .orderedSame:
+                guard leadCount == 2, let second, rows[worst].values.count > 1 else { return false }
+                return Self.compare(second, rows[worst].values[1], self.second) == .orderedDescending
+            }
+        }
     }
 
     /// Adds a row (check `accepts` first when there is a capacity; a row with its first
@@ -219,7 +283,7 @@ final class FetchRowCollector {
             return
         }
         guard capacity > 0 else { return }
-        let tieKey = row.values.first.map(TieKey.init) ?? .other
+        let tieKey = tieKey(of: row.values)
         if rows.count < capacity {
             rows.append(consume row)
             tieKeys.append(tieKey)
@@ -232,14 +296,15 @@ final class FetchRowCollector {
         }
     }
 
-    /// Adds a partial row (its first sort value only, with its record) that
-    /// `admitsPartial(first:)` let in. When it replaces the worst kept row, it takes
+    /// Adds a partial row (its lead only, with its record) that
+    /// `admitsPartial(first:second:)` let in. When it replaces the worst kept row, it takes
     /// that row's place and storage: its values array and record bytes are written
     /// over the leaving row's, so a row entering a full top-k allocates nothing (about
     /// two rows in three that enter an indexed query's top 20 of 100 replace one).
-    func addPartial(key: RecordKey, position: Int, first: Value, view: RecordView) throws {
+    func addPartial(key: RecordKey, position: Int, first: Value, second: Value? = nil, view: RecordView) throws {
+        let lead = leadCount == 2 ? second : nil
         guard let capacity, capacity > 0, rows.count >= capacity, let worst = heap.first else {
-            add(FetchRow(key: key, position: position, values: [first], object: nil, record: try view.record()))
+            add(FetchRow(key: key, position: position, values: lead.map { [first, $0] } ?? [first], object: nil, record: try view.record()))
             return
         }
         var record = rows[worst].record.take() ?? Record(key: key, sequence: view.sequence)
@@ -255,7 +320,8 @@ final class FetchRowCollector {
         rows[worst].object = nil
         rows[worst].values.removeAll(keepingCapacity: true)
         rows[worst].values.append(first)
-        tieKeys[worst] = TieKey(first)
+        if let lead { rows[worst].values.append(lead) }
+        tieKeys[worst] = tieKey(first: first, second: lead)
         siftDown(0)
     }
 
@@ -279,7 +345,7 @@ final class FetchRowCollector {
                 let sorted = UnsafeBufferPointer(rows)
                 keys.withUnsafeBufferPointer { keys in
                     order.sort { a, b in
-                        if haveKeys, let decided = firstDecides(keys[a], keys[b]) { return decided }
+                        if haveKeys, let decided = leadDecides(keys[a], keys[b]) { return decided }
                         return precedes(sorted[a].values, sorted[a].position, sorted[b].values, sorted[b].position)
                     }
                 }
@@ -309,7 +375,7 @@ final class FetchRowCollector {
     private func after(_ i: Int, _ j: Int, _ rows: UnsafeBufferPointer<FetchRow>, _ keys: UnsafeBufferPointer<TieKey>,
                        _ heap: UnsafeMutableBufferPointer<Int>) -> Bool {
         let a = heap[j], b = heap[i]
-        if let decided = firstDecides(keys[a], keys[b]) { return decided }
+        if let decided = leadDecides(keys[a], keys[b]) { return decided }
         return precedes(rows[a].values, rows[a].position, rows[b].values, rows[b].position)
     }
 

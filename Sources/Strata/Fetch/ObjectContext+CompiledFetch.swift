@@ -64,7 +64,9 @@ extension ObjectContext {
             // Matches may enter with their first sort value only (the records they keep
             // give the others when a tie needs them). The fetches, not the run, are
             // captured: the run holds the collector.
-            run.collector.completesLater { row in
+            // Two leading sort values when every entity's fetch reads both early.
+            let leading = compiled.values.allSatisfy { $0.secondSortSlot != nil } ? 2 : 1
+            run.collector.completesLater(leading: leading) { row in
                 guard let fetch = compiled[StoreSchema.tag(of: row.key)] else {
                     throw StrataError(.corrupt, "a match of \(row.key) is of no entity this fetch asked for")
                 }
@@ -278,11 +280,12 @@ final class CompiledRun {
     /// be read from its object instead.
     private func keep(_ view: RecordView, fetch: CompiledFetch, position: Int, keepObjects: Bool, offset: Int) throws -> Bool {
         if let first = fetch.firstSortValue {
-            if collector.rejects(first: first) { return true }
-            // Not turned away, and tying with no kept row: it comes before the worst
-            // kept row (or the top-k is not full), whatever its other sort values.
-            if keepObjects, fetch.sortsLater, collector.admitsPartial(first: first) {
-                try collector.addPartial(key: view.key, position: position, first: first, view: view)
+            let second = fetch.secondSortValue
+            if collector.rejects(first: first, second: second) { return true }
+            // Not turned away, and its lead tying with no kept row's: it comes before
+            // the worst kept row (or the top-k is not full), whatever its other values.
+            if keepObjects, fetch.sortsLater, collector.admitsPartial(first: first, second: second) {
+                try collector.addPartial(key: view.key, position: position, first: first, second: second, view: view)
                 return true
             }
         }

@@ -112,21 +112,28 @@ extension ObjectContext {
             sequence = page.sequence
             var settled = false
             var located: [LocatedKey] = []
-            var values: [[UInt8]] = []
+            var valueIndices: [Int] = []
             located.reserveCapacity(page.entries.count)
-            values.reserveCapacity(page.entries.count)
+            valueIndices.reserveCapacity(page.entries.count)
             for entry in page.entries where StoreSchema.tag(of: entry.located.key) == tag && !held.contains(entry.located.key) {
                 located.append(entry.located)
-                values.append(entry.value)
+                valueIndices.append(entry.valueIndex)
             }
+            // The page's value being judged: its bytes are compared with the term's
+            // only where the page moves to its next value.
+            var current = -1
             try store.records.visitRecords(located: located) { i, view in
-                if values[i] != term {
-                    while passed < heldTerms.count, let heldTerm = heldTerms[passed], before(heldTerm, values[i]) { passed += 1 }
-                    if collector.count >= needed && passed == heldTerms.count {
-                        settled = true
-                        return false
+                if valueIndices[i] != current {
+                    current = valueIndices[i]
+                    let value = page.values[current]
+                    if value != term {
+                        while passed < heldTerms.count, let heldTerm = heldTerms[passed], before(heldTerm, value) { passed += 1 }
+                        if collector.count >= needed && passed == heldTerms.count {
+                            settled = true
+                            return false
+                        }
+                        term = value
                     }
-                    term = values[i]
                 }
                 try judgeRecord(view, Self.keyOrderPosition(view.key))
                 return true

@@ -627,19 +627,26 @@ final class IndexFile: Sendable {
     }
 
     /// The terms of `index` within the bounds (both inclusive) in term order, or in its
-    /// reverse when `descending`, until `body` returns false: the walk a fetch sorted by
-    /// an indexed attribute takes, which stops once its top rows are settled. Checked
-    /// and cached as ``walkTerms(index:from:through:lowerInclusive:upperInclusive:_:)``.
-    func orderedTerms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, descending: Bool,
+    /// reverse when `descending`, strictly after `after` in that order, until `body`
+    /// returns false: the walk a fetch sorted by an indexed attribute takes, which stops
+    /// once its top rows are settled. Checked and cached as
+    /// ``walkTerms(index:from:through:lowerInclusive:upperInclusive:_:)``.
+    ///
+    /// The cursor is sought by value and key through the fence's last keys: a page that
+    /// continues a run of one value (a department's employees) starts in the block
+    /// where the last page stopped, not at the run's first term.
+    func orderedTerms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, descending: Bool, after: TermEntry? = nil,
                       _ body: (UnsafeRawBufferPointer, RecordKey, UInt64) -> Bool) throws(Damage) {
-        try walkTerms(index: index, from: lower, through: upper, lowerInclusive: true, upperInclusive: true, descending: descending, body)
+        try walkTerms(index: index, from: lower, through: upper, lowerInclusive: true, upperInclusive: true, descending: descending,
+                      after: after, body)
     }
 
     /// The walk itself. Descending, the blocks are taken last first and each block's
     /// wanted terms are noted (where they lie in it) and handed over last first: the
     /// terms of a block are in ascending order and of varying length.
     private func walkTerms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool,
-                           descending: Bool, _ body: (UnsafeRawBufferPointer, RecordKey, UInt64) -> Bool) throws(Damage) {
+                           descending: Bool, after: TermEntry? = nil,
+                           _ body: (UnsafeRawBufferPointer, RecordKey, UInt64) -> Bool) throws(Damage) {
         guard footer.termCount > 0 else { return }
         let dataFenceOffset = footer.dataFence.offset
         guard let fence = try checkedTermBytes(footer.termFence.offset, footer.termFence.length, what: "term fence", parses: {
@@ -650,25 +657,35 @@ final class IndexFile: Sendable {
         }
         // Fence entries: index u32, value length u16, value, last key u64, offset u64, length u32.
         var handles: [(offset: UInt64, length: UInt64)] = []
+        let afterKey = after?.key
         fence.withUnsafeBytes { b in
             Self.withBounds(lower, upper) { lowerBytes, upperBytes in
-                let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
-                var p = 4
-                for _ in 0..<count {
-                    let (blockIndex, value, at) = Self.termEntry(b, at: p)
-                    p = at + 20
-                    // Blocks whose last term sorts before (index, lower) hold nothing
-                    // wanted; the first block past `index` may still begin with its terms.
-                    if blockIndex < index || (blockIndex == index && TermBytes.bytewiseOrder(value, lowerBytes) < 0) { continue }
-                    let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
-                    let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + 16, as: UInt32.self)))
-                    handles.append((offset, blockLength))
-                    if blockIndex > index { return }
-                    // A block whose last term sorts past `upper` is the last that can hold
-                    // a wanted one (a last term equal to it may continue in the next
-                    // block): an equality read lists its value's blocks, not the rest of
-                    // its index.
-                    if upper != nil, TermBytes.bytewiseOrder(value, upperBytes) > 0 { return }
+                (after?.value ?? []).withUnsafeBytes { afterBytes in
+                    let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
+                    var p = 4
+                    for _ in 0..<count {
+                        let (blockIndex, value, at) = Self.termEntry(b, at: p)
+                        p = at + 20
+                        // Blocks whose last term sorts before (index, lower) hold nothing
+                        // wanted; the first block past `index` may still begin with its terms.
+                        if blockIndex < index || (blockIndex == index && TermBytes.bytewiseOrder(value, lowerBytes) < 0) { continue }
+                        // Ascending, nor do blocks whose last term is not past the cursor.
+                        let lastKey = RecordKey(UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self)))
+                        let afterOrder = afterKey == nil || blockIndex != index ? 1 : TermBytes.bytewiseOrder(value, afterBytes)
+                        if !descending, let afterKey, afterOrder < 0 || (afterOrder == 0 && lastKey <= afterKey) { continue }
+                        let offset = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
+                        let blockLength = UInt64(UInt32(littleEndian: b.loadUnaligned(fromByteOffset: at + 16, as: UInt32.self)))
+                        handles.append((offset, blockLength))
+                        if blockIndex > index { return }
+                        // A block whose last term sorts past `upper` is the last that can hold
+                        // a wanted one (a last term equal to it may continue in the next
+                        // block): an equality read lists its value's blocks, not the rest of
+                        // its index.
+                        if upper != nil, TermBytes.bytewiseOrder(value, upperBytes) > 0 { return }
+                        // Descending, the block holding the cursor (its last term not
+                        // before it) is the last one with terms before the cursor.
+                        if descending, let afterKey, afterOrder > 0 || (afterOrder == 0 && lastKey >= afterKey) { return }
+                    }
                 }
             }
         }
@@ -680,7 +697,7 @@ final class IndexFile: Sendable {
             }
             // Terms: index u32, value length u16, value, key u64, sequence u64.
             let done: Bool = bytes.withUnsafeBytes { b in
-                Self.withBounds(lower, upper) { lowerBytes, upperBytes in
+                Self.withBounds(lower, upper) { lowerBytes, upperBytes in (after?.value ?? []).withUnsafeBytes { afterBytes in
                     let count = Int(UInt32(littleEndian: b.loadUnaligned(as: UInt32.self)))
                     var p = 4
                     wanted.removeAll(keepingCapacity: true)
@@ -707,11 +724,21 @@ final class IndexFile: Sendable {
                                 break
                             }
                         }
+                        let key = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+                        if let afterKey {
+                            // Terms up to the cursor are passed over; descending, the
+                            // first one at or past it ends this block's share.
+                            let order = TermBytes.bytewiseOrder(value, afterBytes)
+                            if descending {
+                                if order > 0 || (order == 0 && key >= afterKey.rawValue) { break }
+                            } else if order < 0 || (order == 0 && key <= afterKey.rawValue) {
+                                continue
+                            }
+                        }
                         if descending {
                             wanted.append(start)
                             continue
                         }
-                        let key = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at, as: UInt64.self))
                         let sequence = UInt64(littleEndian: b.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))
                         if !body(value, RecordKey(key), sequence) { return true }
                     }
@@ -722,7 +749,7 @@ final class IndexFile: Sendable {
                         if !body(value, RecordKey(key), sequence) { return true }
                     }
                     return ended && !descending
-                }
+                } }
             }
             if done { return }
         }

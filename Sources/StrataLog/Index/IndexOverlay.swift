@@ -153,10 +153,13 @@ struct IndexOverlay: Sendable {
 
 extension IndexOverlay {
     /// The overlay's terms with `index` within the bounds (both inclusive), in term
-    /// order or its reverse when `descending`, until `body` returns false (call
-    /// `normalizeTerms` first): the ordered walk's share of the overlay.
-    func orderedTerms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, descending: Bool, _ body: (IndexTermEntry) -> Bool) {
+    /// order or its reverse when `descending`, strictly after `after` in that order,
+    /// until `body` returns false (call `normalizeTerms` first): the ordered walk's
+    /// share of the overlay. The cursor is found by value and key, as the bounds are.
+    func orderedTerms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, descending: Bool, after: TermEntry? = nil,
+                      _ body: (IndexTermEntry) -> Bool) {
         let lowerValue = lower.map(TermBytes.init), upperValue = upper.map(TermBytes.init)
+        let cursor = after.map { (value: TermBytes($0.value), key: $0.key) }
         // The first term not before (index, lower), and the first past (index, upper).
         func partition(_ before: (IndexTermEntry) -> Bool) -> Int {
             var low = 0, high = terms.count
@@ -166,8 +169,15 @@ extension IndexOverlay {
             }
             return low
         }
-        let start = partition { t in t.index < index || (t.index == index && lowerValue.map { t.value < $0 } ?? false) }
-        let end = partition { t in t.index < index || (t.index == index && upperValue.map { !($0 < t.value) } ?? true) }
+        var start = partition { t in t.index < index || (t.index == index && lowerValue.map { t.value < $0 } ?? false) }
+        var end = partition { t in t.index < index || (t.index == index && upperValue.map { !($0 < t.value) } ?? true) }
+        if let cursor {
+            // Ascending, the first term past the cursor; descending, the first not before it.
+            let at = partition { t in
+                t.index < index || (t.index == index && (t.value != cursor.value ? t.value < cursor.value : t.key < cursor.key || (!descending && t.key == cursor.key)))
+            }
+            if descending { end = min(end, at) } else { start = max(start, at) }
+        }
         guard start < end else { return }
         if descending {
             for i in stride(from: end - 1, through: start, by: -1) where !body(terms[i]) { return }

@@ -11,7 +11,7 @@ extension StoreIndex {
     /// replaced and deleted versions' terms are dropped, so a page can be empty
     /// while `next` says more follow.
     mutating func orderedTermPage(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, descending: Bool,
-                                  after: TermEntry?, limit: Int) throws -> (entries: [(value: [UInt8], located: LocatedKey)], next: TermEntry?) {
+                                  after: TermEntry?, limit: Int) throws -> (values: [[UInt8]], entries: [(valueIndex: Int, located: LocatedKey)], next: TermEntry?) {
         let limit = max(1, limit)
         // The walk's order: ascending by (value, key), or descending by both.
         func before(_ a: (TermBytes, RecordKey), _ b: (TermBytes, RecordKey)) -> Bool {
@@ -49,11 +49,11 @@ extension StoreIndex {
         }
         overlay.normalizeTerms()
         source { body in
-            overlay.orderedTerms(index: index, from: from, through: through, descending: descending) { body($0.value, $0.key, $0.sequence) }
+            overlay.orderedTerms(index: index, from: from, through: through, descending: descending, after: after) { body($0.value, $0.key, $0.sequence) }
         }
         for file in files {
             try source { body in
-                try file.orderedTerms(index: index, from: from, through: through, descending: descending) { value, key, sequence in
+                try file.orderedTerms(index: index, from: from, through: through, descending: descending, after: after) { value, key, sequence in
                     body(TermBytes(value), key, sequence)
                 }
             }
@@ -62,7 +62,9 @@ extension StoreIndex {
             if a.value != b.value || a.key != b.key { return before((a.value, a.key), (b.value, b.key)) }
             return a.sequence > b.sequence
         }
-        var entries: [(value: [UInt8], located: LocatedKey)] = []
+        var values: [[UInt8]] = []
+        var entries: [(valueIndex: Int, located: LocatedKey)] = []
+        entries.reserveCapacity(candidates.count)
         var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: files.count)
         var previous: (TermBytes, RecordKey)?
         for candidate in candidates {
@@ -71,9 +73,11 @@ extension StoreIndex {
             // rewrite with an equal value): kept once, if current.
             if let previous, previous.0 == candidate.value, previous.1 == candidate.key { continue }
             guard let current = try currentSlot(candidate.key, carryingTermOf: candidate.sequence, memos: &memos) else { continue }
+            // A value made bytes once per run of it, not once per entry.
+            if previous?.0 != candidate.value { values.append(candidate.value.bytes) }
             previous = (candidate.value, candidate.key)
-            entries.append((candidate.value.bytes, LocatedKey(current)))
+            entries.append((values.count - 1, LocatedKey(current)))
         }
-        return (entries, frontier.map { TermEntry(value: $0.0.bytes, key: $0.1) })
+        return (values, entries, frontier.map { TermEntry(value: $0.0.bytes, key: $0.1) })
     }
 }

@@ -109,8 +109,8 @@ extension LogStore {
     public func orderedTermPage(index: UInt32, from lower: [UInt8]? = nil, through upper: [UInt8]? = nil, descending: Bool,
                                 after: TermEntry?, limit: Int) throws -> OrderedTermPage {
         try readIndexLogging { s in
-            let (entries, next) = try s.index.orderedTermPage(index: index, from: lower, through: upper, descending: descending, after: after, limit: limit)
-            return OrderedTermPage(entries: entries, next: next, sequence: s.lastSequence)
+            let (values, entries, next) = try s.index.orderedTermPage(index: index, from: lower, through: upper, descending: descending, after: after, limit: limit)
+            return OrderedTermPage(values: values, entries: entries, next: next, sequence: s.lastSequence)
         }
     }
 

@@ -15,7 +15,10 @@ import StrataTestSupport
         var pages = 0
         while true {
             let page = try store.orderedTermPage(index: index, descending: descending, after: after, limit: limit)
-            let entries = page.entries.map { TermEntry(value: $0.value, key: $0.located.key) }
+            let entries = page.entries.map { TermEntry(value: page.values[$0.valueIndex], key: $0.located.key) }
+            // Each distinct value once, in the walk's order.
+            #expect(page.values.count == Set(page.values).count)
+            #expect(page.entries.map(\.valueIndex) == page.entries.map(\.valueIndex).sorted())
             for entry in entries {
                 if let last = got.last { #expect(descending ? entry < last : last < entry, "out of order at \(entry)") }
                 if let after { #expect(descending ? entry < after : after < entry, "not after the cursor: \(entry)") }
@@ -77,6 +80,35 @@ import StrataTestSupport
         #expect(try store.orderedTermPage(index: 77, descending: descending, after: nil, limit: 10).entries.isEmpty)
     }
 
+    /// A page that continues a long run of one value starts in the index file's block
+    /// where the cursor lies (sought through the fence's last keys), not at the run's
+    /// first term: runs of 1,000 keys span several term blocks, beside other indexes'
+    /// terms, with more of each run in the overlay.
+    @Test("runs of one value across many term blocks are paged from the cursor", arguments: [false, true])
+    func longRunsAcrossBlocks(descending: Bool) throws {
+        let store = try LogStore.open(at: "/runs", fileSystem: InMemoryFileSystem())
+        var plain: [TermEntry] = []
+        var batch = WriteBatch()
+        for k in 1...3_000 {
+            let value = [UInt8(k % 3), 7]
+            batch.put(RecordKey(UInt64(k)), value: [], terms: [IndexTerm(index: 1, value: [0]), IndexTerm(index: 3, value: value), IndexTerm(index: 4, value: [1])])
+            plain.append(TermEntry(value: value, key: RecordKey(UInt64(k))))
+        }
+        try store.commit(batch)
+        try store.sealActiveSegment()
+        var more = WriteBatch()
+        for k in stride(from: 3_001, through: 3_300, by: 1) {
+            let value = [UInt8(k % 3), 7]
+            more.put(RecordKey(UInt64(k)), value: [], terms: [IndexTerm(index: 3, value: value)])
+            plain.append(TermEntry(value: value, key: RecordKey(UInt64(k))))
+        }
+        try store.commit(more)
+        let expected = descending ? plain.sorted(by: >) : plain.sorted()
+        for limit in [1, 7, 64, 500] {
+            #expect(try Self.walk(store, index: 3, descending: descending, limit: limit) == expected, "limit \(limit)")
+        }
+    }
+
     @Test("a term's bytes come back as they went in, inline or not")
     func termBytesRoundTrip() {
         var random = SeededRandom(seed: 5)
@@ -100,7 +132,7 @@ import StrataTestSupport
         try store.commit(more)
         for descending in [false, true] {
             let page = try store.orderedTermPage(index: 2, from: [2], through: [4], descending: descending, after: nil, limit: 100)
-            let values = page.entries.map { $0.value[0] }
+            let values = page.entries.map { page.values[$0.valueIndex][0] }
             #expect(Set(values) == [2, 3, 4])
             #expect(values == (descending ? values.sorted(by: >) : values.sorted()))
             #expect(page.entries.count == (1...50).filter { (2...4).contains($0 % 8) }.count)
