@@ -58,9 +58,14 @@ extension StoreIndex {
                 }
             }
         }
-        candidates.sort { a, b in
+        // Sorted only when the sources' terms interleave: one source's (an index
+        // file's, with an empty overlay) are already in the walk's order.
+        func precedes(_ a: (value: TermBytes, key: RecordKey, sequence: UInt64), _ b: (value: TermBytes, key: RecordKey, sequence: UInt64)) -> Bool {
             if a.value != b.value || a.key != b.key { return before((a.value, a.key), (b.value, b.key)) }
             return a.sequence > b.sequence
+        }
+        if candidates.indices.dropFirst().contains(where: { !precedes(candidates[$0 - 1], candidates[$0]) }) {
+            candidates.sort(by: precedes)
         }
         var values: [[UInt8]] = []
         var entries: [(valueIndex: Int, located: LocatedKey)] = []
