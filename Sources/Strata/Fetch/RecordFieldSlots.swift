@@ -105,7 +105,21 @@ struct RawFieldReader {
         return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
     }
 
+    /// One varint; a one-byte one (most lengths, counts and small integers) without a
+    /// call: records' fields are read a few varints each.
+    @inline(__always)
     mutating func varint() throws -> UInt64 {
+        if position < bytes.count {
+            let byte = bytes[position]
+            if byte < 0x80 {
+                position += 1
+                return UInt64(byte)
+            }
+        }
+        return try longVarint()
+    }
+
+    private mutating func longVarint() throws -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {

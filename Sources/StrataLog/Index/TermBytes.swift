@@ -24,6 +24,26 @@ enum TermBytes: Hashable, Comparable, Sendable {
         self = .inline(head, tail, UInt8(bytes.count))
     }
 
+    /// The same value from bytes in place, read a word at a time: an index file's
+    /// walk makes one per term it lists, and the byte loop cost a third of that.
+    init(_ bytes: UnsafeRawBufferPointer) {
+        let count = bytes.count
+        guard count <= Self.inlineCapacity else {
+            self = .heap(Array(bytes))
+            return
+        }
+        // Byte i of the value is at bit 56 - 8i of its word: big-endian loads.
+        func word(from start: Int) -> UInt64 {
+            let n = min(8, count - start)
+            guard n > 0 else { return 0 }
+            if n == 8 { return UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: start, as: UInt64.self)) }
+            var w: UInt64 = 0
+            for i in 0..<n { w |= UInt64(bytes[start + i]) << (56 - 8 * UInt64(i)) }
+            return w
+        }
+        self = .inline(word(from: 0), word(from: 8), UInt8(count))
+    }
+
     /// How many bytes the value holds.
     var count: Int {
         switch self {

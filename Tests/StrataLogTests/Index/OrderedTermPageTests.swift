@@ -116,6 +116,11 @@ import StrataTestSupport
             for _ in 0..<20 {
                 let bytes = (0..<length).map { _ in UInt8(random.int(in: 0...255)) }
                 #expect(TermBytes(bytes).bytes == bytes, "\(bytes)")
+                // Read in place a word at a time, the same value.
+                bytes.withUnsafeBytes { raw in
+                    #expect(TermBytes(raw) == TermBytes(bytes), "\(bytes)")
+                    #expect(TermBytes(raw).bytes == bytes, "\(bytes)")
+                }
             }
         }
     }
