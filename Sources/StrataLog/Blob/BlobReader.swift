@@ -34,15 +34,30 @@ enum BlobReader {
         return (Array(data), total)
     }
 
+    /// How much of a blob file `validEnd` reads at a time.
+    static let headerWindow = 16 << 10
+
     /// Walks a blob file's entries by their headers and returns the end of the last
     /// whole entry: where a torn tail starts. Data checksums are not read here; every
     /// read and `verify` checks them.
+    ///
+    /// The headers are read through a window of `headerWindow` bytes, taken afresh
+    /// only when the next header lies outside it: a read per header made opening a
+    /// store of 20,000 small blobs 20,000 reads of 32 bytes (a read per blob of
+    /// 16 KiB or more, as before, for large ones).
     static func validEnd(of file: any StorageFile) throws -> Int64 {
         let size = try file.size()
+        let headerSize = Format.blobEntryHeaderSize
         var position = Int64(Format.blobHeaderSize)
-        while position + Int64(Format.blobEntryHeaderSize) <= size {
-            let bytes = try file.readExactly(Format.blobEntryHeaderSize, at: position)
-            guard let header = BlobEntryHeader.decode(bytes[...]) else { break }
+        var window: [UInt8] = []
+        var windowStart: Int64 = 0
+        while position + Int64(headerSize) <= size {
+            if position < windowStart || position + Int64(headerSize) > windowStart + Int64(window.count) {
+                window = try file.readExactly(Int(min(Int64(max(headerWindow, headerSize)), size - position)), at: position)
+                windowStart = position
+            }
+            let at = Int(position - windowStart)
+            guard let header = BlobEntryHeader.decode(window[at..<at + headerSize]) else { break }
             guard header.storedLength <= UInt64(size) else { break }
             let next = position + Int64(Format.blobEntryHeaderSize) + Int64(header.storedLength)
             guard next <= size else { break }

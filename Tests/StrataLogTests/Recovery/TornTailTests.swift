@@ -107,4 +107,52 @@ import StrataTestSupport
         #expect(try store.readBlob(next) == [1, 2, 3])
         try store.close()
     }
+
+    /// Open finds a blob file's valid end through a window of headers
+    /// (`BlobReader.headerWindow`), not a read per header: cut anywhere among small and
+    /// large entries (headers straddling a window's edge, entries larger than a
+    /// window, a tail cut inside a header or its data), it finds what a walk header
+    /// by header finds, and reads the file in about size / window reads.
+    @Test func blobValidEndThroughAWindowMatchesAHeaderByHeaderWalk() throws {
+        let fileSystem = InMemoryFileSystem()
+        let store = try LogStore.open(at: "/window", fileSystem: fileSystem, logger: .quiet)
+        var random = SeededRandom(seed: 77)
+        for i in 0..<400 {
+            let length = i % 97 == 0 ? random.int(in: 20_000...40_000) : random.int(in: 1...300)
+            _ = try store.writeBlob(LogFixtures.noise(length, seed: UInt64(i)))
+        }
+        try store.close()
+        let whole = try fileSystem.open("/window/blobs/000001.blob", mode: .readOnly)
+        let bytes = try whole.readExactly(Int(try whole.size()), at: 0)
+        // The walk as open did it before: one header at a time, over the first `count` bytes.
+        func headerByHeader(_ file: [UInt8], count: Int) -> Int64 {
+            var position = Format.blobHeaderSize
+            while position + Format.blobEntryHeaderSize <= count {
+                guard let header = BlobEntryHeader.decode(file[position..<position + Format.blobEntryHeaderSize]),
+                      header.storedLength <= UInt64(count) else { break }
+                let next = position + Format.blobEntryHeaderSize + Int(header.storedLength)
+                guard next <= count else { break }
+                position = next
+            }
+            return Int64(min(position, count))
+        }
+        var cuts = Set((0..<150).map { _ in random.int(in: 0...bytes.count) })
+        for edge in stride(from: BlobReader.headerWindow, to: bytes.count, by: BlobReader.headerWindow) {
+            for delta in [-33, -32, -31, -17, -1, 0, 1, 17, 31, 32] where edge + delta <= bytes.count { cuts.insert(edge + delta) }
+        }
+        // One copy of the file, cut shorter and shorter.
+        let file = try fileSystem.open("/window/cut", mode: .create)
+        try file.write(bytes, at: 0)
+        #expect(try BlobReader.validEnd(of: file) == headerByHeader(bytes, count: bytes.count))
+        for cut in cuts.sorted(by: >) {
+            try file.truncate(to: Int64(cut))
+            #expect(try BlobReader.validEnd(of: file) == headerByHeader(bytes, count: cut), "cut at \(cut)")
+        }
+        // Damage inside the file ends the walk where the header-by-header walk ends it.
+        var damaged = bytes
+        damaged[bytes.count / 2] ^= 0xFF
+        let damagedFile = try fileSystem.open("/window/damaged", mode: .create)
+        try damagedFile.write(damaged, at: 0)
+        #expect(try BlobReader.validEnd(of: damagedFile) == headerByHeader(damaged, count: damaged.count))
+    }
 }
