@@ -155,9 +155,9 @@ final class FetchRowCollector {
     ///
     /// Kept rows whose leads tie always have all their values: `precedes` only reaches
     /// a value past the lead of rows whose leads tie. Only for a top-k of at most
-    /// `partialRowLimit` rows with more sort keys than `leading`, or two with
-    /// `leading` 1; false otherwise. `leading` 2 is for fetches whose first two sort
-    /// values are read with the predicate (two integers).
+    /// `partialRowLimit` rows with two sort keys or more; false otherwise. `leading` 2
+    /// is for fetches whose first two sort values are read with the predicate (two
+    /// integers); with two sort keys, such a row's lead is all its values.
     @discardableResult
     func completesLater(leading: Int = 1, _ complete: @escaping (inout FetchRow) throws -> Void) -> Bool {
         guard mayKeepPartialRows, rows.isEmpty, leading == 1 || leading == 2 else { return false }

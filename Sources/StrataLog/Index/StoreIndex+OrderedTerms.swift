@@ -20,7 +20,10 @@ extension StoreIndex {
         }
         let cursor = after.map { (TermBytes($0.value), $0.key) }
         // Each source from the cursor's value on (inclusive: the cursor's own value
-        // may continue with later keys), within the caller's bounds.
+        // may continue with later keys), within the caller's bounds. The sources also
+        // seek the cursor itself by value and key (a run of one value is not re-read
+        // from its first term); the check in `source` below still drops anything not
+        // strictly after it.
         var from = lower, through = upper
         if let after {
             if descending {
