@@ -109,6 +109,43 @@ import StrataTestSupport
         }
     }
 
+    /// Bounds and a cursor together: pages of a range of values, small enough that
+    /// each continues a run of one value, across an index file's blocks and the
+    /// overlay, give exactly the range's entries in order.
+    @Test("bounds and a cursor page through a range of long runs", arguments: [false, true])
+    func boundedPagesOfLongRuns(descending: Bool) throws {
+        let store = try LogStore.open(at: "/bounded-runs", fileSystem: InMemoryFileSystem())
+        var plain: [TermEntry] = []
+        var batch = WriteBatch()
+        for k in 1...2_000 {
+            let value = [UInt8(k % 5)]
+            batch.put(RecordKey(UInt64(k)), value: [], terms: [IndexTerm(index: 2, value: value)])
+            plain.append(TermEntry(value: value, key: RecordKey(UInt64(k))))
+        }
+        try store.commit(batch)
+        try store.sealActiveSegment()
+        var more = WriteBatch()
+        for k in 2_001...2_200 {
+            let value = [UInt8(k % 5)]
+            more.put(RecordKey(UInt64(k)), value: [], terms: [IndexTerm(index: 2, value: value)])
+            plain.append(TermEntry(value: value, key: RecordKey(UInt64(k))))
+        }
+        try store.commit(more)
+        let wanted = plain.filter { (1...3).contains($0.value[0]) }
+        let expected = descending ? wanted.sorted(by: >) : wanted.sorted()
+        for limit in [3, 50, 333] {
+            var got: [TermEntry] = []
+            var after: TermEntry?
+            while true {
+                let page = try store.orderedTermPage(index: 2, from: [1], through: [3], descending: descending, after: after, limit: limit)
+                got += page.entries.map { TermEntry(value: page.values[$0.valueIndex], key: $0.located.key) }
+                guard let next = page.next, got.count <= expected.count else { break }
+                after = next
+            }
+            #expect(got == expected, "limit \(limit)")
+        }
+    }
+
     @Test("a term's bytes come back as they went in, inline or not")
     func termBytesRoundTrip() {
         var random = SeededRandom(seed: 5)
