@@ -150,19 +150,20 @@ final class CompiledFetch {
     /// The first sort key's value of the record `judge` loaded last; nil without sort
     /// keys or when it is not an attribute value.
     var firstSortValue: Value? {
-        guard let firstSortSlot else { return nil }
-        switch slots.values[firstSortSlot] {
-        case .null: return .null
-        case .value(let value): return value
-        default: return nil
-        }
+        firstSortSlot.flatMap { Self.attributeValue(slots.values[$0]) }
     }
 
     /// The second sort key's value of the record `judge` loaded last, when it is read
     /// with the predicate (`secondSortSlot`); nil otherwise.
     var secondSortValue: Value? {
-        guard let secondSortSlot else { return nil }
-        switch slots.values[secondSortSlot] {
+        secondSortSlot.flatMap { Self.attributeValue(slots.values[$0]) }
+    }
+
+    /// A decoded field as a value to sort by: null or an attribute's value; nil for
+    /// anything else (judge the object instead).
+    @inline(__always)
+    private static func attributeValue(_ field: FieldValue) -> Value? {
+        switch field {
         case .null: return .null
         case .value(let value): return value
         default: return nil
@@ -195,11 +196,8 @@ final class CompiledFetch {
         var values: [Value] = []
         values.reserveCapacity(sortSlots.count)
         for slot in sortSlots {
-            switch sortReader.values[slot] {
-            case .null: values.append(.null)
-            case .value(let value): values.append(value)
-            default: return nil
-            }
+            guard let value = Self.attributeValue(sortReader.values[slot]) else { return nil }
+            values.append(value)
         }
         return values
     }

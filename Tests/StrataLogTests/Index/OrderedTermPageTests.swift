@@ -80,29 +80,34 @@ import StrataTestSupport
         #expect(try store.orderedTermPage(index: 77, descending: descending, after: nil, limit: 10).entries.isEmpty)
     }
 
+    /// A store whose keys `sealed` carry a term of `index` (valued by `value`) in one
+    /// sealed index file, beside other indexes' terms (index 1 and 4 on either side of
+    /// it), and whose keys `overlay` carry one in the overlay; with those entries as a
+    /// plain list.
+    static func runs(at path: String, index: UInt32, sealed: ClosedRange<Int>, overlay: ClosedRange<Int>,
+                     value: (Int) -> [UInt8]) throws -> (LogStore, [TermEntry]) {
+        let store = try LogStore.open(at: path, fileSystem: InMemoryFileSystem())
+        var plain: [TermEntry] = []
+        for (keys, isSealed) in [(sealed, true), (overlay, false)] {
+            var batch = WriteBatch()
+            for k in keys {
+                let term = IndexTerm(index: index, value: value(k))
+                batch.put(RecordKey(UInt64(k)), value: [], terms: isSealed ? [IndexTerm(index: 1, value: [0]), term, IndexTerm(index: 4, value: [1])] : [term])
+                plain.append(TermEntry(value: term.value, key: RecordKey(UInt64(k))))
+            }
+            try store.commit(batch)
+            if isSealed { try store.sealActiveSegment() }
+        }
+        return (store, plain)
+    }
+
     /// A page that continues a long run of one value starts in the index file's block
     /// where the cursor lies (sought through the fence's last keys), not at the run's
     /// first term: runs of 1,000 keys span several term blocks, beside other indexes'
     /// terms, with more of each run in the overlay.
     @Test("runs of one value across many term blocks are paged from the cursor", arguments: [false, true])
     func longRunsAcrossBlocks(descending: Bool) throws {
-        let store = try LogStore.open(at: "/runs", fileSystem: InMemoryFileSystem())
-        var plain: [TermEntry] = []
-        var batch = WriteBatch()
-        for k in 1...3_000 {
-            let value = [UInt8(k % 3), 7]
-            batch.put(RecordKey(UInt64(k)), value: [], terms: [IndexTerm(index: 1, value: [0]), IndexTerm(index: 3, value: value), IndexTerm(index: 4, value: [1])])
-            plain.append(TermEntry(value: value, key: RecordKey(UInt64(k))))
-        }
-        try store.commit(batch)
-        try store.sealActiveSegment()
-        var more = WriteBatch()
-        for k in stride(from: 3_001, through: 3_300, by: 1) {
-            let value = [UInt8(k % 3), 7]
-            more.put(RecordKey(UInt64(k)), value: [], terms: [IndexTerm(index: 3, value: value)])
-            plain.append(TermEntry(value: value, key: RecordKey(UInt64(k))))
-        }
-        try store.commit(more)
+        let (store, plain) = try Self.runs(at: "/runs", index: 3, sealed: 1...3_000, overlay: 3_001...3_300) { [UInt8($0 % 3), 7] }
         let expected = descending ? plain.sorted(by: >) : plain.sorted()
         for limit in [1, 7, 64, 500] {
             #expect(try Self.walk(store, index: 3, descending: descending, limit: limit) == expected, "limit \(limit)")
@@ -114,23 +119,7 @@ import StrataTestSupport
     /// overlay, give exactly the range's entries in order.
     @Test("bounds and a cursor page through a range of long runs", arguments: [false, true])
     func boundedPagesOfLongRuns(descending: Bool) throws {
-        let store = try LogStore.open(at: "/bounded-runs", fileSystem: InMemoryFileSystem())
-        var plain: [TermEntry] = []
-        var batch = WriteBatch()
-        for k in 1...2_000 {
-            let value = [UInt8(k % 5)]
-            batch.put(RecordKey(UInt64(k)), value: [], terms: [IndexTerm(index: 2, value: value)])
-            plain.append(TermEntry(value: value, key: RecordKey(UInt64(k))))
-        }
-        try store.commit(batch)
-        try store.sealActiveSegment()
-        var more = WriteBatch()
-        for k in 2_001...2_200 {
-            let value = [UInt8(k % 5)]
-            more.put(RecordKey(UInt64(k)), value: [], terms: [IndexTerm(index: 2, value: value)])
-            plain.append(TermEntry(value: value, key: RecordKey(UInt64(k))))
-        }
-        try store.commit(more)
+        let (store, plain) = try Self.runs(at: "/bounded-runs", index: 2, sealed: 1...2_000, overlay: 2_001...2_200) { [UInt8($0 % 5)] }
         let wanted = plain.filter { (1...3).contains($0.value[0]) }
         let expected = descending ? wanted.sorted(by: >) : wanted.sorted()
         for limit in [3, 50, 333] {
