@@ -18,20 +18,8 @@ extension StoreIndex {
             let earlier = a.0 != b.0 ? a.0 < b.0 : a.1 < b.1
             return descending ? (a.0 != b.0 || a.1 != b.1) && !earlier : earlier
         }
-        let cursor = after.map { (TermBytes($0.value), $0.key) }
-        // Each source from the cursor's value on (inclusive: the cursor's own value
-        // may continue with later keys), within the caller's bounds. The sources also
-        // seek the cursor itself by value and key (a run of one value is not re-read
-        // from its first term); the check in `source` below still drops anything not
-        // strictly after it.
-        var from = lower, through = upper
-        if let after {
-            if descending {
-                if upper.map({ !$0.lexicographicallyPrecedes(after.value) }) ?? true { through = after.value }
-            } else {
-                if lower.map({ $0.lexicographicallyPrecedes(after.value) }) ?? true { from = after.value }
-            }
-        }
+        // Each source seeks the cursor itself, by value and key (a run of one value is
+        // not re-read from its first term), and lists only terms strictly after it.
         var candidates: [(value: TermBytes, key: RecordKey, sequence: UInt64)] = []
         // A page's worth: sources past the first rarely fill theirs, and a store of
         // many index files would otherwise reserve a page for each.
@@ -41,7 +29,6 @@ extension StoreIndex {
             var taken = 0
             var last: (TermBytes, RecordKey)?
             try walk { value, key, sequence in
-                if let cursor, !before(cursor, (value, key)) { return true }
                 candidates.append((value, key, sequence))
                 last = (value, key)
                 taken += 1
@@ -52,11 +39,11 @@ extension StoreIndex {
         }
         overlay.normalizeTerms()
         source { body in
-            overlay.orderedTerms(index: index, from: from, through: through, descending: descending, after: after) { body($0.value, $0.key, $0.sequence) }
+            overlay.orderedTerms(index: index, from: lower, through: upper, descending: descending, after: after) { body($0.value, $0.key, $0.sequence) }
         }
         for file in files {
             try source { body in
-                try file.orderedTerms(index: index, from: from, through: through, descending: descending, after: after) { value, key, sequence in
+                try file.orderedTerms(index: index, from: lower, through: upper, descending: descending, after: after) { value, key, sequence in
                     body(TermBytes(value), key, sequence)
                 }
             }
