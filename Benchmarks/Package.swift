@@ -37,6 +37,12 @@ let package = Package(
             name: "BenchSummary",
             dependencies: ["BenchSupport"]
         ),
+        // `swift run -c release BenchProfile MODE`: one object-layer workload on Strata's
+        // side alone, repeated, for callgrind or perf.
+        .executableTarget(
+            name: "BenchProfile",
+            dependencies: ["BenchSupport"]
+        ),
         // What both package-benchmark targets share: the three metric sets, thresholds,
         // and registering a workload so that only its measured part is timed.
         .target(

@@ -7,13 +7,20 @@ extension Summary {
         let nLabel = self.nLabel, employees = self.employees
         let reps = n >= 100_000 ? 1 : repetitions
         progress("lightweight migration \(nLabel)")
-        let strata = try Sample.measure(repetitions: reps) { try LightweightMigration.strata(employees) }
-        let addColumn = try Sample.measure(repetitions: reps) { try LightweightMigration.sqlite(employees, .addColumn) }
-        let rewrite = try Sample.measure(repetitions: reps) { try LightweightMigration.sqlite(employees, .rewrite) }
+        let migrations = try Sample.measureInTurns(repetitions: reps, sides: 3) { side in
+            switch side {
+            case 0: try LightweightMigration.strata(employees)
+            case 1: try LightweightMigration.sqlite(employees, .addColumn)
+            default: try LightweightMigration.sqlite(employees, .rewrite)
+            }
+        }
+        let (strata, addColumn, rewrite) = (migrations[0], migrations[1], migrations[2])
         try check(add("Lightweight migration \(nLabel) (add attribute) vs SQLite ADD COLUMN", .milliseconds, strata: strata, sqlite: addColumn), expected: n)
         try check(add("Lightweight migration \(nLabel) (add attribute) vs SQLite table rewrite", .milliseconds, strata: strata, sqlite: rewrite), expected: n)
-        let strataCopy = try Sample.measure(repetitions: max(reps, 3)) { try LightweightMigration.copyStore(StrataObjectEngine(), employees) }
-        let sqliteCopy = try Sample.measure(repetitions: max(reps, 3)) { try LightweightMigration.copyStore(GRDBEngine(synchronous: .full), employees) }
+        let copies = try Sample.measureInTurns(repetitions: max(reps, 3), sides: 2) { side in
+            try LightweightMigration.copyStore(side == 0 ? StrataObjectEngine() : GRDBEngine(synchronous: .full), employees)
+        }
+        let (strataCopy, sqliteCopy) = (copies[0], copies[1])
         add("cp -r of the \(nLabel) store", .milliseconds, strata: strataCopy, sqlite: sqliteCopy)
         func times(_ a: Sample, _ b: Sample) -> String { String(format: "%.1f×", a.seconds / b.seconds) }
         findings.append("Lightweight migration \(nLabel) relative to cp -r of its own store: Strata \(times(strata, strataCopy)), SQLite ADD COLUMN \(times(addColumn, sqliteCopy)), SQLite table rewrite \(times(rewrite, sqliteCopy))")
@@ -22,8 +29,10 @@ extension Summary {
         for change in BenchModels.InPlaceChange.allCases {
             progress("in-place migration \(nLabel): \(change.rawValue)")
             let model = try BenchModels.employees(after: change)
-            let inPlace = try Sample.measure(repetitions: reps) { try LightweightMigration.strata(employees, model: model) }
-            let sqlite = try Sample.measure(repetitions: reps) { try LightweightMigration.sqlite(employees, change) }
+            let pair = try Sample.measureInTurns(repetitions: reps, sides: 2) { side in
+                try side == 0 ? LightweightMigration.strata(employees, model: model) : LightweightMigration.sqlite(employees, change)
+            }
+            let (inPlace, sqlite) = (pair[0], pair[1])
             try check(add("Lightweight migration \(nLabel) (\(change.rawValue))", .milliseconds, strata: inPlace, sqlite: sqlite), expected: n)
             if change == .unique {
                 // The check sorts n terms within a quarter of the 64 MiB budget (runs
@@ -37,8 +46,8 @@ extension Summary {
         let ids = EmployeeData.lookupIDs(count: 100_000, maxID: n)
         let mixed = try OlderLayoutReads.mixed(employees)
         let current = try OlderLayoutReads.current(employees)
-        let half = try Sample.measure(repetitions: repetitions) { mixed.fetch(ids: ids) }
-        let all = try Sample.measure(repetitions: repetitions) { current.fetch(ids: ids) }
+        let reads = try Sample.measureInTurns(repetitions: repetitions, sides: 2) { $0 == 0 ? mixed.fetch(ids: ids) : current.fetch(ids: ids) }
+        let (half, all) = (reads[0], reads[1])
         mixed.close()
         current.close()
         guard half.result == all.result else { throw BenchError("older-layout reads: checksums differ (\(half.result) vs \(all.result))") }

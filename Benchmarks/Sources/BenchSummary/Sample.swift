@@ -25,6 +25,21 @@ struct Sample: Codable {
         return combine(samples)
     }
 
+    /// Runs each of `sides` sides `repetitions` times, taking turns (the first side's first
+    /// run, the second's, …, then each side's second run): a stretch in which this shared
+    /// machine runs slow then falls on every side alike, where running one side's
+    /// repetitions before the other's let it fall on one side only and swing the ratio.
+    /// `prepare(i)` makes side `i`'s iteration.
+    static func measureInTurns(repetitions: Int, sides: Int, _ prepare: (Int) throws -> WorkloadIteration) throws -> [Sample] {
+        var samples = [[Sample]](repeating: [], count: sides)
+        for _ in 0..<max(1, repetitions) {
+            for side in 0..<sides {
+                samples[side].append(try once(prepare(side), resetPeak: true))
+            }
+        }
+        return samples.map(combine)
+    }
+
     /// One run of a prepared iteration. With `resetPeak`, the peak is reset first and
     /// is the measured part's; without, it is the process's since it started.
     static func once(_ iteration: WorkloadIteration, resetPeak: Bool) throws -> Sample {

@@ -42,9 +42,8 @@ final class Summary {
     func compare(_ workload: String, _ figure: SummaryRow.Figure, repetitions: Int,
                  strata: () throws -> WorkloadIteration, sqlite: () throws -> WorkloadIteration) throws -> SummaryRow {
         progress(workload)
-        let s = try Sample.measure(repetitions: repetitions, strata)
-        let q = try Sample.measure(repetitions: repetitions, sqlite)
-        let row = SummaryRow(workload: workload, figure: figure, strata: s, sqlite: q)
+        let samples = try Sample.measureInTurns(repetitions: repetitions, sides: 2) { try $0 == 0 ? strata() : sqlite() }
+        let row = SummaryRow(workload: workload, figure: figure, strata: samples[0], sqlite: samples[1])
         rows.append(row)
         return row
     }

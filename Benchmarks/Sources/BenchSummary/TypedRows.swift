@@ -42,17 +42,21 @@ extension Summary {
         }
     }
 
-    /// Measures typed, untyped and SQLite, one after the other, as the same repetitions;
+    /// Measures typed, untyped and SQLite in turns, as the same repetitions;
     /// keeps an untyped row and a typed row (each beside SQLite) and the typed/untyped
     /// time ratio as a finding. `checked`: all three must return the same checksum.
     func compareTyped(_ workload: String, _ figure: SummaryRow.Figure, checked: Bool = false,
                       typed: () throws -> WorkloadIteration, untyped: () throws -> WorkloadIteration,
                       sqlite: () throws -> WorkloadIteration) throws {
         progress("\(workload) (typed, untyped, SQLite)")
-        let t = try Sample.measure(repetitions: repetitions, typed)
-        let u = try Sample.measure(repetitions: repetitions, untyped)
-        let q = try Sample.measure(repetitions: repetitions, sqlite)
-        try keepTyped(workload, figure, checked: checked, typed: t, untyped: u, sqlite: q)
+        let samples = try Sample.measureInTurns(repetitions: repetitions, sides: 3) { side in
+            switch side {
+            case 0: try typed()
+            case 1: try untyped()
+            default: try sqlite()
+            }
+        }
+        try keepTyped(workload, figure, checked: checked, typed: samples[0], untyped: samples[1], sqlite: samples[2])
     }
 
     /// Keeps the untyped and typed rows of three samples and their time ratio.

@@ -1,0 +1,79 @@
+import BenchSupport
+import Foundation
+
+// BenchProfile: one of BenchSummary's object-layer workloads on Strata's side alone,
+// repeated, for a profiler (`valgrind --tool=callgrind`, `perf record`/`perf stat`):
+// the store is built first, then the measured part runs ITERATIONS times and prints
+// its median time. No SQLite: a profile should hold Strata's work only.
+//
+//   BenchProfile MODE [--employees N] [--iterations I] [--queries Q]
+//   MODE: idx (departmentID == d), scan (salary BETWEEN), ord (sorted by the index),
+//         insert (10k through a context, one save, no fsync), faults (100k random ids)
+@main
+struct BenchProfile {
+    static func main() throws {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        guard let mode = arguments.first else { return usage() }
+        arguments.removeFirst()
+        var employees = 10_000, iterations = 20, queries = 0
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            guard let value = iterator.next().flatMap(Int.init) else { return usage() }
+            switch argument {
+            case "--employees": employees = value
+            case "--iterations": iterations = value
+            case "--queries": queries = value
+            default: return usage()
+            }
+        }
+        defer { FixtureCache.shared.removeAll() }
+        let data = EmployeeData.employees(count: employees)
+        let engine = StrataObjectEngine(durability: .none)
+        var times: [Duration] = []
+        var checksum = 0
+        switch mode {
+        case "idx", "scan", "ord":
+            let list: [EmployeeQuery] = switch mode {
+            case "idx": EmployeeQuery.byDepartment(count: queries > 0 ? queries : EmployeeQuery.indexedQueries)
+            case "scan": EmployeeQuery.bySalary(count: queries > 0 ? queries : EmployeeQuery.scanQueries)
+            default: EmployeeQuery.byDepartmentOrder(count: queries > 0 ? queries : EmployeeQuery.orderedQueries)
+            }
+            let store = try engine.open(in: FixtureCache.shared.directory(for: engine, employees: data))
+            defer { try? store.close() }
+            for _ in 0..<iterations {
+                let start = ContinuousClock.now
+                checksum &+= try store.run(list)
+                times.append((ContinuousClock.now - start) / list.count)
+            }
+        case "insert":
+            for _ in 0..<iterations {
+                let scratch = try ScratchDirectory("profile-insert")
+                defer { scratch.remove() }
+                let store = try engine.create(in: scratch.path)
+                let start = ContinuousClock.now
+                try store.insertInOneTransaction(data)
+                times.append(ContinuousClock.now - start)
+                try store.close()
+            }
+        case "faults":
+            let ids = EmployeeData.lookupIDs(count: queries > 0 ? queries : 100_000, maxID: employees)
+            let store = try engine.open(in: FixtureCache.shared.directory(for: engine, employees: data))
+            defer { try? store.close() }
+            try store.prepareForFetch()
+            for _ in 0..<iterations {
+                let start = ContinuousClock.now
+                checksum &+= try store.fetchNameAndSalary(ids: ids)
+                times.append(ContinuousClock.now - start)
+            }
+        default:
+            return usage()
+        }
+        times.sort()
+        print("\(mode) \(employees): median \(times[times.count / 2]), best \(times[0]) per \(mode == "insert" || mode == "faults" ? "run" : "query") (checksum \(checksum))")
+    }
+
+    static func usage() {
+        FileHandle.standardError.write(Data("usage: BenchProfile idx|scan|ord|insert|faults [--employees N] [--iterations I] [--queries Q]\n".utf8))
+        exit(2)
+    }
+}
