@@ -42,6 +42,9 @@ public final class ObjectContext {
 
     /// Judges every fetch on managed objects, never compiled (tests compare the two).
     var interpretsFetches = false
+    /// How many managed objects this context has made: tests check that paths which
+    /// promise none (counts, id lists, dictionary results) make none.
+    @exclusivity(unchecked) var objectsMade = 0
 
     /// A registry entry. Neither strong nor weak: a `ManagedObject` removes its entry in
     /// its `deinit`, so every entry names a live object. A weak reference gave each
@@ -185,6 +188,7 @@ public final class ObjectContext {
         }
         let key = try store.allocateKey(tag: shape.layout.tag)
         let object = ManagedObject(key: key, shape: shape, context: self)
+        objectsMade &+= 1
         object.isNew = true
         for (number, value) in shape.insertDefaults { object.changes[number] = value }
         // Held by `changed` until saved, and only then registered (if its caller still
@@ -223,6 +227,7 @@ public final class ObjectContext {
             guard let shape = shape(tag: StoreSchema.tag(of: key)) else {
                 throw StrataError(.objectNotFound, "no entity of this model has key \(key)", context: ["key": "\(key.rawValue)"])
             }
+            objectsMade &+= 1
             return ManagedObject(key: key, shape: shape, context: self)
         }
     }

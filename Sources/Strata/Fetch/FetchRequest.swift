@@ -8,9 +8,10 @@
 /// let employees = try context.fetch(request)   // faults; reading `name` reads no photo bytes
 /// ```
 public struct FetchRequest: Sendable {
-    /// What a request is for. `fetch(_:)`, `fetchObjectIDs(_:)` and `count(for:)`
-    /// each give their own kind whatever this says; it is kept for code that passes a
-    /// request around and for symmetry with Core Data's `resultType`.
+    /// What a request is for. `fetch(_:)`, `fetchObjectIDs(_:)`, `count(for:)` and
+    /// `fetchDictionaries(_:)` each give their own kind whatever this says; it is kept
+    /// for code that passes a request around and for symmetry with Core Data's
+    /// `resultType`.
     public enum ResultType: Sendable {
         /// Managed objects (faults).
         case objects
@@ -18,6 +19,8 @@ public struct FetchRequest: Sendable {
         case objectIDs
         /// The number of matches only.
         case count
+        /// The values of `propertiesToFetch`, without managed objects (``FetchedValues``).
+        case dictionaries
     }
 
     /// The entity to fetch (and, unless `includesSubentities` is false, its sub-entities).
@@ -48,7 +51,8 @@ public struct FetchRequest: Sendable {
     /// their records; reading any other stored property loads the whole record (with
     /// a batch of its partially loaded siblings). Objects already loaded or changed in
     /// the context stay as they are. Nil returns faults that load whole records when
-    /// first read. External binaries are never read by the fetch either way.
+    /// first read. External binaries are never read by the fetch either way. For
+    /// ``ObjectContext/fetchDictionaries(_:)``, the properties each result holds.
     public var propertiesToFetch: [String]?
     /// What the fetch hands back.
     public var resultType: ResultType = .objects

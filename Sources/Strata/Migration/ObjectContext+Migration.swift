@@ -4,6 +4,7 @@ extension ObjectContext {
     /// Inserts an object under a chosen key (a migrated object keeps its old key).
     func insertForMigration(_ shape: StoreSchema.EntityShape, key: RecordKey) throws -> ManagedObject {
         let object = ManagedObject(key: key, shape: shape, context: self)
+        objectsMade &+= 1
         object.isNew = true
         register(object, key: key)
         track(object)
