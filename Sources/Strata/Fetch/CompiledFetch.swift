@@ -40,15 +40,22 @@ final class CompiledFetch {
     /// The layout of version-1 records (which name none).
     let firstLayoutID: UInt32
 
-    /// Compiles `request` for `shape`'s records.
+    /// Whether the predicate reads key paths through to-one relationships: those read
+    /// the context's registry (``ToOneReader``), so the fetch is judged on the
+    /// context's thread alone.
+    let readsRelationships: Bool
+
+    /// Compiles `request` for `shape`'s records; `relationships` reads the predicate's
+    /// key paths through to-one relationships (without it, they are refused).
     ///
     /// - Throws: ``CompiledPredicate/Refusal`` when the predicate or a sort key needs a
-    ///   managed object (relationships, transient attributes, `@count`).
-    init(_ request: FetchRequest, shape: StoreSchema.EntityShape) throws {
+    ///   managed object (to-many relationships, transient attributes, `@count`).
+    init(_ request: FetchRequest, shape: StoreSchema.EntityShape, relationships: ToOneReader? = nil) throws {
         var fields: [Int] = []
         let predicate = try request.predicate.map {
-            try CompiledPredicate.compile($0, entity: shape.entity, layout: shape.layout, fields: &fields)
+            try CompiledPredicate.compile($0, entity: shape.entity, layout: shape.layout, relationships: relationships, fields: &fields)
         }
+        self.readsRelationships = relationships?.isUsed ?? false
         var sortFields: [Int] = []
         var firstSortIsScalar = false, firstSortIsInteger = false, secondSortIsInteger = false, restArePlain = true
         for key in request.sortKeys {

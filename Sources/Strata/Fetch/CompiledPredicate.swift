@@ -7,11 +7,16 @@ import StrataLog
 /// own `PredicateComparison.evaluate(left:right:)`, so both ways share every rule
 /// and every error.
 ///
+/// Key paths through to-one relationships (`department == %@`, `department.name`)
+/// are read from the destinations' records through a ``ToOneReader``, when the fetch
+/// gives one.
+///
 /// What it cannot judge from a record's fields, it leaves to the object (the caller
 /// judges that one candidate as a managed object, as an uncompiled fetch would):
-/// key paths through relationships, `@count`, transient attributes and lists of key
-/// paths make `compile` fail for the whole request; an external binary or a damaged
-/// field makes `evaluate` answer nil for that record only.
+/// key paths through to-many relationships, `@count`, transient attributes and lists
+/// of key paths make `compile` fail for the whole request; an external binary, a
+/// damaged field or a destination the reader will not answer for makes `evaluate`
+/// answer nil for that record only.
 indirect enum CompiledPredicate {
     case constant(Bool)
     case and([CompiledPredicate])
@@ -31,18 +36,23 @@ indirect enum CompiledPredicate {
     /// Compiles `predicate` for `layout`, adding the fields it reads to `fields`.
     ///
     /// - Throws: ``Refusal`` naming what needs a managed object.
+    /// `relationships` reads key paths through to-one relationships; without one, such
+    /// a path is refused.
     static func compile(_ predicate: Predicate, entity: EntityDescription, layout: StoreSchema.EntityLayout,
-                        fields: inout [Int]) throws -> CompiledPredicate {
+                        relationships: ToOneReader? = nil, fields: inout [Int]) throws -> CompiledPredicate {
+        func compile(_ operand: Predicate) throws -> CompiledPredicate {
+            try Self.compile(operand, entity: entity, layout: layout, relationships: relationships, fields: &fields)
+        }
         switch predicate {
         case .truePredicate: return .constant(true)
         case .falsePredicate: return .constant(false)
-        case .not(let operand): return .not(try compile(operand, entity: entity, layout: layout, fields: &fields))
-        case .and(let operands): return .and(try operands.map { try compile($0, entity: entity, layout: layout, fields: &fields) })
-        case .or(let operands): return .or(try operands.map { try compile($0, entity: entity, layout: layout, fields: &fields) })
+        case .not(let operand): return .not(try compile(operand))
+        case .and(let operands): return .and(try operands.map(compile))
+        case .or(let operands): return .or(try operands.map(compile))
         case .comparison(let comparison):
             let compiled = CompiledComparison(source: comparison,
-                                              lhs: try CompiledOperand(comparison.lhs, entity: entity, layout: layout, fields: &fields),
-                                              rhs: try CompiledOperand(comparison.rhs, entity: entity, layout: layout, fields: &fields))
+                                              lhs: try CompiledOperand(comparison.lhs, entity: entity, layout: layout, relationships: relationships, fields: &fields),
+                                              rhs: try CompiledOperand(comparison.rhs, entity: entity, layout: layout, relationships: relationships, fields: &fields))
             guard comparison.quantifier == .direct, case .field(let number, let type) = compiled.lhs, type.isInteger else {
                 return .comparison(compiled)
             }
@@ -190,18 +200,21 @@ struct CompiledComparison {
     }
 
     func evaluate(_ values: [FieldValue]) throws -> Bool? {
-        guard let left = lhs.resolve(values), let right = rhs.resolve(values) else { return nil }
+        guard let left = try lhs.resolve(values), let right = try rhs.resolve(values) else { return nil }
         return try source.evaluate(left: left, right: right)
     }
 }
 
-/// One side of a compiled comparison: a constant (already resolved), or an attribute
-/// of the record by field number (a slot number once bound).
+/// One side of a compiled comparison: a constant (already resolved), an attribute of
+/// the record by field number (a slot number once bound), or a key path through a
+/// to-one relationship of the record (its field, then what the reader finds).
 enum CompiledOperand {
     case constant(PredicateResolvedExpression)
     case field(Int, AttributeType)
+    case toOne(Int, ToOneReader.Path)
 
-    init(_ expression: PredicateExpression, entity: EntityDescription, layout: StoreSchema.EntityLayout, fields: inout [Int]) throws {
+    init(_ expression: PredicateExpression, entity: EntityDescription, layout: StoreSchema.EntityLayout,
+         relationships: ToOneReader? = nil, fields: inout [Int]) throws {
         switch expression {
         case .constant(let value):
             self = .constant(.single(.value(value)))
@@ -214,14 +227,25 @@ enum CompiledOperand {
         case .list(let elements):
             var operands: [PredicateOperand] = []
             for element in elements {
-                guard case .constant(.single(let operand)) = try CompiledOperand(element, entity: entity, layout: layout, fields: &fields) else {
+                guard case .constant(.single(let operand)) = try CompiledOperand(element, entity: entity, layout: layout, relationships: relationships, fields: &fields) else {
                     throw CompiledPredicate.Refusal(reason: "a list holds a key path")
                 }
                 operands.append(operand)
             }
             self = .constant(.many(operands))
         case .keyPath(let path):
-            guard !path.utf8.contains(UInt8(ascii: ".")) else {
+            let components = path.utf8.contains(UInt8(ascii: ".")) ? path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) : [path]
+            if let first = components.first, let relationship = entity.relationshipsByName[first] {
+                guard let relationships, !relationship.isToMany, let number = layout.fieldNumbers[first] else {
+                    throw CompiledPredicate.Refusal(reason: relationship.isToMany ? "the key path '\(path)' leads through the to-many relationship '\(first)'"
+                                                                               : "the key path '\(path)' leads through a relationship")
+                }
+                let compiled = try relationships.compile(components, entity: entity, path: path)
+                fields.append(number)
+                self = .toOne(number, compiled)
+                return
+            }
+            guard components.count == 1 else {
                 throw CompiledPredicate.Refusal(reason: "the key path '\(path)' leads through a relationship")
             }
             guard let attribute = entity.attributesByName[path] else {
@@ -236,13 +260,19 @@ enum CompiledOperand {
     }
 
     func bound(to slots: RecordFieldSlots) -> CompiledOperand {
-        guard case .field(let number, let type) = self else { return self }
-        return .field(slots.slot(of: number), type)
+        switch self {
+        case .constant: return self
+        case .field(let number, let type): return .field(slots.slot(of: number), type)
+        case .toOne(let number, let path): return .toOne(slots.slot(of: number), path)
+        }
     }
 
     /// The operand for a record's slots; nil for a field that is not an attribute
-    /// value (an external binary's reference, or damage the object reports).
-    func resolve(_ values: [FieldValue]) -> PredicateResolvedExpression? {
+    /// value (an external binary's reference, or damage the object reports), or a
+    /// path the reader leaves to the object.
+    ///
+    /// - Throws: `.corrupt` for a destination record that does not decode.
+    func resolve(_ values: [FieldValue]) throws -> PredicateResolvedExpression? {
         switch self {
         case .constant(let resolved):
             return resolved
@@ -250,6 +280,12 @@ enum CompiledOperand {
             switch values[slot] {
             case .null: return .single(.value(.null))
             case .value(let value): return .single(.value(value))
+            default: return nil
+            }
+        case .toOne(let slot, let path):
+            switch values[slot] {
+            case .null: return .single(.value(.null))
+            case .reference(let key): return try path.resolve(key)
             default: return nil
             }
         }

@@ -16,7 +16,8 @@ extension ObjectContext {
         for tag in tags {
             guard let name = schema.entityByTag[tag], let shape = schema.shapes[name] else { continue }
             do {
-                fetches[tag] = try CompiledFetch(request, shape: shape)
+                // A reader per entity's fetch: its memo of destinations is that fetch's.
+                fetches[tag] = try CompiledFetch(request, shape: shape, relationships: ToOneReader(context: self))
             } catch let refusal as CompiledPredicate.Refusal {
                 return (nil, refusal.reason)
             } catch {

@@ -71,6 +71,10 @@ extension ObjectContext {
             throw StrataError(.unknownKeyPath, "the model has no entity '\(request.entityName)'", context: ["entity": request.entityName])
         }
         try validate(request, entity: entity)
+        // A limit of 0 asks for nothing: nothing is read or judged (a candidate that
+        // could not be judged — a dangling reference on a key path — fails no fetch
+        // that would hand back nothing).
+        if request.fetchLimit == 0 { return FetchResult(keys: [], objects: []) }
         let layout = try schema.layout(entity.name)
         let tags = request.includesSubentities ? layout.kindTags : [layout.tag]
         let tagSet = Set(tags)

@@ -65,6 +65,16 @@ extension ObjectContext {
             serve(try store.records.locatedKeys(index: index, from: low, through: high, lowerInclusive: true, upperInclusive: false))
             used.append(condition.source)
         }
+        // `department == %@`: a to-one's terms are its destinations' keys (the index
+        // that derives the inverse to-many), so the objects that point at one object
+        // are one equality read.
+        for condition in Self.objectConditions(predicate) {
+            guard let number = layout.fieldNumbers[condition.key], layout.fields[number].kind == .toOne,
+                  let index = layout.fields[number].termIndex else { continue }
+            let term = ObjectCodec.bigEndian(condition.object.key.rawValue)
+            serve(try store.records.locatedKeys(index: index, from: term, through: term, lowerInclusive: true, upperInclusive: true))
+            used.append(condition.source)
+        }
         guard var served else { return nil }
         // IN lists and the two zeros give several sorted runs, which may share keys.
         if served.indices.dropFirst().contains(where: { served[$0 - 1].key >= served[$0].key }) { served.sort { $0.key < $1.key } }
@@ -89,6 +99,28 @@ extension ObjectContext {
                   !key.utf8.contains(UInt8(ascii: ".")), case .constant(.string(let prefix)) = c.rhs,
                   !prefix.isEmpty, prefix.utf8.allSatisfy({ $0 < 0x7F }) else { return [] }
             return [(key, prefix, predicate)]
+        default:
+            return []
+        }
+    }
+
+    /// The top-level `AND`-ed `key == object` comparisons (either side the key, a plain
+    /// key, no quantifier or option) a to-one's index can serve. An object of another
+    /// store matches nothing, and its key only widens the candidates: the predicate
+    /// still judges each.
+    static func objectConditions(_ predicate: Predicate) -> [(key: String, object: ObjectID, source: Predicate)] {
+        switch predicate {
+        case .and(let operands):
+            return operands.flatMap(objectConditions)
+        case .comparison(let c):
+            guard c.op == .equalTo, c.quantifier == .direct, c.options.isEmpty else { return [] }
+            switch (c.lhs, c.rhs) {
+            case (.keyPath(let key), .object(let id)), (.object(let id), .keyPath(let key)):
+                guard !key.utf8.contains(UInt8(ascii: ".")) else { return [] }
+                return [(key, id, predicate)]
+            default:
+                return []
+            }
         default:
             return []
         }

@@ -39,7 +39,9 @@ extension ObjectContext {
         guard Self.processors > 1 else { return nil }
         let next = store.nextSerial(tag: tag)
         let minimum = UInt64(max(1, store.options.parallelScanMinimum))
-        guard next > minimum, next > 2, let compiled = compileFetch(request, tags: [tag]).fetches else { return nil }
+        // A predicate through relationships reads the context's registry: this thread only.
+        guard next > minimum, next > 2, let compiled = compileFetch(request, tags: [tag]).fetches,
+              !compiled.values.contains(where: \.readsRelationships) else { return nil }
         // Serials 1..<next, cut at `count - 1` increasing serials (count <= next - 1).
         let serials = next - 1
         let count = Int(min(UInt64(Self.scanChunkLimit), max(2, serials / max(1, minimum / 4)), serials))
@@ -73,8 +75,10 @@ extension ObjectContext {
     /// The compiled request a second thread judges an index's candidates with, or nil
     /// when they are judged on one thread (`StoreOptions.parallelCandidateMinimum`).
     func parallelCandidatesPlan(_ request: FetchRequest, tags: [UInt16], candidates: Int) -> [UInt16: CompiledFetch]? {
-        guard candidates >= max(2, store.options.parallelCandidateMinimum), Self.processors > 1 else { return nil }
-        return compileFetch(request, tags: tags).fetches
+        guard candidates >= max(2, store.options.parallelCandidateMinimum), Self.processors > 1,
+              let compiled = compileFetch(request, tags: tags).fetches,
+              !compiled.values.contains(where: \.readsRelationships) else { return nil }
+        return compiled
     }
 
     /// Judges the first half of an index's candidates (`keys`, at `positions` among

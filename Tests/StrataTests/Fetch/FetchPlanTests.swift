@@ -42,12 +42,24 @@ struct FetchPlanTests {
                 return
             }
             #expect(conditions.count == 1 && conditions[0].hasPrefix("email =="))
-            // Key paths through relationships and transient attributes are judged on objects.
-            guard case .objects(let reason) = try plan("department.name == 'Sales'").filter else {
-                Issue.record("a key path through a relationship was compiled")
+            // Key paths through to-one relationships are judged on records (the
+            // destinations' records read once each); an object's to-one is found
+            // through the relationship's index.
+            #expect(try plan("department.name == 'Sales'").filter == .records)
+            #expect(try plan("department.name == 'Sales'").access == .scan)
+            let rd = try #require(try context.fetch(FetchRequest(entityName: "Department", predicate: try Strata.Predicate(format: "name == 'R&D'"))).first)
+            let byDepartment = try FetchRequest(entityName: "Employee", predicate: Strata.Predicate(format: "department == %@ AND salary > 1000", rd)).explain(in: context)
+            #expect(byDepartment.filter == .records)
+            guard case .index(let served) = byDepartment.access, served.count == 1, served[0].hasPrefix("department ==") else {
+                Issue.record("department == object was not served by the relationship's index: \(byDepartment.access)")
                 return
             }
-            #expect(reason.contains("relationship"))
+            // Through a to-many relationship, and transient attributes: judged on objects.
+            guard case .objects(let reason) = try FetchRequest(entityName: "Department", predicate: try Strata.Predicate(format: "ANY employees.age > 40")).explain(in: context).filter else {
+                Issue.record("a key path through a to-many relationship was compiled")
+                return
+            }
+            #expect(reason.contains("to-many"))
             guard case .objects = try plan("mood == 'fine'").filter else {
                 Issue.record("a transient attribute was compiled")
                 return
