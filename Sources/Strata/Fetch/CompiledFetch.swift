@@ -24,6 +24,9 @@ final class CompiledFetch {
     let rawReadsEverySlot: Bool
     /// Each sort key's slot.
     let sortSlots: [Int]
+    /// Each sort key's path past its slot's to-one relationship; nil for an attribute
+    /// of the entity.
+    let sortPaths: [ToOneReader.Path?]
     /// The slot in `slots` of the first sort key's field; nil without sort keys.
     let firstSortSlot: Int?
     /// The slot in `slots` of the second sort key's field, when the first two sort
@@ -55,12 +58,21 @@ final class CompiledFetch {
         let predicate = try request.predicate.map {
             try CompiledPredicate.compile($0, entity: shape.entity, layout: shape.layout, relationships: relationships, fields: &fields)
         }
-        self.readsRelationships = relationships?.isUsed ?? false
         var sortFields: [Int] = []
+        var sortPaths: [ToOneReader.Path?] = []
         var firstSortIsScalar = false, firstSortIsInteger = false, secondSortIsInteger = false, restArePlain = true
         for key in request.sortKeys {
             guard let attribute = shape.entity.attributesByName[key.keyPath] else {
-                throw CompiledPredicate.Refusal(reason: "the sort key '\(key.keyPath)' is not an attribute")
+                // `department.name`: the to-one's field, then the destination's value.
+                let components = key.keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+                guard let relationships, let first = components.first, let relationship = shape.entity.relationshipsByName[first],
+                      !relationship.isToMany, let number = shape.layout.fieldNumbers[first] else {
+                    throw CompiledPredicate.Refusal(reason: "the sort key '\(key.keyPath)' is not an attribute")
+                }
+                sortPaths.append(try relationships.compile(components, entity: shape.entity, path: key.keyPath, endsAtAttribute: true))
+                if sortFields.isEmpty { firstSortIsScalar = false } else { restArePlain = false }
+                sortFields.append(number)
+                continue
             }
             guard !attribute.isTransient, let number = shape.layout.fieldNumbers[key.keyPath] else {
                 throw CompiledPredicate.Refusal(reason: "the sort key '\(key.keyPath)' is transient")
@@ -79,7 +91,10 @@ final class CompiledFetch {
                 }
             }
             sortFields.append(number)
+            sortPaths.append(nil)
         }
+        self.readsRelationships = relationships?.isUsed ?? false
+        self.sortPaths = sortPaths
         // A scalar first sort key's field is read with the predicate's (decoding it
         // allocates nothing), so that a full top-k can turn a match away on it before
         // the other sort fields are decoded. A string is not: judging would then make
@@ -202,7 +217,19 @@ final class CompiledFetch {
         guard try sortReader.load(view, layoutID: layoutID, firstLayoutID: firstLayoutID) else { return nil }
         var values: [Value] = []
         values.reserveCapacity(sortSlots.count)
-        for slot in sortSlots {
+        for (i, slot) in sortSlots.enumerated() {
+            if let path = sortPaths[i] {
+                switch sortReader.values[slot] {
+                case .null:
+                    values.append(.null)
+                case .reference(let key):
+                    guard case .single(.value(let value))? = try path.resolve(key) else { return nil }
+                    values.append(value)
+                default:
+                    return nil
+                }
+                continue
+            }
             guard let value = Self.attributeValue(sortReader.values[slot]) else { return nil }
             values.append(value)
         }

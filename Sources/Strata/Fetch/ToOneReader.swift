@@ -1,7 +1,7 @@
 import StrataLog
 
-/// What a compiled predicate's key paths through to-one relationships lead to
-/// (`department`, `department.name`, `department.manager.name`), read from the
+/// What a compiled predicate's (or sort key's) key paths through to-one relationships
+/// lead to (`department`, `department.name`, `department.manager.name`), read from the
 /// destinations' records instead of from managed objects: the candidate's record
 /// gives the first destination's key, and each destination record the next, as
 /// ``PredicateKeyPathWalk`` walks objects. A destination is read once per fetch (a
@@ -58,7 +58,11 @@ final class ToOneReader {
     ///
     /// - Throws: ``CompiledPredicate/Refusal`` for a path that needs managed objects
     ///   (a to-many relationship, a transient attribute or an external binary on the way).
-    func compile(_ components: [String], entity: EntityDescription, path: String) throws -> Path {
+    /// `endsAtAttribute`: the path must end at an attribute (a sort key's does).
+    func compile(_ components: [String], entity: EntityDescription, path: String, endsAtAttribute: Bool = false) throws -> Path {
+        guard !endsAtAttribute || components.count > 1 else {
+            throw CompiledPredicate.Refusal(reason: "the key path '\(path)' ends at a relationship")
+        }
         let model = context.store.model
         var current = entity
         for (position, name) in components.enumerated() {
@@ -66,6 +70,9 @@ final class ToOneReader {
             if let relationship = current.relationshipsByName[name] {
                 guard !relationship.isToMany else {
                     throw CompiledPredicate.Refusal(reason: "the key path '\(path)' leads through the to-many relationship '\(name)'")
+                }
+                guard !(isLast && endsAtAttribute) else {
+                    throw CompiledPredicate.Refusal(reason: "the key path '\(path)' ends at a relationship")
                 }
                 guard let destination = model.entity(named: relationship.destinationEntityName) else {
                     throw CompiledPredicate.Refusal(reason: "the key path '\(path)' leads to an entity the model lacks")

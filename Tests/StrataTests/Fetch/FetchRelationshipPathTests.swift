@@ -135,7 +135,9 @@ struct FetchRelationshipPathTests {
         var compiledRuns = 0
         for round in 0..<300 {
             var request = FetchRequest(entityName: "Item", predicate: try Self.randomPredicate(&r, owners: owners))
-            request.sortKeys = r.chance(50) ? [SortKey("k", ascending: r.chance(50)), .ascending("n")] : []
+            let sortable = ["k", "owner.name", "owner.rank", "owner.boss.name", "owner.boss.rank"]
+            request.sortKeys = (0..<r.int(in: 0...2)).map { _ in SortKey(sortable[r.int(in: 0...sortable.count - 1)], ascending: r.chance(50)) }
+            if !request.sortKeys.isEmpty { request.sortKeys.append(.ascending("n")) }
             if r.chance(40) { request.fetchLimit = [0, 1, 5, 20][r.int(in: 0...3)] }
             request.includesPendingChanges = r.chance(70)
             let (compiled, keepA) = try Self.context(store, owners: owners, seed: UInt64(round), interpreted: false)
