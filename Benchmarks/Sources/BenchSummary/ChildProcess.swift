@@ -44,6 +44,20 @@ enum ChildProcess {
         return Sample.combine(samples)
     }
 
+    /// Each of `tasks` `repetitions` times in fresh child processes, taking turns as
+    /// `Sample.measureInTurns` does, so that a slow stretch falls on every side alike.
+    static func measureInTurns(_ tasks: [PhotoTask], _ scenario: PhotoScenario, repetitions: Int) throws -> [Sample] {
+        var samples = [[Sample]](repeating: [], count: tasks.count)
+        for _ in 0..<max(1, repetitions) {
+            for (i, task) in tasks.enumerated() {
+                let (directory, scratch) = try task.prepare(scenario)
+                defer { scratch?.remove() }
+                samples[i].append(try run(task.rawValue, directory: directory))
+            }
+        }
+        return samples.map(Sample.combine)
+    }
+
     /// Runs the child task named `task` (a `PhotoTask` or `ReadTask`) once on `directory`.
     static func run(_ task: String, directory: String) throws -> Sample {
         let process = Process()

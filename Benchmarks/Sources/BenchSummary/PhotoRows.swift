@@ -9,8 +9,8 @@ extension Summary {
         _ = try PhotoTask.fixture(.strata, scenario)
         _ = try PhotoTask.fixture(.sqlite, scenario)
         progress("photo list \(scenario)")
-        let strata = try ChildProcess.measure(.listStrata, scenario, repetitions: repetitions)
-        let sqlite = try ChildProcess.measure(.listSQLite, scenario, repetitions: repetitions)
+        let lists = try ChildProcess.measureInTurns([.listStrata, .listSQLite], scenario, repetitions: repetitions)
+        let (strata, sqlite) = (lists[0], lists[1])
         let row = add("Photo list \(scenario): all names (Strata fetch vs SQLite cursor over id, name)", .milliseconds, strata: strata, sqlite: sqlite)
         try check(row)
         findings.append("Photo list \(scenario): Strata read \(strata.notes["blobBytesRead"] ?? -1) blob bytes and \(strata.mebibytes("segmentBytesRead")) MiB of records")
@@ -40,9 +40,8 @@ extension Summary {
             let big = scenario.employees * max(1, scenario.photoBytes / 1024) >= 10_000_000
             let reps = big ? 1 : repetitions
             progress("photo split migration \(scenario) (\(reps)×)")
-            let strata = try ChildProcess.measure(.migrateStrata, scenario, repetitions: reps)
-            let checked = try ChildProcess.measure(.migrateSQLite, scenario, repetitions: reps)
-            let unchecked = try ChildProcess.measure(.migrateSQLiteUnchecked, scenario, repetitions: reps)
+            let migrations = try ChildProcess.measureInTurns([.migrateStrata, .migrateSQLite, .migrateSQLiteUnchecked], scenario, repetitions: reps)
+            let (strata, checked, unchecked) = (migrations[0], migrations[1], migrations[2])
             try check(add("Photo split \(scenario) (\(where_)) vs GRDB migrator with FK check", .seconds, strata: strata, sqlite: checked),
                       expected: scenario.employees)
             try check(add("Photo split \(scenario) (\(where_)) vs GRDB migrator without FK check", .seconds, strata: strata, sqlite: unchecked),
