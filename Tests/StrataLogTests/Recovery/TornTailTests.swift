@@ -155,4 +155,37 @@ import StrataTestSupport
         try damagedFile.write(damaged, at: 0)
         #expect(try BlobReader.validEnd(of: damagedFile) == headerByHeader(damaged, count: damaged.count))
     }
+
+    /// A file of photo-sized entries is walked by their headers alone: past an entry of
+    /// half a window or more, the next header is read without a window of the data
+    /// behind it (a window per 64 KiB entry read a quarter of the file at every open).
+    @Test func blobValidEndReadsOnlyHeadersPastLargeEntries() throws {
+        let fileSystem = InMemoryFileSystem()
+        let store = try LogStore.open(at: "/large", fileSystem: fileSystem, logger: .quiet)
+        for i in 0..<40 { _ = try store.writeBlob(LogFixtures.noise(i % 8 == 7 ? 100 : 64 << 10, seed: UInt64(i))) }
+        try store.close()
+        let file = ReadCountingFile(try fileSystem.open("/large/blobs/000001.blob", mode: .readOnly))
+        let size = try file.size()
+        #expect(try BlobReader.validEnd(of: file) == size)
+        // 35 large entries: a header each; 5 small ones among them: at most a window each.
+        #expect(file.bytesRead <= 35 * Format.blobEntryHeaderSize + 6 * BlobReader.headerWindow, "read \(file.bytesRead) of \(size) bytes")
+    }
+}
+
+/// A file that counts the bytes read through it.
+private final class ReadCountingFile: StorageFile, @unchecked Sendable {
+    let base: any StorageFile
+    private(set) var bytesRead = 0
+    init(_ base: any StorageFile) { self.base = base }
+    var path: String { base.path }
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        let n = try base.read(into: buffer, at: offset)
+        bytesRead += n
+        return n
+    }
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try base.write(bytes, at: offset) }
+    func size() throws -> Int64 { try base.size() }
+    func truncate(to size: Int64) throws { try base.truncate(to: size) }
+    func sync() throws { try base.sync() }
+    func close() throws { try base.close() }
 }
