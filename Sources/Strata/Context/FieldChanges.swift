@@ -33,7 +33,18 @@ struct FieldChanges {
                 guard has else { return }
                 // `shape.fieldCount`, not `shape.layout.fields.count`: reading the
                 // layout copied (and retained) the whole struct on every first change.
-                values.append(contentsOf: repeatElement(nil, count: max(shape.fieldCount, number + 1) - values.count))
+                let count = max(shape.fieldCount, number + 1)
+                if values.isEmpty {
+                    // The first change: the array made whole, its slots set in one
+                    // pass (appending a repeated nil was a generic walk, a sixth of an
+                    // insert's own cost).
+                    values = [FieldValue?](unsafeUninitializedCapacity: count) { buffer, initialized in
+                        buffer.initialize(repeating: nil)
+                        initialized = count
+                    }
+                } else {
+                    values.append(contentsOf: repeatElement(nil, count: count - values.count))
+                }
             }
             let had: Bool = if case .none = values[number] { false } else { true }
             if had != has { count += has ? 1 : -1 }

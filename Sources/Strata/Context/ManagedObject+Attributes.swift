@@ -8,7 +8,12 @@ extension ManagedObject {
     /// - Throws: `.unknownKeyPath` naming the entity and key when there is no such
     ///   attribute; `.corrupt` when the record or blob is damaged.
     public func value(forKey key: String) throws -> Value {
-        if let slot = shape.attributeSlot(named: key) { return try value(at: slot) }
+        let shape = self.shape
+        if let i = shape.attributeSlotIndex(named: key) {
+            let facts = shape.slotFacts[i]
+            if facts.number >= 0 { return try storedValue(number: facts.number, key: key) }
+            return try value(at: shape.slotList[i])
+        }
         guard let attribute = entity.attributesByName[key] else {
             if entity.relationshipsByName[key] != nil {
                 throw StrataError(.typeMismatch, "\(entity.name).\(key) is a relationship; use object(_:) or objects(_:)", context: ["entity": entity.name, "keyPath": key])
@@ -35,7 +40,12 @@ extension ManagedObject {
     ///
     /// - Throws: `.unknownKeyPath`, `.typeMismatch` naming entity, key and both types.
     public func setValue(_ value: Value, forKey key: String) throws {
-        if let slot = shape.attributeSlot(named: key) { return try setValue(value, at: slot) }
+        let shape = self.shape
+        if let i = shape.attributeSlotIndex(named: key) {
+            let facts = shape.slotFacts[i]
+            if facts.number >= 0 { return try setStoredValue(value, number: facts.number, type: facts.type, key: key) }
+            return try setValue(value, at: shape.slotList[i])
+        }
         guard let attribute = entity.attributesByName[key] else { throw unknownKey(key) }
         guard value.conforms(to: attribute.type) else {
             throw StrataError(.typeMismatch, "\(entity.name).\(key) is \(attribute.type), not \(value.caseName)", context: ["entity": entity.name, "keyPath": key])

@@ -31,13 +31,20 @@ extension StoreSchema.EntityShape {
     }
 
     /// The slot of the attribute `name`, nil when the entity has none (or it is stored
-    /// without a field, which the name-based path reports). An entity of a few
-    /// attributes is searched by comparing names, cheaper than hashing one: this is
-    /// every `value(forKey:)` and `setValue(_:forKey:)`.
+    /// without a field, which the name-based path reports).
     func attributeSlot(named name: String) -> AttributeSlot? {
-        guard slotList.count <= 16 else { return attributeSlots[name] }
-        for slot in slotList where slot.key == name { return slot }
-        return nil
+        attributeSlotIndex(named: name).map { slotList[$0] }
+    }
+
+    /// The position in `slotList` (and `slotNames`, `slotFacts`) of the attribute `name`.
+    /// An entity of a few attributes is searched by comparing names, cheaper than
+    /// hashing one: this is every `value(forKey:)` and `setValue(_:forKey:)`.
+    func attributeSlotIndex(named name: String) -> Int? {
+        guard slotNames.count <= 16 else { return slotIndexByName[name] }
+        return slotNames.withUnsafeBufferPointer { names in
+            for i in names.indices where names[i] == name { return i }
+            return nil
+        }
     }
 }
 
@@ -48,6 +55,11 @@ extension ManagedObject {
     /// `value(forKey:)` for a resolved attribute: the same answer and errors.
     @_spi(Typed) public func value(at slot: AttributeSlot) throws -> Value {
         guard let number = slot.number else { return transientValues[slot.key] ?? slot.defaultValue ?? .null }
+        return try storedValue(number: number, key: slot.key)
+    }
+
+    /// The value of the stored attribute at field `number` (named `key` in errors).
+    func storedValue(number: Int, key: String) throws -> Value {
         switch try field(number: number) {
         case .null: return .null
         case .value(let value): return value
@@ -57,23 +69,33 @@ extension ManagedObject {
             blobCache[number] = bytes
             return .binary(bytes)
         case .reference, .references:
-            throw StrataError(.corrupt, "\(entity.name).\(slot.key) holds a relationship in the record", context: ["entity": entity.name, "keyPath": slot.key])
+            throw StrataError(.corrupt, "\(entity.name).\(key) holds a relationship in the record", context: ["entity": entity.name, "keyPath": key])
         }
     }
 
     /// `setValue(_:forKey:)` for a resolved attribute: the same checks and effect.
     @_spi(Typed) public func setValue(_ value: Value, at slot: AttributeSlot) throws {
-        guard value.conforms(to: slot.type) else {
-            throw StrataError(.typeMismatch, "\(entity.name).\(slot.key) is \(slot.type), not \(value.caseName)", context: ["entity": entity.name, "keyPath": slot.key])
-        }
-        let context = try requireContext()
         guard let number = slot.number else {
+            guard value.conforms(to: slot.type) else { throw typeMismatch(value, key: slot.key, type: slot.type) }
+            _ = try requireContext()
             transientValues[slot.key] = value
             return
         }
+        try setStoredValue(value, number: number, type: slot.type, key: slot.key)
+    }
+
+    /// Sets the stored attribute at field `number`, of `type` (named `key` in errors).
+    func setStoredValue(_ value: Value, number: Int, type: AttributeType, key: String) throws {
+        guard value.conforms(to: type) else { throw typeMismatch(value, key: key, type: type) }
+        let context = try requireContext()
         try context.willChange(self)
         changes[number] = value.isNull ? .null : .value(value)
-        // Asking an empty dictionary to remove a key still hashes the key.
-        if !blobCache.isEmpty { blobCache[number] = nil }
+        // Asking an empty dictionary to remove a key still hashes the key; and most
+        // objects have no side state to ask.
+        if hasCachedBlobs { blobCache[number] = nil }
+    }
+
+    private func typeMismatch(_ value: Value, key: String, type: AttributeType) -> StrataError {
+        StrataError(.typeMismatch, "\(entity.name).\(key) is \(type), not \(value.caseName)", context: ["entity": entity.name, "keyPath": key])
     }
 }

@@ -64,6 +64,10 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
     @exclusivity(unchecked) var isNew = false
     @exclusivity(unchecked) public internal(set) var isDeleted = false
+    /// Set on an object no registry holds and nobody else references, handed to
+    /// another thread to be freed (``ObjectContext/releaseElsewhere(_:fields:)``): its
+    /// `deinit` must not reach its context, which belongs to another thread.
+    @exclusivity(unchecked) var leavesQuietly = false
     /// The object's position among its fault group's keys (set with `faultGroup`), so
     /// that firing it finds its batch without a table of the fetch's keys. Beside the
     /// two flags, in what was their padding: the object is no larger for it.
@@ -83,6 +87,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
         // The link is reached unretained: this object holds it until the end of
         // `deinit`, and a retain and release of it here were two atomic operations
         // on a line every object of the context shares.
+        if leavesQuietly { return }
         Unmanaged.passUnretained(contextLink)._withUnsafeGuaranteedRef { $0.forget(self) }
     }
 
@@ -156,6 +161,9 @@ extension ManagedObject {
         extras = made
         return made
     }
+
+    /// Whether any external binary read is kept (without making an empty dictionary to ask).
+    var hasCachedBlobs: Bool { extras.map { !$0.blobCache.isEmpty } ?? false }
 
     /// External binaries read so far (by field number), freed by refresh.
     var blobCache: [Int: Data] {

@@ -89,6 +89,14 @@ struct StoreSchema: Sendable {
         let attributeSlots: [String: AttributeSlot]
         /// The same slots in the entity's attribute order, searched by `attributeSlot(named:)`.
         let slotList: [AttributeSlot]
+        /// `slotList`'s names, and each slot's field number (-1: transient) and type,
+        /// for `value(forKey:)` and `setValue(_:forKey:)`: found by comparing names and
+        /// read in place, where a slot handed out was copied and destroyed per call (its
+        /// name and default retained and released), a fifth of a `setValue` (issue 14).
+        let slotNames: [String]
+        let slotFacts: [(number: Int, type: AttributeType)]
+        /// `slotNames`' positions by name, for an entity of many attributes.
+        let slotIndexByName: [String: Int]
         /// How many fields the current layout has.
         let fieldCount: Int
         /// Whether the entity is abstract (only its sub-entities have objects).
@@ -106,6 +114,9 @@ struct StoreSchema: Sendable {
             toOneRelationships = relationships.filter { !$0.isToMany }
             attributeSlots = Self.attributeSlots(entity: entity, layout: layout)
             slotList = entity.attributes.compactMap { [attributeSlots] in attributeSlots[$0.name] }
+            slotNames = slotList.map(\.key)
+            slotFacts = slotList.map { ($0.number ?? -1, $0.type) }
+            slotIndexByName = Dictionary(slotNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
             fieldCount = layout.fields.count
             isAbstract = entity.isAbstract
             isExternalField = layout.fields.map { if case .attribute(_, external: true) = $0.kind { true } else { false } }

@@ -57,6 +57,39 @@ import StrataTestSupport
         }
     }
 
+    /// A large save frees the inserts nobody holds on another thread
+    /// (`ObjectContext.releaseElsewhere`) while this one goes on using the context:
+    /// held ones are registered and loaded, dropped ones read back from the store, and
+    /// the thread sanitizer sees no race between the frees and the context.
+    @Test func aLargeSaveFreesDroppedInsertsElsewhere() throws {
+        let dir = try TemporaryDirectory("concurrency-release")
+        defer { dir.remove() }
+        let store = try ObjectStore(at: dir.path, model: try ContextFixtures.company())
+        defer { try? store.close() }
+        let context = store.newContext()
+        var earlier: [ObjectID] = []
+        for round in 0..<4 {
+            var kept: [ManagedObject] = []
+            for i in 0..<(2 * ObjectContext.releaseElsewhereMinimum) {
+                let employee = try ContextFixtures.employee(context, "R\(round)-\(i)", salary: Double(i))
+                if i % 100 == 0 { kept.append(employee) }
+            }
+            try context.save()
+            // Straight on, while the other thread frees: faults placed in the registry
+            // (the frees must not reach it), then read back.
+            let faults = try earlier.map { try context.object(with: $0) }
+            #expect(faults.allSatisfy { $0.isFault })
+            #expect(faults.count == round * 2 * ObjectContext.releaseElsewhereMinimum)
+            #expect(kept.allSatisfy { !$0.isFault && !$0.hasChanges })
+            #expect(context.registeredObjects.count == kept.count + faults.count)
+            let all = try context.fetch(FetchRequest(entityName: "Employee", predicate: try Predicate(format: "name BEGINSWITH %@", "R\(round)-")))
+            #expect(all.count == 2 * ObjectContext.releaseElsewhereMinimum)
+            #expect(try all.reduce(0.0) { $0 + (try $1.double("salary") ?? 0) } == Double((2 * ObjectContext.releaseElsewhereMinimum - 1) * ObjectContext.releaseElsewhereMinimum))
+            #expect(try kept.map { try $0.double("salary") ?? -1 } == stride(from: 0, to: 2 * ObjectContext.releaseElsewhereMinimum, by: 100).map(Double.init))
+            earlier += all.map(\.objectID)
+        }
+    }
+
     @Test func concurrentWritersLoseNoUpdate() async throws {
         let dir = try TemporaryDirectory("concurrency-writers")
         defer { dir.remove() }
