@@ -8,7 +8,8 @@ import Foundation
 //
 //   BenchProfile MODE [--employees N] [--iterations I] [--queries Q]
 //   MODE: idx (departmentID == d), scan (salary BETWEEN), ord (sorted by the index),
-//         insert (10k through a context, one save, no fsync), faults (100k random ids)
+//         insert (10k through a context, one save, no fsync), faults (100k random ids),
+//         split (the photo split of N employees with 1 KiB inline photos, a fresh copy each time)
 @main
 struct BenchProfile {
     static func main() throws {
@@ -65,15 +66,24 @@ struct BenchProfile {
                 checksum &+= try store.fetchNameAndSalary(ids: ids)
                 times.append(ContinuousClock.now - start)
             }
+        case "split":
+            let scenario = PhotoScenario(employees: employees, photoKiB: 1)
+            for _ in 0..<iterations {
+                let iteration = try PhotoTask.migrateStrata.workload(scenario)
+                let start = ContinuousClock.now
+                checksum &+= try iteration.run()
+                times.append(ContinuousClock.now - start)
+                try iteration.finish()
+            }
         default:
             return usage()
         }
         times.sort()
-        print("\(mode) \(employees): median \(times[times.count / 2]), best \(times[0]) per \(mode == "insert" || mode == "faults" ? "run" : "query") (checksum \(checksum))")
+        print("\(mode) \(employees): median \(times[times.count / 2]), best \(times[0]) per \(["insert", "faults", "split"].contains(mode) ? "run" : "query") (checksum \(checksum))")
     }
 
     static func usage() {
-        FileHandle.standardError.write(Data("usage: BenchProfile idx|scan|ord|insert|faults [--employees N] [--iterations I] [--queries Q]\n".utf8))
+        FileHandle.standardError.write(Data("usage: BenchProfile idx|scan|ord|insert|faults|split [--employees N] [--iterations I] [--queries Q]\n".utf8))
         exit(2)
     }
 }

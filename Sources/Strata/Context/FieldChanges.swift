@@ -55,11 +55,11 @@ struct FieldChanges {
     /// The change to the stored property `name`, nil when it has none.
     subscript(name: String) -> FieldValue? {
         get {
-            if let number = shape.layout.fieldNumbers[name] { return self[number] }
+            if let number = shape.fieldNumber(named: name) { return self[number] }
             return others[name]
         }
         set {
-            guard let number = shape.layout.fieldNumbers[name] else {
+            guard let number = shape.fieldNumber(named: name) else {
                 if (others[name] == nil) != (newValue == nil) { count += newValue == nil ? -1 : 1 }
                 others[name] = newValue
                 return

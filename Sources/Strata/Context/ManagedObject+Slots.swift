@@ -36,6 +36,18 @@ extension StoreSchema.EntityShape {
         attributeSlotIndex(named: name).map { slotList[$0] }
     }
 
+    /// The field number of the stored property `name` in the current layout (the
+    /// layout's `fieldNumbers[name]`): for a few fields by comparing names, without
+    /// hashing one or copying the layout out of the shape (a migration asks it for
+    /// every value it moves).
+    func fieldNumber(named name: String) -> Int? {
+        guard fieldNames.count <= 16 else { return layout.fieldNumbers[name] }
+        return fieldNames.withUnsafeBufferPointer { names in
+            for i in names.indices where names[i] == name { return i }
+            return nil
+        }
+    }
+
     /// The position in `slotList` (and `slotNames`, `slotFacts`) of the attribute `name`.
     /// An entity of a few attributes is searched by comparing names, cheaper than
     /// hashing one: this is every `value(forKey:)` and `setValue(_:forKey:)`.

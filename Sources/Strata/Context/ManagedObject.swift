@@ -126,7 +126,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
     /// The field number of a stored property, or an error naming entity and key.
     func fieldNumber(_ key: String) throws -> Int {
-        if let number = layout.fieldNumbers[key] { return number }
+        if let number = shape.fieldNumber(named: key) { return number }
         throw unknownKey(key)
     }
 

@@ -97,6 +97,9 @@ struct StoreSchema: Sendable {
         let slotFacts: [(number: Int, type: AttributeType)]
         /// `slotNames`' positions by name, for an entity of many attributes.
         let slotIndexByName: [String: Int]
+        /// The current layout's field names by field number, searched by
+        /// `fieldNumber(named:)`.
+        let fieldNames: [String]
         /// How many fields the current layout has.
         let fieldCount: Int
         /// Whether the entity is abstract (only its sub-entities have objects).
@@ -117,6 +120,7 @@ struct StoreSchema: Sendable {
             slotNames = slotList.map(\.key)
             slotFacts = slotList.map { ($0.number ?? -1, $0.type) }
             slotIndexByName = Dictionary(slotNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+            fieldNames = layout.fields.map(\.name)
             fieldCount = layout.fields.count
             isAbstract = entity.isAbstract
             isExternalField = layout.fields.map { if case .attribute(_, external: true) = $0.kind { true } else { false } }

@@ -98,7 +98,7 @@ struct IndexOverlay: Sendable {
                 if let entry = entries[t.key], !entry.isTombstone, entry.sequence == t.sequence { kept.append(t) }
             }
         }
-        if !termsSorted { kept.sort(by: IndexTermEntry.precedes) }
+        if !termsSorted { kept = TermOrder.sorted(kept) }
         return (sorted, kept)
     }
 
@@ -116,7 +116,7 @@ struct IndexOverlay: Sendable {
     /// Sorts the term list if writes left it unsorted: what a term range read needs.
     mutating func normalizeTerms() {
         if !termsSorted {
-            terms.sort(by: IndexTermEntry.precedes)
+            terms = TermOrder.sorted(terms)
             termsSorted = true
         }
     }

@@ -65,6 +65,10 @@ extension LogStore {
     /// leftovers), then one manifest names them, this store's blob files, and the
     /// staging store's metadata. This store is closed afterwards; reopen it.
     public func adoptStaging(_ staging: LogStore) throws {
+        // Its last segment is sealed first, whatever its size (its index file written
+        // from the overlay in memory): left active, the store's reopen after the swap
+        // replayed it record by record, a sixth of a migration of 10k objects.
+        try staging.sealActiveSegment()
         try staging.sync()
         let (stagingManifest, carriedBlobs) = staging.state.withLock { ($0.manifest, $0.carriedBlobPaths) }
         try staging.close()
