@@ -42,6 +42,17 @@ public final class ObjectContext {
 
     /// Judges every fetch on managed objects, never compiled (tests compare the two).
     var interpretsFetches = false
+    /// Reads compiled fetches' key paths through to-one relationships (one per context:
+    /// a context runs one fetch at a time, on its own thread), made by the first fetch
+    /// that has such a path: most contexts never need one.
+    var toOneReader: ToOneReader {
+        if let made = madeToOneReader { return made }
+        let made = ToOneReader(context: self)
+        madeToOneReader = made
+        return made
+    }
+    /// The reader, if a fetch of this context has made it.
+    private(set) var madeToOneReader: ToOneReader?
     /// How many managed objects this context has made: tests check that paths which
     /// promise none (counts, id lists, dictionary results) make none.
     @exclusivity(unchecked) var objectsMade = 0

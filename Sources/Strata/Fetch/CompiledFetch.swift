@@ -48,12 +48,13 @@ final class CompiledFetch {
     /// context's thread alone.
     let readsRelationships: Bool
 
-    /// Compiles `request` for `shape`'s records; `relationships` reads the predicate's
-    /// key paths through to-one relationships (without it, they are refused).
+    /// Compiles `request` for `shape`'s records; the reader of `relationships` reads the
+    /// predicate's key paths through to-one relationships (without it, they are refused).
     ///
     /// - Throws: ``CompiledPredicate/Refusal`` when the predicate or a sort key needs a
     ///   managed object (to-many relationships, transient attributes, `@count`).
-    init(_ request: FetchRequest, shape: StoreSchema.EntityShape, relationships: ToOneReader? = nil) throws {
+    init(_ request: FetchRequest, shape: StoreSchema.EntityShape, relationships: ObjectContext? = nil) throws {
+        let pathsBefore = relationships?.madeToOneReader?.compiledPaths ?? 0
         var fields: [Int] = []
         let predicate = try request.predicate.map {
             try CompiledPredicate.compile($0, entity: shape.entity, layout: shape.layout, relationships: relationships, fields: &fields)
@@ -69,7 +70,7 @@ final class CompiledFetch {
                       !relationship.isToMany, let number = shape.layout.fieldNumbers[first] else {
                     throw CompiledPredicate.Refusal(reason: "the sort key '\(key.keyPath)' is not an attribute")
                 }
-                sortPaths.append(try relationships.compile(components, entity: shape.entity, path: key.keyPath, endsAtAttribute: true))
+                sortPaths.append(try relationships.toOneReader.compile(components, entity: shape.entity, path: key.keyPath, endsAtAttribute: true))
                 if sortFields.isEmpty { firstSortIsScalar = false } else { restArePlain = false }
                 sortFields.append(number)
                 continue
@@ -93,7 +94,7 @@ final class CompiledFetch {
             sortFields.append(number)
             sortPaths.append(nil)
         }
-        self.readsRelationships = relationships?.isUsed ?? false
+        self.readsRelationships = (relationships?.madeToOneReader?.compiledPaths ?? 0) > pathsBefore
         self.sortPaths = sortPaths
         // A scalar first sort key's field is read with the predicate's (decoding it
         // allocates nothing), so that a full top-k can turn a match away on it before

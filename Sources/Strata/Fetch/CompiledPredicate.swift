@@ -8,8 +8,8 @@ import StrataLog
 /// and every error.
 ///
 /// Key paths through to-one relationships (`department == %@`, `department.name`)
-/// are read from the destinations' records through a ``ToOneReader``, when the fetch
-/// gives one.
+/// are read from the destinations' records through the context's ``ToOneReader``,
+/// when the fetch gives its context.
 ///
 /// What it cannot judge from a record's fields, it leaves to the object (the caller
 /// judges that one candidate as a managed object, as an uncompiled fetch would):
@@ -33,13 +33,13 @@ indirect enum CompiledPredicate {
         var reason: String
     }
 
-    /// Compiles `predicate` for `layout`, adding the fields it reads to `fields`.
+    /// Compiles `predicate` for `layout`, adding the fields it reads to `fields`. The
+    /// reader of the context `relationships` reads key paths through to-one
+    /// relationships; without one, such a path is refused.
     ///
     /// - Throws: ``Refusal`` naming what needs a managed object.
-    /// `relationships` reads key paths through to-one relationships; without one, such
-    /// a path is refused.
     static func compile(_ predicate: Predicate, entity: EntityDescription, layout: StoreSchema.EntityLayout,
-                        relationships: ToOneReader? = nil, fields: inout [Int]) throws -> CompiledPredicate {
+                        relationships: ObjectContext? = nil, fields: inout [Int]) throws -> CompiledPredicate {
         func compile(_ operand: Predicate) throws -> CompiledPredicate {
             try Self.compile(operand, entity: entity, layout: layout, relationships: relationships, fields: &fields)
         }
@@ -214,7 +214,7 @@ enum CompiledOperand {
     case toOne(Int, ToOneReader.Path)
 
     init(_ expression: PredicateExpression, entity: EntityDescription, layout: StoreSchema.EntityLayout,
-         relationships: ToOneReader? = nil, fields: inout [Int]) throws {
+         relationships: ObjectContext? = nil, fields: inout [Int]) throws {
         switch expression {
         case .constant(let value):
             self = .constant(.single(.value(value)))
@@ -240,7 +240,7 @@ enum CompiledOperand {
                     throw CompiledPredicate.Refusal(reason: relationship.isToMany ? "the key path '\(path)' leads through the to-many relationship '\(first)'"
                                                                                : "the key path '\(path)' leads through a relationship")
                 }
-                let compiled = try relationships.compile(components, entity: entity, path: path)
+                let compiled = try relationships.toOneReader.compile(components, entity: entity, path: path)
                 fields.append(number)
                 self = .toOne(number, compiled)
                 return

@@ -13,11 +13,13 @@ extension ObjectContext {
     /// Compiles a request for each tag it fetches; nil when it needs managed objects.
     func compileFetch(_ request: FetchRequest, tags: [UInt16]) -> (fetches: [UInt16: CompiledFetch]?, refusal: String?) {
         var fetches: [UInt16: CompiledFetch] = [:]
+        // The context's one reader of key paths through relationships (made when a path
+        // needs it: one made per fetch cost an indexed query 2%), its memo this fetch's.
+        madeToOneReader?.beginFetch()
         for tag in tags {
             guard let name = schema.entityByTag[tag], let shape = schema.shapes[name] else { continue }
             do {
-                // A reader per entity's fetch: its memo of destinations is that fetch's.
-                fetches[tag] = try CompiledFetch(request, shape: shape, relationships: ToOneReader(context: self))
+                fetches[tag] = try CompiledFetch(request, shape: shape, relationships: self)
             } catch let refusal as CompiledPredicate.Refusal {
                 return (nil, refusal.reason)
             } catch {

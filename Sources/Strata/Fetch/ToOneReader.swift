@@ -49,8 +49,16 @@ final class ToOneReader {
         self.context = context
     }
 
-    /// Whether any path was compiled through this reader.
-    var isUsed: Bool { paths > 0 }
+    /// How many paths were compiled through this reader so far: a fetch reads
+    /// relationships when compiling it moved this on.
+    var compiledPaths: Int { paths }
+
+    /// Starts a fetch: the destinations read for the one before are forgotten (the
+    /// store may have changed since). Path numbers go on rising, so a fetch run while
+    /// another is judged (a fetched property) never reads the other's answers.
+    func beginFetch() {
+        if !memo.isEmpty { memo.removeAll() }
+    }
 
     /// Compiles `components` (a key path whose first component is a to-one relationship
     /// of `entity`): each later component a to-one of the destination before it, the
