@@ -18,27 +18,23 @@ final class ModelLink {
     /// The model, set as soon as it is made. Unretained: the model owns the link.
     unowned(unsafe) var model: (any PersistentModel)?
 
-    /// The object's attributes resolved to field numbers, so that a property access
-    /// hashes its name once instead of the three times `value(forKey:)` does.
-    let slots: [String: AttributeSlot]
-
     init(object: ManagedObject) {
         self.object = object
-        self.slots = object.attributeSlots
     }
 
-    /// The attribute `key` of the object (`ManagedObject.value(forKey:)`, by slot).
+    /// The attribute `key` of the object. `value(forKey:)` finds an attribute by
+    /// comparing its entity's few names and reads its field in place: a table of the
+    /// object's slots, hashed per access and each slot copied out, cost the typed path
+    /// a third more than the untyped one (issue 17's target is a fifth).
     @usableFromInline
     func attributeValue(forKey key: String) throws -> Strata.Value {
-        guard let slot = slots[key] else { return try object.value(forKey: key) }
-        return try object.value(at: slot)
+        try object.value(forKey: key)
     }
 
-    /// Sets the attribute `key` of the object (`ManagedObject.setValue(_:forKey:)`, by slot).
+    /// Sets the attribute `key` of the object (`ManagedObject.setValue(_:forKey:)`).
     @usableFromInline
     func setAttributeValue(_ value: Strata.Value, forKey key: String) throws {
-        guard let slot = slots[key] else { return try object.setValue(value, forKey: key) }
-        try object.setValue(value, at: slot)
+        try object.setValue(value, forKey: key)
     }
 
     deinit {

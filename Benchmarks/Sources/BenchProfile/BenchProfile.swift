@@ -6,7 +6,7 @@ import Foundation
 // the store is built first, then the measured part runs ITERATIONS times and prints
 // its median time. No SQLite: a profile should hold Strata's work only.
 //
-//   BenchProfile MODE [--employees N] [--iterations I] [--queries Q]
+//   BenchProfile MODE [--employees N] [--iterations I] [--queries Q] [--typed]
 //   MODE: idx (departmentID == d), scan (salary BETWEEN), ord (sorted by the index),
 //         insert (10k through a context, one save, no fsync), faults (100k random ids),
 //         split (the photo split of N employees with 1 KiB inline photos, a fresh copy each time)
@@ -17,7 +17,7 @@ struct BenchProfile {
         guard let mode = arguments.first else { return usage() }
         arguments.removeFirst()
         var employees = 10_000, iterations = 20, queries = 0
-        var iterator = arguments.makeIterator()
+        var iterator = arguments.filter { $0 != "--typed" }.makeIterator()
         while let argument = iterator.next() {
             guard let value = iterator.next().flatMap(Int.init) else { return usage() }
             switch argument {
@@ -29,7 +29,9 @@ struct BenchProfile {
         }
         defer { FixtureCache.shared.removeAll() }
         let data = EmployeeData.employees(count: employees)
-        let engine = StrataObjectEngine(durability: .none)
+        // `--typed`: StrataData's @Model engine instead of the untyped object layer.
+        let typed = CommandLine.arguments.contains("--typed")
+        let engine: any EmployeeEngine = typed ? StrataTypedEngine(durability: .none) : StrataObjectEngine(durability: .none)
         var times: [Duration] = []
         var checksum = 0
         switch mode {
