@@ -164,28 +164,12 @@ import StrataTestSupport
         let store = try LogStore.open(at: "/large", fileSystem: fileSystem, logger: .quiet)
         for i in 0..<40 { _ = try store.writeBlob(LogFixtures.noise(i % 8 == 7 ? 100 : 64 << 10, seed: UInt64(i))) }
         try store.close()
-        let file = ReadCountingFile(try fileSystem.open("/large/blobs/000001.blob", mode: .readOnly))
+        let bytesRead = Locked(0)
+        let file = CountingFile(try fileSystem.open("/large/blobs/000001.blob", mode: .readOnly), bytesRead)
         let size = try file.size()
         #expect(try BlobReader.validEnd(of: file) == size)
         // 35 large entries: a header each; 5 small ones among them: at most a window each.
-        #expect(file.bytesRead <= 35 * Format.blobEntryHeaderSize + 6 * BlobReader.headerWindow, "read \(file.bytesRead) of \(size) bytes")
+        let read = bytesRead.withLock { $0 }
+        #expect(read <= 35 * Format.blobEntryHeaderSize + 6 * BlobReader.headerWindow, "read \(read) of \(size) bytes")
     }
-}
-
-/// A file that counts the bytes read through it.
-private final class ReadCountingFile: StorageFile, @unchecked Sendable {
-    let base: any StorageFile
-    private(set) var bytesRead = 0
-    init(_ base: any StorageFile) { self.base = base }
-    var path: String { base.path }
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        let n = try base.read(into: buffer, at: offset)
-        bytesRead += n
-        return n
-    }
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try base.write(bytes, at: offset) }
-    func size() throws -> Int64 { try base.size() }
-    func truncate(to size: Int64) throws { try base.truncate(to: size) }
-    func sync() throws { try base.sync() }
-    func close() throws { try base.close() }
 }
