@@ -132,7 +132,7 @@ final class ToOneReader {
             }
             guard let fields else { return nil }
             guard position < rest.count else { return .single(.object(id)) }
-            guard let layout = context.schema.shapes[id.entityName]?.layout, let number = layout.fieldNumbers[rest[position]] else { return nil }
+            guard let shape = context.shape(tag: StoreSchema.tag(of: key)), let number = shape.fieldNumber(named: rest[position]) else { return nil }
             let field = number < fields.count ? fields[number] : .null
             let isLast = position == rest.count - 1
             switch field {
