@@ -67,7 +67,7 @@ extension ObjectContext {
             let batch = Array(keys[start..<min(keys.count, start + Self.fetchScanBatch)])
             start += Self.fetchScanBatch
             try store.records.visitRecords(batch) { _, view in
-                let stored = try schema.decode(view)
+                let stored = try decodeStored(view)
                 var values: [String: Value] = [:]
                 var destinations: [String: ObjectID] = [:]
                 for property in try reader(for: view.key) {

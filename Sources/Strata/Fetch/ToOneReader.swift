@@ -64,9 +64,10 @@ final class ToOneReader {
     /// of `entity`): each later component a to-one of the destination before it, the
     /// last one a stored attribute or a to-one.
     ///
+    /// With `endsAtAttribute` the path must end at an attribute (a sort key's does).
+    ///
     /// - Throws: ``CompiledPredicate/Refusal`` for a path that needs managed objects
     ///   (a to-many relationship, a transient attribute or an external binary on the way).
-    /// `endsAtAttribute`: the path must end at an attribute (a sort key's does).
     func compile(_ components: [String], entity: EntityDescription, path: String, endsAtAttribute: Bool = false) throws -> Path {
         guard !endsAtAttribute || components.count > 1 else {
             throw CompiledPredicate.Refusal(reason: "the key path '\(path)' ends at a relationship")
@@ -128,7 +129,7 @@ final class ToOneReader {
                 guard try context.store.records.contains(key) else { return nil }
                 return .single(.object(id))
             } else {
-                guard try context.store.records.withRecord(key, { view in fields = try context.schema.decode(view).fields }) else { return nil }
+                guard try context.store.records.withRecord(key, { view in fields = try context.decodeStored(view).fields }) else { return nil }
             }
             guard let fields else { return nil }
             guard position < rest.count else { return .single(.object(id)) }
