@@ -13,6 +13,10 @@ let package = Package(
         // Typed models (@Model, #Predicate fetches, versioned schemas). Only this product
         // builds swift-syntax (for its macros); the plain `Strata` product does not.
         .library(name: "StrataData", targets: ["StrataData"]),
+        // A store inside a service: a swift-service-lifecycle `Service` that opens,
+        // maintains and closes it, and metrics through swift-metrics. `Strata` itself
+        // depends on neither.
+        .library(name: "StrataService", targets: ["StrataService"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         // The fuzz targets' entry functions, shared by the libFuzzer executables in
         // Fuzz/ (a package of its own) and the corpus replay in the tests.
@@ -23,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(
@@ -79,6 +85,15 @@ let package = Package(
             name: "StrataData",
             dependencies: ["Strata", "StrataMacros"]
         ),
+        .target(
+            name: "StrataService",
+            dependencies: [
+                "Strata",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // JSON Lines as `strata import` reads and `export` writes them: the line decoder
         // (fast, driven by the entity's properties, with Foundation's JSONDecoder as its
         // reference), value conversion, dates. A library of its own so that the fuzz
@@ -124,6 +139,15 @@ let package = Package(
         .testTarget(
             name: "StrataTests",
             dependencies: ["Strata", "StrataLog", "StrataTestSupport", "StrataCrashWorker", "StrataFixtureWriter", "StrataFuzzing"]
+        ),
+        .testTarget(
+            name: "StrataServiceTests",
+            dependencies: [
+                "StrataService", "Strata", "StrataTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
         .testTarget(
             name: "StrataDataTests",

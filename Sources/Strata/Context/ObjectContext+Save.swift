@@ -17,15 +17,31 @@ extension ObjectContext {
     ///   `.conflict` listing the objects, `.io` / `.readOnly` from storage.
     public func save() throws {
         guard hasChanges else { return }
+        let started = store.instrument == nil ? nil : ContinuousClock.now
+        do {
+            if let pending = try saveAppending() { try store.records.waitUntilDurable(pending) }
+            store.record(.save, since: started, error: nil)
+        } catch {
+            store.record(.save, since: started, error: error)
+            throw error
+        }
+    }
+
+    /// Checks, appends and marks the objects saved, leaving the commit's durability to
+    /// the caller, who waits outside the save lock: saves that arrive while an fsync
+    /// runs then share the next one (group commit). The commit is visible to readers
+    /// of this store when this returns; nil when there was nothing to write.
+    func saveAppending() throws -> PendingCommit? {
+        guard hasChanges else { return nil }
         // Checking (uniqueness, versions) and committing must be one step: two contexts
         // checking at once and then both committing would lose an update unseen.
         let gate = SaveGate.lock(for: store)
         gate.lock()
         defer { gate.unlock() }
-        try saveLocked()
+        return try saveLocked()
     }
 
-    private func saveLocked() throws {
+    private func saveLocked() throws -> PendingCommit? {
         var (writes, deletes) = pendingWrites()
         try validateForSave(writes: writes, deletes: deletes)
         // A merge policy may have dropped objects (store wins) or revived them.
@@ -34,7 +50,7 @@ extension ObjectContext {
         let edges = try edgeWrites(deleted: Set(deletes.map(\.recordKey)), checkEnds: true, collectTouched: observed)
         guard !writes.isEmpty || !deletes.isEmpty || !edges.isEmpty else {
             edgeChanges = [:]
-            return
+            return nil
         }
 
         var counterTags = edges.allocatedTags
@@ -75,20 +91,21 @@ extension ObjectContext {
             store.putSerialCounters(counterTags, into: &batch)
             return false
         }
-        let sequence: UInt64
+        let pending: PendingCommit
         if writes.count > max(1, store.options.insertChunkSize) {
             // A large save hands its records over in chunks (`commit(chunks:)`): the
             // engine never holds the whole transaction's records and index entries
             // beside the objects this context already holds.
             let chunk = store.options.insertHandOverSize
-            sequence = try store.records.commit { batch, writeBlob in
+            pending = PendingCommit(durableSequence: try store.records.commit { batch, writeBlob in
                 try fill(&batch, upTo: min(writes.count, next + chunk), writeBlob: writeBlob)
-            }
+            })
         } else {
             var batch = WriteBatch()
             _ = try fill(&batch, upTo: writes.count, writeBlob: store.records.writeBlob)
-            sequence = try store.records.commit(batch)
+            pending = try store.records.commitPending(batch)
         }
+        let sequence = pending.sequence
 
         var change = ChangeSet(sequence: sequence)
         // From here `writes` holds the only references this context has to the objects
@@ -141,6 +158,7 @@ extension ObjectContext {
         edgeChanges = [:]
         // Published under the gate, so observers see transactions in commit order.
         if observed { store.publish(change) }
+        return pending
     }
 
     /// How many objects a save writes before the ones nobody holds are freed on

@@ -15,9 +15,16 @@ extension ObjectContext {
     ///   key or property to fetch that does not fit the entity; `.invalidArgument` for a
     ///   predicate with `$variables` not yet substituted.
     public func fetch(_ request: FetchRequest) throws -> [ManagedObject] {
-        let result = try execute(request, keepObjects: true)
-        if let names = request.propertiesToFetch { try loadPartially(result.objects, properties: names, loadedByFetch: result.loadedByFetch) }
-        return result.objects
+        let started = store.instrument == nil ? nil : ContinuousClock.now
+        do {
+            let result = try execute(request, keepObjects: true)
+            if let names = request.propertiesToFetch { try loadPartially(result.objects, properties: names, loadedByFetch: result.loadedByFetch) }
+            store.record(.fetch, since: started, error: nil)
+            return result.objects
+        } catch {
+            store.record(.fetch, since: started, error: error)
+            throw error
+        }
     }
 
     /// The ids a request matches, without handing out objects. Without a predicate or

@@ -35,7 +35,11 @@ public final class ObjectStore: Sendable {
     let exactTerms: Bool
     /// Whether external binaries carry index terms (``hasBlobTerms(_:model:)``): read at open.
     let blobTerms: Bool
-    let observers = Locked<[UUID: AsyncStream<ChangeSet>.Continuation]>([:])
+    let observers = Locked<[UUID: ChangeObserver]>([:])
+    /// The async API's threads and the count of its work in flight.
+    let lanes: StoreLanes
+    /// Where operations are reported (``StoreInstrument``).
+    let instrumentSlot: Locked<(any StoreInstrument)?>
     /// Sort key paths its fetches already checked.
     let checkedSortKeys = CheckedSortKeys()
     var logger: Logger { options.logger }
@@ -53,6 +57,9 @@ public final class ObjectStore: Sendable {
         }
         // Before anything is opened: a missing transformer must not cost a migration.
         if options.requiresValueTransformers { try model.checkValueTransformers(path: path) }
+        self.lanes = StoreLanes(readerThreads: options.readerThreads)
+        self.instrumentSlot = Locked(options.instrument)
+        var migrated: Duration?
         var records: any RecordStore
         switch options.storeType {
         case .segmentLog:
@@ -68,7 +75,9 @@ public final class ObjectStore: Sendable {
                 guard let log = records as? LogStore else {
                     throw StrataError(.migrationFailed, "this store type cannot be migrated", path: path)
                 }
+                let started = ContinuousClock.now
                 records = try StoreMigrator.migrate(log, path: path, to: model, options: options)
+                migrated = ContinuousClock.now - started
             }
             let schema = try Self.checkModel(model, records: records, path: path, logger: options.logger)
             self.schema = schema
@@ -90,6 +99,7 @@ public final class ObjectStore: Sendable {
             let schema = self.schema
             log.setRecordRewriter { schema.rewrittenInCurrentLayout($0) }
         }
+        if let migrated { options.instrument?.operationFinished(.migrate, duration: migrated, error: nil) }
     }
 
     init(uncheckedRecords records: any RecordStore, model: ObjectModel, schema: StoreSchema, serials: [UInt16: UInt64], options: StoreOptions,
@@ -98,6 +108,8 @@ public final class ObjectStore: Sendable {
         self.path = ""
         self.options = options
         self.records = records
+        self.lanes = StoreLanes(readerThreads: options.readerThreads)
+        self.instrumentSlot = Locked(options.instrument)
         self.schema = schema
         self.serials = Locked(serials)
         self.exactTerms = exactTerms ?? Self.hasExactTerms(records.metadata)
@@ -125,12 +137,21 @@ public final class ObjectStore: Sendable {
     /// Every committed change, as it is committed, by any context of this store.
     ///
     /// ```swift
-    /// for await change in store.changes() { otherContext.refresh(ids: change.updated) }
+    /// for await change in store.changes() {
+    ///     if let missed = change.missed { reloadEverything(missed) }   // fell behind
+    ///     otherContext.refresh(ids: change.updated)
+    /// }
     /// ```
+    ///
+    /// A consumer that falls behind never stalls the store's writers: the stream holds
+    /// up to ``StoreOptions/changeBufferLimit`` change sets, and those that arrive while
+    /// it is full are dropped — never silently: the next change set delivered names the
+    /// sequences dropped before it in ``ChangeSet/missed``, so the consumer can reload
+    /// what it caches. Back-pressure would have let one slow listener hold up every save.
     public func changes() -> AsyncStream<ChangeSet> {
-        let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .bufferingOldest(max(1, options.changeBufferLimit)))
         let id = UUID()
-        observers.withLock { $0[id] = continuation }
+        observers.withLock { $0[id] = ChangeObserver(continuation: continuation) }
         continuation.onTermination = { [weak self] _ in
             _ = self?.observers.withLock { $0.removeValue(forKey: id) }
         }
@@ -142,17 +163,28 @@ public final class ObjectStore: Sendable {
     var hasObservers: Bool { observers.withLock { !$0.isEmpty } }
 
     func publish(_ change: ChangeSet) {
-        let continuations = observers.withLock { Array($0.values) }
-        for continuation in continuations { continuation.yield(change) }
+        // Under the lock: an observer's missed range is read and moved on with its yield.
+        observers.withLock { observers in
+            for observer in observers.values { observer.deliver(change) }
+        }
     }
 
-    /// Flushes, releases the write lock and ends change streams.
+    /// Flushes, releases the write lock and ends change streams; reads and writes of the
+    /// async API fail with `.closed` from here on (``close()-(async)`` waits for those
+    /// in flight first).
     public func close() throws {
-        let continuations = observers.withLock { o -> [AsyncStream<ChangeSet>.Continuation] in
+        lanes.refuseNewWork()
+        defer { lanes.stop() }
+        try closeRecords()
+    }
+
+    /// Ends change streams and closes the records.
+    func closeRecords() throws {
+        let observers = observers.withLock { o -> [ChangeObserver] in
             defer { o.removeAll() }
             return Array(o.values)
         }
-        for continuation in continuations { continuation.finish() }
+        for observer in observers { observer.continuation.finish() }
         try records.close()
     }
 

@@ -89,6 +89,17 @@ public protocol RecordStore: AnyObject, Sendable {
     /// whether more follow; its `writeBlob` writes a blob for them), visible whole or
     /// not at all, holding a chunk at a time (`LogStore.commit(chunks:)`).
     @discardableResult func commit(chunks produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool) throws -> UInt64
+    /// Commits a transaction and makes it visible, leaving its durability to
+    /// ``waitUntilDurable(_:)`` or ``durable(_:)``: a save checks and appends under its
+    /// lock and waits outside it, so that concurrent saves share an fsync.
+    func commitPending(_ batch: WriteBatch) throws -> PendingCommit
+    /// Blocks until `commit` is durable.
+    func waitUntilDurable(_ commit: PendingCommit) throws
+    /// Suspends until `commit` is durable.
+    func durable(_ commit: PendingCommit) async throws
+    /// Why the store refuses writes (closed, opened read-only, or read-only after a
+    /// failed write), or nil while it accepts them.
+    var writeRefusal: StrataError? { get }
     /// What has been read and written since open or reset.
     var statistics: LogStatistics { get }
     /// Zeroes the statistics.
@@ -110,6 +121,17 @@ extension LogStore: RecordStore {
 }
 
 extension RecordStore {
+    /// A commit durable when it returns: for store types without group commit.
+    public func commitPending(_ batch: WriteBatch) throws -> PendingCommit {
+        PendingCommit(durableSequence: try commit(batch))
+    }
+
+    /// Nothing to wait for: ``commitPending(_:)``'s default is durable when it returns.
+    public func waitUntilDurable(_ commit: PendingCommit) throws {}
+
+    /// Nothing to wait for: ``commitPending(_:)``'s default is durable when it returns.
+    public func durable(_ commit: PendingCommit) async throws {}
+
     /// Gathers the chunks into one batch: for store types that cannot write a
     /// transaction in parts.
     @discardableResult

@@ -97,6 +97,22 @@ public struct StoreOptions: Sendable {
     /// reading a transformed value then fails for that attribute only.
     public var requiresValueTransformers = true
 
+    /// How many ``ObjectStore/write(_:)`` calls may be queued, running or waiting for
+    /// their fsync at once; past it `write` throws `.limitExceeded` at once instead of
+    /// queueing without bound (a service answers 503 and the client retries later).
+    public var maxPendingWrites = 1_024
+    /// How many times ``ObjectStore/write(_:)`` runs its closure again after a save's
+    /// `.conflict` before it throws the conflict.
+    public var writeConflictRetries = 3
+    /// Threads that run ``ObjectStore/read(_:)`` closures: 0 (the default) is one per
+    /// core, at least two. They start with the first read.
+    public var readerThreads = 0
+    /// Change sets a ``ObjectStore/changes()`` consumer may fall behind by before later
+    /// ones are dropped and reported in ``ChangeSet/missed``.
+    public var changeBufferLimit = 1_024
+    /// Where the store reports each operation's duration and outcome (metrics).
+    public var instrument: (any StoreInstrument)?
+
     /// Default options: segment log, durable commits, no migration.
     public init() {}
 }

@@ -15,6 +15,17 @@ extension InMemoryFileSystem {
         state.withLock { $0.crash(keepingUnsyncedBytes: unsyncedBytes) }
     }
 
+    /// A new file system holding what a power loss at this instant would leave, while
+    /// this one goes on: a test cuts the power under writers that keep running, with
+    /// no write of theirs reaching the copy after the cut.
+    public func crashedCopy() -> InMemoryFileSystem {
+        var image = state.withLock { $0 }
+        image.crash(keepingUnsyncedBytes: 0)
+        let copy = InMemoryFileSystem()
+        copy.state.withLock { $0 = image }
+        return copy
+    }
+
     /// Makes every file's bytes and every directory's entries durable, as if everything
     /// had been fsynced: the starting point of a fixture that a test then crashes.
     public func makeAllDurable() {

@@ -104,6 +104,10 @@ final class BlockCache: Sendable {
         var churning = false
         /// Record blocks turned away while churning since the last one admitted.
         var turnedAway = 0
+        /// Record lookups and hits since the cache was made, for the hit ratio a
+        /// service reports.
+        var totalLookups = 0
+        var totalHits = 0
     }
 
     /// Record lookups a window counts before it judges the hit rate.
@@ -139,7 +143,11 @@ final class BlockCache: Sendable {
             if key.isIndex { return s.index.get(key) }
             let found = s.records.get(key)
             s.lookups += 1
-            if found != nil { s.hits += 1 }
+            s.totalLookups &+= 1
+            if found != nil {
+                s.hits += 1
+                s.totalHits &+= 1
+            }
             if s.lookups >= Self.churnWindow {
                 s.churning = s.hits * 2 < s.lookups
                 s.lookups = 0
@@ -147,6 +155,11 @@ final class BlockCache: Sendable {
             }
             return found
         }
+    }
+
+    /// Record block lookups and hits since the cache was made.
+    var lookupsAndHits: (lookups: Int, hits: Int) {
+        state.withLock { ($0.totalLookups, $0.totalHits) }
     }
 
     func put(_ key: Key, _ block: [UInt8]) {

@@ -26,6 +26,15 @@ public struct LogStatistics: Sendable, Equatable, CustomStringConvertible {
     public var compactions: Int
     /// Bytes of segment and blob files deleted by compaction.
     public var compactionBytesReclaimed: Int
+    /// Record blocks looked up in the block cache, and found there (not reset by
+    /// `resetStatistics()`: the cache may be shared by stores).
+    public var blockCacheLookups = 0
+    public var blockCacheHits = 0
+
+    /// The share of record block lookups the block cache answered (0 before any).
+    public var blockCacheHitRatio: Double {
+        blockCacheLookups > 0 ? Double(blockCacheHits) / Double(blockCacheLookups) : 0
+    }
 
     public var description: String {
         "frames \(framesDecoded), records \(recordsDecoded), segment bytes read \(segmentBytesRead), written \(segmentBytesWritten), blob bytes read \(blobBytesRead), written \(blobBytesWritten), commits \(commits), syncs \(syncs), compactions \(compactions)"

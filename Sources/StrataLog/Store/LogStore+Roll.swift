@@ -86,6 +86,9 @@ extension LogStore {
         w.segmentMinSequence = .max
         w.segmentMaxSequence = 0
         w.segmentDirty = false
+        // Every commit of the sealed segment is durable (its seal was synced above, or
+        // before a crash that open finishes).
+        groupCommit.reset(file: newFile, durable: LogPoint(segment: newID, end: w.segmentEnd))
         logger.info("sealed segment", metadata: ["segment": "\(oldID)", "next": "\(newID)"])
     }
 

@@ -13,12 +13,44 @@ extension LogStore {
     ///   damaged store gets there: 2^64 − 1 transactions).
     @discardableResult
     public func commit(_ batch: WriteBatch) throws -> UInt64 {
-        if batch.isEmpty { return lastSequence }
+        let pending = try commitPending(batch)
+        try waitUntilDurable(pending)
+        return pending.sequence
+    }
+
+    /// Appends a transaction and makes it visible, without waiting for it to become
+    /// durable: ``waitUntilDurable(_:)`` or ``durable(_:)`` does, outside any lock the
+    /// caller holds, so that commits arriving while an fsync runs share the next one
+    /// (group commit). `commit(_:)` is this and the wait.
+    ///
+    /// Readers of this store see the transaction from here on; its caller should not
+    /// report it done before the wait returns. A failed fsync makes the store read-only
+    /// until reopened and fails every commit it did not cover.
+    ///
+    /// - Throws: as ``commit(_:)``.
+    public func commitPending(_ batch: WriteBatch) throws -> PendingCommit {
+        if batch.isEmpty { return PendingCommit(durableSequence: lastSequence) }
         return try writer.withLock { w in
             try checkWritable()
             try upgradeIfNeeded()
-            return try commitLocked(batch, &w)
+            return try appendLocked(batch, &w)
         }
+    }
+
+    /// Blocks until an fsync covers `commit` (at once when it needs none).
+    ///
+    /// - Throws: `.io` when the fsync failed (the store is then read-only until reopened).
+    public func waitUntilDurable(_ commit: PendingCommit) throws {
+        guard let point = commit.point else { return }
+        try groupCommit.waitUntilDurable(point)
+    }
+
+    /// Suspends until an fsync covers `commit`, never blocking a thread.
+    ///
+    /// - Throws: `.io` when the fsync failed (the store is then read-only until reopened).
+    public func durable(_ commit: PendingCommit) async throws {
+        guard let point = commit.point else { return }
+        try await groupCommit.durable(point)
     }
 
     /// The sequence the next transaction takes, after checking that `batch` references
@@ -40,9 +72,17 @@ extension LogStore {
         return try Checked.successor(of: last, "sequence", path: paths.manifest)
     }
 
-    /// `commit` with the writer lock held.
+    /// `commit` with the writer lock held: durable when it returns.
     func commitLocked(_ batch: WriteBatch, _ w: inout WriterState) throws -> UInt64 {
-        if batch.isEmpty { return lastSequence }
+        let pending = try appendLocked(batch, &w)
+        if pending.point != nil { try syncSegment(&w) }
+        return pending.sequence
+    }
+
+    /// Appends and applies a transaction with the writer lock held; the fsync that
+    /// makes it durable is owed when the result has a point.
+    func appendLocked(_ batch: WriteBatch, _ w: inout WriterState) throws -> PendingCommit {
+        if batch.isEmpty { return PendingCommit(durableSequence: lastSequence) }
         let sequence = try nextSequence(checking: batch)
         // The batch's records as they are, their sequence given to the encoder: setting
         // it in each record copied the batch's array (the caller still holds the batch),
@@ -58,7 +98,9 @@ extension LogStore {
         // that references them can: otherwise a power loss could keep the commit
         // and lose its blob, and what survives would not be a prefix.
         if w.blobDirty && records.contains(where: { !$0.blobs.isEmpty }) { try syncBlobs(&w) }
-        try append(bytes, to: &w)
+        let owesSync = try append(bytes, to: &w)
+        let point = LogPoint(segment: w.segmentID, end: w.segmentEnd)
+        if owesSync { groupCommit.appended(point) }
         state.withLock { s in
             if records.count >= 256 { s.index.overlay.reserve(records.count, terms: records.reduce(0) { $0 + $1.terms.count }) }
             var recordBytes: Int64 = 0
@@ -88,7 +130,7 @@ extension LogStore {
                 logger.error("segment ids are exhausted; the active segment keeps growing", metadata: ["path": "\(paths.manifest)"])
             }
         }
-        return sequence
+        return PendingCommit(sequence: sequence, point: owesSync ? point : nil)
     }
 
     /// The current version in the sealed index files of each record's key (nil when the
@@ -231,18 +273,20 @@ extension LogStore {
         return (out, locations, frames)
     }
 
-    /// Appends to the active segment and makes it as durable as the options ask.
-    /// Blobs the transaction references are fsynced first, so a durable commit never
-    /// points at blob bytes a crash could lose.
-    private func append(_ bytes: [UInt8], to w: inout WriterState) throws {
+    /// Appends to the active segment. Blobs the transaction references are fsynced
+    /// first, so a durable commit never points at blob bytes a crash could lose. With
+    /// `.periodic` durability the segment is synced here when the interval is up; with
+    /// `.everyCommit` the fsync is owed (returns true) and made by group commit.
+    private func append(_ bytes: [UInt8], to w: inout WriterState) throws -> Bool {
         guard let file = w.segmentFile else { throw StrataError(.readOnly, "the store was opened read-only", path: path) }
         let mustSync: Bool
+        var owesSync = false
         switch options.durability {
-        case .everyCommit: mustSync = true
+        case .everyCommit: mustSync = false; owesSync = true
         case let .periodic(milliseconds): mustSync = ContinuousClock.now - w.lastSync >= .milliseconds(milliseconds)
         case .none: mustSync = false
         }
-        if mustSync { try syncBlobs(&w) }
+        if mustSync || owesSync { try syncBlobs(&w) }
         do {
             try file.write(bytes, at: w.segmentEnd)
         } catch {
@@ -255,6 +299,7 @@ extension LogStore {
         w.segmentDirty = true
         counters.segmentBytesWritten.add(bytes.count)
         if mustSync { try syncSegment(&w) }
+        return owesSync
     }
 
     func syncSegment(_ w: inout WriterState) throws {
@@ -262,6 +307,7 @@ extension LogStore {
         try syncOrFail(file)
         w.segmentDirty = false
         w.lastSync = .now
+        groupCommit.synced(through: LogPoint(segment: w.segmentID, end: w.segmentEnd))
     }
 
     func syncBlobs(_ w: inout WriterState) throws {
@@ -396,6 +442,8 @@ extension LogStore {
             w.segmentFile = nil
             w.blobFile = nil
         }
+        // A leader's fsync in flight finishes before the files close under it.
+        groupCommit.close()
         let files = state.withLock { s -> [any StorageFile] in
             s.isClosed = true
             // The index is most of a store's memory: a closed store that something still

@@ -45,6 +45,8 @@ public final class LogStore: Sendable {
     let indexRepairGate = Locked(0)
     /// What compaction applies to each current record it copies (``setRecordRewriter(_:)``).
     let recordRewriter = Locked<RecordRewriter?>(nil)
+    /// Durable commits wait here, outside the writer lock, for an fsync that covers them.
+    let groupCommit: GroupCommit
 
     /// Given a current record compaction copies, its new value, blobs and terms, or nil
     /// to copy it as it is. It must keep the record's meaning: the object layer uses it
@@ -116,6 +118,18 @@ public final class LogStore: Sendable {
         self.openedAtSequence = state.lastSequence
         self.state = Locked(state)
         self.writer = Locked(writer)
+        let counters = self.counters
+        let stateLock = self.state
+        let logger = logger
+        let path = path
+        self.groupCommit = GroupCommit(onSync: { counters.syncs.add(1) }, onFailure: { error in
+            // As `fail(_:)`: the store refuses writes until reopened.
+            let failure = (error as? StrataError) ?? StrataError(.io, "\(error)", path: path)
+            stateLock.withLock { s in if s.failure == nil { s.failure = failure } }
+            logger.warning("store is read-only until reopened", metadata: ["path": "\(path)", "error": "\(failure)"])
+            return failure
+        })
+        groupCommit.reset(file: writer.segmentFile, durable: LogPoint(segment: writer.segmentID, end: writer.segmentEnd))
     }
 
     deinit {
@@ -123,7 +137,11 @@ public final class LogStore: Sendable {
     }
 
     /// What the engine has read and written since open or the last reset.
-    public var statistics: LogStatistics { counters.snapshot() }
+    public var statistics: LogStatistics {
+        var statistics = counters.snapshot()
+        (statistics.blockCacheLookups, statistics.blockCacheHits) = blockCache.lookupsAndHits
+        return statistics
+    }
 
     /// Sets every statistics counter back to zero.
     public func resetStatistics() { counters.reset() }
@@ -151,12 +169,19 @@ public final class LogStore: Sendable {
     public var formatVersion: UInt32 { state.withLock { $0.manifest.version } }
 
     func checkWritable() throws {
-        try state.withLock { s in
-            if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
-            if options.readOnly { throw StrataError(.readOnly, "the store was opened read-only", path: path) }
+        if let refusal = writeRefusal { throw refusal }
+    }
+
+    /// Why the store refuses writes — `.closed`, or `.readOnly` when opened read-only or
+    /// after a failed write or fsync (until reopened) — or nil while it accepts them.
+    public var writeRefusal: StrataError? {
+        state.withLock { s in
+            if s.isClosed { return StrataError(.closed, "the store is closed", path: path) }
+            if options.readOnly { return StrataError(.readOnly, "the store was opened read-only", path: path) }
             if let failure = s.failure {
-                throw StrataError(.readOnly, "the store is read-only after an earlier failure until reopened: \(failure.message)", path: failure.path ?? path, errno: failure.errno)
+                return StrataError(.readOnly, "the store is read-only after an earlier failure until reopened: \(failure.message)", path: failure.path ?? path, errno: failure.errno)
             }
+            return nil
         }
     }
 

@@ -65,7 +65,7 @@ import StrataTestSupport
     @Test func closingTheStoreEndsTheStream() async throws {
         let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
         var changes = store.changes().makeAsyncIterator()
-        try store.close()
+        try await store.close()
         #expect(await changes.next() == nil)
     }
 }

@@ -1,0 +1,55 @@
+import StrataLog
+
+/// What a store reports of its work, for metrics: each operation's duration and
+/// outcome, and each conflict a write retried. `StrataService` installs one that
+/// reports through swift-metrics; the object layer itself depends on no metrics API.
+///
+/// Calls come from the thread that did the work, often a store's own: keep them
+/// short and never block.
+public protocol StoreInstrument: Sendable {
+    /// `operation` finished after `duration`, with `error` when it failed.
+    func operationFinished(_ operation: StoreOperation, duration: Duration, error: (any Error)?)
+    /// A write met a `.conflict` and runs its closure again.
+    func conflictRetried(_ operation: StoreOperation)
+}
+
+/// An operation a store reports to its ``StoreInstrument``; the raw values are
+/// OpenTelemetry's `db.operation.name`.
+public struct StoreOperation: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    /// ``ObjectStore/read(_:)``.
+    public static let read = Self(rawValue: "read")
+    /// ``ObjectStore/write(_:)``, its save included.
+    public static let write = Self(rawValue: "write")
+    /// A context's fetch, count or id list.
+    public static let fetch = Self(rawValue: "fetch")
+    /// A context's save.
+    public static let save = Self(rawValue: "save")
+    /// ``ObjectStore/compact(force:)``.
+    public static let compact = Self(rawValue: "compact")
+    /// ``ObjectStore/backup(to:progress:)``.
+    public static let backup = Self(rawValue: "backup")
+    /// A migration at open.
+    public static let migrate = Self(rawValue: "migrate")
+}
+
+extension ObjectStore {
+    /// The instrument the store reports to, if any (``StoreOptions/instrument``, or
+    /// one installed later by a service).
+    package var instrument: (any StoreInstrument)? { instrumentSlot.withLock { $0 } }
+
+    /// Installs `instrument` in place of the store's (nil removes it).
+    package func setInstrument(_ instrument: (any StoreInstrument)?) {
+        instrumentSlot.withLock { $0 = instrument }
+    }
+
+    /// Reports an operation that started at `started` (nil: no instrument was
+    /// installed when it started, so nothing is measured).
+    func record(_ operation: StoreOperation, since started: ContinuousClock.Instant?, error: (any Error)?) {
+        guard let started, let instrument else { return }
+        instrument.operationFinished(operation, duration: ContinuousClock.now - started, error: error)
+    }
+}

@@ -1,0 +1,110 @@
+import Logging
+import ServiceLifecycle
+import Strata
+import StrataLog
+
+/// A store as a swift-service-lifecycle `Service`: opened before the server starts
+/// serving, maintained while it runs, closed last on shutdown.
+///
+/// ```swift
+/// let store = try await StoreService.open(at: dataPath, model: model, logger: logger)
+/// let app = Application(router: router)
+/// app.addServices(store)                  // the server stops first, the store closes last
+/// try await app.runService()
+/// ```
+///
+/// While it runs it samples the store's gauges (``StoreMetrics``) and compacts when
+/// superseded versions pass ``Configuration/compactionGarbageRatio``, at most once per
+/// ``Configuration/compactionMinimumInterval``, beside requests (compaction never
+/// holds the writer for longer than a manifest swap). On graceful shutdown — after
+/// the services added after it, the server among them, have stopped — it waits for
+/// the reads and writes in flight, closes the store (a final fsync) and releases the
+/// store's lock; on cancellation too.
+public struct StoreService: Service {
+    /// When the service compacts and samples.
+    public struct Configuration: Sendable {
+        /// Compact once this share of the store's bytes is superseded versions or
+        /// unreferenced blobs; nil never compacts.
+        public var compactionGarbageRatio: Double? = 0.3
+        /// At least this long between two compactions.
+        public var compactionMinimumInterval: Duration = .seconds(600)
+        /// How often gauges are sampled and the garbage ratio looked at.
+        public var checkInterval: Duration = .seconds(10)
+
+        public init() {}
+    }
+
+    /// The store, open and serving.
+    public let store: ObjectStore
+    /// The metrics it reports to (installed as the store's instrument).
+    public let metrics: StoreMetrics
+    public let configuration: Configuration
+    let logger: Logger
+
+    /// Serves `store` (opened by the caller, e.g. with ``ObjectStore/open(at:model:options:)``),
+    /// reporting to `metrics`.
+    public init(store: ObjectStore, metrics: StoreMetrics = StoreMetrics(), configuration: Configuration = Configuration(), logger: Logger) {
+        self.store = store
+        self.metrics = metrics
+        self.configuration = configuration
+        self.logger = logger
+        store.setInstrument(metrics)
+    }
+
+    /// Opens (and, as `options` ask, migrates) the store off the cooperative pool and
+    /// serves it, its migration measured by `metrics`.
+    public static func open(at path: String, model: ObjectModel, options: StoreOptions = StoreOptions(), metrics: StoreMetrics = StoreMetrics(),
+                            configuration: Configuration = Configuration(), logger: Logger) async throws -> StoreService {
+        var options = options
+        options.instrument = metrics
+        let store = try await ObjectStore.open(at: path, model: model, options: options)
+        logger.info("store open", metadata: ["path": "\(path)", "objects": "\((try? store.records.count(in: nil)) ?? 0)"])
+        return StoreService(store: store, metrics: metrics, configuration: configuration, logger: logger)
+    }
+
+    public func run() async throws {
+        // Maintenance runs until graceful shutdown (or cancellation); the close runs either way.
+        await cancelWhenGracefulShutdown {
+            await maintain()
+        }
+        logger.info("store closing", metadata: ["pendingWrites": "\(store.health.pendingWrites)"])
+        try await store.close()
+        metrics.sample(store)
+        logger.info("store closed")
+    }
+
+    /// Samples and compacts by the policy until cancelled.
+    func maintain() async {
+        var lastCompaction: ContinuousClock.Instant?
+        while !Task.isCancelled {
+            metrics.sample(store)
+            if shouldCompact(lastCompaction: lastCompaction) {
+                lastCompaction = .now
+                await compact()
+            }
+            do {
+                try await Task.sleep(for: configuration.checkInterval)
+            } catch {
+                return
+            }
+        }
+    }
+
+    func shouldCompact(lastCompaction: ContinuousClock.Instant?) -> Bool {
+        guard let ratio = configuration.compactionGarbageRatio, store.health.isWritable else { return false }
+        if let lastCompaction, ContinuousClock.now - lastCompaction < configuration.compactionMinimumInterval { return false }
+        return store.records.usage.garbageRatio >= ratio
+    }
+
+    func compact() async {
+        do {
+            let report = try await store.compact()
+            logger.info("compacted", metadata: ["report": "\(report)"])
+        } catch {
+            // Not fatal to the service: the store stays as it was (compaction swaps
+            // the manifest only after each group is written), and a failure that
+            // made it read-only shows in `health`.
+            logger.warning("compaction failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

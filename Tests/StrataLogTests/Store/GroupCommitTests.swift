@@ -1,0 +1,148 @@
+import Foundation
+import StrataLog
+import StrataTestSupport
+import Testing
+
+/// Group commit: durable commits that arrive while an fsync runs share the next one,
+/// each returns only once its own bytes are durable, and a power loss keeps every
+/// acknowledged commit.
+@Suite struct GroupCommitTests {
+    static let root = "/store"
+
+    /// Runs `threads` committers of `commits` single-key transactions each; returns the
+    /// keys whose commits returned, in no particular order.
+    static func commitConcurrently(_ store: LogStore, threads: Int, commits: Int, stopOnError: Bool = true) -> [UInt64] {
+        let acknowledged = Locked<[UInt64]>([])
+        // Threads of their own: `concurrentPerform` runs as many at once as there are
+        // cores, two here, and two committers taking turns never share an fsync.
+        onThreads(threads) { thread in
+            for i in 0 ..< commits {
+                let key = UInt64(thread * 100_000 + i + 1)
+                var batch = WriteBatch()
+                batch.put(RecordKey(key), value: LogFixtures.value(key))
+                do {
+                    try store.commit(batch)
+                    acknowledged.withLock { $0.append(key) }
+                } catch {
+                    if stopOnError { return }
+                }
+            }
+        }
+        return acknowledged.withLock { $0 }
+    }
+
+    /// Runs `body(i)` for each i below `count` on `count` threads at once; returns when all have.
+    static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let group = DispatchGroup()
+        for i in 0 ..< count {
+            group.enter()
+            let thread = Thread {
+                body(i)
+                group.leave()
+            }
+            thread.start()
+        }
+        group.wait()
+    }
+
+    @Test func concurrentCommitsShareFsyncs() throws {
+        let memory = InMemoryFileSystem()
+        let fs = SlowSyncFileSystem(wrapping: memory, delay: .milliseconds(4))
+        let store = try LogStore.open(at: Self.root, fileSystem: fs, logger: .quiet)
+        let acknowledged = Self.commitConcurrently(store, threads: 8, commits: 25)
+        #expect(acknowledged.count == 200)
+        let syncs = store.statistics.syncs
+        // One committer alone would need 200 fsyncs; eight waiting together need far fewer.
+        #expect(syncs < 100, "\(syncs) fsyncs for 200 commits")
+        try store.close()
+        // Every commit returned durable: a power loss now loses none of them.
+        memory.crash()
+        let reopened = try LogStore.open(at: Self.root, fileSystem: memory, logger: .quiet)
+        for key in acknowledged {
+            #expect(try reopened.get(RecordKey(key))?.value == LogFixtures.value(key))
+        }
+    }
+
+    @Test func powerLossMidGroupKeepsEveryAcknowledgedCommit() throws {
+        for round in 0 ..< 6 {
+            let memory = InMemoryFileSystem()
+            let fs = SlowSyncFileSystem(wrapping: memory, delay: .milliseconds(2))
+            var options = LogStoreOptions()
+            // Small segments, so that rolls land among the waiting committers.
+            options.segmentSizeLimit = 4 << 10
+            let store = try LogStore.open(at: Self.root, options: options, fileSystem: fs, logger: .quiet)
+            let acknowledged = Locked<[UInt64]>([])
+            // The power is cut at a moment among the commits: the copy holds what a
+            // disk would, and every commit acknowledged before the cut must be in it.
+            let cut = Locked<(InMemoryFileSystem, [UInt64])?>(nil)
+            let crashed = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                usleep(UInt32(5_000 + round * 7_000))
+                let before = acknowledged.withLock { $0 }
+                cut.withLock { $0 = (memory.crashedCopy(), before) }
+                crashed.signal()
+            }
+            Self.onThreads(6) { thread in
+                for i in 0 ..< 120 {
+                    let key = UInt64(thread * 100_000 + i + 1)
+                    var batch = WriteBatch()
+                    batch.put(RecordKey(key), value: LogFixtures.value(key))
+                    do {
+                        try store.commit(batch)
+                        acknowledged.withLock { $0.append(key) }
+                    } catch {
+                        return
+                    }
+                }
+            }
+            crashed.wait()
+            try store.close()
+            let (disk, keys) = try #require(cut.withLock { $0 })
+            #expect(!keys.isEmpty)
+            let reopened = try LogStore.open(at: Self.root, options: options, fileSystem: disk, logger: .quiet)
+            for key in keys {
+                #expect(try reopened.get(RecordKey(key))?.value == LogFixtures.value(key), "round \(round): acknowledged key \(key) lost")
+            }
+            try reopened.close()
+        }
+    }
+
+    @Test func aFailedFsyncFailsEveryWaiterAndTheStoreTurnsReadOnly() throws {
+        let memory = InMemoryFileSystem()
+        let faults = FaultInjectingFileSystem(wrapping: SlowSyncFileSystem(wrapping: memory, delay: .milliseconds(2)))
+        let store = try LogStore.open(at: Self.root, fileSystem: faults, logger: .quiet)
+        var first = WriteBatch()
+        first.put(RecordKey(1), value: [1])
+        try store.commit(first)
+        faults.inject(.fail(.sync, errno: EIO, matching: "segments/", on: .always))
+        let acknowledged = Self.commitConcurrently(store, threads: 4, commits: 5, stopOnError: false)
+        #expect(acknowledged.isEmpty)
+        #expect(store.writeRefusal?.code == .readOnly)
+        #expect(throws: StrataError.self) { try store.commit(first) }
+    }
+
+    @Test func pendingCommitsAreVisibleAtOnceAndDurableAfterTheWait() async throws {
+        let memory = InMemoryFileSystem()
+        let store = try LogStore.open(at: Self.root, fileSystem: memory, logger: .quiet)
+        var batch = WriteBatch()
+        batch.put(RecordKey(7), value: [7, 7])
+        let pending = try store.commitPending(batch)
+        #expect(try store.get(RecordKey(7))?.value == [7, 7])
+        try await store.durable(pending)
+        #expect(pending.sequence == store.lastSequence)
+        memory.crash()
+        let reopened = try LogStore.open(at: Self.root, fileSystem: memory, logger: .quiet)
+        #expect(try reopened.get(RecordKey(7))?.value == [7, 7])
+    }
+
+    @Test func periodicDurabilityOwesNoWait() throws {
+        var options = LogStoreOptions()
+        options.durability = .none
+        let store = try LogStore.open(at: Self.root, options: options, fileSystem: InMemoryFileSystem(), logger: .quiet)
+        var batch = WriteBatch()
+        batch.put(RecordKey(1), value: [1])
+        let before = store.statistics.syncs
+        try store.waitUntilDurable(try store.commitPending(batch))
+        #expect(store.statistics.syncs == before)
+    }
+}

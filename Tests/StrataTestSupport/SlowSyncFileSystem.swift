@@ -1,0 +1,60 @@
+import Foundation
+import StrataLog
+
+/// A file system whose fsyncs take `delay`, as a disk's do, over another one (an
+/// in-memory one, so a test can still cut the power): group commit only shows when
+/// commits arrive while an fsync runs.
+public final class SlowSyncFileSystem: FileSystem {
+    public let base: any FileSystem
+    public let delay: Duration
+    private let syncs = Locked(0)
+
+    public init(wrapping base: any FileSystem, delay: Duration) {
+        self.base = base
+        self.delay = delay
+    }
+
+    /// fsyncs of files made so far.
+    public var fileSyncs: Int { syncs.withLock { $0 } }
+
+    public func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
+        SlowSyncFile(base: try base.open(path, mode: mode), delay: delay, syncs: syncs)
+    }
+
+    public func createDirectory(_ path: String) throws { try base.createDirectory(path) }
+    public func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
+    public func exists(_ path: String) -> Bool { base.exists(path) }
+    public func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
+    public func remove(_ path: String) throws { try base.remove(path) }
+    public func rename(_ source: String, to destination: String) throws { try base.rename(source, to: destination) }
+    public func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
+    public func lock(_ path: String) throws -> any FileLock { try base.lock(path) }
+}
+
+private final class SlowSyncFile: StorageFile {
+    let base: any StorageFile
+    let delay: Duration
+    let syncs: Locked<Int>
+
+    init(base: any StorageFile, delay: Duration, syncs: Locked<Int>) {
+        self.base = base
+        self.delay = delay
+        self.syncs = syncs
+    }
+
+    var path: String { base.path }
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int { try base.read(into: buffer, at: offset) }
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try base.write(bytes, at: offset) }
+    func size() throws -> Int64 { try base.size() }
+    func truncate(to size: Int64) throws { try base.truncate(to: size) }
+    func close() throws { try base.close() }
+
+    func sync() throws {
+        // The bytes written before the fsync began are the ones it makes durable:
+        // those written while it takes its time are not.
+        try base.sync()
+        let (seconds, attoseconds) = delay.components
+        usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+        syncs.withLock { $0 += 1 }
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+@_spi(Fuzzing) @testable import Strata
+import StrataLog
+import StrataTestSupport
+import Testing
+
+/// `ObjectStore.read`/`write`/`open`/`close` and `health`: work runs on the store's own
+/// threads, writes save durably, retry conflicts, refuse past their limit, honour
+/// cancellation, and close drains what is in flight.
+@Suite struct AsyncAccessTests {
+    static func store(_ options: StoreOptions = StoreOptions()) throws -> ObjectStore {
+        try ObjectStore.inMemory(model: try ContextFixtures.company(), options: options)
+    }
+
+    @Test func writeSavesAndReadSeesIt() async throws {
+        let store = try Self.store()
+        let id = try await store.write { context in
+            try ContextFixtures.employee(context, "Ada", salary: 120).objectID
+        }
+        let name = try await store.read { context in
+            try context.existingObject(with: id).string("name")
+        }
+        #expect(name == "Ada")
+        #expect(store.records.lastSequence > 0)
+    }
+
+    @Test func workRunsOnTheStoresThreadsNotThePool() async throws {
+        let store = try Self.store()
+        let readThread = try await store.read { _ in WorkQueue.current }
+        let writeThread = try await store.write { _ in WorkQueue.current }
+        #expect(readThread == "strata.read")
+        #expect(writeThread == "strata.write")
+    }
+
+    @Test func aConflictRunsTheClosureAgain() async throws {
+        let store = try Self.store()
+        let id = try await store.write { context in try ContextFixtures.employee(context, "Ada").objectID }
+        let attempts = Locked(0)
+        let salary = try await store.write { context -> Double in
+            let attempt = attempts.withLock { a -> Int in a += 1; return a }
+            let ada = try context.existingObject(with: id)
+            _ = try ada.string("name")
+            if attempt == 1 {
+                // Another context changes Ada after this one read her: the save conflicts.
+                let other = store.newContext()
+                try other.existingObject(with: id).setValue(Double(5), forKey: "salary")
+                try other.save()
+            }
+            let raised = (try ada.double("salary") ?? 0) + 1
+            try ada.setValue(raised, forKey: "salary")
+            return raised
+        }
+        #expect(attempts.withLock { $0 } == 2)
+        #expect(salary == 6)
+        let stored = try await store.read { try $0.existingObject(with: id).double("salary") }
+        #expect(stored == 6)
+    }
+
+    @Test func conflictsPastTheRetriesAreThrown() async throws {
+        var options = StoreOptions()
+        options.writeConflictRetries = 1
+        let store = try Self.store(options)
+        let id = try await store.write { context in try ContextFixtures.employee(context, "Ada").objectID }
+        let attempts = Locked(0)
+        await #expect(throws: StrataError.self) {
+            try await store.write { context in
+                attempts.withLock { $0 += 1 }
+                let ada = try context.existingObject(with: id)
+                _ = try ada.string("name")
+                let other = store.newContext()
+                try other.existingObject(with: id).setValue(Double(attempts.withLock { $0 }), forKey: "salary")
+                try other.save()
+                try ada.setValue("Ada L.", forKey: "name")
+            }
+        }
+        #expect(attempts.withLock { $0 } == 2)
+    }
+
+    @Test func writesPastTheLimitAreRefusedAtOnce() async throws {
+        var options = StoreOptions()
+        options.maxPendingWrites = 2
+        let store = try Self.store(options)
+        let gate = DispatchSemaphore(value: 0)
+        let started = CancelFlag()
+        async let first: Void = store.write { _ in started.set(); gate.wait() }
+        while !started.isSet { try await Task.sleep(for: .milliseconds(1)) }
+        async let second: Void = store.write { _ in }
+        // Two pending (one running, one queued behind it): the third is refused.
+        while store.health.pendingWrites < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        await #expect {
+            try await store.write { _ in }
+        } throws: { ($0 as? StrataError)?.code == .limitExceeded }
+        gate.signal()
+        try await first
+        try await second
+        #expect(store.health.pendingWrites == 0)
+    }
+
+    @Test func aCancelledTaskWritesNothing() async throws {
+        let store = try Self.store()
+        let before = store.records.lastSequence
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await store.write { context in _ = try ContextFixtures.employee(context, "Never") }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(store.records.lastSequence == before)
+    }
+
+    @Test func aWriteCancelledWhileQueuedDoesNotRun() async throws {
+        let store = try Self.store()
+        let gate = DispatchSemaphore(value: 0)
+        let started = CancelFlag()
+        let ran = Locked(false)
+        async let blocker: Void = store.write { _ in started.set(); gate.wait() }
+        while !started.isSet { try await Task.sleep(for: .milliseconds(1)) }
+        let queued = Task { try await store.write { context in ran.withLock { $0 = true }; _ = try ContextFixtures.employee(context, "Late") } }
+        while store.health.pendingWrites < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        queued.cancel()
+        gate.signal()
+        try await blocker
+        await #expect(throws: CancellationError.self) { try await queued.value }
+        #expect(ran.withLock { $0 } == false)
+    }
+
+    @Test func closeWaitsForWorkInFlightThenRefusesNewWork() async throws {
+        let store = try Self.store()
+        let gate = DispatchSemaphore(value: 0)
+        let started = CancelFlag()
+        let write = Task { try await store.write { context in started.set(); gate.wait(); return try ContextFixtures.employee(context, "Ada").objectID } }
+        while !started.isSet { try await Task.sleep(for: .milliseconds(1)) }
+        let close = Task { try await store.close() }
+        while !store.lanes.isClosing { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(store.health.state == .closed)
+        await #expect { try await store.read { _ in 1 } } throws: { ($0 as? StrataError)?.code == .closed }
+        gate.signal()
+        // The write admitted before the close finishes and is saved.
+        _ = try await write.value
+        try await close.value
+        await #expect { try await store.write { _ in } } throws: { ($0 as? StrataError)?.code == .closed }
+        try await store.close()
+    }
+
+    @Test func closedWorkSurvivesReopen() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/store"
+        let model = try ContextFixtures.company()
+        let store = try await ObjectStore.open(at: path, model: model)
+        let ids = try await withThrowingTaskGroup(of: ObjectID.self) { group in
+            for i in 0 ..< 32 {
+                group.addTask { try await store.write { try ContextFixtures.employee($0, "E\(i)").objectID } }
+            }
+            return try await group.reduce(into: [ObjectID]()) { $0.append($1) }
+        }
+        try await store.close()
+        let reopened = try await ObjectStore.open(at: path, model: model)
+        let names = try await reopened.read { context in try ids.map { try context.existingObject(with: $0).string("name") } }
+        #expect(Set(names.compactMap { $0 }) == Set((0 ..< 32).map { "E\($0)" }))
+        try await reopened.close()
+    }
+
+    @Test func healthReportsReadOnlyAfterAFailedFsync() async throws {
+        let faults = FaultInjectingFileSystem(wrapping: InMemoryFileSystem())
+        var options = StoreOptions()
+        options.fileSystem = faults
+        let store = try ObjectStore(at: "/store", model: try ContextFixtures.company(), options: options)
+        #expect(store.health == StoreHealth(state: .open, pendingWrites: 0))
+        faults.inject(.fail(.sync, errno: EIO, matching: "segments/", on: .always))
+        await #expect { try await store.write { _ = try ContextFixtures.employee($0, "Ada") } } throws: { ($0 as? StrataError)?.code == .io }
+        guard case .readOnly = store.health.state else {
+            Issue.record("expected read-only, got \(store.health)")
+            return
+        }
+        #expect(!store.health.isWritable)
+    }
+
+    @Test func objectIDsFromSerials() async throws {
+        let store = try Self.store()
+        let id = try await store.write { try ContextFixtures.employee($0, "Ada").objectID }
+        #expect(store.objectID(entityName: "Employee", serial: id.serial) == id)
+        #expect(store.objectID(entityName: "Nobody", serial: 1) == nil)
+        #expect(store.objectID(entityName: "Employee", serial: 0) == nil)
+        #expect(store.objectID(entityName: "Employee", serial: UInt64.max) == nil)
+        let missing = try #require(store.objectID(entityName: "Employee", serial: 999))
+        await #expect { try await store.read { _ = try $0.existingObject(with: missing) } } throws: { ($0 as? StrataError)?.code == .objectNotFound }
+    }
+
+    @Test func concurrentWritesShareFsyncs() async throws {
+        var options = StoreOptions()
+        options.fileSystem = SlowSyncFileSystem(wrapping: InMemoryFileSystem(), delay: .milliseconds(4))
+        let store = try ObjectStore(at: "/store", model: try ContextFixtures.company(), options: options)
+        store.resetStatistics()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0 ..< 64 {
+                group.addTask { try await store.write { _ = try ContextFixtures.employee($0, "E\(i)") } }
+            }
+            try await group.waitForAll()
+        }
+        let statistics = store.statistics
+        #expect(statistics.commits == 64)
+        #expect(statistics.syncs < 32, "\(statistics.syncs) fsyncs for 64 writes")
+    }
+
+    @Test func aConsumerThatFallsBehindLearnsWhatItMissed() async throws {
+        var options = StoreOptions()
+        options.changeBufferLimit = 2
+        let store = try Self.store(options)
+        var changes = store.changes().makeAsyncIterator()
+        var sequences: [UInt64] = []
+        for i in 0 ..< 6 {
+            let context = store.newContext()
+            _ = try ContextFixtures.employee(context, "E\(i)")
+            try context.save()
+            sequences.append(store.records.lastSequence)
+        }
+        let first = try #require(await changes.next())
+        let second = try #require(await changes.next())
+        #expect([first.sequence, second.sequence] == Array(sequences[0 ..< 2]))
+        #expect(first.missed == nil && second.missed == nil)
+        // The buffer had room again: the next change set names the four dropped.
+        let context = store.newContext()
+        _ = try ContextFixtures.employee(context, "Last")
+        try context.save()
+        let next = try #require(await changes.next())
+        #expect(next.sequence == store.records.lastSequence)
+        #expect(next.missed == sequences[2] ... sequences[5])
+    }
+}
