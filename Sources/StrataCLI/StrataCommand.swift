@@ -5,10 +5,10 @@ import ArgumentParser
 struct StrataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
-        abstract: "Create, import into, export, inspect and verify Strata stores.",
+        abstract: "Create, import into, export, inspect, verify and back up Strata stores.",
         subcommands: [
             CreateCommand.self, ImportCommand.self, ExportCommand.self,
-            MigrateCommand.self, StatsCommand.self, VerifyCommand.self, CompactCommand.self, DemoCommand.self,
+            MigrateCommand.self, StatsCommand.self, VerifyCommand.self, CompactCommand.self, BackupCommand.self, DemoCommand.self,
         ]
     )
 }

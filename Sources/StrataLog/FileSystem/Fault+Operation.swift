@@ -17,6 +17,8 @@ extension Fault {
         case listDirectory
         case remove
         case rename
+        /// `FileSystem.link(_:to:)`: a hard link (matched on its source or destination).
+        case link
         /// `FileSystem.syncDirectory(_:)`: fsync of a directory.
         case syncDirectory
         case lock

@@ -136,6 +136,11 @@ public final class FaultInjectingFileSystem: FileSystem {
         try base.rename(source, to: destination)
     }
 
+    public func link(_ source: String, to destination: String) throws {
+        try admit(.link, [source, destination], "cannot link to \(destination)")
+        try base.link(source, to: destination)
+    }
+
     public func syncDirectory(_ path: String) throws {
         try admit(.syncDirectory, path, "fsync of directory failed")
         try base.syncDirectory(path)

@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// The seam through which the engine does all its I/O.
 ///
 /// `POSIXFileSystem` is the real one; tests substitute `InMemoryFileSystem` (which can
@@ -20,6 +22,15 @@ public protocol FileSystem: Sendable {
     func remove(_ path: String) throws
     /// Atomically renames, replacing the destination if it exists.
     func rename(_ source: String, to destination: String) throws
+    /// Gives the file at `source` a second name, `destination` (a hard link, as `link(2)`):
+    /// both names reach the same bytes. The new entry is durable after
+    /// `syncDirectory(_:)` of its directory.
+    ///
+    /// - Throws: `.io` with the errno: `EXDEV` when the two paths are on different file
+    ///   systems, `EPERM` when the file system makes no hard links (the default
+    ///   implementation, for file systems that have none), `EEXIST` when `destination`
+    ///   exists, `ENOENT` when `source` does not.
+    func link(_ source: String, to destination: String) throws
     /// Makes a directory's entries (creates, renames, removes) durable.
     func syncDirectory(_ path: String) throws
     /// Takes an exclusive advisory lock on `path` (created if missing) without waiting.
@@ -58,6 +69,14 @@ public protocol StorageFile: AnyObject, Sendable {
 /// A held lock; released by `unlock()` or when the process ends.
 public protocol FileLock: AnyObject, Sendable {
     func unlock()
+}
+
+extension FileSystem {
+    /// No hard links: throws `.io` with `EPERM`, which tells a caller to copy instead
+    /// (what `link(2)` reports on a file system without links).
+    public func link(_ source: String, to destination: String) throws {
+        throw StrataError.fromErrno(.notPermitted, "cannot link to \(destination): this file system makes no hard links", path: source)
+    }
 }
 
 extension StorageFile {

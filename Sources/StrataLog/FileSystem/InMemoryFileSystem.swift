@@ -79,6 +79,11 @@ public final class InMemoryFileSystem: FileSystem {
         try state.withLock { try $0.rename(source, to: destination) }
     }
 
+    /// A second entry for the same node: both names share the bytes, as on POSIX.
+    public func link(_ source: String, to destination: String) throws {
+        try state.withLock { try $0.link(source, to: destination) }
+    }
+
     public func syncDirectory(_ path: String) throws {
         try state.withLock { try $0.syncDirectory(path) }
     }

@@ -169,6 +169,21 @@ struct InMemoryFileSystemState: Sendable {
         collectGarbage()
     }
 
+    /// A second name for a file node; its bytes are shared (an inode with two links).
+    mutating func link(_ source: String, to destination: String) throws {
+        guard let node = node(at: source) else {
+            throw StrataError.fromErrno(.noSuchFileOrDirectory, "cannot link to \(destination)", path: source)
+        }
+        guard files[node] != nil else {
+            throw StrataError.fromErrno(.notPermitted, "cannot link to \(destination): a directory has no hard links", path: source)
+        }
+        let (directory, name) = try parent(of: destination)
+        guard directories[directory]?.entries[name] == nil else {
+            throw StrataError.fromErrno(.fileExists, "cannot link to \(destination): it exists", path: source)
+        }
+        directories[directory]?.entries[name] = node
+    }
+
     mutating func syncDirectory(_ path: String) throws {
         guard let node = node(at: path) else {
             throw StrataError.fromErrno(.noSuchFileOrDirectory, "cannot open directory to sync", path: path)

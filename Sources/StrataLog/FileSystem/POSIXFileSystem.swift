@@ -84,6 +84,12 @@ public struct POSIXFileSystem: FileSystem {
         }
     }
 
+    public func link(_ source: String, to destination: String) throws {
+        if Glibc.link(source, destination) != 0 {
+            throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "cannot link to \(destination)", path: source)
+        }
+    }
+
     public func syncDirectory(_ path: String) throws {
         let fd = Glibc.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import Strata
+
+/// `strata backup STORE DEST`: a consistent copy of the store in a new directory.
+/// Immutable files are hard-linked when DEST is on the store's file system.
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Copy a store, as of its last transaction, into a new directory (hard-linking files that never change when on the same file system).",
+        discussion: "The command takes the store's write lock. To back up a store another process has open for writing, call ObjectStore.backup(to:) or LogStore.backup(to:) in that process."
+    )
+
+    @Argument(help: "The store directory.")
+    var store: String
+
+    @Argument(help: "The backup's directory; it must not exist.")
+    var destination: String
+
+    func run() throws {
+        try reportingFailures {
+            guard FileManager.default.fileExists(atPath: store) else {
+                throw CommandFailure.usage("no store at \(store): the directory does not exist")
+            }
+            // The engine is enough: the backup copies files, whatever records they hold.
+            // Opened for writing, so that its lock keeps other writers out while it runs.
+            var options = LogStoreOptions()
+            options.createIfMissing = false
+            let log: LogStore
+            do {
+                log = try LogStore.open(at: store, options: options, logger: CLILogging.logger)
+            } catch StrataError.notFound {
+                throw CommandFailure.usage("no store at \(store): the directory holds no MANIFEST")
+            } catch StrataError.storeLocked {
+                throw CommandFailure.usage("the store at \(store) is open for writing in another process: back it up from that process (ObjectStore.backup(to:)), or close it first")
+            }
+            defer { try? log.close() }
+            var shown = ContinuousClock.now
+            let report = try log.backup(to: destination) { progress in
+                // A line a tenth of a second at most, and at each file's end.
+                let now = ContinuousClock.now
+                guard progress.filesCopied == progress.filesTotal || now - shown >= .milliseconds(100) else { return }
+                shown = now
+                Terminal.progress("backup \(Terminal.bytes(progress.bytesCopied)) of \(Terminal.bytes(progress.bytesTotal)), files",
+                                  done: progress.filesCopied, total: progress.filesTotal)
+            }
+            print("backed up \(store) to \(destination)")
+            print("sequence: \(report.sequence)")
+            print("files: \(report.files) (\(report.linkedFiles) hard-linked)")
+            print("bytes: \(report.bytes)")
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+/// `strata backup STORE DEST` end to end: the copy verifies and exports the same
+/// objects; an existing destination or a missing store is refused with exit 2.
+@Suite struct CLIBackupTests {
+    private let employees = FixturePaths.model("Employees-v1.json").path
+
+    @Test func backupCopiesAStoreThatVerifiesAndExportsTheSame() throws {
+        let dir = try TemporaryDirectory("cli-backup")
+        defer { dir.remove() }
+        let store = dir.appending("s.strata")
+        let created = try StrataProcess.run(["create", store, "--model", employees], in: dir.path)
+        #expect(created.status == 0, "\(created.stderr)")
+        let input = (0..<200).map { #"{"@entity": "Department", "name": "D\#($0)"}"# }.joined(separator: "\n") + "\n"
+        let imported = try StrataProcess.run(["import", store, "--batch", "50"], input: input, in: dir.path)
+        #expect(imported.status == 0, "\(imported.stderr)")
+
+        let backup = dir.appending("copy.strata")
+        let run = try StrataProcess.run(["backup", store, backup], in: dir.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("sequence: "), "\(run.stdout)")
+        #expect(run.stdout.contains("files: "), "\(run.stdout)")
+        #expect(run.stdout.contains("hard-linked"), "\(run.stdout)")
+        #expect(run.stdout.contains("bytes: "), "\(run.stdout)")
+
+        let verify = try StrataProcess.run(["verify", backup], in: dir.path)
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        let original = try StrataProcess.run(["export", store], in: dir.path)
+        let copied = try StrataProcess.run(["export", backup], in: dir.path)
+        #expect(original.status == 0 && copied.status == 0)
+        #expect(copied.lines.count == 200)
+        #expect(copied.stdout == original.stdout)
+
+        let again = try StrataProcess.run(["backup", store, backup], in: dir.path)
+        #expect(again.status == 2)
+        #expect(again.stderr.contains("exists"), "\(again.stderr)")
+    }
+
+    @Test func aMissingStoreIsAUsageError() throws {
+        let dir = try TemporaryDirectory("cli-backup-missing")
+        defer { dir.remove() }
+        let run = try StrataProcess.run(["backup", dir.appending("nowhere.strata"), dir.appending("copy")], in: dir.path)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("no store at"))
+        #expect(!FileManager.default.fileExists(atPath: dir.appending("copy")))
+    }
+}
