@@ -82,3 +82,23 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(m
 /// ```
 @freestanding(declaration)
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "StrataMacros", type: "IndexMacro")
+
+/// Makes an actor a model actor, as SwiftData's `@ModelActor`: it gets
+/// `modelContainer`, `modelExecutor` (a thread of Strata's holding a new
+/// ``ModelContext``), `init(modelContainer:)` and the ``ModelActor`` conformance, so its
+/// methods run on that thread and use `modelContext` without blocking Swift's
+/// cooperative pool.
+///
+/// ```swift
+/// @ModelActor actor Importer {
+///     func add(_ title: String) throws -> PersistentIdentifier {
+///         let todo = Todo(title: title)
+///         modelContext.insert(todo)
+///         try modelContext.save()
+///         return todo.persistentModelID
+///     }
+/// }
+/// ```
+@attached(member, names: named(modelExecutor), named(modelContainer), named(init))
+@attached(extension, conformances: ModelActor)
+public macro ModelActor() = #externalMacro(module: "StrataMacros", type: "ModelActorMacro")

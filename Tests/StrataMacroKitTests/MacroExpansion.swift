@@ -13,6 +13,7 @@ let strataMacros: [String: MacroSpec] = [
     "Transient": MacroSpec(type: TransientMacro.self),
     "Unique": MacroSpec(type: UniqueMacro.self),
     "Index": MacroSpec(type: IndexMacro.self),
+    "ModelActor": MacroSpec(type: ModelActorMacro.self, conformances: ["ModelActor"]),
 ]
 
 /// swift-syntax's `assertMacroExpansion`, reporting through Swift Testing.

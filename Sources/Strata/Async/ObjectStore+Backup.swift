@@ -1,4 +1,5 @@
 import Foundation
+import StrataLog
 
 extension ObjectStore {
     /// Copies the store, as it was at one transaction, into a new directory at
@@ -23,12 +24,17 @@ extension ObjectStore {
         guard options.storeType == .segmentLog, let log = records as? LogStore else {
             throw StrataError(.invalidArgument, "this store type has no file backup", path: path)
         }
-        return try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(with: Result { try log.backup(to: destination, progress: progress) })
-            }
-            thread.name = "strata.backup"
-            thread.start()
+        // Counted as work in flight: an async close waits for the copy to end.
+        try lanes.beginRead()
+        defer { lanes.end(write: false) }
+        let started = instrument == nil ? nil : ContinuousClock.now
+        do {
+            let report = try await WorkQueue.detached(name: "strata.backup") { try log.backup(to: destination, progress: progress) }
+            record(.backup, since: started, error: nil)
+            return report
+        } catch {
+            record(.backup, since: started, error: error)
+            throw error
         }
     }
 }

@@ -1,0 +1,32 @@
+/// A serial executor on a thread of Strata's own: an actor isolated to it runs its
+/// methods there, one at a time, so a context it holds (not `Sendable`) stays confined
+/// and its reads and saves never block Swift's cooperative pool. StrataData's
+/// `@ModelActor` actors run on one each.
+public final class LaneExecutor: SerialExecutor, Sendable {
+    private let queue: WorkQueue
+
+    /// An executor whose thread, named `name`, starts with its first job and ends when
+    /// the executor is released.
+    public init(name: String = "strata.actor") {
+        queue = WorkQueue(name: name, threads: 1)
+    }
+
+    deinit {
+        queue.stop()
+    }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedSerialExecutor()
+        queue.enqueue { job.runSynchronously(on: executor) }
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Runs `body` on a thread of its own (an open that may migrate), resuming the caller after.
+    package static func detached<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await WorkQueue.detached(name: "strata.open", body)
+    }
+}
