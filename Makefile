@@ -1,9 +1,10 @@
 # Strata — set-up, demo and tests. Every target first installs what a fresh
-# machine lacks (liblz4-dev via apt-get), then builds with SwiftPM.
+# machine lacks (liblz4-dev and libsqlite3-dev via apt-get; wrk for the load test),
+# then builds with SwiftPM.
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build demo test test-tsan test-asan fuzz fuzz-build fuzz-seeds crash-campaign bench bench-full bench-check bench-thresholds clean
+.PHONY: deps build demo test test-service service-load service-kill-test test-tsan test-asan fuzz fuzz-build fuzz-seeds crash-campaign bench bench-full bench-check bench-thresholds clean
 
 deps:
 	@if ! { pkg-config --exists liblz4 2>/dev/null || [ -f /usr/include/lz4.h ]; }; then \
@@ -11,6 +12,7 @@ deps:
 		$(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblz4-dev pkg-config; \
 	fi
 	@command -v pkg-config >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pkg-config; }
+	@[ -f /usr/include/sqlite3.h ] || { echo "Installing libsqlite3-dev (apt-get)…"; $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev; }
 
 build: deps
 	$(SWIFT) build
@@ -22,6 +24,21 @@ demo: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) test-service
+
+# The example service, Examples/Todos (its own package: Hummingbird over Strata and
+# over SQLite through GRDB), built and tested against both engines.
+test-service: deps
+	cd Examples/Todos && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build
+
+# The service under wrk, both engines in one run, loopback only, about 10 s a cell:
+# writes Examples/Todos/RESULTS.md. Installs wrk when missing.
+service-load: deps
+	Examples/Todos/Scripts/service-load.sh
+
+# 20 rounds of SIGKILL under 64 writing connections; fails if any acknowledged todo is lost.
+service-kill-test: deps
+	Examples/Todos/Scripts/service-kill-test.sh
 
 # Concurrent readers while a writer saves or compacts (ConcurrentReadTests) and
 # contexts on several threads (ContextConcurrencyTests), under the thread sanitizer.
@@ -76,4 +93,4 @@ bench-thresholds: deps
 	Benchmarks/update-thresholds.sh
 
 clean:
-	rm -rf .build .build-* Benchmarks/.build Fuzz/.build Fuzz/.work
+	rm -rf .build .build-* Benchmarks/.build Fuzz/.build Fuzz/.work Examples/Todos/.build

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Hummingbird
+import Logging
+import TodosApp
+
+/// `Todos --engine strata|sqlite --data PATH [--hostname 127.0.0.1] [--port 8080]`
+///
+/// Serves until SIGTERM or SIGINT, then drains the requests in flight, closes the
+/// store and exits 0.
+@main
+struct Todos: AsyncParsableCommand, AppArguments {
+    static let configuration = CommandConfiguration(
+        abstract: "TechEmpower's database tests and a todo API over Strata or SQLite.")
+
+    @Option(help: "The store: strata or sqlite.")
+    var engine: Engine = .strata
+
+    @Option(name: .customLong("data"), help: "The data directory (created if missing).")
+    var dataPath: String
+
+    @Option(help: "The address to listen on.")
+    var hostname = "127.0.0.1"
+
+    @Option(help: "The port to listen on.")
+    var port = 8080
+
+    @Option(help: "The log level (trace, debug, info, notice, warning, error, critical).")
+    var logLevel: Logger.Level?
+
+    func run() async throws {
+        let app = try await buildApplication(self)
+        try await app.runService()
+    }
+}
+
+extension Engine: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -1,0 +1,54 @@
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import StrataService
+
+/// What ``buildApplication(_:)`` needs to know: the command line's options, or a test's.
+public protocol AppArguments {
+    var hostname: String { get }
+    var port: Int { get }
+    var engine: Engine { get }
+    /// The data directory; each engine keeps its own store in it.
+    var dataPath: String { get }
+    var logLevel: Logger.Level? { get }
+}
+
+/// Builds the application: opens the engine's store, wires the routes over it, and
+/// adds the store as a service.
+///
+/// The store's service is added before Hummingbird's own server service, and a
+/// `ServiceGroup` stops its services in reverse order: on SIGTERM the server stops
+/// taking connections and drains the requests in flight first, and the store closes
+/// last, after the last write it acknowledged.
+public func buildApplication(_ arguments: some AppArguments) async throws -> some ApplicationProtocol {
+    PrometheusMetrics.bootstrap()
+    var logger = Logger(label: "Todos")
+    logger.logLevel = arguments.logLevel ?? .info
+    let configuration = ApplicationConfiguration(
+        address: .hostname(arguments.hostname, port: arguments.port),
+        serverName: "Todos")
+    switch arguments.engine {
+    case .strata:
+        let repository = try await StrataRepository.open(directory: arguments.dataPath, logger: logger)
+        var app = Application(router: buildRouter(repository: repository), configuration: configuration, logger: logger)
+        app.addServices(StoreService(store: repository.store, logger: logger))
+        return app
+    case .sqlite:
+        let repository = try await SQLiteRepository.open(directory: arguments.dataPath, logger: logger)
+        var app = Application(router: buildRouter(repository: repository), configuration: configuration, logger: logger)
+        app.addServices(SQLiteService(repository: repository, logger: logger))
+        return app
+    }
+}
+
+/// The routes, the same for every engine.
+func buildRouter(repository: some Repository) -> Router<AppRequestContext> {
+    let router = Router(context: AppRequestContext.self)
+    // Outermost first: the metrics see the status the error middleware answered.
+    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: ErrorMiddleware())
+    BenchmarkController(repository: repository).addRoutes(to: router)
+    TodoController(repository: repository).addRoutes(to: router.group("todos"))
+    OperationsController(repository: repository).addRoutes(to: router)
+    return router
+}

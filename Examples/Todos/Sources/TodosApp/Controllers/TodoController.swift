@@ -1,0 +1,65 @@
+import Hummingbird
+
+/// The todo API over any ``Repository``: create, read, patch, delete, and pages by id.
+///
+/// A body that does not decode or an id that is not an integer is a 400 before the
+/// store is asked anything, so a malformed request changes nothing. Writes answer
+/// once the store has made them durable.
+struct TodoController<Store: Repository> {
+    let repository: Store
+
+    /// `limit` when the query gives none, and the most one page may hold.
+    static var defaultPageSize: Int { 50 }
+    static var maximumPageSize: Int { 500 }
+
+    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+        group
+            .post(use: create)
+            .get(use: list)
+            .get(":id", use: get)
+            .patch(":id", use: update)
+            .delete(":id", use: delete)
+    }
+
+    @Sendable func create(request: Request, context: AppRequestContext) async throws -> EditedResponse<Todo> {
+        let new = try await request.decode(as: NewTodo.self, context: context)
+        let todo = try await repository.createTodo(new)
+        return EditedResponse(status: .created, headers: [.location: "/todos/\(todo.id)"], response: todo)
+    }
+
+    @Sendable func get(request: Request, context: AppRequestContext) async throws -> Todo {
+        let id = try context.parameters.require("id", as: Int.self)
+        guard let todo = try await repository.todo(id: id) else { throw APIError.notFound("todo \(id)") }
+        return todo
+    }
+
+    @Sendable func update(request: Request, context: AppRequestContext) async throws -> Todo {
+        let id = try context.parameters.require("id", as: Int.self)
+        let patch = try await request.decode(as: TodoPatch.self, context: context)
+        guard !patch.isEmpty else { throw APIError.badRequest("the patch names none of title, completed, order") }
+        guard let todo = try await repository.updateTodo(id: id, with: patch) else { throw APIError.notFound("todo \(id)") }
+        return todo
+    }
+
+    @Sendable func delete(request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let id = try context.parameters.require("id", as: Int.self)
+        guard try await repository.deleteTodo(id: id) else { throw APIError.notFound("todo \(id)") }
+        return .noContent
+    }
+
+    /// `GET /todos?after=ID&limit=N`: `after` defaults to 0 (the first page), `limit`
+    /// to 50 and is clamped to 1…500; either one that is not an integer is a 400.
+    @Sendable func list(request: Request, context: AppRequestContext) async throws -> TodoPage {
+        let query = request.uri.queryParameters
+        let after = try query["after"].map { text in
+            guard let value = Int(text) else { throw APIError.badRequest("after must be an integer id") }
+            return value
+        } ?? 0
+        let limit = try query["limit"].map { text in
+            guard let value = Int(text) else { throw APIError.badRequest("limit must be an integer") }
+            return min(max(value, 1), Self.maximumPageSize)
+        } ?? Self.defaultPageSize
+        let todos = try await repository.todos(after: max(after, 0), limit: limit)
+        return TodoPage(todos: todos, limit: limit)
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Logging
+import Strata
+
+/// The repository over a Strata store, through the store's `async` `read` and `write`:
+/// their bodies run on Strata's reader threads and its writer, never on the
+/// cooperative pool, and a `write` returns once its save is durable.
+///
+/// Ids are object serials. World rows are seeded in id order into an empty store, so
+/// that serial *n* is World row *n*; a todo's id is the serial its insert took, and
+/// `store.objectID(entityName:serial:)` turns a URL's id back into an object id.
+public final class StrataRepository: Repository {
+    /// The store's directory inside the data directory.
+    public static let directoryName = "Todos.strata"
+
+    /// The open store. ``StoreService`` closes it when the service shuts down.
+    public let store: ObjectStore
+    let metrics: DatabaseMetrics
+
+    public var systemName: String { "strata" }
+
+    private init(store: ObjectStore) {
+        self.store = store
+        self.metrics = DatabaseMetrics(systemName: "strata")
+    }
+
+    /// Opens (or creates) `Todos.strata` in `directory` and seeds the World rows into
+    /// a new store.
+    ///
+    /// - Throws: the store's errors (`.storeLocked` when another process has it open,
+    ///   `.incompatibleModel`, `.corrupt`…).
+    public static func open(directory: String, options: StoreOptions = StoreOptions(), logger: Logger) async throws -> StrataRepository {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = (directory as NSString).appendingPathComponent(directoryName)
+        var options = options
+        options.logger = logger
+        let store = try await ObjectStore.open(at: path, model: try makeModel(), options: options)
+        do {
+            if try await seedWorlds(in: store) {
+                logger.info("seeded the World table", metadata: ["rows": "\(World.count)", "engine": "strata"])
+            }
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        return StrataRepository(store: store)
+    }
+
+    /// Inserts the World rows into a store that has none, in id order, in one save.
+    /// Returns whether it did.
+    private static func seedWorlds(in store: ObjectStore) async throws -> Bool {
+        try await store.write { context in
+            guard try context.count(for: FetchRequest(entityName: "World")) == 0 else { return false }
+            for row in World.initialRows() {
+                let object = try context.insert("World")
+                // The id is the serial: a store whose World serials were used before
+                // (rows inserted and deleted) cannot number them 1…10,000.
+                guard object.objectID.serial == UInt64(row.id) else {
+                    throw StrataError(.invalidArgument, "World row \(row.id) would get serial \(object.objectID.serial): this store's World serials were used before")
+                }
+                try object.setValue(row.randomNumber, forKey: "randomNumber")
+            }
+            return true
+        }
+    }
+
+    /// The object id of `entity`'s object with serial `id`; nil for an id no object can
+    /// have (zero, negative, past 2^48).
+    private func objectID(_ entity: String, _ id: Int) -> ObjectID? {
+        guard id > 0 else { return nil }
+        return store.objectID(entityName: entity, serial: UInt64(id))
+    }
+
+    // MARK: World
+
+    public func world(id: Int) async throws -> World? {
+        guard let objectID = objectID("World", id) else { return nil }
+        return try await metrics.measure("world") {
+            try await store.read { context in
+                do {
+                    let object = try context.existingObject(with: objectID)
+                    return World(id: id, randomNumber: try object.int("randomNumber") ?? 0)
+                } catch StrataError.objectNotFound {
+                    return nil
+                }
+            }
+        }
+    }
+
+    public func updateWorlds(_ rows: [World]) async throws {
+        let targets = try rows.map { row in
+            guard let objectID = objectID("World", row.id) else { throw APIError.notFound("World \(row.id)") }
+            return (objectID, row.randomNumber)
+        }
+        try await metrics.measure("updateWorlds") {
+            try await store.write { context in
+                for (objectID, randomNumber) in targets {
+                    try context.existingObject(with: objectID).setValue(randomNumber, forKey: "randomNumber")
+                }
+            }
+        }
+    }
+
+    // MARK: Todos
+
+    public func createTodo(_ new: NewTodo) async throws -> Todo {
+        try await metrics.measure("createTodo") {
+            try await store.write { context in
+                let object = try context.insert("Todo")
+                try object.setValue(new.title, forKey: "title")
+                try object.setValue(new.order, forKey: "order")
+                try object.setValue(Todo.creationDate(), forKey: "createdAt")
+                return try Todo(object)
+            }
+        }
+    }
+
+    public func todo(id: Int) async throws -> Todo? {
+        guard let objectID = objectID("Todo", id) else { return nil }
+        return try await metrics.measure("todo") {
+            try await store.read { context in
+                do {
+                    return try Todo(context.existingObject(with: objectID))
+                } catch StrataError.objectNotFound {
+                    return nil
+                }
+            }
+        }
+    }
+
+    public func updateTodo(id: Int, with patch: TodoPatch) async throws -> Todo? {
+        guard let objectID = objectID("Todo", id) else { return nil }
+        return try await metrics.measure("updateTodo") {
+            try await store.write { context -> Todo? in
+                let object: ManagedObject
+                do {
+                    object = try context.existingObject(with: objectID)
+                } catch StrataError.objectNotFound {
+                    return nil
+                }
+                if let title = patch.title { try object.setValue(title, forKey: "title") }
+                if let completed = patch.completed { try object.setValue(completed, forKey: "completed") }
+                if let order = patch.order { try object.setValue(order, forKey: "order") }
+                return try Todo(object)
+            }
+        }
+    }
+
+    public func deleteTodo(id: Int) async throws -> Bool {
+        guard let objectID = objectID("Todo", id) else { return false }
+        return try await metrics.measure("deleteTodo") {
+            try await store.write { context in
+                do {
+                    try context.delete(context.existingObject(with: objectID))
+                    return true
+                } catch StrataError.objectNotFound {
+                    return false
+                }
+            }
+        }
+    }
+
+    /// A page by id. The object layer's fetches have no bound on the object id (a
+    /// `FetchRequest` without a predicate lists every key of the entity, and a predicate
+    /// cannot name the id), so the page's keys come from the store's key index, which
+    /// seeks to `after` and stops after `limit` live keys: the cost is the page's, not
+    /// the entity's. An object's key is its entity's tag above a 48-bit serial
+    /// (``ObjectID/key``), so the entity's keys are one range.
+    public func todos(after: Int, limit: Int) async throws -> [Todo] {
+        guard let first = store.objectID(entityName: "Todo", serial: 1) else { return [] }
+        let serialBits: UInt64 = 48
+        let entityBase = (first.key.rawValue >> serialBits) << serialBits
+        let range = first.key..<RecordKey(rawValue: entityBase + (1 << serialBits))
+        let start: RecordKey?
+        if after > 0 {
+            guard let afterID = objectID("Todo", after) else { return [] }  // past every serial
+            start = afterID.key
+        } else {
+            start = nil
+        }
+        let store = self.store
+        return try await metrics.measure("todos") {
+            try await store.read { context in
+                let keys = try store.records.keys(in: range, after: start, limit: limit)
+                return try keys.compactMap { key -> Todo? in
+                    let objectID = ObjectID(entityName: "Todo", key: key, storeIdentifier: store.identifier)
+                    do {
+                        return try Todo(context.existingObject(with: objectID))
+                    } catch StrataError.objectNotFound {
+                        return nil  // deleted between the listing and the read
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Lifecycle
+
+    /// From `store.health`, which reads the store's state under a lock: it never waits
+    /// for the writer.
+    public var readiness: Readiness {
+        switch store.health.state {
+        case .open:
+            return .ready
+        case .readOnly(let reason):
+            return .unavailable(reason: "the store is read-only: \(reason)")
+        case .closed:
+            return .unavailable(reason: "the store is closed")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import TodosApp
+
+@Suite("Health, readiness and metrics")
+struct OperationsTests {
+    @Test("health and ready answer 200 while the store is open", arguments: engines)
+    func healthAndReady(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(.router) { client in
+                try await client.execute(uri: "/health", method: .get) { #expect($0.status == .ok) }
+                try await client.execute(uri: "/ready", method: .get) { #expect($0.status == .ok) }
+            }
+        }
+    }
+
+    @Test("ready is 503 once the store is closed", arguments: engines)
+    func notReadyWhenClosed(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let repository = try await openRepository(TestArguments(engine: engine, dataPath: directory))
+            #expect(repository.readiness == .ready)
+            try await closeRepository(repository)
+            #expect(repository.readiness != .ready)
+        }
+    }
+
+    @Test("metrics expose the database operation durations", arguments: engines)
+    func metrics(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(.router) { client in
+                try await client.execute(uri: "/db", method: .get) { #expect($0.status == .ok) }
+                _ = try await client.createTodo("measured")
+                try await client.execute(uri: "/metrics", method: .get) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
+                    let text = String(buffer: response.body)
+                    #expect(text.contains("# TYPE db_client_operation_duration histogram"))
+                    for operation in ["world", "createTodo"] {
+                        let series = #"db_client_operation_duration_count{db_system_name="\#(engine.rawValue)",db_operation_name="\#(operation)"}"#
+                        #expect(text.contains(series), "missing \(series)")
+                    }
+                    #expect(text.contains("http_server_request_duration"))
+                    #expect(!text.contains("db.client"))
+                }
+            }
+        }
+    }
+
+    @Test("metric names are made valid for Prometheus")
+    func sanitizer() {
+        #expect(PrometheusMetrics.sanitized("db.client.operation.duration", allowsColon: true) == "db_client_operation_duration")
+        #expect(PrometheusMetrics.sanitized("a:b-c", allowsColon: false) == "a_b_c")
+        #expect(PrometheusMetrics.sanitized("a:b", allowsColon: true) == "a:b")
+        #expect(PrometheusMetrics.sanitized("9lives", allowsColon: true) == "_9lives")
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+@testable import TodosApp
+
+@Suite("Todo API")
+struct TodoAPITests {
+    @Test("create, read, patch, list and delete", arguments: engines, Transport.allCases)
+    func crud(engine: Engine, transport: Transport) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(transport.setup) { client in
+                let created = try await client.createTodo("write the example", order: 3)
+                #expect(created.id > 0)
+                #expect(created.title == "write the example")
+                #expect(created.completed == false)
+                #expect(created.order == 3)
+
+                try await client.execute(uri: "/todos/\(created.id)", method: .get) { response in
+                    #expect(response.status == .ok)
+                    let read = try response.decoded(as: Todo.self)
+                    #expect(read == created)
+                }
+
+                let patch = try jsonBody(TodoPatch(completed: true))
+                try await client.execute(uri: "/todos/\(created.id)", method: .patch, headers: jsonHeaders, body: patch) { response in
+                    #expect(response.status == .ok)
+                    let patched = try response.decoded(as: Todo.self)
+                    #expect(patched.completed == true)
+                    #expect(patched.title == created.title)
+                    #expect(patched.createdAt == created.createdAt)
+                }
+
+                let second = try await client.createTodo("review it")
+                #expect(second.id > created.id)
+                #expect(try await client.allTodos().map(\.id) == [created.id, second.id])
+
+                try await client.execute(uri: "/todos/\(created.id)", method: .delete) { response in
+                    #expect(response.status == .noContent)
+                }
+                try await client.execute(uri: "/todos/\(created.id)", method: .get) { response in
+                    #expect(response.status == .notFound)
+                    #expect(response.errorCode == "notFound")
+                }
+                try await client.execute(uri: "/todos/\(created.id)", method: .delete) { response in
+                    #expect(response.status == .notFound)
+                }
+                try await client.execute(uri: "/todos/\(created.id)", method: .patch, headers: jsonHeaders, body: patch) { response in
+                    #expect(response.status == .notFound)
+                }
+                #expect(try await client.allTodos().map(\.id) == [second.id])
+            }
+        }
+    }
+
+    @Test("malformed bodies, ids and queries are 400 and change nothing", arguments: engines)
+    func malformedRequests(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(.router) { client in
+                let todo = try await client.createTodo("keep me")
+                let badBodies = ["", "{", "not json", #"{"title": 5}"#, "{}", #"{"title": null}"#, "[]"]
+                for body in badBodies {
+                    try await client.execute(uri: "/todos", method: .post, headers: jsonHeaders, body: ByteBuffer(string: body)) { response in
+                        #expect(response.status == .badRequest, "POST body \(body)")
+                        #expect(response.errorCode == "badRequest")
+                    }
+                    try await client.execute(uri: "/todos/\(todo.id)", method: .patch, headers: jsonHeaders, body: ByteBuffer(string: body)) { response in
+                        #expect(response.status == .badRequest, "PATCH body \(body)")
+                    }
+                }
+                try await client.execute(uri: "/todos/\(todo.id)", method: .patch, headers: jsonHeaders,
+                                         body: ByteBuffer(string: #"{"completed": "yes"}"#)) { response in
+                    #expect(response.status == .badRequest)
+                }
+                for id in ["abc", "1.5", "0x10", "99999999999999999999999"] {
+                    for method in [HTTPRequest.Method.get, .delete] {
+                        try await client.execute(uri: "/todos/\(id)", method: method) { response in
+                            #expect(response.status == .badRequest, "\(method) /todos/\(id)")
+                        }
+                    }
+                    try await client.execute(uri: "/todos/\(id)", method: .patch, headers: jsonHeaders,
+                                             body: try jsonBody(TodoPatch(completed: true))) { response in
+                        #expect(response.status == .badRequest, "PATCH /todos/\(id)")
+                    }
+                }
+                for query in ["after=x", "limit=ten", "after=1.5"] {
+                    try await client.execute(uri: "/todos?\(query)", method: .get) { response in
+                        #expect(response.status == .badRequest, "GET /todos?\(query)")
+                    }
+                }
+                // Well formed, but the store refuses it: the store's own rule, on either engine.
+                for title in ["", String(repeating: "x", count: Todo.maximumTitleLength + 1)] {
+                    try await client.execute(uri: "/todos", method: .post, headers: jsonHeaders, body: try jsonBody(NewTodo(title: title))) { response in
+                        #expect(response.status == .unprocessableContent, "title of \(title.count) characters")
+                        #expect(response.errorCode == "validationFailed")
+                    }
+                }
+                // Ids no todo can have are not found, not malformed.
+                for id in ["0", "-1", "281474976710656"] {
+                    try await client.execute(uri: "/todos/\(id)", method: .get) { response in
+                        #expect(response.status == .notFound, "GET /todos/\(id)")
+                    }
+                }
+                #expect(try await client.allTodos() == [todo])
+            }
+        }
+    }
+
+    @Test("pages by id, with a cursor and a clamped limit", arguments: engines)
+    func paging(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(.router) { client in
+                var ids: [Int] = []
+                for n in 1...7 { ids.append(try await client.createTodo("todo \(n)").id) }
+                try await client.execute(uri: "/todos/\(ids[3])", method: .delete) { #expect($0.status == .noContent) }
+                ids.remove(at: 3)
+
+                #expect(try await client.allTodos(pageSize: 2).map(\.id) == ids)
+                try await client.execute(uri: "/todos?after=\(ids[1])&limit=3", method: .get) { response in
+                    let page = try response.decoded(as: TodoPage.self)
+                    #expect(page.todos.map(\.id) == Array(ids[2..<5]))
+                    #expect(page.next == ids[4])
+                }
+                try await client.execute(uri: "/todos?limit=0", method: .get) { response in
+                    let page = try response.decoded(as: TodoPage.self)
+                    #expect(page.todos.map(\.id) == [ids[0]])
+                }
+                try await client.execute(uri: "/todos?limit=100000", method: .get) { response in
+                    let page = try response.decoded(as: TodoPage.self)
+                    #expect(page.todos.map(\.id) == ids)
+                    #expect(page.next == nil)
+                }
+                try await client.execute(uri: "/todos?after=\(ids.last!)", method: .get) { response in
+                    let page = try response.decoded(as: TodoPage.self)
+                    #expect(page.todos.isEmpty)
+                }
+                try await client.execute(uri: "/todos?after=281474976710656", method: .get) { response in
+                    let page = try response.decoded(as: TodoPage.self)
+                    #expect(page.todos.isEmpty)
+                }
+            }
+        }
+    }
+}
