@@ -226,3 +226,32 @@ import Testing
         #expect(next.missed == sequences[2] ... sequences[5])
     }
 }
+
+/// `fetchObjectIDs(entityName:after:limit:)`: keyset pages of one entity's ids.
+@Suite struct ObjectIDPageTests {
+    @Test func pagesWalkTheEntityInIDOrderSkippingDeletes() throws {
+        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let context = store.newContext()
+        let employees = try (0 ..< 25).map { try ContextFixtures.employee(context, "E\($0)") }
+        _ = try ContextFixtures.department(context, "Sales")
+        try context.save()
+        try context.delete(employees[3])
+        try context.delete(employees[10])
+        try context.save()
+        var pages: [[ObjectID]] = []
+        var after: ObjectID?
+        repeat {
+            let page = try context.fetchObjectIDs(entityName: "Employee", after: after, limit: 7)
+            if page.isEmpty { break }
+            pages.append(page)
+            after = page.last
+        } while true
+        let expected = employees.enumerated().filter { ![3, 10].contains($0.offset) }.map { $0.element.objectID }
+        #expect(pages.flatMap { $0 } == expected)
+        #expect(pages.map(\.count) == [7, 7, 7, 2])
+        #expect(try context.fetchObjectIDs(entityName: "Employee", limit: 0).isEmpty)
+        #expect(throws: StrataError.self) { try context.fetchObjectIDs(entityName: "Nobody", limit: 5) }
+        #expect(throws: StrataError.self) { try context.fetchObjectIDs(entityName: "Department", after: expected[0], limit: 5) }
+        #expect(throws: StrataError.self) { try context.fetchObjectIDs(entityName: "Employee", limit: -1) }
+    }
+}

@@ -160,30 +160,21 @@ public final class StrataRepository: Repository {
         }
     }
 
-    /// A page by id. The object layer's fetches have no bound on the object id (a
-    /// `FetchRequest` without a predicate lists every key of the entity, and a predicate
-    /// cannot name the id), so the page's keys come from the store's key index, which
-    /// seeks to `after` and stops after `limit` live keys: the cost is the page's, not
-    /// the entity's. An object's key is its entity's tag above a 48-bit serial
-    /// (``ObjectID/key``), so the entity's keys are one range.
+    /// A page by id: the context lists the ids after `after` from the key index
+    /// (`fetchObjectIDs(entityName:after:limit:)`, which reads no record and stops after
+    /// `limit`), then loads each todo.
     public func todos(after: Int, limit: Int) async throws -> [Todo] {
-        guard let first = store.objectID(entityName: "Todo", serial: 1) else { return [] }
-        let serialBits: UInt64 = 48
-        let entityBase = (first.key.rawValue >> serialBits) << serialBits
-        let range = first.key..<RecordKey(rawValue: entityBase + (1 << serialBits))
-        let start: RecordKey?
+        let start: ObjectID?
         if after > 0 {
             guard let afterID = objectID("Todo", after) else { return [] }  // past every serial
-            start = afterID.key
+            start = afterID
         } else {
             start = nil
         }
         let store = self.store
         return try await metrics.measure("todos") {
             try await store.read { context in
-                let keys = try store.records.keys(in: range, after: start, limit: limit)
-                return try keys.compactMap { key -> Todo? in
-                    let objectID = ObjectID(entityName: "Todo", key: key, storeIdentifier: store.identifier)
+                try context.fetchObjectIDs(entityName: "Todo", after: start, limit: limit).compactMap { objectID -> Todo? in
                     do {
                         return try Todo(context.existingObject(with: objectID))
                     } catch StrataError.objectNotFound {
