@@ -40,10 +40,11 @@ service-load: deps
 service-kill-test: deps
 	Examples/Todos/Scripts/service-kill-test.sh
 
-# Concurrent readers while a writer saves or compacts (ConcurrentReadTests) and
-# contexts on several threads (ContextConcurrencyTests), under the thread sanitizer.
+# Concurrent readers while a writer saves or compacts (ConcurrentReadTests), contexts
+# on several threads (ContextConcurrencyTests), group commit and the async lanes
+# (GroupCommitTests, AsyncAccessTests), under the thread sanitizer.
 test-tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter Concurren
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter "Concurren|GroupCommit|AsyncAccess"
 
 # The whole suite under AddressSanitizer in .build-asan, LeakSanitizer on: the run
 # fails on any memory error, and on any leak allocated from Strata's own code (the

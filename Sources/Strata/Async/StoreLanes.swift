@@ -26,6 +26,11 @@ final class StoreLanes: Sendable {
         writer = WorkQueue(name: "strata.write", threads: 1)
     }
 
+    deinit {
+        // A store released without a close: its threads end once their queues are empty.
+        stop()
+    }
+
     /// Admits a read: `.closed` once closing began.
     func beginRead() throws {
         try counts.withLock { c in
