@@ -3,7 +3,8 @@ import Hummingbird
 import Logging
 import TodosApp
 
-/// `Todos --engine strata|sqlite --data PATH [--hostname 127.0.0.1] [--port 8080]`
+/// `Todos --engine strata|sqlite --data PATH [--hostname 127.0.0.1] [--port 8080]
+/// [--backup-dir DIR]`
 ///
 /// Serves until SIGTERM or SIGINT, then drains the requests in flight, closes the
 /// store and exits 0.
@@ -23,6 +24,9 @@ struct Todos: AsyncParsableCommand, AppArguments {
 
     @Option(help: "The port to listen on.")
     var port = 8080
+
+    @Option(name: .customLong("backup-dir"), help: "Where POST /admin/backup writes backups (created if missing); without it the route is absent.")
+    var backupDirectory: String?
 
     @Option(help: "The log level (trace, debug, info, notice, warning, error, critical).")
     var logLevel: Logger.Level?

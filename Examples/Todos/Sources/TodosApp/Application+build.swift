@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -11,6 +12,13 @@ public protocol AppArguments {
     /// The data directory; each engine keeps its own store in it.
     var dataPath: String { get }
     var logLevel: Logger.Level? { get }
+    /// Where `POST /admin/backup` writes its backups; nil leaves the route out (404).
+    /// The server chooses each backup's name inside it: a request names no path.
+    var backupDirectory: String? { get }
+}
+
+extension AppArguments {
+    public var backupDirectory: String? { nil }
 }
 
 /// Builds the application: opens the engine's store, wires the routes over it, and
@@ -24,31 +32,39 @@ public func buildApplication(_ arguments: some AppArguments) async throws -> som
     PrometheusMetrics.bootstrap()
     var logger = Logger(label: "Todos")
     logger.logLevel = arguments.logLevel ?? .info
+    if let backupDirectory = arguments.backupDirectory {
+        // Created now, so that a directory the process cannot create fails the start
+        // rather than the first backup.
+        try FileManager.default.createDirectory(atPath: backupDirectory, withIntermediateDirectories: true)
+    }
     let configuration = ApplicationConfiguration(
         address: .hostname(arguments.hostname, port: arguments.port),
         serverName: "Todos")
     switch arguments.engine {
     case .strata:
         let repository = try await StrataRepository.open(directory: arguments.dataPath, logger: logger)
-        var app = Application(router: buildRouter(repository: repository), configuration: configuration, logger: logger)
+        var app = Application(router: buildRouter(repository: repository, backupDirectory: arguments.backupDirectory), configuration: configuration, logger: logger)
         app.addServices(StoreService(store: repository.store, logger: logger))
         return app
     case .sqlite:
         let repository = try await SQLiteRepository.open(directory: arguments.dataPath, logger: logger)
-        var app = Application(router: buildRouter(repository: repository), configuration: configuration, logger: logger)
+        var app = Application(router: buildRouter(repository: repository, backupDirectory: arguments.backupDirectory), configuration: configuration, logger: logger)
         app.addServices(SQLiteService(repository: repository, logger: logger))
         return app
     }
 }
 
 /// The routes, the same for every engine.
-func buildRouter(repository: some Repository) -> Router<AppRequestContext> {
+///
+/// `backupDirectory` adds `POST /admin/backup`, which writes into it; nil leaves the
+/// route out.
+func buildRouter(repository: some Repository, backupDirectory: String? = nil) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     // Outermost first: the metrics see the status the error middleware answered.
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ErrorMiddleware())
     BenchmarkController(repository: repository).addRoutes(to: router)
     TodoController(repository: repository).addRoutes(to: router.group("todos"))
-    OperationsController(repository: repository).addRoutes(to: router)
+    OperationsController(repository: repository, backups: backupDirectory.map { BackupNamer(directory: $0) }).addRoutes(to: router)
     return router
 }

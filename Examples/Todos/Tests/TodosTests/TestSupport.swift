@@ -13,6 +13,7 @@ struct TestArguments: AppArguments {
     var engine: Engine
     var dataPath: String
     var logLevel: Logger.Level? = .warning
+    var backupDirectory: String? = nil
 }
 
 /// Every engine: each test runs its body against both.

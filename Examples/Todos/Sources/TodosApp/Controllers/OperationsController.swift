@@ -1,14 +1,20 @@
 import Hummingbird
 import Prometheus
 
-/// The routes an orchestrator and a scraper call: liveness, readiness, metrics.
+/// The routes an orchestrator, a scraper and an operator call: liveness, readiness,
+/// metrics, and backups when the server was started with a backup directory.
 struct OperationsController<Store: Repository> {
     let repository: Store
+    /// Names the backups; nil (no `--backup-dir`) leaves `POST /admin/backup` out.
+    var backups: BackupNamer? = nil
 
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("health", use: health)
         router.get("ready", use: ready)
         router.get("metrics", use: metrics)
+        if backups != nil {
+            router.post("admin/backup", use: backup)
+        }
     }
 
     struct Status: ResponseEncodable {
@@ -32,6 +38,21 @@ struct OperationsController<Store: Repository> {
         case .unavailable(let reason):
             EditedResponse(status: .serviceUnavailable, response: Status(status: "unavailable", reason: reason))
         }
+    }
+
+    /// An online backup into a new directory the server names in its backup directory;
+    /// 201 with where it is and what it holds once it is on disk. The store goes on
+    /// serving meanwhile, and every write acknowledged before the request is in the
+    /// copy. The request takes no body and names no path. Errors as every route's
+    /// (the store closing 503, an I/O failure 500).
+    @Sendable func backup(request: Request, context: AppRequestContext) async throws -> EditedResponse<BackupSummary> {
+        guard let backups else { throw APIError.notFound("the route") }
+        let summary = try await repository.backup(into: backups.next())
+        context.logger.info("backed up the store", metadata: [
+            "path": "\(summary.path)", "sequence": "\(summary.sequence)",
+            "files": "\(summary.files)", "bytes": "\(summary.bytes)",
+        ])
+        return EditedResponse(status: .created, response: summary)
     }
 
     /// Prometheus's text exposition of every metric of the process.

@@ -32,6 +32,14 @@ public protocol Repository: Sendable {
     /// At most `limit` todos with an id above `after`, in ascending id order.
     func todos(after: Int, limit: Int) async throws -> [Todo]
 
+    /// Copies the store, as it was at one moment after the call began, to `directory`
+    /// (it must not exist; its parent must) while the store goes on serving reads and
+    /// writes. Every write acknowledged before the call is in the copy.
+    ///
+    /// - Returns: the path to open (Strata: `directory`, the store; SQLite:
+    ///   `directory/Todos.sqlite`) and what the copy holds.
+    func backup(into directory: String) async throws -> BackupSummary
+
     /// Whether the store can take writes now. Cheap and synchronous: `/ready` asks it
     /// on every probe, and it must not wait behind the writer.
     var readiness: Readiness { get }

@@ -141,6 +141,58 @@ public final class SQLiteRepository: Repository {
         }
     }
 
+    // MARK: Backup
+
+    /// SQLite's online backup (`sqlite3_backup`, GRDB's `Database.backup(to:)`) from a
+    /// reader of the pool into a new `Todos.sqlite` in `directory`, in one step: the
+    /// reader's transaction is one snapshot of the WAL, and the writer goes on
+    /// committing meanwhile. `sequence` is the number of todos in the copy, counted in
+    /// the same snapshot (SQLite numbers no transactions).
+    ///
+    /// All of it runs on the reader's queue, off the cooperative pool. The copy is
+    /// fsynced (the destination commits with `synchronous=FULL`), and so are its
+    /// directory and that directory's parent; a failed backup removes `directory`.
+    public func backup(into directory: String) async throws -> BackupSummary {
+        let path = (directory as NSString).appendingPathComponent(Self.fileName)
+        return try await metrics.measure("backup") {
+            try await pool.read { db in
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+                do {
+                    let destination = try DatabaseQueue(path: path)
+                    let todos: Int
+                    do {
+                        try destination.writeWithoutTransaction { copy in try db.backup(to: copy) }
+                        todos = try Todo.fetchCount(db)
+                    } catch {
+                        try? destination.close()
+                        throw error
+                    }
+                    try destination.close()
+                    try Self.syncDirectory(directory)
+                    try Self.syncDirectory((directory as NSString).deletingLastPathComponent)
+                    let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+                    let bytes = try files.reduce(Int64(0)) { sum, name in
+                        let attributes = try FileManager.default.attributesOfItem(atPath: (directory as NSString).appendingPathComponent(name))
+                        return sum + ((attributes[.size] as? NSNumber)?.int64Value ?? 0)
+                    }
+                    return BackupSummary(path: path, sequence: UInt64(todos), files: files.count, bytes: bytes)
+                } catch {
+                    try? FileManager.default.removeItem(atPath: directory)
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// fsync of a directory, so that the names created in it survive a power cut.
+    private static func syncDirectory(_ path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+        }
+        defer { try? handle.close() }
+        try handle.synchronize()
+    }
+
     // MARK: Lifecycle
 
     public var readiness: Readiness {

@@ -185,6 +185,19 @@ public final class StrataRepository: Repository {
         }
     }
 
+    // MARK: Backup
+
+    /// The store's online backup (`ObjectStore.backup(to:)`): the copy holds every
+    /// transaction up to the one it reports, and the store goes on committing while
+    /// the files are linked or copied, on a thread of the store's own.
+    public func backup(into directory: String) async throws -> BackupSummary {
+        let store = self.store
+        return try await metrics.measure("backup") {
+            let report = try await store.backup(to: directory)
+            return BackupSummary(path: directory, sequence: report.sequence, files: report.files, bytes: report.bytes)
+        }
+    }
+
     // MARK: Lifecycle
 
     /// From `store.health`, which reads the store's state under a lock: it never waits
