@@ -71,13 +71,14 @@ fuzz-seeds: deps
 # SIGKILLs during save, compaction, import and migration with the prefix and
 # old-or-new oracles (docs/FUZZING.md): CRASH_KILLS rounds in all (30% save, 25%
 # compaction, 20% import, 25% migration; a few import and migration rounds finish
-# before their kill). Long — not in CI; prints one summary line per kind.
+# before their kill), plus a tenth more of eight threads committing at once (group
+# commit). Long — not in CI; prints one summary line per kind.
 CRASH_KILLS ?= 1200
 crash-campaign: deps
 	$(SWIFT) build --build-tests
 	mkdir -p .build
 	STRATA_CRASH_CAMPAIGN=$(CRASH_KILLS) $(SWIFT) test --skip-build \
-		--filter "CrashCampaignTests|crashCampaignMigration|ImportCrashCampaignTests" > .build/crash-campaign.log 2>&1; \
+		--filter "CrashCampaignTests|crashCampaignMigration|ImportCrashCampaignTests|crashCampaignGroupCommit" > .build/crash-campaign.log 2>&1; \
 		status=$$?; grep "crash-campaign " .build/crash-campaign.log; grep -E "✘|error:" .build/crash-campaign.log | head -20; exit $$status
 
 bench: deps

@@ -121,10 +121,14 @@ struct CrashWorker {
     }
 
     /// Writes one line with a single write(2): unbuffered, so an `ACK` line is out of
-    /// this process before the next commit starts, and a SIGKILL cannot lose it.
+    /// this process before the next commit starts, and a SIGKILL cannot lose it. One
+    /// writer at a time: the concurrent modes' threads never interleave their lines.
     static func emit(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        let bytes = Data((line + "\n").utf8)
+        emitting.withLock { _ in FileHandle.standardOutput.write(bytes) }
     }
+
+    private static let emitting = Locked(())
 
     static func die(_ message: String) -> Never {
         FileHandle.standardError.write(Data("StrataCrashWorker: \(message)\n".utf8))

@@ -1,17 +1,24 @@
-// Usage: StrataCrashWorker (write | compact | bulk | migrate) STORE SEED
+// Usage: StrataCrashWorker (write | compact | bulk | concurrent | objects | migrate) STORE SEED
 // The child process of the real-crash tests (Tests/StrataLogTests/Crash, and
-// Tests/StrataTests/Crash for migrate); see CrashWorker and MigrationWorker.
+// Tests/StrataTests/Crash for objects and migrate); see CrashWorker,
+// ConcurrentCrashWorker, ObjectCrashWorker and MigrationWorker.
 import Foundation
 let arguments = CommandLine.arguments
-let usage = "usage: StrataCrashWorker (write | compact | bulk | migrate) STORE SEED"
+let usage = "usage: StrataCrashWorker (write | compact | bulk | concurrent | objects | migrate) STORE SEED"
 guard arguments.count == 4, let seed = UInt64(arguments[3]) else { CrashWorker.die(usage) }
 do {
-    if arguments[1] == "migrate" {
+    switch arguments[1] {
+    case "migrate":
         try MigrationWorker(path: arguments[2], seed: seed).run()
         exit(0)
+    case "concurrent":
+        try ConcurrentCrashWorker(path: arguments[2], seed: seed).run()
+    case "objects":
+        try ObjectCrashWorker(path: arguments[2], seed: seed).run()
+    default:
+        guard let mode = CrashWorker.Mode(rawValue: arguments[1]) else { CrashWorker.die(usage) }
+        try CrashWorker(mode: mode, path: arguments[2], seed: seed).run()
     }
-    guard let mode = CrashWorker.Mode(rawValue: arguments[1]) else { CrashWorker.die(usage) }
-    try CrashWorker(mode: mode, path: arguments[2], seed: seed).run()
 } catch {
     CrashWorker.die("\(error)")
 }

@@ -15,6 +15,8 @@ final class WorkerProcess {
         var diedOfSIGKILL: Bool
         var termination: String
         var stderr: String
+        /// Every complete line, in order.
+        var lines: [String] = []
     }
 
     private let process = Process()
@@ -23,9 +25,15 @@ final class WorkerProcess {
     let stdout: OutputCollector
     let stderr: OutputCollector
 
-    init(mode: CrashWorker.Mode, store: String, seed: UInt64) throws {
+    convenience init(mode: CrashWorker.Mode, store: String, seed: UInt64) throws {
+        try self.init(command: mode.rawValue, store: store, seed: seed)
+    }
+
+    /// `StrataCrashWorker command STORE SEED`: for the modes that are no `CrashWorker.Mode`
+    /// (`concurrent`), whose lines the caller reads from `Outcome.lines`.
+    init(command: String, store: String, seed: UInt64) throws {
         process.executableURL = try Self.executableURL()
-        process.arguments = [mode.rawValue, store, String(seed)]
+        process.arguments = [command, store, String(seed)]
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
         stdout = OutputCollector(reading: stdoutPipe.fileHandleForReading.fileDescriptor)
@@ -45,8 +53,8 @@ final class WorkerProcess {
         var outcome = Outcome(start: nil, acknowledged: [], unexpected: [],
                               diedOfSIGKILL: process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL,
                               termination: "\(process.terminationReason == .uncaughtSignal ? "signal" : "exit status") \(process.terminationStatus)",
-                              stderr: stderr.text)
-        for line in stdout.lines {
+                              stderr: stderr.text, lines: stdout.lines)
+        for line in outcome.lines {
             let parts = line.split(separator: " ")
             if parts.count == 2, parts[0] == "ACK", let n = UInt64(parts[1]) {
                 outcome.acknowledged.append(n)

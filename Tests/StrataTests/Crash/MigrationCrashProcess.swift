@@ -22,9 +22,10 @@ final class MigrationCrashProcess {
     let stdout: MigrationCrashOutput
     let stderr: MigrationCrashOutput
 
-    init(store: String, seed: UInt64) throws {
+    /// `command` is `migrate`, or `objects` for the object-layer group-commit crash test.
+    init(command: String = "migrate", store: String, seed: UInt64) throws {
         process.executableURL = try Self.executableURL()
-        process.arguments = ["migrate", store, String(seed)]
+        process.arguments = [command, store, String(seed)]
         process.standardOutput = stdoutPipe
         process.standardError = stderrPipe
         stdout = MigrationCrashOutput(reading: stdoutPipe.fileHandleForReading.fileDescriptor)
