@@ -25,7 +25,9 @@ extension LogStore {
     ///
     /// Readers of this store see the transaction from here on; its caller should not
     /// report it done before the wait returns. A failed fsync makes the store read-only
-    /// until reopened and fails every commit it did not cover.
+    /// until reopened and fails every commit it was to cover. A failed commit is not
+    /// known to be durable — an earlier fsync may have carried its bytes all the same —
+    /// so after a crash it may or may not be there; what survives is still a prefix.
     ///
     /// - Throws: as ``commit(_:)``.
     public func commitPending(_ batch: WriteBatch) throws -> PendingCommit {
