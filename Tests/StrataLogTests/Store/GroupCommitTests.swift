@@ -10,9 +10,10 @@ import Testing
     static let root = "/store"
 
     /// Runs `threads` committers of `commits` single-key transactions each; returns the
-    /// keys whose commits returned, in no particular order.
-    static func commitConcurrently(_ store: LogStore, threads: Int, commits: Int, stopOnError: Bool = true) -> [UInt64] {
-        let acknowledged = Locked<[UInt64]>([])
+    /// keys whose commits returned, in no particular order (also into `acknowledged`,
+    /// which another thread may read meanwhile).
+    static func commitConcurrently(_ store: LogStore, threads: Int, commits: Int, stopOnError: Bool = true,
+                                   acknowledged: Locked<[UInt64]> = Locked([])) -> [UInt64] {
         // Threads of their own: `concurrentPerform` runs as many at once as there are
         // cores, two here, and two committers taking turns never share an fsync.
         onThreads(threads) { thread in
@@ -82,19 +83,7 @@ import Testing
                 cut.withLock { $0 = (memory.crashedCopy(), before) }
                 crashed.signal()
             }
-            Self.onThreads(6) { thread in
-                for i in 0 ..< 120 {
-                    let key = UInt64(thread * 100_000 + i + 1)
-                    var batch = WriteBatch()
-                    batch.put(RecordKey(key), value: LogFixtures.value(key))
-                    do {
-                        try store.commit(batch)
-                        acknowledged.withLock { $0.append(key) }
-                    } catch {
-                        return
-                    }
-                }
-            }
+            _ = Self.commitConcurrently(store, threads: 6, commits: 120, acknowledged: acknowledged)
             crashed.wait()
             try store.close()
             let (disk, keys) = try #require(cut.withLock { $0 })
