@@ -192,6 +192,7 @@ struct StoreSchema: Sendable {
     init(model: ObjectModel, existing: [String: UInt16] = [:], firstNewTag: UInt16 = 1,
          existingEdges: [String: UInt16] = [:], mayHaveLegacyLists: Bool = false,
          layoutTable: LayoutTable? = nil) throws {
+        try Self.checkStoredTags(existing, edges: existingEdges)
         var tags = existing.filter { name, _ in model.entity(named: name) != nil }
         var next = max(firstNewTag, (existing.values.max() ?? 0) + 1)
         let relations = Self.edgeRelations(of: model)
@@ -306,6 +307,20 @@ struct StoreSchema: Sendable {
         self.mayHaveLegacyLists = mayHaveLegacyLists
         self.layoutTable = layoutTable ?? LayoutTable.derived(from: layouts.values.sorted { $0.tag < $1.tag })
         self.hasOlderLayouts = layouts.values.contains { !$0.forwards.isEmpty || $0.layoutID != 1 }
+    }
+
+    /// Refuses stored tags that no store writes: two entities, two edge relations, or an
+    /// entity and an edge relation under one tag. Their records would read as another
+    /// entity's, and the tables built from them would trap.
+    static func checkStoredTags(_ tags: [String: UInt16], edges: [String: UInt16]) throws {
+        var owner: [UInt16: String] = [:]
+        for (name, tag) in tags.sorted(by: { $0.key < $1.key }).map({ ($0.key, $0.value) }) + edges.sorted(by: { $0.key < $1.key }).map({ ("edge " + $0.key, $0.value) }) {
+            if let other = owner[tag] {
+                throw StrataError(.corrupt, "the store's schema gives \(other) and \(name) the same tag \(tag)",
+                                  context: ["entity": name, "other": other, "tag": "\(tag)"])
+            }
+            owner[tag] = name
+        }
     }
 
     /// Takes an entity's layouts from the store's table: the fields the model computes

@@ -148,6 +148,12 @@ extension LogStore {
                 return found
             }
             guard let last = found.last?.1.key else { return }
+            // Each batch must end past the last: a damaged index file (a fence pointing
+            // back) could hand out the same keys again, and the walk would never end.
+            if let after, last <= after {
+                throw StrataError(.corrupt, "the key index went back from key \(after.rawValue) to \(last.rawValue) while listing keys in order: an index file is damaged",
+                                  path: paths.index, context: ["key": "\(after.rawValue)"])
+            }
             let batch = try records(found, keys: found.map(\.1.key)).compactMap { $0 }
             if !batch.isEmpty { try body(batch) }
             after = last

@@ -414,7 +414,8 @@ extension LogStore {
     /// Writes a new manifest and installs it in memory. Called with the writer lock held.
     func writeManifest(_ proposed: Manifest) throws {
         var manifest = proposed
-        manifest.generation += 1
+        // A damaged manifest can hold the largest generation: refuse, never wrap or trap.
+        manifest.generation = try Checked.successor(of: manifest.generation, "manifest generation", path: paths.manifest)
         do {
             try ManifestWriter(fileSystem: fileSystem, paths: paths).write(manifest)
         } catch {
