@@ -31,6 +31,12 @@ enum BlobReader {
             }
             return (raw, total)
         }
+        // Stored as it is: its raw length is its stored length. A cleared LZ4 flag on a
+        // compressed entry would otherwise hand out the compressed bytes as the blob.
+        guard header.rawLength == header.storedLength else {
+            throw StrataError(.corrupt, "blob entry is marked uncompressed but records \(header.rawLength) raw bytes for \(header.storedLength) stored",
+                              path: file.path, offset: Int64(ref.offset))
+        }
         return (Array(data), total)
     }
 

@@ -177,7 +177,9 @@ struct SegmentScanner {
                 if let min = try? seal.u64(), let max = try? seal.u64() { result.sealRange = (min, max) }
                 result.sealed = true
                 result.validEnd = position + Int64(frameLength)
-                if result.validEnd < fileSize { return stop("bytes after the seal frame", at: result.validEnd) }
+                // Nothing is ever appended after a seal (a roll starts a new segment):
+                // bytes there are damage, not a torn tail, and may be commits.
+                if result.validEnd < fileSize { return stop("bytes after the seal frame", at: result.validEnd, definite: true) }
                 return result
             }
             position += Int64(frameLength)
