@@ -18,7 +18,9 @@ extension ManagedObject {
             throw StrataError(.typeMismatch, "\(entity.name).\(key) is to-many; use objects(_:)", context: ["entity": entity.name, "keyPath": key])
         }
         guard case .reference(let target) = try field(key) else { return nil }
-        return try requireContext().object(forKey: target)
+        let context = try requireContext()
+        try context.checkReference(target, of: relationship, in: self)
+        return try context.object(forKey: target)
     }
 
     /// The destinations of a to-many relationship, as faults: in the relationship's

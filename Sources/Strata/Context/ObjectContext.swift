@@ -253,6 +253,18 @@ public final class ObjectContext {
         }
     }
 
+    /// Refuses a stored to-one reference that cannot name a destination of
+    /// `relationship`: a key of another entity's range, or serial 0 (an entity's
+    /// counter record). Such a field is damage, and reading it as an object would
+    /// answer wrong; a reference to an object that is gone is the fault's to report.
+    func checkReference(_ key: RecordKey, of relationship: RelationshipDescription, in object: ManagedObject) throws {
+        let serial = key.rawValue & ObjectID.serialMask
+        let tag = StoreSchema.tag(of: key)
+        if serial != 0, let destination = shapes[relationship.destinationEntityName], destination.layout.kindTags.contains(tag) { return }
+        throw StrataError(.corrupt, "\(object.objectID).\(relationship.name) holds key \(key.rawValue), which is no \(relationship.destinationEntityName)",
+                          context: ["entity": object.entity.name, "keyPath": relationship.name, "key": "\(key.rawValue)"])
+    }
+
     /// Loads a fault's record, and those of up to a batch of its fetch siblings.
     func fireFault(_ object: ManagedObject) throws {
         let key = object.recordKey
