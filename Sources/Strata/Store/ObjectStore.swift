@@ -196,6 +196,15 @@ public final class ObjectStore: Sendable {
     private static func checkModel(_ model: ObjectModel, records: any RecordStore, path: String, logger: Logger) throws -> StoreSchema {
         let metadata = records.metadata
         guard let stored = RecordedModelHash(metadata: metadata, given: model) else {
+            // No model hash: a new store — unless it holds the object layer's other
+            // metadata or any commit, which a store opened by this layer never has
+            // without its hash. Taking it for new would ignore its tags and layouts and
+            // read every record wrong.
+            let objectKeys = metadata.keys.filter { $0.hasPrefix("strata.") }.sorted()
+            if !objectKeys.isEmpty || records.lastSequence > 0 {
+                throw StrataError(.corrupt, "the store has no model hash but holds \(objectKeys.isEmpty ? "commits" : objectKeys.joined(separator: ", ")): its metadata is damaged, or it is not an object store",
+                                  path: path, context: ["missing": StoreSchema.modelHashKey])
+            }
             let schema = try StoreSchema(model: model)
             var metadata = metadata
             metadata[StoreSchema.modelHashKey] = Array(model.versionHash.utf8)
