@@ -36,17 +36,11 @@ extension ObjectStore {
         try Task.checkCancellation()
         try lanes.beginRead()
         defer { lanes.end(write: false) }
-        let started = instrument == nil ? nil : ContinuousClock.now
-        do {
-            let value = try await run(on: lanes.readers) { cancelled in
+        return try await measured(.read) {
+            try await run(on: lanes.readers) { cancelled in
                 if cancelled.isSet { throw CancellationError() }
                 return try body(self.newContext())
             }
-            record(.read, since: started, error: nil)
-            return value
-        } catch {
-            record(.read, since: started, error: error)
-            throw error
         }
     }
 
@@ -76,8 +70,7 @@ extension ObjectStore {
         try Task.checkCancellation()
         try lanes.beginWrite(limit: options.maxPendingWrites)
         defer { lanes.end(write: true) }
-        let started = instrument == nil ? nil : ContinuousClock.now
-        do {
+        return try await measured(.write) {
             let (value, pending) = try await run(on: lanes.writer) { cancelled -> (T, PendingCommit?) in
                 var retries = 0
                 while true {
@@ -93,11 +86,7 @@ extension ObjectStore {
                 }
             }
             if let pending { try await records.durable(pending) }
-            record(.write, since: started, error: nil)
             return value
-        } catch {
-            record(.write, since: started, error: error)
-            throw error
         }
     }
 
@@ -121,14 +110,8 @@ extension ObjectStore {
         try Task.checkCancellation()
         try lanes.beginRead()
         defer { lanes.end(write: false) }
-        let started = instrument == nil ? nil : ContinuousClock.now
-        do {
-            let report = try await WorkQueue.detached(name: "strata.compact") { try self.records.compact(force: force) }
-            record(.compact, since: started, error: nil)
-            return report
-        } catch {
-            record(.compact, since: started, error: error)
-            throw error
+        return try await measured(.compact) {
+            try await WorkQueue.detached(name: "strata.compact") { try self.records.compact(force: force) }
         }
     }
 

@@ -27,14 +27,8 @@ extension ObjectStore {
         // Counted as work in flight: an async close waits for the copy to end.
         try lanes.beginRead()
         defer { lanes.end(write: false) }
-        let started = instrument == nil ? nil : ContinuousClock.now
-        do {
-            let report = try await WorkQueue.detached(name: "strata.backup") { try log.backup(to: destination, progress: progress) }
-            record(.backup, since: started, error: nil)
-            return report
-        } catch {
-            record(.backup, since: started, error: error)
-            throw error
+        return try await measured(.backup) {
+            try await WorkQueue.detached(name: "strata.backup") { try log.backup(to: destination, progress: progress) }
         }
     }
 }

@@ -46,6 +46,20 @@ extension ObjectStore {
         instrumentSlot.withLock { $0 = instrument }
     }
 
+    /// Runs `body` and reports it as `operation` (measured only when an instrument is
+    /// installed), its error included.
+    func measured<T>(_ operation: StoreOperation, _ body: () async throws -> T) async throws -> T {
+        let started = instrument == nil ? nil : ContinuousClock.now
+        do {
+            let value = try await body()
+            record(operation, since: started, error: nil)
+            return value
+        } catch {
+            record(operation, since: started, error: error)
+            throw error
+        }
+    }
+
     /// Reports an operation that started at `started` (nil: no instrument was
     /// installed when it started, so nothing is measured).
     func record(_ operation: StoreOperation, since started: ContinuousClock.Instant?, error: (any Error)?) {
