@@ -103,8 +103,8 @@ final class CompiledFetch {
         // Two integer sort keys are both read so: a walk of the first one's index meets
         // runs of rows that tie on it.
         let early = firstSortIsScalar ? Array(sortFields.prefix(firstSortIsInteger && secondSortIsInteger ? 2 : 1)) : []
-        let slots = RecordFieldSlots(fields: fields + early)
-        let sortReader = RecordFieldSlots(fields: sortFields)
+        let slots = RecordFieldSlots(fields: fields + early, rules: shape.layout.rules)
+        let sortReader = RecordFieldSlots(fields: sortFields, rules: shape.layout.rules)
         self.slots = slots
         self.sortReader = sortReader
         self.predicate = predicate?.bound(to: slots)

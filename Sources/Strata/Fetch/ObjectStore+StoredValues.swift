@@ -66,7 +66,7 @@ extension ObjectStore {
         // The fields asked for are read in place from each record's block (no record
         // copied out, no field array of the whole object); a record the slots cannot
         // read — an older layout, an external binary asked for — is decoded whole.
-        var slots = RecordFieldSlots(fields: attributeNumbers + relationshipNumbers)
+        var slots = RecordFieldSlots(fields: attributeNumbers + relationshipNumbers, rules: layout.rules)
         let attributeSlots = attributeNumbers.map(slots.slot(of:)), relationshipSlots = relationshipNumbers.map(slots.slot(of:))
         try records.visitRecords(in: StoreSchema.range(tag: layout.tag), wants: nil) { view in
             var fields: [FieldValue]

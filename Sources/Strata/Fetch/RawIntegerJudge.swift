@@ -16,6 +16,9 @@ import StrataLog
 struct RawIntegerJudge {
     /// Field number → the slot its value is read into, or -1 for a field no test reads.
     private let slotOfField: [Int]
+    /// The layout's rules (``FieldRule``): a record is answered for only when every
+    /// field holds to them and nothing follows the last.
+    private let rules: [FieldRule]
     private let tests: [IntegerTest]
     private let slotCount: Int
     /// Whether it reads every slot of the fetch's `slots` (the tests' fields, and an
@@ -38,6 +41,7 @@ struct RawIntegerJudge {
             readCount += 1
         }
         self.slotOfField = slotOfField
+        self.rules = slots.rules
         self.tests = tests
         self.slotCount = slots.values.count
         self.readsEverySlot = readCount == slots.values.count
@@ -107,13 +111,14 @@ struct RawIntegerJudge {
             layout = id
         default: return nil
         }
-        guard layout == UInt64(layoutID), let count = varint(), count <= UInt64(end - p) else { return nil }
-        let fields = min(Int(count), slotOfField.count)
-        for number in 0..<fields {
+        guard layout == UInt64(layoutID), let count = varint(), count == UInt64(rules.count) else { return nil }
+        let wanted = slotOfField.count
+        for number in 0..<Int(count) {
             guard p < end else { return nil }
             let tag = value[p]
             p += 1
-            let slot = slotOfField[number]
+            let slot = number < wanted ? slotOfField[number] : -1
+            guard rules[number].admits(tag: tag, kind: p < end ? value[p] : 0) else { return nil }
             switch tag {
             case 0: // null
                 if slot >= 0 { slots[slot].state = 2 }
@@ -132,7 +137,11 @@ struct RawIntegerJudge {
                 case 2: guard varint() != nil else { return nil }
                 case 3, 6: p += 8 // double, date
                 case 8: p += 16 // uuid
-                case 4, 5, 7, 9, 10: // decimal, string, binary, url, composite: length-prefixed
+                case 4, 5, 9: // decimal, string, url: text, which must be UTF-8
+                    guard let length = varint(), length <= UInt64(end - p),
+                          RawFieldReader.isUTF8(UnsafeRawBufferPointer(rebasing: value[p..<p + Int(length)])) else { return nil }
+                    p += Int(length)
+                case 7, 10: // binary, composite: length-prefixed
                     guard let length = varint(), length <= UInt64(end - p) else { return nil }
                     p += Int(length)
                 default: return nil
@@ -150,6 +159,7 @@ struct RawIntegerJudge {
                 return nil
             }
         }
+        guard p == end else { return nil }
         for test in tests {
             let slot = slots[test.slot]
             if slot.state == 1 {

@@ -8,11 +8,15 @@ import StrataLog
 struct RecordFieldSlots {
     /// Field number → slot, or -1 for a field no slot wants.
     let slotOfField: [Int]
+    /// What each field of the current layout may hold: every field of a record is
+    /// held to it, wanted or not.
+    let rules: [FieldRule]
     /// The slots' values for the record loaded last.
     var values: [FieldValue]
 
-    /// Slots for the given field numbers, in that order (duplicates share a slot).
-    init(fields: [Int]) {
+    /// Slots for the given field numbers, in that order (duplicates share a slot), of
+    /// records of the layout whose rules are `rules`.
+    init(fields: [Int], rules: [FieldRule]) {
         var slotOfField = [Int](repeating: -1, count: (fields.max() ?? -1) + 1)
         var count = 0
         for number in fields where slotOfField[number] < 0 {
@@ -20,18 +24,24 @@ struct RecordFieldSlots {
             count += 1
         }
         self.slotOfField = slotOfField
+        self.rules = rules
         values = Array(repeating: .null, count: count)
     }
 
     /// The slot of a field number.
     func slot(of number: Int) -> Int { slotOfField[number] }
 
-    /// Decodes the wanted fields of `view`'s value into the slots. A field the record
-    /// does not have (written under a shorter layout) reads as null, as a managed
-    /// object reads it. Returns false when a wanted field is an external binary (its
-    /// reference needs the record's blob list): such a record is judged as an object.
+    /// Decodes the wanted fields of `view`'s value into the slots. Returns false when
+    /// a wanted field is an external binary (its reference needs the record's blob
+    /// list): such a record is judged as an object.
     ///
-    /// - Throws: `.corrupt` for a value that does not decode.
+    /// Every field is read, wanted or not: the count must be the layout's, each field
+    /// what its rule admits, and nothing may follow the last one. A record judged on a
+    /// few fields must be one that reads whole — a damaged one is `.corrupt` here,
+    /// never a row left out or a field read as null.
+    ///
+    /// - Throws: `.corrupt` for a record that does not hold to its layout or a value
+    ///   that does not decode.
     ///
     /// A record of another layout than `layoutID` (an older layout, read forward by
     /// field identity) also returns false: its field numbers are not the current ones,
@@ -49,25 +59,28 @@ struct RecordFieldSlots {
         let recordLayout = version >= 2 ? try r.varint() : UInt64(firstLayoutID)
         guard recordLayout == UInt64(layoutID) else { return false }
         let count = try r.length()
-        for number in 0..<min(count, slotOfField.count) {
-            let slot = slotOfField[number]
+        guard count == rules.count else { throw FieldRule.countMismatch(key: view.key, count: count, expected: rules.count) }
+        var external = false
+        for number in 0..<count {
+            let slot = number < slotOfField.count ? slotOfField[number] : -1
             let tagByte = try r.u8()
-            guard let tag = ObjectCodec.FieldTag(rawValue: tagByte) else {
-                throw StrataError(.corrupt, "object record \(view.key) has unknown field tag \(tagByte)")
+            guard rules[number].admits(tag: tagByte, kind: tagByte == 1 ? r.peek() : 0) else {
+                throw StrataError(.corrupt, "object record \(view.key): field \(number) holds something other than \(rules[number].description) (tag \(tagByte))",
+                                  context: ["key": "\(view.key.rawValue)", "field": "\(number)"])
             }
-            switch tag {
-            case .null:
+            switch tagByte {
+            case 0:
                 continue
-            case .value:
+            case 1:
                 if slot >= 0 { values[slot] = .value(try r.value()) } else { try r.skipValue() }
-            case .blob:
-                if slot >= 0 { return false }
+            case 2:
+                if slot >= 0 { external = true }
                 _ = try r.varint()
                 _ = try r.varint()
-            case .reference:
+            case 3:
                 let key = RecordKey(try r.u64())
                 if slot >= 0 { values[slot] = .reference(key) }
-            case .references:
+            default:
                 let n = try r.length()
                 guard n <= r.remaining / 8 else { throw StrataError(.corrupt, "object record \(view.key) announces \(n) references") }
                 if slot >= 0 {
@@ -79,7 +92,10 @@ struct RecordFieldSlots {
                 }
             }
         }
-        return true
+        guard r.remaining == 0 else {
+            throw StrataError(.corrupt, "object record \(view.key) has \(r.remaining) bytes after its last field", context: ["key": "\(view.key.rawValue)"])
+        }
+        return !external
     }
 }
 
@@ -92,6 +108,9 @@ struct RawFieldReader {
     var remaining: Int { bytes.count - position }
 
     private func ended() -> StrataError { StrataError(.corrupt, "object record \(key) ends early") }
+
+    /// The next byte without passing it; 0 at the end (the read that follows throws).
+    func peek() -> UInt8 { position < bytes.count ? bytes[position] : 0 }
 
     mutating func u8() throws -> UInt8 {
         guard position < bytes.count else { throw ended() }
@@ -150,8 +169,13 @@ struct RawFieldReader {
         return UnsafeRawBufferPointer(rebasing: bytes[position..<position + count])
     }
 
+    /// Text that is not UTF-8 is damage: read with replacement characters it would
+    /// answer a string the store never held.
     mutating func string() throws -> String {
-        String(decoding: try slice(try length()), as: UTF8.self)
+        guard let text = String(validating: try slice(try length()), as: UTF8.self) else {
+            throw StrataError(.corrupt, "object record \(key) holds text that is not UTF-8", context: ["key": "\(key.rawValue)"])
+        }
+        return text
     }
 
     /// Passes over one value without decoding it.
@@ -164,8 +188,21 @@ struct RawFieldReader {
         case .int: _ = try varint()
         case .double, .date: try skip(8)
         case .uuid: try skip(16)
-        case .decimal, .string, .url, .binary, .composite: try skip(try length())
+        case .decimal, .string, .url:
+            // Text passed over must still be text: the record reads whole or not at all.
+            guard Self.isUTF8(try slice(try length())) else {
+                throw StrataError(.corrupt, "object record \(key) holds text that is not UTF-8", context: ["key": "\(key.rawValue)"])
+            }
+        case .binary, .composite: try skip(try length())
         }
+    }
+
+    /// Whether `bytes` are UTF-8: ASCII (nearly every text a record holds) by a scan
+    /// of its bytes, anything else by the standard library's validation.
+    @inline(__always)
+    static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for byte in bytes where byte >= 0x80 { return String(validating: bytes, as: UTF8.self) != nil }
+        return true
     }
 
     /// One value, as `ObjectCodec.decodeValue` decodes it.

@@ -141,6 +141,9 @@ enum ObjectCodec {
                 fields.append(.references(keys))
             }
         }
+        guard r.remaining == 0 else {
+            throw StrataError(.corrupt, "object record \(view.key) has \(r.remaining) bytes after its last field", context: ["key": "\(view.key.rawValue)"])
+        }
         return StoredObject(key: view.key, sequence: view.sequence, fields: fields, layoutID: layoutID)
     }
 
@@ -341,6 +344,9 @@ struct FieldReader {
     }
 
     mutating func string() throws -> String {
-        String(decoding: try bytes(try length()), as: UTF8.self)
+        guard let text = String(validating: try bytes(try length()), as: UTF8.self) else {
+            throw StrataError(.corrupt, "an object record holds text that is not UTF-8")
+        }
+        return text
     }
 }

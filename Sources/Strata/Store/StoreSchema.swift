@@ -43,9 +43,23 @@ struct StoreSchema: Sendable {
         var firstLayoutID: UInt32 = 1
         /// How a record of each older layout reads as this one.
         var forwards: [UInt32: ForwardMap] = [:]
+        /// What each field of the current layout may hold.
+        var rules: [FieldRule] = []
+        /// The same for each older layout.
+        var olderRules: [UInt32: [FieldRule]] = [:]
 
         /// The layout a record names, or its entity's first for a version-1 record.
         func layout(named id: UInt32?) -> UInt32 { id ?? firstLayoutID }
+
+        /// Holds a decoded record to its layout: the layout must be one the entity has
+        /// had, and the fields what that layout's rules admit.
+        func check(_ object: StoredObject) throws {
+            let id = layout(named: object.layoutID)
+            guard let rules = id == layoutID ? rules : olderRules[id] else {
+                throw StrataError(.corrupt, "object record \(object.key) names layout \(id), which \(name) never had", context: ["entity": name])
+            }
+            try FieldRule.check(object.fields, against: rules, key: object.key, layout: id, entity: name)
+        }
     }
 
     /// A record of an older layout read as the current one: each current field takes
@@ -135,6 +149,8 @@ struct StoreSchema: Sendable {
     /// Each entity's shape, its layout included.
     let shapes: [String: EntityShape]
     let entityByTag: [UInt16: String]
+    /// Each entity's shape by its tag, for reading a record by its key.
+    let shapeByTag: [UInt16: EntityShape]
     /// The edge relations of the stored to-manys, by name (`Entity.relationship` of
     /// the primary side), each with its own key tag (docs/FORMAT.md §11).
     let edgeTags: [String: UInt16]
@@ -251,6 +267,10 @@ struct StoreSchema: Sendable {
             let fieldNumbers = Dictionary(uniqueKeysWithValues: fields.enumerated().map { ($1.name, $0) })
             var layout = EntityLayout(name: entity.name, tag: tag, fields: fields, fieldNumbers: fieldNumbers, kindTags: kindTags)
             (layout.layoutID, layout.firstLayoutID, layout.forwards) = versions
+            layout.rules = fields.map { FieldRule($0.kind) }
+            for older in layoutTable?.entities[entity.name]?.layouts.dropLast() ?? [] {
+                layout.olderRules[older.id] = older.fields.map { field in Field.Kind.fromTable(field).map(FieldRule.init) ?? FieldRule(code: 0xFF) }
+            }
             var constraints: [UniqueConstraint] = []
             var compoundPosition: [String: UInt32] = [:]
             for rule in model.uniquenessRules(of: entity) {
@@ -284,6 +304,7 @@ struct StoreSchema: Sendable {
         }
         self.shapes = shapes
         self.entityByTag = Dictionary(uniqueKeysWithValues: tags.map { ($1, $0) })
+        self.shapeByTag = tags.reduce(into: [:]) { byTag, pair in if let shape = shapes[pair.key] { byTag[pair.value] = shape } }
         var tagged: [EdgeRelation] = []
         var sides: [String: EdgeSide] = [:]
         for var relation in relations {
@@ -345,13 +366,14 @@ struct StoreSchema: Sendable {
     /// A record's fields in its entity's current layout: a record of an older layout
     /// is read forward (``ForwardMap``); a record of no known layout is damage.
     func forward(_ object: StoredObject) throws -> StoredObject {
-        guard hasOlderLayouts else {
+        guard let layout = shapeByTag[Self.tag(of: object.key)]?.layout else {
             try Self.checkOnlyLayout(object)
             return object
         }
-        guard let name = entityByTag[Self.tag(of: object.key)], let layout = shapes[name]?.layout else { return object }
+        try layout.check(object)
         let id = layout.layout(named: object.layoutID)
         if id == layout.layoutID { return object }
+        let name = layout.name
         guard let map = layout.forwards[id] else {
             throw StrataError(.corrupt, "object record \(object.key) names layout \(id), which \(name) never had", context: ["entity": name])
         }

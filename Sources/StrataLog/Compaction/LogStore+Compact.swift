@@ -137,6 +137,10 @@ extension LogStore {
             report.segmentBytesBefore += try file.size()
             var keep: [Record] = []
             var keepSequence: UInt64?
+            // Locations the index names for a version this segment holds twice (a key
+            // written twice in one transaction: the later record is the current one),
+            // not met yet: each must be met before the segment ends.
+            var awaited: [RecordLocation: RecordKey] = [:]
             func flush() throws {
                 defer { keep.removeAll(keepingCapacity: true) }
                 guard let sequence = keepSequence, !keep.isEmpty else { return }
@@ -153,11 +157,11 @@ extension LogStore {
                     try flush()
                     keepSequence = sequence
                 }
-                let current = try self.readIndex { s in
-                    try records.map { scanned -> Bool in
-                        guard let entry = try s.index.entry(scanned.record.key) else { return false }
-                        return entry.sequence == scanned.record.sequence && entry.location == scanned.location
-                    }
+                let entries = try self.readIndex { s in try records.map { try s.index.entry($0.record.key) } }
+                var current: [Bool] = []
+                current.reserveCapacity(records.count)
+                for (scanned, entry) in zip(records, entries) {
+                    current.append(try crossCheck(scanned, against: entry, segment: id, awaited: &awaited, path: file.path))
                 }
                 for (scanned, isCurrent) in zip(records, current) where isCurrent {
                     var record = scanned.record
@@ -183,6 +187,11 @@ extension LogStore {
             }
             if let damage = scan.damage {
                 throw StrataError(.corrupt, "sealed segment is damaged: \(damage.reason)", path: file.path, offset: damage.offset)
+            }
+            if let missed = awaited.min(by: { $0.key.frameOffset < $1.key.frameOffset }) {
+                let (location, key) = (missed.key, missed.value)
+                throw StrataError(.corrupt, "the index locates key \(key.rawValue)'s current version at frame \(location.frameOffset) (record \(location.recordOffset), \(location.recordLength) bytes), where the segment holds no record of it",
+                                  path: file.path, offset: Int64(location.frameOffset), context: ["key": "\(key.rawValue)"])
             }
             try flush()
         }
@@ -264,6 +273,44 @@ extension LogStore {
         report.recordsRewritten += recordsRewritten
         report.tombstonesDropped += tombstonesDropped
         for w in written { report.segmentBytesAfter += try w.file.size() }
+    }
+
+    /// Whether a record compaction met in segment `id` is its key's current version,
+    /// judged against the index entry the reads use (nil: the index has no version of
+    /// the key). The two must tell one story: compaction copies only what reads would
+    /// answer, and never drops what they would (FORMAT.md §8). A record newer than its
+    /// key's entry, a key the index lost, the current version's kind differing from its
+    /// entry's, or an entry naming a place in this segment where no record of its key
+    /// lies is damage — copying by either side alone would bring a deleted object back
+    /// or drop an acknowledged one.
+    func crossCheck(_ scanned: SegmentScanner.ScannedRecord, against entry: IndexEntry?, segment id: UInt32,
+                    awaited: inout [RecordLocation: RecordKey], path: String) throws -> Bool {
+        let record = scanned.record
+        awaited[scanned.location] = nil
+        guard let entry else {
+            throw StrataError(.corrupt, "the segment holds version \(record.sequence) of key \(record.key.rawValue), of which the index has no version: an index file is damaged",
+                              path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(record.key.rawValue)"])
+        }
+        if entry.sequence < record.sequence {
+            throw StrataError(.corrupt, "the segment holds version \(record.sequence) of key \(record.key.rawValue), newer than the index's current \(entry.sequence): an index file is damaged",
+                              path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(record.key.rawValue)"])
+        }
+        if entry.sequence > record.sequence { return false }
+        if entry.location == scanned.location {
+            guard entry.isTombstone == record.isTombstone else {
+                throw StrataError(.corrupt, "key \(record.key.rawValue)'s current version is \(record.isTombstone ? "a tombstone" : "a put") in the segment and \(entry.isTombstone ? "a tombstone" : "a put") in the index",
+                                  path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(record.key.rawValue)"])
+            }
+            return true
+        }
+        // Same version elsewhere: only a later record of the same transaction, in this
+        // segment, can be it.
+        guard entry.location.segment == id, entry.location.frameOffset >= scanned.location.frameOffset else {
+            throw StrataError(.corrupt, "the index locates key \(record.key.rawValue)'s version \(record.sequence) in segment \(entry.location.segment) at frame \(entry.location.frameOffset), but this segment holds it at frame \(scanned.location.frameOffset)",
+                              path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(record.key.rawValue)"])
+        }
+        awaited[entry.location] = record.key
+        return false
     }
 
     /// Deletes collected blob files once no current version references them.
