@@ -27,7 +27,7 @@ extension LogStore {
             // New files are numbered after the old ones, so no name is reused while both exist.
             fresh.nextSegmentID = old.nextSegmentID
             fresh.nextBlobID = old.nextBlobID
-            fresh.generation = old.generation + 1
+            fresh.generation = try Checked.successor(of: old.generation, "manifest generation", path: paths.manifest)
             // The old files are deleted after the switch: open must know them for
             // garbage if that does not finish (FORMAT.md §6.3), with any earlier
             // retired file still present.

@@ -168,7 +168,7 @@ extension LogStore {
         // or damaged index file is rebuilt from its segment with a warning.
         var rebuiltSegments: [UInt32] = []
         for info in manifest.segments where info.state == .sealed {
-            let file = try openChecked(paths.segment(info.id), magic: Format.segmentMagic, id: info.id, manifest: manifest, fileSystem: fileSystem, readOnly: true)
+            let file = try openChecked(paths.segment(info.id), magic: Format.segmentMagic, id: info.id, manifest: manifest, fileSystem: fileSystem, readOnly: true, sealed: true)
             state.segmentFiles[info.id] = file
             let index: IndexFile
             if upgrading {
@@ -195,6 +195,9 @@ extension LogStore {
             state.index.counters = manifest.counters
             for id in rebuiltSegments {
                 try checkRebuiltLiveBytes(segment: id, index: state.index, counters: manifest.counters, path: paths.segment(id), logger: logger)
+            }
+            if let first = rebuiltSegments.first {
+                try checkRebuiltLiveKeys(index: state.index, counters: manifest.counters, path: paths.segment(first), logger: logger)
             }
         }
 
@@ -478,7 +481,13 @@ extension LogStore {
         }
     }
 
-    private static func openChecked(_ path: String, magic: [UInt8], id: UInt32, manifest: Manifest, fileSystem: any FileSystem, readOnly: Bool) throws -> any StorageFile {
+    /// Opens a file the manifest lists, its header checked. A sealed file must not
+    /// be of a newer format than the manifest (`sealed`): every writer writes files of
+    /// its own version and the manifest after them, so a manifest older than a sealed
+    /// file had its version changed, and would be read by the wrong rules (a format-1
+    /// manifest has no counters; a relabelled one would count nothing).
+    private static func openChecked(_ path: String, magic: [UInt8], id: UInt32, manifest: Manifest, fileSystem: any FileSystem, readOnly: Bool,
+                                    sealed: Bool = false) throws -> any StorageFile {
         guard fileSystem.exists(path) else {
             throw StrataError(.corrupt, "the manifest lists this file but it is missing", path: path)
         }
@@ -486,6 +495,10 @@ extension LogStore {
         let header = try FileHeader.decode(try file.readExactly(FileHeader.size, at: 0), expectedMagic: magic, path: path)
         guard header.fileID == id, header.storeID == manifest.storeID else {
             throw StrataError(.corrupt, "file belongs to another store or carries another number (id \(header.fileID), expected \(id))", path: path, offset: 0)
+        }
+        if sealed && header.version > manifest.version {
+            throw StrataError(.corrupt, "this sealed file is of format version \(header.version) but the manifest says \(manifest.version): the manifest's version was changed",
+                              path: path, offset: 8, context: ["manifestVersion": "\(manifest.version)", "fileVersion": "\(header.version)"])
         }
         return file
     }

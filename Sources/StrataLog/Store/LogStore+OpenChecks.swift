@@ -80,6 +80,31 @@ extension LogStore {
         }
     }
 
+    /// After a rebuild, the live keys per key prefix the manifest counts must be what
+    /// the sealed index files now hold (FORMAT.md §6.1). A record whose kind or key was
+    /// edited inside a sealed segment, its checksum recomputed, keeps the segment's
+    /// live bytes but turns a put into a tombstone (an object vanishes), a tombstone
+    /// into a put (a deleted one returns) or one key into another: the index file
+    /// written at the roll would have disagreed with the record on every read, the
+    /// rebuilt one agrees with it. One merge of the index files, only when one was
+    /// rebuilt.
+    static func checkRebuiltLiveKeys(index: StoreIndex, counters: IndexCounters, path: String, logger: Logger) throws {
+        var counted = IndexCounters()
+        var copy = index
+        do {
+            try copy.forEachCurrent { counted.add($0) }
+        } catch is IndexFile.Damage {
+            logger.warning("could not recount live keys after a rebuild: another index file is damaged", metadata: ["path": "\(path)"])
+            return
+        }
+        let prefixes = Set(counted.liveCountByPrefix.keys).union(counters.liveCountByPrefix.keys).sorted()
+        for prefix in prefixes where (counted.liveCountByPrefix[prefix] ?? 0) != (counters.liveCountByPrefix[prefix] ?? 0) {
+            let expected = counters.liveCountByPrefix[prefix] ?? 0, found = counted.liveCountByPrefix[prefix] ?? 0
+            throw StrataError(.corrupt, "the manifest counts \(expected) live keys under prefix \(prefix) but the sealed segments hold \(found) once an index file was rebuilt from its segment: a record's key or kind was changed",
+                              path: path, context: ["prefix": "\(prefix)", "manifestLiveKeys": "\(expected)", "liveKeys": "\(found)"])
+        }
+    }
+
     /// The most record bytes a segment of `size` bytes can hold: records are counted
     /// decompressed, and an LZ4 block expands at most 255 times (a bound on the stored
     /// size alone wrongly refused every hint and index file of a compressed segment).

@@ -118,6 +118,7 @@ extension LogStore {
                 manifest.version = Format.version
                 manifest.counters = stagingManifest.counters
                 manifest.countersKnown = true
+                manifest.generation = try Checked.successor(of: manifest.generation, "manifest generation", path: paths.manifest)
                 try ManifestWriter(fileSystem: fileSystem, paths: paths).write(manifest)
             } catch {
                 fail(error)

@@ -107,7 +107,35 @@ extension LogStore {
                 }
             }
         }
+        verifyCounters(&report)
         return report
+    }
+
+    /// Recounts what the manifest's counters keep (FORMAT.md §6.1) — live bytes per
+    /// segment and blob file, live keys per key prefix — from one merge of the index,
+    /// and reports each figure that differs from the store's: `count` and compaction's
+    /// choices answer from those figures without reading a key.
+    private func verifyCounters(_ report: inout VerifyReport) {
+        let (snapshot, kept) = state.withLock { ($0.index, $0.index.counters) }
+        var index = snapshot
+        var counted = IndexCounters()
+        do {
+            try index.forEachCurrent { counted.add($0) }
+        } catch {
+            report.problems.append((error as? IndexFile.Damage)?.error ?? (error as? StrataError) ?? StrataError(.corrupt, "\(error)", path: paths.index))
+            return
+        }
+        func compare<K: Comparable & Hashable>(_ what: String, _ keptFigures: [K: Int64], _ countedFigures: [K: Int64], _ name: (K) -> String) {
+            for key in Set(keptFigures.keys).union(countedFigures.keys).sorted() {
+                let stored = keptFigures[key] ?? 0, actual = countedFigures[key] ?? 0
+                guard stored != actual else { continue }
+                report.problems.append(StrataError(.corrupt, "the manifest's counters hold \(stored) \(what) for \(name(key)); the index holds \(actual)",
+                                                   path: paths.manifest, context: ["counter": what, "key": name(key), "stored": "\(stored)", "counted": "\(actual)"]))
+            }
+        }
+        compare("live record bytes", kept.liveBytesBySegment, counted.liveBytesBySegment) { "segment \($0)" }
+        compare("live blob bytes", kept.liveBytesByBlobFile, counted.liveBytesByBlobFile) { "blob file \($0)" }
+        compare("live keys", kept.liveCountByPrefix, counted.liveCountByPrefix) { "key prefix \($0)" }
     }
 
     /// ``verifyIndexFile(_:expected:report:)`` against a rebuilt file on disk, read a
