@@ -100,6 +100,15 @@ public final class ObjectStore: Sendable {
             log.setRecordRewriter { schema.rewrittenInCurrentLayout($0) }
         }
         if let migrated { options.instrument?.operationFinished(.migrate, duration: migrated, error: nil) }
+        if options.paranoidChecks {
+            let report = try verify()
+            if let first = report.problems.first {
+                try? records.close()
+                let more = report.problems.count > 1 ? " (and \(report.problems.count - 1) more problems)" : ""
+                throw StrataError(.corrupt, "paranoid checks at open found the store damaged: \(first.message)\(more)", path: first.path ?? path,
+                                  offset: first.offset, context: first.context)
+            }
+        }
     }
 
     init(uncheckedRecords records: any RecordStore, model: ObjectModel, schema: StoreSchema, serials: [UInt16: UInt64], options: StoreOptions,
@@ -187,9 +196,6 @@ public final class ObjectStore: Sendable {
         for observer in observers { observer.continuation.finish() }
         try records.close()
     }
-
-    /// Checks every frame, index and blob reference of the store.
-    public func verify() throws -> VerifyReport { try records.verify() }
 
     // MARK: Opening
 

@@ -112,6 +112,16 @@ public struct StoreOptions: Sendable {
     public var changeBufferLimit = 1_024
     /// Where the store reports each operation's duration and outcome (metrics).
     public var instrument: (any StoreInstrument)?
+    /// Open checks the whole store before it answers anything, as LevelDB's
+    /// `paranoid_checks`: ``ObjectStore/verify()`` runs — the engine's checks (every
+    /// index file rebuilt from its segment and compared, every counter recounted) and
+    /// every object and edge record held to the model — and a store found unsound is
+    /// refused with `.corrupt` naming the first problem. In the default mode an index
+    /// entry edited with its checksum recomputed can make a read miss a version or a
+    /// term match until `verify` is run (docs/FORMAT.md, "Trust model"); with these
+    /// checks it cannot. Open then reads the whole store: its time grows with the
+    /// store's size, its memory does not.
+    public var paranoidChecks = false
 
     /// Default options: segment log, durable commits, no migration.
     public init() {}

@@ -56,6 +56,7 @@ extension LogStore {
                 try create(paths: paths, fileSystem: fileSystem, logger: logger, identity: identity)
             }
             let store = try recover(paths: paths, options: options, fileSystem: fileSystem, logger: logger, lock: lock, cache: cache)
+            if options.paranoidChecks { try store.refuseUnlessSound(try store.verify()) }
             logger.info("opened store", metadata: [
                 "path": "\(path)", "keys": "\(store.count)", "lastSequence": "\(store.lastSequence)",
                 "elapsed": "\(ContinuousClock.now - started)",

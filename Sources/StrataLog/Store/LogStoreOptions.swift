@@ -77,5 +77,15 @@ public struct LogStoreOptions: Sendable {
     /// may write uses its own `index/` directory and ignores this.
     public var scratchDirectory: String?
 
+    /// Open checks the whole store before it answers anything, as LevelDB's
+    /// `paranoid_checks`: it runs ``LogStore/verify()`` — every frame read, every
+    /// index file rebuilt from its segment and compared byte for byte, every counter
+    /// recounted, every referenced blob read — and refuses a store it finds unsound
+    /// with `.corrupt` naming the first problem. An index file whose checksums hold
+    /// but whose entries were edited can then no longer answer wrongly (FORMAT.md,
+    /// "Trust model"). Open then reads the whole store: its time grows with the
+    /// store's size, its memory does not.
+    public var paranoidChecks = false
+
     public init() {}
 }

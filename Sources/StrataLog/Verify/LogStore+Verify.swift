@@ -111,6 +111,16 @@ extension LogStore {
         return report
     }
 
+    /// Closes the store and throws `.corrupt` naming the first problem of `report`,
+    /// unless it is sound: open's paranoid checks.
+    package func refuseUnlessSound(_ report: VerifyReport) throws {
+        guard let first = report.problems.first else { return }
+        try? close()
+        let more = report.problems.count > 1 ? " (and \(report.problems.count - 1) more problems)" : ""
+        throw StrataError(.corrupt, "paranoid checks at open found the store damaged: \(first.message)\(more)", path: first.path, offset: first.offset,
+                          context: first.context)
+    }
+
     /// Recounts what the manifest's counters keep (FORMAT.md §6.1) — live bytes per
     /// segment and blob file, live keys per key prefix — from one merge of the index,
     /// and reports each figure that differs from the store's: `count` and compaction's
