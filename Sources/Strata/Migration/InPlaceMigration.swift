@@ -269,7 +269,7 @@ struct InPlaceMigration {
             reserved.retiredTermIndexes = Array(Set((reserved.retiredTermIndexes ?? []) + fieldIndexes)).sorted()
             var onDisk = records.metadata
             onDisk[LayoutTable.metadataKey] = try reserved.encoded()
-            try records.setMetadata(onDisk)
+            try records.setMetadata(MetadataDigest.sealed(onDisk))
         }
         for (entity, entityBuilds) in Dictionary(grouping: builds, by: \.entity) {
             guard let layout = schema.shapes[entity]?.layout else { continue }

@@ -37,6 +37,9 @@ enum StoreMigrator {
     /// Migrates the store behind `log` (opened, write-locked) to `target`. Returns the
     /// reopened engine store.
     static func migrate(_ log: LogStore, path: String, to target: ObjectModel, options: StoreOptions) throws -> LogStore {
+        // Every record is read through the stored tags and layouts: edited ones would
+        // migrate each object as another's.
+        try MetadataDigest.check(log.metadata, path: path)
         guard let sourceModel = try ObjectStore.storedModel(in: log) else {
             throw StrataError(.migrationFailed, "the store does not record the model it was written with; it cannot be migrated", path: path)
         }
@@ -100,7 +103,7 @@ enum StoreMigrator {
                         if stagings.isEmpty {
                             pendingMetadata = inPlace.metadata
                         } else {
-                            try source.setMetadata(inPlace.metadata)
+                            try source.setMetadata(MetadataDigest.sealed(inPlace.metadata))
                         }
                         currentModel = destination
                         continue
@@ -116,7 +119,7 @@ enum StoreMigrator {
             guard let last = stagings.last else {
                 if let pendingMetadata {
                     options.migrationProgress?(MigrationProgress(stage: steps.count - 1, stageCount: steps.count, pass: .swap, entityMapping: "", done: 0, total: 1, largestBatch: 0))
-                    try log.setMetadata(pendingMetadata)
+                    try log.setMetadata(MetadataDigest.sealed(pendingMetadata))
                 }
                 return log
             }

@@ -50,7 +50,7 @@ extension ObjectStore {
         table.retiredTermIndexes = retired.sorted()
         var metadata = records.metadata
         metadata[LayoutTable.metadataKey] = try table.encoded()
-        try records.setMetadata(metadata)
+        try records.setMetadata(MetadataDigest.sealed(metadata))
         options.logger.info("older record layouts rewritten and dropped", metadata: ["path": "\(path)", "records": "\(rewritten)"])
         return rewritten
     }

@@ -85,7 +85,7 @@ extension ObjectStore {
         metadata[StoreSchema.modelHashKey] = Array(model.versionHash.utf8)
         if termsUnchangedByExactEncoding(model) { metadata[StoreSchema.termsKey] = StoreSchema.exactTermsVersion }
         do {
-            try records.setMetadata(metadata)
+            try records.setMetadata(MetadataDigest.sealed(metadata))
         } catch {
             logger.debug("store metadata left at the version 1 hash", metadata: ["path": "\(path)", "error": "\(error)"])
         }

@@ -39,6 +39,9 @@ extension ObjectStore {
     /// docs/FORMAT.md §11.4); `metadata` replaces the store's own when a migration has
     /// changed it and not written it yet.
     static func storedSchema(in records: any RecordStore, model: ObjectModel, metadata: [String: [UInt8]]? = nil) throws -> StoreSchema {
+        // Metadata read from the store is held to its digest; what a migration passes
+        // is its own, in the making.
+        if metadata == nil { try MetadataDigest.check(records.metadata, path: (records as? LogStore)?.path ?? "") }
         let metadata = metadata ?? records.metadata
         let edges = try metadata[StoreSchema.edgesMetadataKey].map(StoreSchema.decodeTags)
         var model = model
@@ -61,7 +64,7 @@ extension ObjectStore {
         // A migration writes every record anew, with this release's terms.
         metadata[StoreSchema.termsKey] = StoreSchema.exactTermsVersion
         metadata[StoreSchema.blobTermsKey] = StoreSchema.blobTermsVersion
-        try records.setMetadata(metadata)
+        try records.setMetadata(MetadataDigest.sealed(metadata))
     }
 
     /// A snapshot of the next serial of every entity.

@@ -219,7 +219,7 @@ public final class ObjectStore: Sendable {
             metadata[StoreSchema.modelKey] = Array(try model.jsonData())
             metadata[StoreSchema.termsKey] = StoreSchema.exactTermsVersion
             metadata[StoreSchema.blobTermsKey] = StoreSchema.blobTermsVersion
-            try records.setMetadata(metadata)
+            try records.setMetadata(MetadataDigest.sealed(metadata))
             return schema
         }
         guard stored.current == model.versionHash else {

@@ -380,6 +380,10 @@ struct StoreSchema: Sendable {
         var forwarded = object
         forwarded.fields = map.apply(object.fields)
         forwarded.layoutID = layout.layoutID
+        // What an older field or a fill hands the current layout must be what the
+        // current field holds (widening keeps the kind): a table whose field ids or
+        // fills were edited would hand over another field's value.
+        try FieldRule.check(forwarded.fields, against: layout.rules, key: object.key, layout: layout.layoutID, entity: name)
         return forwarded
     }
 

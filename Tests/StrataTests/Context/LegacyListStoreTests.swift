@@ -29,6 +29,7 @@ import StrataLog
         defer { try? log.close() }
         var metadata = log.metadata
         metadata[StoreSchema.edgesMetadataKey] = nil
+        metadata[MetadataDigest.key] = nil  // written before the digest too
         try log.setMetadata(metadata)
         let schema = try StoreSchema(model: model, existing: try ObjectStore.storedTags(in: log))
         var written = Written()

@@ -102,21 +102,28 @@ import StrataLog
         #expect(error?.code == .corrupt)
     }
 
-    /// The stored schema's tag for Employee changed to one no key has: the default open
-    /// fetches no employee; verify names the keys no entity claims, and a paranoid
-    /// open refuses the store.
+    /// The stored schema's tag for Employee changed to one no key has: open refuses
+    /// metadata that does not match its digest. Without the digest too (as a store
+    /// written before it), the default open fetches no employee; verify names the keys
+    /// no entity claims, and a paranoid open refuses the store.
     @Test func keysNoEntityClaimsAreReportedAndRefusedParanoid() throws {
         let (memory, model, _) = try Self.store()
-        do {
-            let store = try ObjectStore(at: "/store", model: model, options: Self.options(memory))
-            var metadata = store.records.metadata
+        func editSchema(removingDigest: Bool) throws {
+            let store = try LogStore.open(at: "/store", options: Self.options(memory).log, fileSystem: memory, logger: .quiet)
+            var metadata = store.metadata
             let schema = try #require(metadata["strata.schema"])
             var tags = try JSONDecoder().decode([String: UInt16].self, from: Data(schema))
             tags["Employee"] = 40
             metadata["strata.schema"] = Array(try JSONEncoder().encode(tags))
-            try store.records.setMetadata(metadata)
+            if removingDigest { metadata["strata.digest"] = nil }
+            try store.setMetadata(metadata)
             try store.close()
         }
+        try editSchema(removingDigest: false)
+        let refused = #expect(throws: StrataError.self) { _ = try ObjectStore(at: "/store", model: model, options: Self.options(memory)) }
+        #expect(refused?.code == .corrupt && refused?.context["key"] == "strata.digest", "\(String(describing: refused))")
+        // Edited again, the digest removed.
+        try editSchema(removingDigest: true)
         let store = try ObjectStore(at: "/store", model: model, options: Self.options(memory))
         let report = try store.verify()
         #expect(report.problems.contains { $0.context["tag"] != nil }, "\(report)")
