@@ -67,5 +67,11 @@ extension Summary {
         try check(compare("Open \(nLabel) + count, Strata ObjectStore", .milliseconds, repetitions: max(repetitions, 5),
                           strata: { try Workloads.open(contextDurable, employees) },
                           sqlite: { try Workloads.open(sqliteFull, employees) }), expected: n)
+        // Paranoid open verifies the whole store (every frame, index file, counter and
+        // record) before it answers; SQLite's whole-database check is integrity_check.
+        let paranoid = StrataObjectEngine(durability: .everyCommit, writer: .context, paranoid: true)
+        try check(compare("Paranoid open \(nLabel) + count (paranoidChecks vs PRAGMA integrity_check)", .milliseconds, repetitions: repetitions,
+                          strata: { try Workloads.open(paranoid, employees) },
+                          sqlite: { try Workloads.open(GRDBEngine(synchronous: .full, integrityCheck: true), employees) }), expected: n)
     }
 }

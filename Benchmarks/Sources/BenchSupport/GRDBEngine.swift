@@ -14,14 +14,18 @@ public struct GRDBEngine: EmployeeEngine {
     }
 
     public let synchronous: Synchronous
+    /// Whether open runs `PRAGMA integrity_check` first: SQLite's check of a whole
+    /// database, the peer of Strata's paranoid open.
+    public let integrityCheck: Bool
 
-    public init(synchronous: Synchronous) {
+    public init(synchronous: Synchronous, integrityCheck: Bool = false) {
         self.synchronous = synchronous
+        self.integrityCheck = integrityCheck
     }
 
     public var side: EngineSide { .sqlite }
     public var fixtureBuilder: any EmployeeEngine { GRDBEngine(synchronous: .normal) }
-    public var name: String { "SQLite WAL \(synchronous.rawValue)" }
+    public var name: String { "SQLite WAL \(synchronous.rawValue)" + (integrityCheck ? " integrity_check" : "") }
 
     public static func databasePath(in directory: String) -> String {
         (directory as NSString).appendingPathComponent("employees.sqlite")
@@ -44,7 +48,12 @@ public struct GRDBEngine: EmployeeEngine {
     }
 
     public func open(in directory: String) throws -> any EmployeeStore {
-        try GRDBEmployeeStore(path: Self.databasePath(in: directory), synchronous: synchronous)
+        let store = try GRDBEmployeeStore(path: Self.databasePath(in: directory), synchronous: synchronous)
+        if integrityCheck {
+            let result = try store.pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
+            guard result == "ok" else { throw DatabaseError(message: "integrity_check: \(result ?? "no answer")") }
+        }
+        return store
     }
 }
 

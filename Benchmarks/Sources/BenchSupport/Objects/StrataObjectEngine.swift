@@ -19,10 +19,13 @@ public struct StrataObjectEngine: EmployeeEngine {
 
     public let durability: LogStoreOptions.Durability
     public let writer: Writer
+    /// Whether open verifies the whole store first (`StoreOptions.paranoidChecks`).
+    public let paranoid: Bool
 
-    public init(durability: LogStoreOptions.Durability = .everyCommit, writer: Writer = .context) {
+    public init(durability: LogStoreOptions.Durability = .everyCommit, writer: Writer = .context, paranoid: Bool = false) {
         self.durability = durability
         self.writer = writer
+        self.paranoid = paranoid
     }
 
     public var side: EngineSide { .strata }
@@ -33,7 +36,7 @@ public struct StrataObjectEngine: EmployeeEngine {
         case .none: "none"
         case let .periodic(milliseconds): "periodic \(milliseconds)ms"
         }
-        return "Strata objects \(writer.rawValue) \(durable)"
+        return "Strata objects \(writer.rawValue) \(durable)" + (paranoid ? " paranoid" : "")
     }
 
     public var fixtureBuilder: any EmployeeEngine { StrataObjectEngine(durability: .none, writer: .batchInsert) }
@@ -56,8 +59,10 @@ public struct StrataObjectEngine: EmployeeEngine {
     }
 
     public func open(in directory: String) throws -> any EmployeeStore {
-        try StrataObjectEmployeeStore(store: ObjectStore(at: Self.storePath(in: directory), model: BenchModels.employees(),
-                                                         options: Self.options(durability: durability, create: false)), writer: writer)
+        var options = Self.options(durability: durability, create: false)
+        options.paranoidChecks = paranoid
+        return try StrataObjectEmployeeStore(store: ObjectStore(at: Self.storePath(in: directory), model: BenchModels.employees(), options: options),
+                                             writer: writer)
     }
 }
 
