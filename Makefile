@@ -4,7 +4,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build demo test test-service service-load service-kill-test test-tsan test-asan fuzz fuzz-build fuzz-seeds crash-campaign bench bench-full bench-check bench-thresholds clean
+.PHONY: deps build demo test test-service service-load service-kill-test test-tsan test-asan fuzz fuzz-build fuzz-damage fuzz-seeds crash-campaign bench bench-full bench-check bench-thresholds clean
 
 deps:
 	@if ! { pkg-config --exists liblz4 2>/dev/null || [ -f /usr/include/lz4.h ]; }; then \
@@ -61,7 +61,16 @@ fuzz-build: deps
 	cd Fuzz && $(SWIFT) build --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address
 
 fuzz: fuzz-build
-	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run-fuzzers.sh
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run-fuzzers.sh; status=$$?; \
+		$(MAKE) fuzz-damage || status=1; exit $$status
+
+# The damage catalogue in full (DamageCatalogueTests with STRATA_DAMAGE_FULL=1): every
+# field of every file of the template store edited with its checksums recomputed, both
+# templates, rerun past traps until it completes; the summary goes to
+# .build/damage-report.txt. `make test` runs a sample of it.
+fuzz-damage: deps
+	$(SWIFT) build --build-tests
+	SWIFT=$(SWIFT) Fuzz/run-damage.sh
 
 # Rewrites the seed corpora (Fuzz/Corpus/*/seed-*) from the store template and fixtures.
 fuzz-seeds: deps

@@ -62,3 +62,38 @@ enum Checksums {
         for i in 0..<4 { bytes[offset + i] = UInt8(truncatingIfNeeded: value >> (8 * i)) }
     }
 }
+
+/// The checksums one damage case recomputes (FORMAT.md §3.1, §3.2, §5.2, §6.1, §7):
+/// only those covering the edited field, so that an edit that moves a frame's or an
+/// entry's end leaves the rest of the file as it was written.
+extension Checksums {
+    /// The frame whose header starts at `start`: its CRC over the length, type, flags,
+    /// reserved bytes and the payload its (possibly edited) length announces, when that
+    /// payload lies inside the file.
+    static func repairFrame(_ file: inout [UInt8], at start: Int) {
+        guard start >= 0, start + 12 <= file.count else { return }
+        let length = Int(read32(file, at: start))
+        guard start + 12 + length <= file.count else { return }
+        var covered = Array(file[start..<start + 4])
+        covered += file[start + 8..<start + 12 + length]
+        put32(CRC32C.checksum(covered[...]), into: &file, at: start + 4)
+    }
+
+    /// The blob entry whose header starts at `start`: its data CRC over the stored
+    /// length it (now) announces, when that lies inside the file, then its header CRC.
+    static func repairBlobEntry(_ file: inout [UInt8], at start: Int) {
+        guard start >= 0, start + 32 <= file.count else { return }
+        let stored = UInt64(read32(file, at: start + 8)) | UInt64(read32(file, at: start + 12)) << 32
+        if stored <= UInt64(file.count - start - 32) {
+            put32(CRC32C.checksum(file[start + 32..<start + 32 + Int(stored)]), into: &file, at: start + 24)
+        }
+        put32(CRC32C.checksum(file[start..<start + 28]), into: &file, at: start + 28)
+    }
+
+    /// An index file's block (FORMAT.md §7: every block ends with the CRC-32C of its
+    /// bytes before it), `length` bytes from `start`, the CRC included.
+    static func repairIndexBlock(_ file: inout [UInt8], start: Int, length: Int) {
+        guard start >= 0, length >= 4, start + length <= file.count else { return }
+        put32(CRC32C.checksum(file[start..<start + length - 4]), into: &file, at: start + length - 4)
+    }
+}
