@@ -67,6 +67,7 @@ extension ObjectStore {
                   let destination = schema.shapes[relationship.destinationEntityName] else { return nil }
             return (number, relationship.name, Set(destination.layout.kindTags))
         }
+        let termIndexes = Set(shape.layout.fields.compactMap(\.termIndex) + shape.layout.compoundTerms.map(\.index))
         do {
             try records.scan(StoreSchema.range(tag: shape.layout.tag), batchSize: 1024) { batch in
                 for record in batch where record.key.rawValue & ObjectID.serialMask != 0 {
@@ -77,6 +78,24 @@ extension ObjectStore {
                     } catch {
                         problems.add(error, key: record.key)
                         continue
+                    }
+                    // The terms a record carries are what its fields give: index
+                    // lookups answer by them and reads by the fields, so they must agree.
+                    // Records of older layouts keep the terms they were written with,
+                    // and stores without the current encodings may carry older ones.
+                    if exactTerms && blobTerms && shape.layout.layout(named: object.layoutID) == shape.layout.layoutID {
+                        do {
+                            let expected = Set(try ObjectCodec.encode(object.fields, layout: shape.layout) { try records.readBlob($0) }.terms)
+                            // Terms under numbers no current field answers for (a field
+                            // dropped in place) stay in the records, unread.
+                            let carried = Set(record.terms.filter { termIndexes.contains($0.index) })
+                            if !expected.isSubset(of: Set(record.terms)) || !carried.isSubset(of: expected) {
+                                problems.add(StrataError(.corrupt, "\(shape.entity.name) \(record.key.rawValue) carries index terms its fields do not give: lookups and reads of it disagree",
+                                                         context: ["entity": shape.entity.name, "key": "\(record.key.rawValue)"]))
+                            }
+                        } catch {
+                            problems.add(error, key: record.key)
+                        }
                     }
                     for toOne in toOnes {
                         guard case .reference(let target) = object.fields[toOne.number], target.rawValue != 0 else { continue }
@@ -101,6 +120,10 @@ extension ObjectStore {
                     report.recordsChecked += 1
                     do {
                         let edge = try EdgeCodec.decode(record)
+                        if Set(EdgeCodec.encode(edge, relation: relation).terms) != Set(record.terms) {
+                            problems.add(StrataError(.corrupt, "edge \(record.key.rawValue) of \(relation.name) carries index terms its ends do not give: listings and reads of it disagree",
+                                                     context: ["relation": relation.name, "key": "\(record.key.rawValue)"]))
+                        }
                         let joinsItsEntities = owners.contains(StoreSchema.tag(of: edge.owner)) && members.contains(StoreSchema.tag(of: edge.member))
                         guard joinsItsEntities, try records.contains(edge.owner), try records.contains(edge.member) else {
                             problems.add(StrataError(.corrupt, "edge \(record.key.rawValue) of \(relation.name) joins \(edge.owner.rawValue) and \(edge.member.rawValue), which are not an existing \(relation.ownerEntity) and \(relation.memberEntity)",

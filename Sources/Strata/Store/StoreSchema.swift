@@ -186,7 +186,10 @@ struct StoreSchema: Sendable {
 
     /// The key range of an entity's objects (serial 0 is reserved for its counter record).
     static func range(tag: UInt16) -> Range<RecordKey> {
-        RecordKey(UInt64(tag) << ObjectID.serialBits | 1)..<RecordKey((UInt64(tag) + 1) << ObjectID.serialBits)
+        // Tag 0xFFFF is never handed out, but an id or a damaged table can name it: its
+        // range ends at the last key rather than wrapping to 0.
+        let end = tag == .max ? UInt64.max : (UInt64(tag) + 1) << ObjectID.serialBits
+        return RecordKey(UInt64(tag) << ObjectID.serialBits | 1)..<RecordKey(end)
     }
 
     /// The key of an entity's serial counter record.
@@ -336,6 +339,10 @@ struct StoreSchema: Sendable {
     static func checkStoredTags(_ tags: [String: UInt16], edges: [String: UInt16]) throws {
         var owner: [UInt16: String] = [:]
         for (name, tag) in tags.sorted(by: { $0.key < $1.key }).map({ ($0.key, $0.value) }) + edges.sorted(by: { $0.key < $1.key }).map({ ("edge " + $0.key, $0.value) }) {
+            // Tags run from 1 to topEdgeTag: 0 and 0xFFFF are never handed out.
+            guard tag > 0, tag <= topEdgeTag else {
+                throw StrataError(.corrupt, "the store's schema gives \(name) tag \(tag), which no store hands out", context: ["entity": name, "tag": "\(tag)"])
+            }
             if let other = owner[tag] {
                 throw StrataError(.corrupt, "the store's schema gives \(other) and \(name) the same tag \(tag)",
                                   context: ["entity": name, "other": other, "tag": "\(tag)"])

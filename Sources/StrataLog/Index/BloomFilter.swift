@@ -26,12 +26,15 @@ struct BloomFilter {
     }
 
     /// Whether the filter in `block` (body and CRC, already checked) may hold `key`.
-    /// A malformed filter admits everything: it only ever saves work.
+    /// A malformed filter admits everything: it only ever saves work. Malformed is any
+    /// shape no writer makes (FORMAT.md §7.5): probes other than 6, a bit count that is
+    /// not a whole number of bytes (its last bits would be read from the CRC), bits
+    /// running past the block.
     static func mayContain(_ key: RecordKey, block: [UInt8]) -> Bool {
         guard block.count >= 9 else { return true }
         let probes = block[0]
         let bitCount = UInt64(block[1]) | UInt64(block[2]) << 8 | UInt64(block[3]) << 16 | UInt64(block[4]) << 24
-        guard probes > 0, probes <= 30, bitCount > 0, bitCount / 8 + 5 + 4 <= UInt64(block.count) else { return true }
+        guard probes == Self.probes, bitCount > 0, bitCount % 8 == 0, bitCount / 8 + 5 + 4 <= UInt64(block.count) else { return true }
         var admitted = true
         forEachBit(key, bitCount: bitCount, probes: probes) { bit in
             if block[5 + Int(bit >> 3)] & (1 << UInt8(bit & 7)) == 0 { admitted = false }

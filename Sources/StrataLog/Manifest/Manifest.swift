@@ -135,15 +135,36 @@ struct Manifest: Equatable, Sendable {
             m.metadata[key] = try r.bytes(length, "metadata value")
         }
         if version >= 2 {
+            // Each list is sorted by id and holds no duplicate (FORMAT.md §6.1): a list
+            // that is not was edited, and a repeated id would silently replace a figure.
+            var previous: UInt64?
+            func ascending(_ id: UInt64, _ what: String) throws {
+                if let previous, id <= previous { throw r.corrupt("the counters list \(what) \(id) after \(previous): not sorted, or repeated") }
+                previous = id
+            }
             let segmentsLive = try r.u32("live segment count")
             guard segmentsLive <= UInt32(r.remaining / 12) else { throw r.corrupt("live segment count \(segmentsLive) exceeds the manifest") }
-            for _ in 0..<segmentsLive { m.counters.liveBytesBySegment[try r.u32("segment id")] = Int64(bitPattern: try r.u64("live bytes")) }
+            for _ in 0..<segmentsLive {
+                let id = try r.u32("segment id")
+                try ascending(UInt64(id), "segment")
+                m.counters.liveBytesBySegment[id] = Int64(bitPattern: try r.u64("live bytes"))
+            }
+            previous = nil
             let blobsLive = try r.u32("live blob file count")
             guard blobsLive <= UInt32(r.remaining / 12) else { throw r.corrupt("live blob file count \(blobsLive) exceeds the manifest") }
-            for _ in 0..<blobsLive { m.counters.liveBytesByBlobFile[try r.u32("blob file id")] = Int64(bitPattern: try r.u64("live bytes")) }
+            for _ in 0..<blobsLive {
+                let id = try r.u32("blob file id")
+                try ascending(UInt64(id), "blob file")
+                m.counters.liveBytesByBlobFile[id] = Int64(bitPattern: try r.u64("live bytes"))
+            }
+            previous = nil
             let prefixes = try r.u32("key prefix count")
             guard prefixes <= UInt32(r.remaining / 10) else { throw r.corrupt("key prefix count \(prefixes) exceeds the manifest") }
-            for _ in 0..<prefixes { m.counters.liveCountByPrefix[try r.u16("key prefix")] = Int64(bitPattern: try r.u64("live keys")) }
+            for _ in 0..<prefixes {
+                let prefix = try r.u16("key prefix")
+                try ascending(UInt64(prefix), "key prefix")
+                m.counters.liveCountByPrefix[prefix] = Int64(bitPattern: try r.u64("live keys"))
+            }
         } else {
             m.countersKnown = false
         }

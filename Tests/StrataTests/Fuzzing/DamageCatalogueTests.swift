@@ -13,9 +13,24 @@ import StrataFuzzing
 /// category contains `text` (all of them), `STRATA_DAMAGE_TRACE=1` prints each case,
 /// `STRATA_DAMAGE_REPORT=path` writes the whole summary there.
 @Suite struct DamageCatalogueTests {
-    /// Fields (substrings of a case's category or edit) whose wrong answers are known
-    /// and accepted for now. Silent wrong answers are never accepted.
-    static let allowlist: [String] = []
+    /// Fields (substrings of a case's category) whose edits may still make a read
+    /// answer wrongly in the default mode while `verify` reports the damage: the reads
+    /// of docs/FORMAT.md §4.8's trust model — `count` from the manifest's counters,
+    /// lookups answered by an index file's entries, terms, fences, filter and footer
+    /// ranges alone, and a record whose own terms and fields disagree (lookups answer
+    /// by the terms, reads by the fields). Paranoid mode refuses every one at open.
+    static let allowlist: [String] = [
+        "MANIFEST counters.",
+        "idx data.", "idx dataFence.", "idx termFence.", "idx term.", "idx filter.", "idx footer.",
+        "segment record.term.", "segment object.field[toOne].reference",
+        "active segment record.key", "active segment record.kind",
+    ]
+
+    /// Fields whose edits nothing in a format-3 store can tell from what was written,
+    /// so `verify` finds them sound too (FORMAT.md §4.8): the active segment's last
+    /// transaction made to look torn (a frame length past the end) is cut as a torn
+    /// tail is.
+    static let undetectable: [String] = ["active segment frame.length"]
 
     static let perCategory = 6
 
@@ -27,7 +42,7 @@ import StrataFuzzing
         print("damage catalogue: \(summary.cases) cases\n" + summary.table(onlyFindings: true))
         #expect(summary.harnessProblems.isEmpty, "\(summary.harnessProblems.joined(separator: "\n"))")
         #expect(summary.cases > 0)
-        let silent = summary.silentWrong
+        let silent = summary.silentWrong.filter { finding in !Self.undetectable.contains { finding.category.contains($0) } }
         #expect(silent.isEmpty, "\(silent.count) cases read wrong while verify finds the store sound:\n\(silent.prefix(40).map(\.description).joined(separator: "\n"))")
         let wrong = summary.findings(notMatching: Self.allowlist).filter { $0.outcome != .silentWrong }
         #expect(wrong.isEmpty, "\(wrong.count) cases not fine:\n\(wrong.prefix(40).map(\.description).joined(separator: "\n"))")
