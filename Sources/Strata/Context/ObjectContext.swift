@@ -166,7 +166,7 @@ public final class ObjectContext {
     func decodeStored(_ view: RecordView) throws -> StoredObject {
         guard readsOneLayout else { return try store.schema.decode(view) }
         let object = try ObjectCodec.decode(view)
-        if let shape = shape(tag: StoreSchema.tag(of: view.key)) { try shape.layout.check(object) } else { try StoreSchema.checkOnlyLayout(object) }
+        if let shape = shape(tag: StoreSchema.tag(of: view.key)) { try shape.check(object) } else { try StoreSchema.checkOnlyLayout(object) }
         return object
     }
 

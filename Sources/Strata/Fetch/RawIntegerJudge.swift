@@ -113,6 +113,9 @@ struct RawIntegerJudge {
         }
         guard layout == UInt64(layoutID), let count = varint(), count == UInt64(rules.count) else { return nil }
         let wanted = slotOfField.count
+        // Every field is walked, the ones after the last tested too: a record is
+        // answered for only when it holds to its layout whole, so that one a decode
+        // would refuse is never turned away here (the general path then throws).
         for number in 0..<Int(count) {
             guard p < end else { return nil }
             let tag = value[p]
@@ -137,11 +140,7 @@ struct RawIntegerJudge {
                 case 2: guard varint() != nil else { return nil }
                 case 3, 6: p += 8 // double, date
                 case 8: p += 16 // uuid
-                case 4, 5, 9: // decimal, string, url: text, which must be UTF-8
-                    guard let length = varint(), length <= UInt64(end - p),
-                          RawFieldReader.isUTF8(UnsafeRawBufferPointer(rebasing: value[p..<p + Int(length)])) else { return nil }
-                    p += Int(length)
-                case 7, 10: // binary, composite: length-prefixed
+                case 4, 5, 7, 9, 10: // decimal, string, binary, url, composite: length-prefixed
                     guard let length = varint(), length <= UInt64(end - p) else { return nil }
                     p += Int(length)
                 default: return nil

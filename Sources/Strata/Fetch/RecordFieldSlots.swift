@@ -172,10 +172,11 @@ struct RawFieldReader {
     /// Text that is not UTF-8 is damage: read with replacement characters it would
     /// answer a string the store never held.
     mutating func string() throws -> String {
-        guard let text = String(validating: try slice(try length()), as: UTF8.self) else {
+        let bytes = try slice(try length())
+        guard Self.isUTF8(bytes) else {
             throw StrataError(.corrupt, "object record \(key) holds text that is not UTF-8", context: ["key": "\(key.rawValue)"])
         }
-        return text
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Passes over one value without decoding it.
@@ -188,12 +189,8 @@ struct RawFieldReader {
         case .int: _ = try varint()
         case .double, .date: try skip(8)
         case .uuid: try skip(16)
-        case .decimal, .string, .url:
-            // Text passed over must still be text: the record reads whole or not at all.
-            guard Self.isUTF8(try slice(try length())) else {
-                throw StrataError(.corrupt, "object record \(key) holds text that is not UTF-8", context: ["key": "\(key.rawValue)"])
-            }
-        case .binary, .composite: try skip(try length())
+        // Text passed over is not validated: its UTF-8 is checked where it is read.
+        case .decimal, .string, .url, .binary, .composite: try skip(try length())
         }
     }
 
@@ -201,7 +198,17 @@ struct RawFieldReader {
     /// of its bytes, anything else by the standard library's validation.
     @inline(__always)
     static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        for byte in bytes where byte >= 0x80 { return String(validating: bytes, as: UTF8.self) != nil }
+        // Eight bytes at a time: a high bit anywhere sends the text to the full check.
+        var i = 0
+        let count = bytes.count
+        while i + 8 <= count {
+            if bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return String(validating: bytes, as: UTF8.self) != nil }
+            i += 8
+        }
+        while i < count {
+            if bytes[i] >= 0x80 { return String(validating: bytes, as: UTF8.self) != nil }
+            i += 1
+        }
         return true
     }
 

@@ -62,10 +62,23 @@ struct FieldRule: Sendable, Equatable {
         }
     }
 
+    /// Patterns without bindings: a bound payload (a string, a list) would be retained
+    /// and released for every field of every record read.
+    @inline(__always)
     func admits(_ field: FieldValue) -> Bool {
         switch field {
-        case .null: admits(tag: 0, kind: 0)
-        case .value(let value): admits(tag: 1, kind: Self.kindByte(of: value))
+        case .null: true
+        case .value(.null): code & 0x60 == 0
+        case .value(.bool): admits(tag: 1, kind: ObjectCodec.ValueKind.bool.rawValue)
+        case .value(.int): admits(tag: 1, kind: ObjectCodec.ValueKind.int.rawValue)
+        case .value(.double): admits(tag: 1, kind: ObjectCodec.ValueKind.double.rawValue)
+        case .value(.decimal): admits(tag: 1, kind: ObjectCodec.ValueKind.decimal.rawValue)
+        case .value(.string): admits(tag: 1, kind: ObjectCodec.ValueKind.string.rawValue)
+        case .value(.date): admits(tag: 1, kind: ObjectCodec.ValueKind.date.rawValue)
+        case .value(.binary): admits(tag: 1, kind: ObjectCodec.ValueKind.binary.rawValue)
+        case .value(.uuid): admits(tag: 1, kind: ObjectCodec.ValueKind.uuid.rawValue)
+        case .value(.url): admits(tag: 1, kind: ObjectCodec.ValueKind.url.rawValue)
+        case .value(.composite): admits(tag: 1, kind: ObjectCodec.ValueKind.composite.rawValue)
         case .blob: admits(tag: 2, kind: 0)
         case .reference: admits(tag: 3, kind: 0)
         case .references: admits(tag: 4, kind: 0)
@@ -102,9 +115,13 @@ struct FieldRule: Sendable, Equatable {
             throw StrataError(.corrupt, "object record \(key) of \(entity) has \(fields.count) fields; its layout \(layout) has \(rules.count)",
                               context: ["entity": entity, "key": "\(key.rawValue)"])
         }
-        for (number, field) in fields.enumerated() where !rules[number].admits(field) {
-            throw mismatch(key: key, field: number, rule: rules[number], layout: layout, entity: entity)
+        let bad: Int? = fields.withUnsafeBufferPointer { fields in
+            rules.withUnsafeBufferPointer { rules in
+                for number in 0..<fields.count where !rules[number].admits(fields[number]) { return number }
+                return nil
+            }
         }
+        if let bad { throw mismatch(key: key, field: bad, rule: rules[bad], layout: layout, entity: entity) }
     }
 
     static func mismatch(key: RecordKey, field: Int, rule: FieldRule, layout: UInt32, entity: String) -> StrataError {

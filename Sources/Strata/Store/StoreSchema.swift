@@ -120,6 +120,27 @@ struct StoreSchema: Sendable {
         let isAbstract: Bool
         /// Per field number: an external binary attribute (large values go to the blob area).
         let isExternalField: [Bool]
+        /// The layout's ids and rules, kept apart from `layout` so that checking a record
+        /// reads two arrays of this object instead of copying the layout struct (every
+        /// array and dictionary in it retained and released per record read).
+        let layoutID: UInt32
+        let firstLayoutID: UInt32
+        let rules: [FieldRule]
+        let olderRules: [UInt32: [FieldRule]]
+
+        /// Holds a decoded record to its layout (``EntityLayout/check(_:)``).
+        @inline(__always)
+        func check(_ object: StoredObject) throws {
+            let id = object.layoutID ?? firstLayoutID
+            if id == layoutID {
+                try FieldRule.check(object.fields, against: rules, key: object.key, layout: id, entity: entity.name)
+                return
+            }
+            guard let older = olderRules[id] else {
+                throw StrataError(.corrupt, "object record \(object.key) names layout \(id), which \(entity.name) never had", context: ["entity": entity.name])
+            }
+            try FieldRule.check(object.fields, against: older, key: object.key, layout: id, entity: entity.name)
+        }
 
         init(entity: EntityDescription, layout: EntityLayout, uniqueConstraints: [UniqueConstraint]) {
             self.entity = entity
@@ -137,6 +158,10 @@ struct StoreSchema: Sendable {
             fieldNames = layout.fields.map(\.name)
             fieldCount = layout.fields.count
             isAbstract = entity.isAbstract
+            layoutID = layout.layoutID
+            firstLayoutID = layout.firstLayoutID
+            rules = layout.rules
+            olderRules = layout.olderRules
             isExternalField = layout.fields.map { if case .attribute(_, external: true) = $0.kind { true } else { false } }
             insertDefaults = storedAttributes.compactMap { attribute in
                 guard let value = attribute.defaultValue, !value.isNull, let number = layout.fieldNumbers[attribute.name] else { return nil }
@@ -373,13 +398,14 @@ struct StoreSchema: Sendable {
     /// A record's fields in its entity's current layout: a record of an older layout
     /// is read forward (``ForwardMap``); a record of no known layout is damage.
     func forward(_ object: StoredObject) throws -> StoredObject {
-        guard let layout = shapeByTag[Self.tag(of: object.key)]?.layout else {
+        guard let shape = shapeByTag[Self.tag(of: object.key)] else {
             try Self.checkOnlyLayout(object)
             return object
         }
-        try layout.check(object)
-        let id = layout.layout(named: object.layoutID)
-        if id == layout.layoutID { return object }
+        try shape.check(object)
+        let id = object.layoutID ?? shape.firstLayoutID
+        if id == shape.layoutID { return object }
+        let layout = shape.layout
         let name = layout.name
         guard let map = layout.forwards[id] else {
             throw StrataError(.corrupt, "object record \(object.key) names layout \(id), which \(name) never had", context: ["entity": name])

@@ -24,12 +24,16 @@ import StrataTestSupport
         #expect(summary.threadsAcknowledging == ConcurrentWorkload.threads, "only \(summary.threadsAcknowledging) threads had a commit acknowledged")
     }
 
+    /// `STRATA_GROUP_COMMIT_KILLS`, when set (`make crash-campaign-group-commit`).
+    static let groupCommitKills = ProcessInfo.processInfo.environment["STRATA_GROUP_COMMIT_KILLS"].flatMap(Int.init)
+
     /// Group commit's share of `make crash-campaign`, on top of the others: a tenth of
-    /// `STRATA_CRASH_CAMPAIGN` kills, in stores of 40 rounds.
-    @Test(.enabled(if: CrashCampaignTests.totalKills != nil)) func crashCampaignGroupCommit() throws {
+    /// `STRATA_CRASH_CAMPAIGN` kills, in stores of 40 rounds — or
+    /// `STRATA_GROUP_COMMIT_KILLS` kills on their own.
+    @Test(.enabled(if: CrashCampaignTests.totalKills != nil || groupCommitKills != nil)) func crashCampaignGroupCommit() throws {
         let began = ContinuousClock.now
         var total = ConcurrentCrashRounds.Summary()
-        var remaining = max(1, (CrashCampaignTests.totalKills ?? 0) * 10 / 100)
+        var remaining = Self.groupCommitKills ?? max(1, (CrashCampaignTests.totalKills ?? 0) * 10 / 100)
         let kills = remaining
         while remaining > 0 {
             let rounds = min(remaining, 40)

@@ -33,8 +33,22 @@ import StrataLog
         ("a string where the integer is", record([string(Array("Ada".utf8)), double(10), string(Array("5".utf8))])),
         ("a reference where the double is", record([string(Array("Ada".utf8)), [3, 1, 0, 0, 0, 0, 0, 1, 0], int(5)])),
         ("bytes after the last field", record([string(Array("Ada".utf8)), double(10), int(5)], trailing: [0])),
-        ("text that is not UTF-8", record([string([0x41, 0xFF, 0x42]), double(10), int(5)])),
     ]
+
+    /// Text that is not UTF-8 is refused where it is read: a fault of it, a dictionary
+    /// fetch of it. A fetch that judges other fields passes over its bytes (their
+    /// structure held to the layout), as it passes over every value it does not read.
+    @Test func textThatIsNotUTF8IsCorruptWhereItIsRead() throws {
+        let (store, id) = try Self.store(damagingFirstWith: Self.record([Self.string([0x41, 0xFF, 0x42]), Self.double(10), Self.int(5)]))
+        defer { try? store.close() }
+        let context = store.newContext()
+        Self.expectCorrupt("not UTF-8", "a fault") { _ = try context.object(with: id).value(forKey: "name") }
+        Self.expectCorrupt("not UTF-8", "a dictionary fetch of the text") {
+            var request = FetchRequest(entityName: "Employee")
+            request.propertiesToFetch = ["name"]
+            _ = try store.newContext().fetchDictionaries(request)
+        }
+    }
 
     /// A store of three employees (levels 5, 6, 7), the first one's record replaced by
     /// `value` under its own key and sequence order (a newer version, as damage to
