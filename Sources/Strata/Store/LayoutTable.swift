@@ -110,11 +110,16 @@ struct LayoutTable: Sendable, Equatable, Codable {
         return table
     }
 
-    /// The value a `fill` string holds.
-    static func fillValue(_ fill: String?) -> FieldValue {
-        guard let fill, let data = Data(base64Encoded: fill) else { return .null }
+    /// The value a `fill` string holds; a fill that is not one value's encoding is
+    /// damage (read as null, every record of an older layout would lose the default).
+    static func fillValue(_ fill: String?) throws -> FieldValue {
+        guard let fill else { return .null }
+        guard let data = Data(base64Encoded: fill) else {
+            throw StrataError(.corrupt, "the layout table holds a fill that is not base64", context: ["key": metadataKey])
+        }
         var r = FieldReader(bytes: Array(data))
-        guard let value = try? ObjectCodec.decodeValue(&r) else { return .null }
+        let value = try ObjectCodec.decodeValue(&r)
+        guard r.position == r.bytes.count else { throw StrataError(.corrupt, "the layout table holds a fill with bytes after its value", context: ["key": metadataKey]) }
         return value.isNull ? .null : .value(value)
     }
 

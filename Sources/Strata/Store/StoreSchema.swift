@@ -390,7 +390,7 @@ struct StoreSchema: Sendable {
         for layout in table.layouts.dropLast() {
             let positions = Dictionary(layout.fields.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
             forwards[layout.id] = ForwardMap(sources: current.fields.map { positions[$0.id] },
-                                             fills: current.fields.map { LayoutTable.fillValue($0.fill) })
+                                             fills: try current.fields.map { try LayoutTable.fillValue($0.fill) })
         }
         return (current.id, table.layouts[0].id, forwards)
     }
