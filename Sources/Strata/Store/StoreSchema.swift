@@ -194,7 +194,7 @@ struct StoreSchema: Sendable {
     static let metadataKey = "strata.schema"
     static let modelHashKey = "strata.modelHash"
     static let modelKey = "strata.model"
-    /// Metadata key marking a store whose index terms are exact (docs/FORMAT.md §9).
+    /// Metadata key marking a store whose index terms are exact (docs/FORMAT.md §11.1).
     static let termsKey = "strata.terms"
     static let exactTermsVersion: [UInt8] = [2]
     /// Metadata key marking a store whose external binaries carry index terms like

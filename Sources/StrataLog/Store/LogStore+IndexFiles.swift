@@ -45,7 +45,7 @@ extension LogStore {
 
     /// Rebuilds a sealed segment's index file from the segment (FORMAT.md §4.2): any
     /// damage in the segment, or a segment that does not end with a seal frame, is an error.
-    /// The scan must also match the segment's seal frame and manifest entry (§4.6).
+    /// The scan must also match the segment's seal frame and manifest entry (§4.2).
     ///
     /// A store that may write streams the file through scratch sorters of `sortBatch`
     /// items (`IndexFileRebuild`), so a segment of any size is rebuilt in bounded

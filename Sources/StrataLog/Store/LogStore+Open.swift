@@ -457,7 +457,7 @@ extension LogStore {
 
     /// A sealed segment's index file when it is sound (FORMAT.md §7.7): present, its
     /// footer intact and naming this segment and store, its sequences those of the
-    /// manifest's entry (§4.6), the segment as long as when it was sealed, its record
+    /// manifest's entry (§4.2), the segment as long as when it was sealed, its record
     /// bytes within the segment. Otherwise nil,
     /// with a warning.
     private static func loadIndexFile(_ info: Manifest.SegmentInfo, paths: StorePaths, manifest: Manifest, segmentSize: Int64, fileSystem: any FileSystem, cache: BlockCache, logger: Logger) -> IndexFile? {
