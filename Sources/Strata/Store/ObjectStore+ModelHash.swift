@@ -47,8 +47,8 @@ extension ObjectStore {
     }
 
     /// Whether the external binaries of the store's records carry index terms:
-    /// `strata.blobTerms` in the metadata (every store created or rewritten by a
-    /// migration since 2026-11-24), or a model with no indexed or unique attribute that
+    /// `strata.blobTerms` in the metadata (written when a store is created and by every
+    /// migration that rewrites one), or a model with no indexed or unique attribute that
     /// may be stored in the blob area, whose records then miss no term. Otherwise
     /// uniqueness checks and index lookups on such an attribute scan instead.
     static func hasBlobTerms(_ metadata: [String: [UInt8]], model: ObjectModel) -> Bool {

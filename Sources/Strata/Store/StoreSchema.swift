@@ -106,7 +106,7 @@ struct StoreSchema: Sendable {
         /// `slotList`'s names, and each slot's field number (-1: transient) and type,
         /// for `value(forKey:)` and `setValue(_:forKey:)`: found by comparing names and
         /// read in place, where a slot handed out was copied and destroyed per call (its
-        /// name and default retained and released), a fifth of a `setValue` (issue 14).
+        /// name and default retained and released), a large share of a `setValue`.
         let slotNames: [String]
         let slotFacts: [(number: Int, type: AttributeType)]
         /// `slotNames`' positions by name, for an entity of many attributes.
@@ -198,10 +198,10 @@ struct StoreSchema: Sendable {
     static let termsKey = "strata.terms"
     static let exactTermsVersion: [UInt8] = [2]
     /// Metadata key marking a store whose external binaries carry index terms like
-    /// inline values (docs/MODEL.md, "Exact uniqueness and index lookups"): every store
-    /// created or rewritten by a migration since 2026-11-24. Before, an indexed or
-    /// unique attribute stored in the blob area had no term, and uniqueness across
-    /// saves went unchecked.
+    /// inline values (docs/MODEL.md, "Exact uniqueness and index lookups"): written when
+    /// a store is created and by every migration that rewrites one. In a store without
+    /// it, an indexed or unique attribute stored in the blob area may have no term, so
+    /// uniqueness checks and lookups on it scan.
     static let blobTermsKey = "strata.blobTerms"
     static let blobTermsVersion: [UInt8] = [1]
     /// Metadata key of the edge tags: JSON `{"Entity.relationship": tag}`.

@@ -4,7 +4,7 @@ import Logging
 import StrataTestSupport
 @testable import StrataLog
 
-/// A store directory from a backup, another machine or an attacker (issue 16): files
+/// A store directory from a backup, another machine or an attacker: files
 /// the manifest does not list are never deleted when they may hold acknowledged data,
 /// and no file of the store can make open act on a path outside it.
 @Suite struct UntrustedStoreTests {

@@ -5,7 +5,7 @@ import StrataTestSupport
 @testable import Strata
 
 /// Uniqueness and `==` through an index agree with the model's own equality (Swift
-/// `==` on `Value`) for every value, however long (issue 12, point 3).
+/// `==` on `Value`) for every value, however long.
 @Suite("Exact uniqueness and index lookups")
 struct ExactUniquenessTests {
     static func model() throws -> ObjectModel {
