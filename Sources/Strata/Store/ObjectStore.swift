@@ -101,12 +101,10 @@ public final class ObjectStore: Sendable {
         }
         if let migrated { options.instrument?.operationFinished(.migrate, duration: migrated, error: nil) }
         if options.paranoidChecks {
-            let report = try verify()
-            if let first = report.problems.first {
+            if var refusal = try verify().paranoidRefusal {
                 try? records.close()
-                let more = report.problems.count > 1 ? " (and \(report.problems.count - 1) more problems)" : ""
-                throw StrataError(.corrupt, "paranoid checks at open found the store damaged: \(first.message)\(more)", path: first.path ?? path,
-                                  offset: first.offset, context: first.context)
+                refusal.path = refusal.path ?? path
+                throw refusal
             }
         }
     }

@@ -51,15 +51,6 @@ struct StoreSchema: Sendable {
         /// The layout a record names, or its entity's first for a version-1 record.
         func layout(named id: UInt32?) -> UInt32 { id ?? firstLayoutID }
 
-        /// Holds a decoded record to its layout: the layout must be one the entity has
-        /// had, and the fields what that layout's rules admit.
-        func check(_ object: StoredObject) throws {
-            let id = layout(named: object.layoutID)
-            guard let rules = id == layoutID ? rules : olderRules[id] else {
-                throw StrataError(.corrupt, "object record \(object.key) names layout \(id), which \(name) never had", context: ["entity": name])
-            }
-            try FieldRule.check(object.fields, against: rules, key: object.key, layout: id, entity: name)
-        }
     }
 
     /// A record of an older layout read as the current one: each current field takes
@@ -128,7 +119,8 @@ struct StoreSchema: Sendable {
         let rules: [FieldRule]
         let olderRules: [UInt32: [FieldRule]]
 
-        /// Holds a decoded record to its layout (``EntityLayout/check(_:)``).
+        /// Holds a decoded record to its layout: the layout must be one the entity has
+        /// had, and the fields what that layout's rules admit.
         @inline(__always)
         func check(_ object: StoredObject) throws {
             let id = object.layoutID ?? firstLayoutID

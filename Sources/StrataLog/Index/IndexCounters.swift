@@ -40,3 +40,16 @@ struct IndexCounters: Equatable, Sendable {
         liveBytesByBlobFile = liveBytesByBlobFile.filter { blobFiles.contains($0.key) }
     }
 }
+
+extension IndexCounters {
+    /// The counters of `index` recounted: the current version of every key, from one
+    /// merge of the overlay and the index files.
+    ///
+    /// - Throws: `IndexFile.Damage` for an index file that cannot be read.
+    init(counting index: StoreIndex) throws {
+        var index = index
+        var counted = IndexCounters()
+        try index.forEachCurrent { counted.add($0) }
+        self = counted
+    }
+}

@@ -428,14 +428,11 @@ extension LogStore {
     /// Counters computed from the index files (a format-1 store, which kept none):
     /// the newest version of every key, merged across the files.
     private static func countersByMerging(_ index: StoreIndex) throws -> IndexCounters {
-        var counters = IndexCounters()
-        var copy = index
         do {
-            try copy.forEachCurrent { counters.add($0) }
+            return try IndexCounters(counting: index)
         } catch let damage as IndexFile.Damage {
             throw damage.error
         }
-        return counters
     }
 
     /// A format-1 segment's index file, from its hint file when sound, else by a scan

@@ -89,10 +89,9 @@ extension LogStore {
     /// rebuilt one agrees with it. One merge of the index files, only when one was
     /// rebuilt.
     static func checkRebuiltLiveKeys(index: StoreIndex, counters: IndexCounters, path: String, logger: Logger) throws {
-        var counted = IndexCounters()
-        var copy = index
+        let counted: IndexCounters
         do {
-            try copy.forEachCurrent { counted.add($0) }
+            counted = try IndexCounters(counting: index)
         } catch is IndexFile.Damage {
             logger.warning("could not recount live keys after a rebuild: another index file is damaged", metadata: ["path": "\(path)"])
             return

@@ -114,11 +114,9 @@ extension LogStore {
     /// Closes the store and throws `.corrupt` naming the first problem of `report`,
     /// unless it is sound: open's paranoid checks.
     package func refuseUnlessSound(_ report: VerifyReport) throws {
-        guard let first = report.problems.first else { return }
+        guard let refusal = report.paranoidRefusal else { return }
         try? close()
-        let more = report.problems.count > 1 ? " (and \(report.problems.count - 1) more problems)" : ""
-        throw StrataError(.corrupt, "paranoid checks at open found the store damaged: \(first.message)\(more)", path: first.path, offset: first.offset,
-                          context: first.context)
+        throw refusal
     }
 
     /// Recounts what the manifest's counters keep (FORMAT.md §6.1) — live bytes per
@@ -127,10 +125,9 @@ extension LogStore {
     /// choices answer from those figures without reading a key.
     private func verifyCounters(_ report: inout VerifyReport) {
         let (snapshot, kept) = state.withLock { ($0.index, $0.index.counters) }
-        var index = snapshot
-        var counted = IndexCounters()
+        let counted: IndexCounters
         do {
-            try index.forEachCurrent { counted.add($0) }
+            counted = try IndexCounters(counting: snapshot)
         } catch {
             report.problems.append((error as? IndexFile.Damage)?.error ?? (error as? StrataError) ?? StrataError(.corrupt, "\(error)", path: paths.index))
             return

@@ -14,6 +14,16 @@ public struct VerifyReport: Sendable, CustomStringConvertible {
 
     public var isSound: Bool { problems.isEmpty }
 
+    /// What a paranoid open throws for this report: `.corrupt` naming the first
+    /// problem (its file, offset and context) and how many more there are; nil when
+    /// the store is sound.
+    package var paranoidRefusal: StrataError? {
+        guard let first = problems.first else { return nil }
+        let more = problems.count > 1 ? " (and \(problems.count - 1) more problems)" : ""
+        return StrataError(.corrupt, "paranoid checks at open found the store damaged: \(first.message)\(more)", path: first.path, offset: first.offset,
+                           context: first.context)
+    }
+
     public var description: String {
         var text = "checked \(segmentsChecked) segments, \(recordsChecked) records, \(blobsChecked) blobs, \(indexFilesChecked) index files, \(bytesChecked) bytes: "
         text += problems.isEmpty ? "sound" : "\(problems.count) problem(s)"
