@@ -9,7 +9,8 @@ import Foundation
 struct BenchSummary {
     static let usage = """
         usage: BenchSummary [--employees N] [--repetitions R] [--skip-singles] [--ten-million]
-                            [--sections engine,fetch,objects,typed,photos,migration,maintenance,scale,cli] [--cli-employees N,N…]
+                            [--sections engine,fetch,objects,typed,photos,migration,maintenance,serving,scale,cli] [--cli-employees N,N…]
+                            [--serving-employees N,N…]
                             [--photo-employees N] [--migration-employees N,N…] [--blob-migration-employees N (0: none)]
                             [--migration-strata-only]
         """
@@ -36,6 +37,8 @@ struct BenchSummary {
                 summary.inlineMigrationEmployees = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
             case "--cli-employees":
                 summary.commandLineEmployees = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
+            case "--serving-employees":
+                summary.servingEmployees = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }.filter { $0 > 0 }
             case "--migration-strata-only": summary.migrationStrataOnly = true
             case "--blob-migration-employees": summary.blobMigrationEmployees = count(iterator.next(), default: summary.blobMigrationEmployees)
             case "--sections":
@@ -57,6 +60,7 @@ struct BenchSummary {
             if summary.sections.contains(.photos) { try summary.runPhotoList() }
             if summary.sections.contains(.migration) { try summary.runPhotoMigration() }
             if summary.sections.contains(.maintenance) { try summary.runMaintenance() }
+            if summary.sections.contains(.serving) { try summary.runServing() }
             if summary.sections.contains(.scale) { try summary.runScale() }
             if summary.sections.contains(.cli) { try summary.runCommandLine() }
         } catch {

@@ -25,7 +25,7 @@ extension Summary {
         func times(_ a: Sample, _ b: Sample) -> String { String(format: "%.1f×", a.seconds / b.seconds) }
         findings.append("Lightweight migration \(nLabel) relative to cp -r of its own store: Strata \(times(strata, strataCopy)), SQLite ADD COLUMN \(times(addColumn, sqliteCopy)), SQLite table rewrite \(times(rewrite, sqliteCopy))")
 
-        // The other in-place changes of issue 15 (target: each ≤ 100 ms at 1M).
+        // The other in-place changes (target: each ≤ 100 ms at 1M).
         for change in BenchModels.InPlaceChange.allCases {
             progress("in-place migration \(nLabel): \(change.rawValue)")
             let model = try BenchModels.employees(after: change)

@@ -27,6 +27,10 @@ extension Summary {
                 [o.workload, o.side.rawValue, Format.number(o.sample.seconds * 1000), Format.mebibytes(o.sample.peakResident)]
             }))
         }
+        if !servingRows.isEmpty {
+            Swift.print("\nReads and durable saves (one every 2 ms) while the store is compacted (Strata) or vacuumed (SQLite), ms:\n")
+            Swift.print(servingTable())
+        }
         if !findings.isEmpty {
             Swift.print("")
             for line in findings { Swift.print("- \(line)") }

@@ -5,7 +5,7 @@ import Foundation
 final class Summary {
     /// What to run (`--sections`): all by default.
     enum Section: String, CaseIterable {
-        case engine, fetch, objects, typed, photos, migration, maintenance, scale, cli
+        case engine, fetch, objects, typed, photos, migration, maintenance, serving, scale, cli
     }
 
     var n = BenchScale.employees
@@ -23,8 +23,13 @@ final class Summary {
     /// Lines of the command-line rows: N, and 100k beside 1M under STRATA_BENCH_FULL.
     var commandLineEmployees = BenchScale.isFull ? [100_000, 1_000_000] : [BenchScale.employees]
 
+    /// Sizes of the compaction-while-serving rows: N, and 100k beside 1M under STRATA_BENCH_FULL.
+    var servingEmployees = BenchScale.isFull ? [100_000, 1_000_000] : [BenchScale.employees]
+
     /// Strata beside SQLite.
     var rows: [SummaryRow] = []
+    /// Latencies of reads and saves while maintenance runs (`runServing`).
+    var servingRows: [(label: String, side: String, outcome: CompactionWhileServing.Outcome)] = []
     /// One side only, for orientation (SQLite `fetchAll` with photos).
     var orientation: [(workload: String, side: EngineSide, sample: Sample)] = []
     /// Lines of figures besides time and memory (blob bytes read, disk, cp ratios).

@@ -13,10 +13,16 @@ public struct CompactionReport: Sendable, Equatable, CustomStringConvertible {
     /// Copied records whose value the store's record rewriter replaced (the object
     /// layer writes records of older layouts in the current one).
     public var recordsReencoded = 0
+    /// Segment groups compacted, each ended by one manifest swap.
+    public var steps = 0
+    /// The longest a swap held commits off (reads never wait for one).
+    public var longestPause: Duration = .zero
+    /// From the start of the compaction to its end, throttling included.
+    public var duration: Duration = .zero
 
     public init() {}
 
     public var description: String {
-        "compacted \(segmentsCompacted) segments (\(segmentBytesBefore) → \(segmentBytesAfter) bytes) into \(segmentsWritten), rewrote \(recordsRewritten) records (\(recordsReencoded) re-encoded), dropped \(tombstonesDropped) tombstones, collected \(blobFilesCollected) blob files (\(blobBytesReclaimed) bytes reclaimed, \(blobsMoved) blobs moved)"
+        "compacted \(segmentsCompacted) segments (\(segmentBytesBefore) → \(segmentBytesAfter) bytes) into \(segmentsWritten), rewrote \(recordsRewritten) records (\(recordsReencoded) re-encoded), dropped \(tombstonesDropped) tombstones, collected \(blobFilesCollected) blob files (\(blobBytesReclaimed) bytes reclaimed, \(blobsMoved) blobs moved) in \(steps) steps, \(duration), longest pause \(longestPause)"
     }
 }

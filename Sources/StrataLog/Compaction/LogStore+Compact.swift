@@ -70,6 +70,8 @@ extension LogStore {
         guard !plan.inputs.isEmpty || !plan.blobs.isEmpty else { return report }
         logger.info("compaction starting", metadata: ["segments": "\(plan.inputs)", "blobFiles": "\(plan.blobs.sorted())"])
 
+        let started = ContinuousClock.now
+        var throttle = CompactionThrottle(bytesPerSecond: options.compactionBytesPerSecond)
         let output = CompactionOutput(store: self)
         let inputSet = Set(plan.inputs)
         var group: [UInt32] = []
@@ -88,14 +90,14 @@ extension LogStore {
             groupBytes += try file.size()
             groupKeys &+= keys
             if groupBytes >= Int64(options.compactionBatchBytes) || groupKeys >= keysPerGroup || position == plan.inputs.count - 1 {
-                try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, output: output, report: &report)
+                try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, output: output, throttle: &throttle, report: &report)
                 group = []
                 groupBytes = 0
                 groupKeys = 0
             }
         }
         if group.isEmpty == false {
-            try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, output: output, report: &report)
+            try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, output: output, throttle: &throttle, report: &report)
         }
         if let blob = output.blob {
             // A collected file's live blobs now sit in `blob`; register it even when no
@@ -111,13 +113,15 @@ extension LogStore {
             }
         }
         try collectBlobFiles(plan.blobs, report: &report)
+        report.duration = ContinuousClock.now - started
         counters.compactions.add(1)
         counters.compactionBytesReclaimed.add(Int(max(0, report.segmentBytesBefore - report.segmentBytesAfter) + report.blobBytesReclaimed))
         logger.info("compaction finished", metadata: ["report": "\(report)"])
         return report
     }
 
-    private func compactGroup(_ group: [UInt32], allInputs: Set<UInt32>, collecting: Set<UInt32>, output: CompactionOutput, report: inout CompactionReport) throws {
+    private func compactGroup(_ group: [UInt32], allInputs: Set<UInt32>, collecting: Set<UInt32>, output: CompactionOutput,
+                              throttle: inout CompactionThrottle, report: inout CompactionReport) throws {
         var recordsRewritten = 0
         var tombstonesDropped = 0
         let groupSet = Set(group)
@@ -126,6 +130,14 @@ extension LogStore {
         // at most this many: one transaction of a million records (a chunked commit's
         // segment) was held whole, read and copied.
         let pieceLimit = max(1, options.overlayEntryLimit)
+        // The last commit before the group's records are read, taken with no commit in
+        // flight: a copy stays its key's current version unless a later commit wrote the
+        // key, and the swap looks at those commits only (`settle`).
+        let since = try writer.withLock { _ in try checkWritable(); return state.withLock { $0.lastSequence } }
+        // Live blob bytes move with the copies whose references changed (a collected
+        // file's blob copied out, a record rewritten in the current layout).
+        var blobDelta: [UInt32: Int64] = [:]
+        var bytesBefore: Int64 = 0
         for id in group {
             let (file, olderElsewhere, blobFiles) = try state.withLock { s -> (any StorageFile, [UInt64], [UInt32: any StorageFile]) in
                 guard let file = s.segmentFiles[id] else { throw StrataError(.corrupt, "segment not open", path: paths.segment(id)) }
@@ -134,7 +146,9 @@ extension LogStore {
                 let others = s.manifest.segments.filter { $0.state == .sealed && !groupSet.contains($0.id) }.map(\.minSequence)
                 return (file, others, s.blobFiles)
             }
-            report.segmentBytesBefore += try file.size()
+            let size = try file.size()
+            report.segmentBytesBefore += size
+            bytesBefore += size
             var keep: [Record] = []
             var keepSequence: UInt64?
             // Locations the index names for a version this segment holds twice (a key
@@ -157,7 +171,15 @@ extension LogStore {
                     try flush()
                     keepSequence = sequence
                 }
-                let entries = try self.readIndex { s in try records.map { try s.index.entry($0.record.key) } }
+                // Looked up a few at a time: readers take the same lock, and a frame of a
+                // bulk load holds thousands of records.
+                var entries: [IndexEntry?] = []
+                entries.reserveCapacity(records.count)
+                for start in stride(from: 0, to: records.count, by: Self.lookupsPerLock) {
+                    let part = records[start..<min(records.count, start + Self.lookupsPerLock)]
+                    entries += try self.readIndex { s in try part.map { try s.index.entry($0.record.key) } }
+                }
+                throttle.paid(records.reduce(0) { $0 + Int($1.location.recordLength) })
                 var current: [Bool] = []
                 current.reserveCapacity(records.count)
                 for (scanned, entry) in zip(records, entries) {
@@ -181,6 +203,10 @@ extension LogStore {
                         record.blobs[i] = try output.move(blob, from: source)
                         report.blobsMoved += 1
                     }
+                    if record.blobs != scanned.record.blobs {
+                        for blob in scanned.record.blobs { blobDelta[blob.file, default: 0] &-= IndexCounters.blobBytes(blob) }
+                        for blob in record.blobs { blobDelta[blob.file, default: 0] &+= IndexCounters.blobBytes(blob) }
+                    }
                     keep.append(record)
                 }
                 if keep.count >= pieceLimit { try flush() }
@@ -198,9 +224,15 @@ extension LogStore {
         try output.finish()
         let written = output.takeFinished()
 
-        // The swap: the manifest names the new segments instead of the group's. The
-        // active segment is sealed first when commits arrived meanwhile, so that the
-        // counters the manifest keeps cover exactly its sealed segments (FORMAT.md §6.1).
+        // The swap: the manifest names the new segments instead of the group's. Commits
+        // wait for it, so it does only what the commits since `since` make necessary:
+        // the counters of the copies were summed as they were written, and a copy
+        // counts as live unless one of those commits wrote its key. The active segment
+        // is sealed first when commits arrived meanwhile, so that the counters the
+        // manifest keeps cover exactly its sealed segments (FORMAT.md §6.1): a commit
+        // there may have superseded a record of the group that no copy stands for.
+        try compactionWillSwap.withLock { $0 }?(report.steps + 1)
+        let pauseStart = ContinuousClock.now
         try writer.withLock { w in
             try checkWritable()
             if w.segmentEnd > Int64(Format.segmentHeaderSize) { try roll(&w) }
@@ -221,30 +253,19 @@ extension LogStore {
                 let activeBlob = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
                 manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: activeBlob)
             }
-            // Which copies are still their key's current version (a commit may have
-            // replaced some since they were copied): the counters move for those only.
-            // The outputs' index files are walked a batch at a time, not a list of every
-            // copy kept: a copy is still current when the key's current version is the
-            // one copied — in the group, with its sequence (a key has one version per
-            // transaction).
+            let superseded = try supersededCopies(since: since, written: written, group: groupSet)
             var counters = state.withLock { $0.index.counters }
-            for w in written {
-                try forEachWithCurrent(in: w.index) { copy, now in
-                    guard let now, now.sequence == copy.sequence, groupSet.contains(now.location.segment) else { return }
-                    counters.liveBytesBySegment[copy.location.segment, default: 0] &+= Int64(copy.location.recordLength)
-                    for blob in now.blobs { counters.liveBytesByBlobFile[blob.file, default: 0] &-= IndexCounters.blobBytes(blob) }
-                    for blob in copy.blobs { counters.liveBytesByBlobFile[blob.file, default: 0] &+= IndexCounters.blobBytes(blob) }
-                }
-            }
             for id in group { counters.liveBytesBySegment[id] = nil }
+            for w in written { counters.liveBytesBySegment[w.id, default: 0] &+= w.recordBytes }
+            for (file, bytes) in blobDelta { counters.liveBytesByBlobFile[file, default: 0] &+= bytes }
+            for copy in superseded { copy.unsettle(&counters) }
             manifest.counters = counters
             manifest.counters.liveBytesBySegment = counters.liveBytesBySegment.filter { id, _ in manifest.segments.contains { $0.id == id } }
             // The group's files are deleted after this swap: if that does not finish,
             // open knows them for garbage, not for segments the manifest lost.
             manifest.retire(segments: group, blobFiles: [], isPresent: retiredFileIsPresent)
             try writeManifest(manifest)
-            let indexFiles = state.withLock { s -> [any StorageFile] in
-                let old = group.compactMap { s.index.file(for: $0)?.file }
+            state.withLock { s in
                 for w in written {
                     s.segmentFiles[w.id] = w.file
                     s.recordBytesBySegment[w.id] = w.recordBytes
@@ -257,10 +278,11 @@ extension LogStore {
                     s.segmentFiles[id] = nil
                     s.recordBytesBySegment[id] = nil
                 }
-                return old
             }
-            _ = indexFiles
         }
+        let pause = ContinuousClock.now - pauseStart
+        report.longestPause = max(report.longestPause, pause)
+        report.steps += 1
         // Old files go only after the manifest no longer names them. Readers holding a
         // handle keep reading the unlinked file until they let go.
         for id in group {
@@ -272,7 +294,52 @@ extension LogStore {
         report.segmentsWritten += written.count
         report.recordsRewritten += recordsRewritten
         report.tombstonesDropped += tombstonesDropped
-        for w in written { report.segmentBytesAfter += try w.file.size() }
+        var bytesAfter: Int64 = 0
+        for w in written { bytesAfter += try w.file.size() }
+        report.segmentBytesAfter += bytesAfter
+        logger.info("compaction step", metadata: [
+            "segments": "\(group)", "written": "\(written.map(\.id))", "bytesBefore": "\(bytesBefore)", "bytesAfter": "\(bytesAfter)",
+            "records": "\(recordsRewritten)", "pause": "\(pause)", "step": "\(report.steps)",
+        ])
+    }
+
+    /// A copy a compaction step wrote whose key a commit wrote again before the step's
+    /// swap: its bytes are not live, and the blobs its original referenced are the ones
+    /// that commit stopped counting.
+    struct SupersededCopy {
+        var copy: IndexEntry
+        var originalBlobs: [BlobRef]
+
+        /// Takes back what the swap counted for the copy as if it were current.
+        func unsettle(_ counters: inout IndexCounters) {
+            counters.liveBytesBySegment[copy.location.segment, default: 0] &-= copy.recordBytes
+            for blob in copy.blobs { counters.liveBytesByBlobFile[blob.file, default: 0] &-= IndexCounters.blobBytes(blob) }
+            for blob in originalBlobs { counters.liveBytesByBlobFile[blob.file, default: 0] &+= IndexCounters.blobBytes(blob) }
+        }
+    }
+
+    /// The copies in `written` whose keys a commit after `since` wrote. Called under the
+    /// writer lock with the active segment just sealed, so those commits lie in the
+    /// sealed segments newer than `since`; they are one step's commits, not the store's.
+    private func supersededCopies(since: UInt64, written: [CompactionOutput.Written], group: Set<UInt32>) throws -> [SupersededCopy] {
+        let (files, groupFiles) = state.withLock { s in
+            (s.index.files.filter { !group.contains($0.segmentID) && $0.footer.maxSequence > since },
+             s.index.files.filter { group.contains($0.segmentID) })
+        }
+        var keys = Set<RecordKey>()
+        for file in files {
+            try file.forEachEntry { entry in if entry.sequence > since { keys.insert(entry.key) } }
+        }
+        var found: [SupersededCopy] = []
+        for key in keys {
+            guard let copy = try written.lazy.compactMap({ try $0.index.entry(key) }).first else { continue }
+            guard let original = try groupFiles.lazy.compactMap({ try $0.entry(key) }).first(where: { $0.sequence == copy.sequence }) else {
+                throw StrataError(.corrupt, "compaction copied version \(copy.sequence) of key \(key.rawValue), which no segment it read holds in its index",
+                                  path: paths.segments, context: ["key": "\(key.rawValue)"])
+            }
+            found.append(SupersededCopy(copy: copy, originalBlobs: original.blobs))
+        }
+        return found
     }
 
     /// Whether a record compaction met in segment `id` is its key's current version,
@@ -404,6 +471,8 @@ extension LogStore {
 
     /// Index entries looked up together when a walk asks which are current.
     static let currentCheckBatch = 4_096
+    /// Index entries compaction looks up under one hold of the state lock.
+    static let lookupsPerLock = 128
 
     /// The swap is already durable; if removing the old files does not become durable,
     /// they come back as leftovers that the next open removes. Not worth failing for.

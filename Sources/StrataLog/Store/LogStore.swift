@@ -45,6 +45,10 @@ public final class LogStore: Sendable {
     let indexRepairGate = Locked(0)
     /// What compaction applies to each current record it copies (``setRecordRewriter(_:)``).
     let recordRewriter = Locked<RecordRewriter?>(nil)
+    /// Called with the step's number when a compaction step has written its outputs
+    /// and is about to swap them in, holding no lock: where tests commit between a
+    /// step's copy and its swap, and where crash workers stop a process.
+    package let compactionWillSwap = Locked<(@Sendable (Int) throws -> Void)?>(nil)
     /// Durable commits wait here, outside the writer lock, for an fsync that covers them.
     let groupCommit: GroupCommit
 

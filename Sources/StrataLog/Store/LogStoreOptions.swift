@@ -61,6 +61,10 @@ public struct LogStoreOptions: Sendable {
     /// manifest after each group, so its memory and its crash window stay bounded. The
     /// segments it writes seal at ``overlayEntryLimit`` keys, as the active one does.
     public var compactionBatchBytes = 64 << 20
+    /// At most this many bytes of records a second read by compaction (nil: as fast as
+    /// it goes). A service that compacts beside requests caps it so that compaction
+    /// takes a share of the disk and a core rather than all of them.
+    public var compactionBytesPerSecond: Int?
 
     /// What open does when the active segment has a damaged frame followed by two or
     /// more intact transactions — damage in the middle of the log, not a torn tail.

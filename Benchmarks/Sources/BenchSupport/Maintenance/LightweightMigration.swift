@@ -16,7 +16,7 @@ public enum LightweightMigration {
     }
 
     /// Strata: opening the copy with `BenchModels.employeesWithBonus()` (or `model`) and
-    /// `.inferred`. Since issue 15 the stage runs in place: a new record layout in the
+    /// `.inferred`. The stage runs in place: a new record layout in the
     /// store's layout table and one manifest swap, no record rewritten.
     public static func strata(_ employees: [Employee], model: ObjectModel? = nil) throws -> WorkloadIteration {
         let (scratch, copy) = try freshCopy(of: StrataObjectEngine(), employees)

@@ -1,0 +1,36 @@
+import BenchSupport
+import Foundation
+
+extension Summary {
+    /// Compaction while serving: the reads' and durable saves' latencies before and
+    /// during Strata's compaction and SQLite's VACUUM, each side in the same run.
+    func runServing() throws {
+        for n in servingEmployees {
+            let label = BenchScale.label(n)
+            let employees = n == self.n ? self.employees : EmployeeData.employees(count: n)
+            progress("compaction while serving \(label): Strata")
+            let strata = try CompactionWhileServing.strata(employees)
+            progress("compaction while serving \(label): SQLite VACUUM")
+            let sqlite = try CompactionWhileServing.sqlite(employees)
+            servingRows.append((label, "Strata compact", strata))
+            servingRows.append((label, "SQLite VACUUM", sqlite))
+            func ratio(_ during: Duration, _ idle: Duration) -> String { idle > .zero ? String(format: "%.1f×", during / idle) : "–" }
+            findings.append("Compaction while serving \(label): Strata compacted in \(Self.milliseconds(strata.maintenance)) ms (segments \(Format.mebibytes(strata.bytesBefore)) → \(Format.mebibytes(strata.bytesAfter)) MiB), save p99 \(ratio(strata.during.saves.p99, strata.idle.saves.p99)) idle, read p99 \(ratio(strata.during.reads.p99, strata.idle.reads.p99)) idle; SQLite VACUUM \(Self.milliseconds(sqlite.maintenance)) ms (\(Format.mebibytes(sqlite.bytesBefore)) → \(Format.mebibytes(sqlite.bytesAfter)) MiB), save p99 \(ratio(sqlite.during.saves.p99, sqlite.idle.saves.p99)) idle, read p99 \(ratio(sqlite.during.reads.p99, sqlite.idle.reads.p99)) idle")
+        }
+    }
+
+    static func milliseconds(_ d: Duration) -> String { Format.number(d / .milliseconds(1)) }
+    static func fine(_ d: Duration) -> String { String(format: "%.3f", d / .milliseconds(1)) }
+
+    /// The table of `servingRows`: one line per side and phase.
+    func servingTable() -> String {
+        var lines: [[String]] = []
+        for (label, side, o) in servingRows {
+            for (phase, p) in [("idle", o.idle), ("during (\(Self.milliseconds(o.maintenance)) ms)", o.during)] {
+                lines.append(["\(label) \(side)", phase, "\(p.reads.count)", Self.fine(p.reads.p50), Self.fine(p.reads.p99), Self.fine(p.reads.max),
+                              "\(p.saves.count)", Self.fine(p.saves.p50), Self.fine(p.saves.p99), Self.fine(p.saves.max)])
+            }
+        }
+        return Format.table(["Store, maintenance", "Phase", "reads", "read p50 ms", "p99", "max", "saves", "save p50 ms", "p99", "max"], lines)
+    }
+}

@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Holds compaction to a rate of bytes read (`LogStoreOptions.compactionBytesPerSecond`):
+/// after each piece of work it sleeps while it is ahead of the rate, so that the
+/// average from its start stays at or under it. It holds no lock while it sleeps.
+struct CompactionThrottle {
+    let bytesPerSecond: Int?
+    private let start = ContinuousClock.now
+    private var bytes = 0
+
+    init(bytesPerSecond: Int?) {
+        self.bytesPerSecond = bytesPerSecond.map { max(1, $0) }
+    }
+
+    /// Counts `count` bytes done and sleeps off any lead over the rate (a lead under a
+    /// millisecond is left for the next call: sleeps that short cost more than they hold).
+    mutating func paid(_ count: Int) {
+        guard let bytesPerSecond else { return }
+        bytes &+= count
+        let due = Duration.seconds(Double(bytes) / Double(bytesPerSecond))
+        let lead = due - (ContinuousClock.now - start)
+        if lead >= .milliseconds(1) { Self.sleep(lead) }
+    }
+
+    private static func sleep(_ duration: Duration) {
+        var request = timespec(tv_sec: Int(duration.components.seconds), tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}

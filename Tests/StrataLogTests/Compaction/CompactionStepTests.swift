@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+import StrataTestSupport
+@testable import StrataLog
+
+/// Compaction in steps that commits interleave with: each step copies a segment group
+/// with no lock held, and its swap counts only what the commits since its start make
+/// necessary. Commits made between a step's copy and its swap — some left in the
+/// active segment, some sealed into a segment of their own — must leave the counters
+/// exact (the live ones, which `verify` recounts, and the manifest's, which a copy of
+/// the open store's files reopens with) and every value as last written.
+@Suite struct CompactionStepTests {
+    /// A store of `keys` keys written `rounds` times over small segments, each with a
+    /// blob in small blob files: plenty of garbage in several groups.
+    static func garbageStore(at path: String, keys: UInt64 = 240, rounds: Int = 4) throws -> (LogStore, [UInt64: [UInt8]], LogStoreOptions) {
+        var options = LogStoreOptions()
+        options.segmentSizeLimit = 8 << 10
+        options.compactionBatchBytes = 24 << 10
+        options.blobFileSizeLimit = 32 << 10
+        let store = try LogStore.open(at: path, options: options, logger: .quiet)
+        var expected: [UInt64: [UInt8]] = [:]
+        for round in 0..<rounds {
+            var batch = WriteBatch()
+            for key in 0..<keys {
+                let value = LogFixtures.value(key, version: round, size: 60)
+                let blob = try store.writeBlob(LogFixtures.noise(600, seed: key &* 7 &+ UInt64(round)))
+                batch.put(RecordKey(key), value: value, blobs: [blob])
+                expected[key] = value
+            }
+            try store.commit(batch)
+        }
+        return (store, expected, options)
+    }
+
+    /// Every value as expected, the store's counters recounted, and a copy of its files
+    /// taken while it is open (the manifest's counters with the active segment replayed
+    /// on top) sound too.
+    static func expectExact(_ store: LogStore, _ expected: [UInt64: [UInt8]], keys: UInt64, directory: String, options: LogStoreOptions) throws {
+        for key in 0..<keys { #expect(try store.get(RecordKey(key))?.value == expected[key], "key \(key)") }
+        let report = try store.verify()
+        #expect(report.isSound, "\(report.problems)")
+        let copy = directory + "-copy"
+        try? FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: directory, toPath: copy)
+        defer { try? FileManager.default.removeItem(atPath: copy) }
+        try? FileManager.default.removeItem(atPath: copy + "/LOCK")
+        let reopened = try LogStore.open(at: copy, options: options, logger: .quiet)
+        defer { try? reopened.close() }
+        #expect(reopened.usage == store.usage)
+        let reopenedReport = try reopened.verify()
+        #expect(reopenedReport.isSound, "\(reopenedReport.problems)")
+        for key in 0..<keys { #expect(try reopened.get(RecordKey(key))?.value == expected[key], "key \(key) after reopen") }
+    }
+
+    @Test(arguments: [false, true])
+    func commitsBetweenACopyAndItsSwapLeaveTheCountersExact(sealTheCommits: Bool) throws {
+        let dir = try TemporaryDirectory("compact-steps")
+        defer { dir.remove() }
+        let (store, initial, options) = try Self.garbageStore(at: dir.path)
+        defer { try? store.close() }
+        let expected = Locked(initial)
+        // Before each swap: overwrite some keys (with and without a blob), delete others,
+        // and — in one variant — write enough to seal the active segment, so that the
+        // commits since the step began lie in a sealed segment and in the active one.
+        store.compactionWillSwap.withLock {
+            $0 = { step in
+                var batch = WriteBatch()
+                for key in stride(from: UInt64(step), to: 240, by: 7) {
+                    if key % 3 == 0 {
+                        batch.delete(RecordKey(key))
+                        expected.withLock { $0[key] = nil }
+                    } else {
+                        let value = LogFixtures.value(key, version: 100 + step, size: 60)
+                        let blobs = key % 2 == 0 ? [try store.writeBlob(LogFixtures.noise(300, seed: key &+ 1000))] : []
+                        batch.put(RecordKey(key), value: value, blobs: blobs)
+                        expected.withLock { $0[key] = value }
+                    }
+                }
+                try store.commit(batch)
+                if sealTheCommits {
+                    var filler = WriteBatch()
+                    for key in UInt64(1000)..<1150 {
+                        let value = LogFixtures.value(key, version: step, size: 60)
+                        filler.put(RecordKey(key), value: value)
+                        expected.withLock { $0[key] = value }
+                    }
+                    try store.commit(filler)
+                    var after = WriteBatch()
+                    let value = LogFixtures.value(UInt64(step + 1), version: 200 + step, size: 60)
+                    after.put(RecordKey(UInt64(step + 1)), value: value)
+                    expected.withLock { $0[UInt64(step + 1)] = value }
+                    try store.commit(after)
+                }
+            }
+        }
+        let report = try store.compact(force: true)
+        store.compactionWillSwap.withLock { $0 = nil }
+        #expect(report.steps > 1, "\(report)")
+        #expect(report.blobFilesCollected > 0, "\(report)")
+        try Self.expectExact(store, expected.withLock { $0 }, keys: 1200, directory: dir.path, options: options)
+        // A second compaction meets the first one's outputs, some of them superseded.
+        let again = try store.compact(force: true)
+        #expect(again.segmentsCompacted > 0)
+        try Self.expectExact(store, expected.withLock { $0 }, keys: 1200, directory: dir.path, options: options)
+    }
+
+    /// A step whose swap fails (here: the hook throws, as a failed fsync would before
+    /// the manifest is written) leaves the store as it was: its outputs unnamed, every
+    /// value readable, the counters exact; the next compaction finishes the work.
+    @Test func aStepThatDoesNotSwapLeavesTheStoreAsItWas() throws {
+        let dir = try TemporaryDirectory("compact-step-fails")
+        defer { dir.remove() }
+        let (store, expected, options) = try Self.garbageStore(at: dir.path)
+        defer { try? store.close() }
+        struct Stop: Error {}
+        store.compactionWillSwap.withLock { $0 = { step in if step == 2 { throw Stop() } } }
+        #expect(throws: Stop.self) { try store.compact(force: true) }
+        store.compactionWillSwap.withLock { $0 = nil }
+        try Self.expectExact(store, expected, keys: 240, directory: dir.path, options: options)
+        let report = try store.compact(force: true)
+        #expect(report.segmentsCompacted > 0)
+        try Self.expectExact(store, expected, keys: 240, directory: dir.path, options: options)
+    }
+
+    @Test func theReportCountsStepsAndPauses() throws {
+        let dir = try TemporaryDirectory("compact-report")
+        defer { dir.remove() }
+        let (store, _, _) = try Self.garbageStore(at: dir.path)
+        defer { try? store.close() }
+        let steps = Locked(0)
+        store.compactionWillSwap.withLock { $0 = { _ in steps.withLock { $0 += 1 } } }
+        let report = try store.compact(force: true)
+        #expect(report.steps == steps.withLock { $0 })
+        #expect(report.steps > 1)
+        #expect(report.longestPause > .zero && report.longestPause <= report.duration)
+    }
+
+    /// The cap holds the average rate from the start: a lower bound on the time taken.
+    @Test func theThrottleHoldsTheAverageRate() {
+        var throttle = CompactionThrottle(bytesPerSecond: 1 << 20)
+        let start = ContinuousClock.now
+        for _ in 0..<8 { throttle.paid(32 << 10) }
+        #expect(ContinuousClock.now - start >= .milliseconds(240))
+        var unlimited = CompactionThrottle(bytesPerSecond: nil)
+        unlimited.paid(1 << 40)
+    }
+}
