@@ -11,6 +11,8 @@ import StrataLog
 /// - `strata.errors`, a counter by `db.operation.name` and `error.type`;
 /// - `strata.commits`, `strata.fsyncs`, `strata.bytes.written`,
 ///   `strata.conflicts.retried`: counters;
+/// - `strata.compaction.reclaimed.bytes`, `strata.compaction.steps`: counters, and
+///   `strata.compaction.pause`, a timer of each compaction's longest hold on commits;
 /// - `strata.store.size`, `strata.store.live.bytes` (bytes), `strata.garbage.ratio`,
 ///   `strata.block_cache.hit.ratio`, `strata.pending.writes`: gauges, set by
 ///   ``sample(_:)``.
@@ -26,6 +28,9 @@ public final class StoreMetrics: StoreInstrument, @unchecked Sendable {
     private let fsyncs: Counter
     private let bytesWritten: Counter
     private let conflicts: Counter
+    private let reclaimed: Counter
+    private let compactionSteps: Counter
+    private let compactionPause: Timer
     private let size: Gauge
     private let liveBytes: Gauge
     private let garbageRatio: Gauge
@@ -50,6 +55,9 @@ public final class StoreMetrics: StoreInstrument, @unchecked Sendable {
         fsyncs = Counter(label: "strata.fsyncs", dimensions: self.dimensions, factory: factory)
         bytesWritten = Counter(label: "strata.bytes.written", dimensions: self.dimensions, factory: factory)
         conflicts = Counter(label: "strata.conflicts.retried", dimensions: self.dimensions, factory: factory)
+        reclaimed = Counter(label: "strata.compaction.reclaimed.bytes", dimensions: self.dimensions, factory: factory)
+        compactionSteps = Counter(label: "strata.compaction.steps", dimensions: self.dimensions, factory: factory)
+        compactionPause = Timer(label: "strata.compaction.pause", dimensions: self.dimensions, factory: factory)
         size = Gauge(label: "strata.store.size", dimensions: self.dimensions, factory: factory)
         liveBytes = Gauge(label: "strata.store.live.bytes", dimensions: self.dimensions, factory: factory)
         garbageRatio = Gauge(label: "strata.garbage.ratio", dimensions: self.dimensions, factory: factory)
@@ -73,6 +81,13 @@ public final class StoreMetrics: StoreInstrument, @unchecked Sendable {
 
     public func conflictRetried(_ operation: StoreOperation) {
         conflicts.increment()
+    }
+
+    public func compacted(_ report: CompactionReport) {
+        reclaimed.increment(by: max(0, report.segmentBytesBefore - report.segmentBytesAfter) + report.blobBytesReclaimed)
+        compactionSteps.increment(by: report.steps)
+        let pause = report.longestPause.components
+        if report.steps > 0 { compactionPause.recordNanoseconds(pause.seconds * 1_000_000_000 + pause.attoseconds / 1_000_000_000) }
     }
 
     /// Sets the gauges from `store` and adds to the counters what its statistics

@@ -143,7 +143,9 @@ import Testing
         var configuration = StoreService.Configuration()
         configuration.checkInterval = .milliseconds(10)
         configuration.compactionMinimumInterval = .seconds(60)
-        let service = StoreService(store: store, metrics: StoreMetrics(factory: TestMetrics()), configuration: configuration, logger: Self.logger)
+        configuration.compactionBytesPerSecond = 1 << 20
+        let metrics = TestMetrics()
+        let service = StoreService(store: store, metrics: StoreMetrics(factory: metrics), configuration: configuration, logger: Self.logger)
         try await testGracefulShutdown { trigger in
             async let run: Void = service.run()
             while store.statistics.compactions == 0 { try await Task.sleep(for: .milliseconds(10)) }
@@ -151,5 +153,10 @@ import Testing
             try await run
         }
         #expect(store.statistics.compactions >= 1)
+        // What it reclaimed, in how many steps and with what pause, reaches the metrics.
+        let base = [("db.system.name", "strata")]
+        #expect(try metrics.expectCounter("strata.compaction.reclaimed.bytes", base).totalValue > 0)
+        #expect(try metrics.expectCounter("strata.compaction.steps", base).totalValue >= 1)
+        #expect(try metrics.expectTimer("strata.compaction.pause", base).lastValue ?? 0 > 0)
     }
 }

@@ -103,16 +103,22 @@ extension ObjectStore {
     /// Compacts the store on a thread of its own while reads and writes go on:
     /// superseded versions and unreferenced blobs are reclaimed in bounded groups.
     ///
-    /// - Parameter force: compact every sealed segment, not only those past the
-    ///   garbage ratio.
+    /// - Parameters:
+    ///   - force: compact every sealed segment, not only those past the garbage ratio.
+    ///   - bytesPerSecond: read at most this many bytes of records a second; nil takes
+    ///     the store's `LogStoreOptions/compactionBytesPerSecond`.
     @discardableResult
-    public func compact(force: Bool = false) async throws -> CompactionReport {
+    public func compact(force: Bool = false, bytesPerSecond: Int? = nil) async throws -> CompactionReport {
         try Task.checkCancellation()
         try lanes.beginRead()
         defer { lanes.end(write: false) }
-        return try await measured(.compact) {
-            try await WorkQueue.detached(name: "strata.compact") { try self.records.compact(force: force) }
+        let report = try await measured(.compact) {
+            try await WorkQueue.detached(name: "strata.compact") {
+                if let bytesPerSecond { try self.records.compact(force: force, bytesPerSecond: bytesPerSecond) } else { try self.records.compact(force: force) }
+            }
         }
+        instrument?.compacted(report)
+        return report
     }
 
     /// Whether the store serves reads and writes, and how many writes are pending.

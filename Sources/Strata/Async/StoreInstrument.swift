@@ -11,6 +11,13 @@ public protocol StoreInstrument: Sendable {
     func operationFinished(_ operation: StoreOperation, duration: Duration, error: (any Error)?)
     /// A write met a `.conflict` and runs its closure again.
     func conflictRetried(_ operation: StoreOperation)
+    /// A compaction finished: what it reclaimed, its steps and its longest pause.
+    func compacted(_ report: CompactionReport)
+}
+
+extension StoreInstrument {
+    /// Nothing, unless the instrument reports compactions.
+    public func compacted(_ report: CompactionReport) {}
 }
 
 /// An operation a store reports to its ``StoreInstrument``; the raw values are

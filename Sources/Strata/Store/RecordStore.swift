@@ -110,6 +110,9 @@ public protocol RecordStore: AnyObject, Sendable {
     var usage: StoreUsage { get }
     /// Rewrites garbage away (and collects blob garbage).
     @discardableResult func compact(force: Bool) throws -> CompactionReport
+    /// Rewrites garbage away reading at most `bytesPerSecond` bytes a second (nil: the
+    /// store's own setting).
+    @discardableResult func compact(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport
     /// Flushes and releases the store.
     func close() throws
 }
@@ -206,4 +209,11 @@ extension RecordStore {
 
     /// Lists the range's keys: for store types that cannot read back from a range's end.
     public func lastKey(in range: Range<RecordKey>) throws -> RecordKey? { try keys(in: range).last }
+}
+
+extension RecordStore {
+    /// A store type with no rate to hold compacts as fast as it goes.
+    @discardableResult public func compact(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport {
+        try compact(force: force)
+    }
 }

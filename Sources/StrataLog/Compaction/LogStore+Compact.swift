@@ -12,10 +12,17 @@ extension LogStore {
     /// - Parameter force: compact every sealed segment and blob file with any garbage.
     @discardableResult
     public func compact(force: Bool = false) throws -> CompactionReport {
+        try compact(force: force, bytesPerSecond: options.compactionBytesPerSecond)
+    }
+
+    /// ``compact(force:)`` reading at most `bytesPerSecond` bytes of records a second
+    /// (nil: as fast as it goes), so that a service's requests keep most of the disk.
+    @discardableResult
+    public func compact(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport {
         try compactionGate.withLock { _ in
             try checkWritable()
             do {
-                return try runCompaction(force: force)
+                return try runCompaction(force: force, bytesPerSecond: bytesPerSecond)
             } catch {
                 logger.warning("compaction failed; the store keeps its previous files", metadata: ["error": "\(error)"])
                 throw error
@@ -29,7 +36,7 @@ extension LogStore {
         }
     }
 
-    private func runCompaction(force: Bool) throws -> CompactionReport {
+    private func runCompaction(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport {
         var report = CompactionReport()
         try sealActiveSegment()
         let threshold = force ? 0.0 : options.compactionGarbageRatio
@@ -71,7 +78,7 @@ extension LogStore {
         logger.info("compaction starting", metadata: ["segments": "\(plan.inputs)", "blobFiles": "\(plan.blobs.sorted())"])
 
         let started = ContinuousClock.now
-        var throttle = CompactionThrottle(bytesPerSecond: options.compactionBytesPerSecond)
+        var throttle = CompactionThrottle(bytesPerSecond: bytesPerSecond)
         let output = CompactionOutput(store: self)
         let inputSet = Set(plan.inputs)
         var group: [UInt32] = []
