@@ -105,6 +105,15 @@ struct CrashWorker {
 
     private func startCompacting(_ store: LogStore) {
         let seed = seed
+        // Some rounds end by the worker's own SIGKILL at the point between a step's
+        // copy and its swap (outputs written and synced, the manifest not yet naming
+        // them); the others at the harness's random moment, wherever it falls.
+        let stepKill = Locked(SeededRandom(seed: seed &+ UInt64(getpid()), stream: .max - 1))
+        store.compactionWillSwap.withLock {
+            $0 = { step in
+                if step > 1, stepKill.withLock({ $0.int(in: 0...15) }) == 0 { kill(getpid(), SIGKILL) }
+            }
+        }
         Thread.detachNewThread {
             var random = SeededRandom(seed: seed, stream: .max)
             while true {
