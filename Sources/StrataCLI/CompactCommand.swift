@@ -24,6 +24,7 @@ struct CompactCommand: ParsableCommand {
                 if layouts { print("rewrote \(try objects.rewriteOlderLayouts()) records of older layouts") }
                 guard let log = objects.records as? LogStore else { throw CommandFailure.usage("the store is not a segment log") }
                 print(try log.compact(force: force))
+                if try objects.dropRewrittenLayouts() { print("every record is in its entity's current layout: older layouts dropped") }
             } else {
                 if layouts { throw CommandFailure.usage("--layouts needs an object store (the store at \(store) has no model)") }
                 var options = LogStoreOptions()

@@ -114,7 +114,9 @@ extension ObjectStore {
         defer { lanes.end(write: false) }
         let report = try await measured(.compact) {
             try await WorkQueue.detached(name: "strata.compact") {
-                if let bytesPerSecond { try self.records.compact(force: force, bytesPerSecond: bytesPerSecond) } else { try self.records.compact(force: force) }
+                let report = if let bytesPerSecond { try self.records.compact(force: force, bytesPerSecond: bytesPerSecond) } else { try self.records.compact(force: force) }
+                try self.dropRewrittenLayouts()
+                return report
             }
         }
         instrument?.compacted(report)

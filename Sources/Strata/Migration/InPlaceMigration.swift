@@ -180,6 +180,8 @@ struct InPlaceMigration {
         }
         metadata[StoreSchema.modelKey] = Array(try destination.jsonData())
         metadata[LayoutTable.metadataKey] = try schema.layoutTable.encoded()
+        // Segments from now on hold the new layout only: the next open sets the mark.
+        metadata[LayoutTable.rewriteMarkKey] = nil
         return InPlaceMigration(schema: schema, metadata: metadata, removed: removed)
     }
 

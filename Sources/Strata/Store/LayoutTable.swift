@@ -53,6 +53,12 @@ struct LayoutTable: Sendable, Equatable, Codable {
     var retiredTermIndexes: [UInt32]? = nil
 
     static let metadataKey = "strata.layouts"
+    /// The rewrite mark (FORMAT.md §11.4): a `u32` segment id, little-endian. Segments
+    /// below it may hold records of older layouts; none at or above it does.
+    static let rewriteMarkKey = "strata.layouts.rewriteBelow"
+
+    /// Whether an entity has a layout besides its current one: records of it may remain.
+    var holdsOlderLayouts: Bool { entities.values.contains { $0.layouts.count > 1 } }
 
     /// Every index number a field of any layout has used: a new field never takes one,
     /// so terms left by a removed field can never answer for it.

@@ -23,11 +23,9 @@ extension ObjectStore {
         gate.lock()
         defer { gate.unlock() }
         var rewritten = 0
-        var table = schema.layoutTable
-        var retired = Set(table.retiredTermIndexes ?? [])
         for (name, shape) in schema.shapes.sorted(by: { $0.value.layout.tag < $1.value.layout.tag }) {
             let layout = shape.layout
-            guard var entity = table.entities[name], entity.layouts.count > 1, let current = entity.current else { continue }
+            guard let entity = schema.layoutTable.entities[name], entity.layouts.count > 1 else { continue }
             try records.scan(StoreSchema.range(tag: layout.tag), batchSize: max(1, batchSize)) { batch in
                 var writes = WriteBatch()
                 for record in batch {
@@ -40,6 +38,20 @@ extension ObjectStore {
                 }
                 if !writes.isEmpty { try records.commit(writes) }
             }
+        }
+        try writeTableWithoutOlderLayouts()
+        options.logger.info("older record layouts rewritten and dropped", metadata: ["path": "\(path)", "records": "\(rewritten)"])
+        return rewritten
+    }
+
+    /// The store's layout table with each entity's current layout only, written in
+    /// place of the stored one (and without a rewrite mark): for when no record of an
+    /// older layout is left. The index numbers of dropped fields stay retired.
+    private func writeTableWithoutOlderLayouts() throws {
+        var table = schema.layoutTable
+        var retired = Set(table.retiredTermIndexes ?? [])
+        for (name, var entity) in table.entities where entity.layouts.count > 1 {
+            guard let current = entity.current else { continue }
             let kept = Set(current.fields.compactMap(\.termIndex))
             for old in entity.layouts.dropLast() {
                 for index in old.fields.compactMap(\.termIndex) where !kept.contains(index) { retired.insert(index) }
@@ -50,8 +62,53 @@ extension ObjectStore {
         table.retiredTermIndexes = retired.sorted()
         var metadata = records.metadata
         metadata[LayoutTable.metadataKey] = try table.encoded()
+        metadata[LayoutTable.rewriteMarkKey] = nil
         try records.setMetadata(MetadataDigest.sealed(metadata))
-        options.logger.info("older record layouts rewritten and dropped", metadata: ["path": "\(path)", "records": "\(rewritten)"])
-        return rewritten
+        (records as? LogStore)?.rewriteSegments(below: nil)
+    }
+
+    /// Starts the background rewrite of records of older layouts (FORMAT.md §11.4):
+    /// compaction rewrites every segment below the store's rewrite mark — the first
+    /// segment id made after the newest layout, at or above which every record is
+    /// current — whatever its garbage. A store without a mark gets one now (its next
+    /// segment id), kept in its metadata when it is writable. If no segment below the
+    /// mark holds a record any more (a compaction finished the work, and the process
+    /// stopped before it dropped the layouts), the older layouts are dropped now.
+    func startLayoutRewrite(_ log: LogStore) throws {
+        guard schema.layoutTable.holdsOlderLayouts else { return }
+        var metadata = records.metadata
+        let mark: UInt32
+        if let stored = metadata[LayoutTable.rewriteMarkKey] {
+            guard stored.count == 4 else {
+                throw StrataError(.corrupt, "the layout rewrite mark is \(stored.count) bytes, not 4", path: path, context: ["key": LayoutTable.rewriteMarkKey])
+            }
+            mark = stored.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
+        } else {
+            mark = log.nextSegmentID
+            if records.writeRefusal == nil {
+                metadata[LayoutTable.rewriteMarkKey] = withUnsafeBytes(of: mark.littleEndian) { Array($0) }
+                try records.setMetadata(MetadataDigest.sealed(metadata))
+            }
+        }
+        log.rewriteSegments(below: mark)
+        try dropRewrittenLayouts()
+    }
+
+    /// Drops the older layouts from the store's layout table once no segment below the
+    /// rewrite mark holds a record: every record is then in its entity's current
+    /// layout. Runs after each compaction; a no-op otherwise.
+    ///
+    /// - Returns: whether the layouts were dropped.
+    @discardableResult
+    package func dropRewrittenLayouts() throws -> Bool {
+        guard schema.layoutTable.holdsOlderLayouts, records.writeRefusal == nil, let log = records as? LogStore,
+              let mark = log.segmentsRewrittenBelow, !log.holdsRecords(inSegmentsBelow: mark) else { return false }
+        let gate = SaveGate.lock(for: self)
+        gate.lock()
+        defer { gate.unlock() }
+        guard log.segmentsRewrittenBelow != nil else { return false }
+        try writeTableWithoutOlderLayouts()
+        options.logger.info("older record layouts dropped: compaction rewrote every record in its current layout", metadata: ["path": "\(path)"])
+        return true
     }
 }

@@ -98,6 +98,12 @@ public final class ObjectStore: Sendable {
         if schema.hasOlderLayouts, let log = records as? LogStore {
             let schema = self.schema
             log.setRecordRewriter { schema.rewrittenInCurrentLayout($0) }
+            do {
+                try startLayoutRewrite(log)
+            } catch {
+                try? records.close()
+                throw error
+            }
         }
         if let migrated { options.instrument?.operationFinished(.migrate, duration: migrated, error: nil) }
         if options.paranoidChecks {

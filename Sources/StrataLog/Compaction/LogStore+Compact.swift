@@ -65,6 +65,11 @@ extension LogStore {
                 let live = s.index.counters.liveBytesBySegment[info.id] ?? 0
                 if total > 0 && Double(total - live) / Double(total) > threshold { inputs.insert(info.id) }
             }
+            // Segments that may hold records the rewriter writes anew (older layouts)
+            // are rewritten whatever their garbage, so that none is left behind.
+            if let below = rewriteBelow.withLock({ $0 }), recordRewriter.withLock({ $0 }) != nil {
+                for info in s.manifest.segments where info.state == .sealed && info.id < below { inputs.insert(info.id) }
+            }
             let sealed = Set(s.manifest.segments.filter { $0.state == .sealed }.map(\.id))
             return (inputs.intersection(sealed).sorted(), collect)
         }

@@ -45,6 +45,8 @@ public final class LogStore: Sendable {
     let indexRepairGate = Locked(0)
     /// What compaction applies to each current record it copies (``setRecordRewriter(_:)``).
     let recordRewriter = Locked<RecordRewriter?>(nil)
+    /// Segments below this id are rewritten whatever their garbage (``rewriteSegments(below:)``).
+    let rewriteBelow = Locked<UInt32?>(nil)
     /// Called with the step's number when a compaction step has written its outputs
     /// and is about to swap them in, holding no lock: where tests commit between a
     /// step's copy and its swap, and where crash workers stop a process.
@@ -60,6 +62,29 @@ public final class LogStore: Sendable {
     /// Installs the rewriter compaction applies to the records it copies; nil removes it.
     public func setRecordRewriter(_ rewriter: RecordRewriter?) {
         recordRewriter.withLock { $0 = rewriter }
+    }
+
+    /// Makes compaction rewrite every segment whose id is below `id`, garbage or not,
+    /// with the record rewriter (nil: only segments past the garbage ratio): the object
+    /// layer's background rewrite of records of older layouts, which only segments
+    /// older than the layout's replacement can hold.
+    package func rewriteSegments(below id: UInt32?) {
+        rewriteBelow.withLock { $0 = id }
+    }
+
+    /// The id the next segment will get: every segment made from now on is at or above it.
+    package var nextSegmentID: UInt32 { state.withLock { $0.manifest.nextSegmentID } }
+
+    /// The id set by ``rewriteSegments(below:)``, nil when none is.
+    package var segmentsRewrittenBelow: UInt32? { rewriteBelow.withLock { $0 } }
+
+    /// Whether any record lies in a segment whose id is below `id` (an empty active
+    /// segment holds none).
+    package func holdsRecords(inSegmentsBelow id: UInt32) -> Bool {
+        writer.withLock { w in
+            if w.segmentID < id && w.segmentEnd > Int64(Format.segmentHeaderSize) { return true }
+            return state.withLock { s in s.manifest.segments.contains { $0.state == .sealed && $0.id < id } }
+        }
     }
 
     struct State: Sendable {

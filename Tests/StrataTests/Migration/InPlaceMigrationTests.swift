@@ -4,7 +4,7 @@ import StrataLog
 import StrataTestSupport
 @testable import Strata
 
-/// Issue 15: lightweight stages that rewrite no record. A store written with v1 goes
+/// Lightweight stages that rewrite no record. A store written with v1 goes
 /// through three lightweight stages, with objects written at every version between,
 /// so that it holds records of three layouts (and of four model versions); every object of every layout reads as
 /// the newest model says, through faults, fetches and compiled queries, before and
