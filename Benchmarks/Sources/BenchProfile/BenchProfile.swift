@@ -9,7 +9,8 @@ import Foundation
 //   BenchProfile MODE [--employees N] [--iterations I] [--queries Q] [--typed]
 //   MODE: idx (departmentID == d), scan (salary BETWEEN), ord (sorted by the index),
 //         insert (10k through a context, one save, no fsync), faults (100k random ids),
-//         split (the photo split of N employees with 1 KiB inline photos, a fresh copy each time)
+//         split (the photo split of N employees with 1 KiB inline photos, a fresh copy each time),
+//         compact (compaction after overwriting half of N employees, a fresh copy each time)
 @main
 struct BenchProfile {
     static func main() throws {
@@ -77,15 +78,25 @@ struct BenchProfile {
                 times.append(ContinuousClock.now - start)
                 try iteration.finish()
             }
+        case "compact":
+            // Compaction after overwriting half: the set-up (a fresh copy, half the
+            // employees saved again) is not measured.
+            for _ in 0..<iterations {
+                let iteration = try CompactionWorkload.strata(data)
+                let start = ContinuousClock.now
+                checksum &+= try iteration.run()
+                times.append(ContinuousClock.now - start)
+                try iteration.finish()
+            }
         default:
             return usage()
         }
         times.sort()
-        print("\(mode) \(employees): median \(times[times.count / 2]), best \(times[0]) per \(["insert", "faults", "split"].contains(mode) ? "run" : "query") (checksum \(checksum))")
+        print("\(mode) \(employees): median \(times[times.count / 2]), best \(times[0]) per \(["insert", "faults", "split", "compact"].contains(mode) ? "run" : "query") (checksum \(checksum))")
     }
 
     static func usage() {
-        FileHandle.standardError.write(Data("usage: BenchProfile idx|scan|ord|insert|faults|split [--employees N] [--iterations I] [--queries Q]\n".utf8))
+        FileHandle.standardError.write(Data("usage: BenchProfile idx|scan|ord|insert|faults|split|compact [--employees N] [--iterations I] [--queries Q]\n".utf8))
         exit(2)
     }
 }

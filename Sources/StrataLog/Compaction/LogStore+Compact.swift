@@ -189,7 +189,10 @@ extension LogStore {
                 entries.reserveCapacity(records.count)
                 for start in stride(from: 0, to: records.count, by: Self.lookupsPerLock) {
                     let part = records[start..<min(records.count, start + Self.lookupsPerLock)]
-                    entries += try self.readIndex { s in try part.map { try s.index.entry($0.record.key) } }
+                    entries += try self.readIndex { s in
+                        var memos = [IndexFile.LookupMemo](repeating: .init(), count: s.index.files.count)
+                        return try part.map { try s.index.entry($0.record.key, memos: &memos) }
+                    }
                 }
                 throttle.paid(records.reduce(0) { $0 + Int($1.location.recordLength) })
                 var current: [Bool] = []
@@ -365,7 +368,7 @@ extension LogStore {
     func crossCheck(_ scanned: SegmentScanner.ScannedRecord, against entry: IndexEntry?, segment id: UInt32,
                     awaited: inout [RecordLocation: RecordKey], path: String) throws -> Bool {
         let record = scanned.record
-        awaited[scanned.location] = nil
+        if !awaited.isEmpty { awaited[scanned.location] = nil }
         guard let entry else {
             throw StrataError(.corrupt, "the segment holds version \(record.sequence) of key \(record.key.rawValue), of which the index has no version: an index file is damaged",
                               path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(record.key.rawValue)"])
