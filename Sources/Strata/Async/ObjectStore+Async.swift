@@ -101,7 +101,9 @@ extension ObjectStore {
     }
 
     /// Compacts the store on a thread of its own while reads and writes go on:
-    /// superseded versions and unreferenced blobs are reclaimed in bounded groups.
+    /// superseded versions and unreferenced blobs are reclaimed in bounded groups, and
+    /// records of older layouts are written in the current one (their layouts leave the
+    /// layout table once none is left).
     ///
     /// - Parameters:
     ///   - force: compact every sealed segment, not only those past the garbage ratio.
