@@ -190,7 +190,7 @@ extension LogStore {
                 for start in stride(from: 0, to: records.count, by: Self.lookupsPerLock) {
                     let part = records[start..<min(records.count, start + Self.lookupsPerLock)]
                     entries += try self.readIndex { s in
-                        var memos = [IndexFile.LookupMemo](repeating: .init(), count: s.index.files.count)
+                        var memos = [IndexFile.LookupMemo](repeating: .passing, count: s.index.files.count)
                         return try part.map { try s.index.entry($0.record.key, memos: &memos) }
                     }
                 }

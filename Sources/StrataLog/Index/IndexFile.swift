@@ -382,6 +382,7 @@ final class IndexFile: Sendable {
             throw damage("data block handle lies outside the data area", at: footer.dataFence.offset)
         }
         if handle.offset == memo.blockOffset { return PackedIndexBlock.findSlot(key, in: memo.packed, segmentID: segmentID).map(answerPacked) }
+        let fills = memo.fillsCache
         // The block's packed form (PackedIndexBlock) when the cache has it, else the
         // block read, checked whole and packed for the next lookup; a block that does
         // not pack (blob references) is cached and walked as it is.
@@ -394,18 +395,20 @@ final class IndexFile: Sendable {
         if let packed = cache.get(packedKey) { return found(in: packed) }
         let rawKey = BlockCache.Key(file: cacheID, offset: handle.offset)
         let bytes: [UInt8]
-        if let cached = cache.get(rawKey) {
+        if handle.offset == memo.rawBlockOffset {
+            bytes = memo.raw
+        } else if let cached = cache.get(rawKey) {
             // Cached raw by a range walk (which decodes whole blocks): packed now as
             // well, or every later lookup in it would walk half its entries.
             if let packed = PackedIndexBlock.pack(block: cached) {
-                cache.put(packedKey, packed)
+                if fills { cache.put(packedKey, packed) }
                 return found(in: packed)
             }
             bytes = cached
         } else {
             let read = try block(handle.offset, handle.length, what: "data", caching: false)
             if let packed = PackedIndexBlock.pack(block: read) {
-                cache.put(packedKey, packed)
+                if fills { cache.put(packedKey, packed) }
                 return found(in: packed)
             }
             // Not packed: blob references, or damage, which decoding names.
@@ -416,7 +419,12 @@ final class IndexFile: Sendable {
             } catch {
                 throw damage("\(error)", at: handle.offset)
             }
-            cache.put(rawKey, read)
+            if fills {
+                cache.put(rawKey, read)
+            } else {
+                memo.rawBlockOffset = handle.offset
+                memo.raw = read
+            }
             bytes = read
         }
         // Walk the raw block, decoding only the entry asked for: a lookup is then one
@@ -453,8 +461,22 @@ final class IndexFile: Sendable {
         fileprivate var fenceCount = -1
         fileprivate var blockOffset = UInt64.max
         fileprivate var packed: [UInt8] = []
+        /// Whether blocks read go into the block cache. A pass over the whole store
+        /// (compaction) keeps them here instead, one at a time, so that it neither
+        /// grows the process by the cache nor evicts what requests read.
+        fileprivate var fillsCache = true
+        /// The last raw block read without the cache (blob references do not pack).
+        fileprivate var rawBlockOffset = UInt64.max
+        fileprivate var raw: [UInt8] = []
 
         init() {}
+
+        /// A memo for a pass that leaves the block cache as it is.
+        static var passing: LookupMemo {
+            var memo = LookupMemo()
+            memo.fillsCache = false
+            return memo
+        }
     }
 
     /// Entries in ascending key order from the first key ≥ `start`, a block at a time.

@@ -135,6 +135,36 @@ import StrataTestSupport
         #expect(report.longestPause > .zero && report.longestPause <= report.duration)
     }
 
+    /// Compaction looks up every record it reads without putting the index blocks it
+    /// reads into the block cache: a pass over the whole store would otherwise grow the
+    /// process by the cache's budget and evict the blocks requests read.
+    @Test func compactionLeavesTheBlockCacheToRequests() throws {
+        let dir = try TemporaryDirectory("compact-cache")
+        defer { dir.remove() }
+        var options = LogStoreOptions()
+        options.segmentSizeLimit = 256 << 10
+        do {
+            let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+            for round in 0..<2 {
+                var batch = WriteBatch()
+                for key in UInt64(0)..<20_000 where round == 0 || key % 2 == 0 {
+                    batch.put(RecordKey(key), value: LogFixtures.value(key, version: round, size: 24))
+                }
+                try store.commit(batch)
+            }
+            try store.close()
+        }
+        let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+        defer { try? store.close() }
+        let before = store.blockCache.usage.index
+        let report = try store.compact(force: true)
+        #expect(report.recordsRewritten >= 20_000)
+        // Fences and filters of the files it reads and writes (a few KiB), not their
+        // data blocks (some 30,000 lookups in two files: about 150 KiB packed).
+        #expect(store.blockCache.usage.index - before < 32 << 10, "index bytes cached: \(before) → \(store.blockCache.usage.index)")
+        for key in UInt64(0)..<20_000 { #expect(try store.get(RecordKey(key))?.value == LogFixtures.value(key, version: key % 2 == 0 ? 1 : 0, size: 24)) }
+    }
+
     /// The cap holds the average rate from the start: a lower bound on the time taken.
     @Test func theThrottleHoldsTheAverageRate() {
         var throttle = CompactionThrottle(bytesPerSecond: 1 << 20)
