@@ -159,17 +159,23 @@ struct InPlaceMigration {
             }
         }
         try checkRequired(from: source, schema: sourceSchema, records: records, to: destination)
-        let added = addedRules(from: source, schema: schema)
-        if !added.isEmpty {
-            let scan = UniquenessScan(schema: schema, records: records, scratch: scratch)
-            for constraint in added {
-                try scan.check(UniquenessScan.Rule(constraint: constraint, sourceHash: source.versionHash,
-                                                   destinationHash: destination.versionHash))
-            }
+        let added = addedRules(from: source, schema: schema).map {
+            UniquenessScan.Rule(constraint: $0, sourceHash: source.versionHash, destinationHash: destination.versionHash)
         }
+        // A rule whose terms this stage builds is checked in the build's pass over the
+        // records; one whose terms are there already (an indexed attribute made unique)
+        // by a scan of its own. Both write nothing before the check passes.
+        let existingTags = Set(sourceSchema.tags.values)
+        var builtTags: [UInt32: Set<UInt16>] = [:]
+        for build in builds { if let tag = schema.tags[build.entity] { builtTags[build.termIndex, default: []].insert(tag) } }
+        let inPass = added.filter { rule in
+            rule.constraint.scopeTags.intersection(existingTags).isSubset(of: builtTags[rule.constraint.termIndex] ?? [])
+        }
+        let scanned = added.filter { rule in !inPass.contains { $0.constraint.termIndex == rule.constraint.termIndex } }
+        try UniquenessScan(schema: schema, records: records, scratch: scratch).check(scanned)
         if !builds.isEmpty {
-            try buildIndexes(builds, schema: schema, sourceTable: sourceSchema.layoutTable, records: records, metadata: metadata,
-                             batchSize: batchSize)
+            try buildIndexes(builds, checking: inPass, schema: schema, sourceTable: sourceSchema.layoutTable, records: records,
+                             metadata: metadata, scratch: scratch, batchSize: batchSize)
         }
 
         var metadata = metadata
@@ -246,42 +252,42 @@ struct InPlaceMigration {
         let compound: Bool
     }
 
-    /// Builds new indexes in place, before the stage's metadata swap: every record of
-    /// the entity is put again with the same value and blobs (its layout unchanged) and
-    /// the new terms, in batches. The new attribute numbers are first recorded as
-    /// retired in the store's own metadata, so that a crash in the middle leaves the old
-    /// model with terms under numbers no field will ever be given; the next attempt
-    /// builds again, replacing what the interrupted one put. (A compound constraint's
-    /// number is its position after the entity's older constraints, which no field can
-    /// take.)
+    /// Builds new indexes in place, before the stage's metadata swap, in one pass over
+    /// the entities' records: each record is read once; its new terms are computed, the
+    /// values of each new rule in `checking` handed to a ``UniquenessCheck``, and the
+    /// record with its new terms (same value and blobs, its layout unchanged) put in a
+    /// ``RecordSpool`` outside the store. Only once the check finds no duplicate is
+    /// anything written: the spool is committed as one transaction in chunks
+    /// (`commit(chunks:)`, which gives it a segment and sorts its terms as packed runs),
+    /// visible whole or not at all. A duplicate leaves the store as it was.
+    ///
+    /// The new attribute numbers are first recorded as retired in the store's own
+    /// metadata, so that a crash between the commit and the metadata swap leaves the
+    /// old model with terms under numbers no field will ever be given; the next attempt
+    /// builds again, replacing them. (A compound constraint's number is its position
+    /// after the entity's older constraints, which no field can take.)
     ///
     /// Only as a plan's first change to the live store (or on a staging store): the
     /// reservation is written over the store's own metadata, not over changes an earlier
     /// in-place stage holds in memory.
-    static func buildIndexes(_ builds: [IndexBuild], schema: StoreSchema, sourceTable: LayoutTable,
-                             records: any RecordStore, metadata: [String: [UInt8]], batchSize: Int = 1024) throws {
+    static func buildIndexes(_ builds: [IndexBuild], checking rules: [UniquenessScan.Rule] = [], schema: StoreSchema,
+                             sourceTable: LayoutTable, records: any RecordStore, metadata: [String: [UInt8]],
+                             scratch: UniquenessScan.Scratch, batchSize: Int = 1024) throws {
         guard metadata == records.metadata else {
             throw Refusal(description: "an index is built in place only by the first change of a plan")
         }
-        let fieldIndexes = builds.filter { !$0.compound }.map(\.termIndex)
-        if !fieldIndexes.isEmpty {
-            var reserved = sourceTable
-            reserved.retiredTermIndexes = Array(Set((reserved.retiredTermIndexes ?? []) + fieldIndexes)).sorted()
-            var onDisk = records.metadata
-            onDisk[LayoutTable.metadataKey] = try reserved.encoded()
-            try records.setMetadata(MetadataDigest.sealed(onDisk))
-        }
-        for (entity, entityBuilds) in Dictionary(grouping: builds, by: \.entity) {
+        var check = UniquenessCheck(rules: rules, schema: schema, records: records, scratch: scratch)
+        defer { check.discard() }
+        let spool = try RecordSpool(path: scratch.directory + "/strata-index-build-\(UUID().uuidString)", fileSystem: scratch.fileSystem)
+        defer { spool.remove() }
+        for (entity, entityBuilds) in Dictionary(grouping: builds, by: \.entity).sorted(by: { $0.key < $1.key }) {
             guard let layout = schema.shapes[entity]?.layout else { continue }
             let built = Set(entityBuilds.map(\.termIndex))
             let numbered = entityBuilds.compactMap { build -> (numbers: [Int], build: IndexBuild)? in
                 let numbers = build.fields.compactMap { layout.fieldNumbers[$0] }
                 return numbers.count == build.fields.count ? (numbers, build) : nil
             }
-            // One commit per migration batch (its budget's worth of objects), not per page
-            // of the scan: each commit is durable.
-            var writes = WriteBatch()
-            var pending = 0
+            let bound = rules.indices.filter { rules[$0].constraint.scopeTags.contains(layout.tag) }
             try records.scan(StoreSchema.range(tag: layout.tag), batchSize: 1024) { batch in
                 for record in batch {
                     let object = try schema.decode(record)
@@ -296,18 +302,49 @@ struct InPlaceMigration {
                         }
                         if let value { terms.append(IndexTerm(index: build.termIndex, value: value)) }
                     }
+                    for rule in bound {
+                        guard let values = try Self.values(of: object, layout: layout, attributes: rules[rule].constraint.attributes,
+                                                           readBlob: { try records.readBlob($0) }) else { continue }
+                        try check.add(rule: rule, values: values, key: record.key)
+                    }
                     guard terms != record.terms else { continue }
-                    writes.put(record.key, value: record.value, blobs: record.blobs, terms: terms)
-                    pending += 1
-                }
-                if pending >= batchSize {
-                    try records.commit(writes)
-                    writes = WriteBatch()
-                    pending = 0
+                    try spool.append(key: record.key, value: record.value, blobs: record.blobs, terms: terms)
                 }
             }
-            if !writes.isEmpty { try records.commit(writes) }
         }
+        try check.finish()
+        guard spool.count > 0 else { return }
+        try spool.finishWriting()
+        let fieldIndexes = builds.filter { !$0.compound }.map(\.termIndex)
+        if !fieldIndexes.isEmpty {
+            var reserved = sourceTable
+            reserved.retiredTermIndexes = Array(Set((reserved.retiredTermIndexes ?? []) + fieldIndexes)).sorted()
+            var onDisk = records.metadata
+            onDisk[LayoutTable.metadataKey] = try reserved.encoded()
+            try records.setMetadata(MetadataDigest.sealed(onDisk))
+        }
+        try records.commit(chunks: { batch, _ in
+            try spool.read(into: &batch, limit: max(1, batchSize))
+            return spool.hasMore
+        })
+    }
+
+    /// A decoded object's values for some attributes of its layout, as
+    /// `ObjectStore.storedValues` reads them from its record (an external binary read
+    /// through `readBlob`); nil when the layout lacks one of them.
+    static func values(of object: StoredObject, layout: StoreSchema.EntityLayout, attributes: [String],
+                       readBlob: (BlobRef) throws -> [UInt8]) throws -> [Value]? {
+        var values: [Value] = []
+        values.reserveCapacity(attributes.count)
+        for name in attributes {
+            guard let number = layout.fieldNumbers[name] else { return nil }
+            switch number < object.fields.count ? object.fields[number] : .null {
+            case .value(let value): values.append(value)
+            case .blob(let ref, _): values.append(.binary(Data(try readBlob(ref))))
+            default: values.append(.null)
+            }
+        }
+        return values
     }
 
     /// The uniqueness rules `schema` (the destination's) has that the source model did

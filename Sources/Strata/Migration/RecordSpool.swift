@@ -1,0 +1,132 @@
+import StrataLog
+
+/// Records written to a scratch file in order and read back in chunks: what a pass
+/// over the store means to write, held until a check over the whole pass allows it.
+/// An in-place index build reads each record once, hands its new terms to the
+/// uniqueness check and the record with them to the spool; only once no duplicate is
+/// found is the spool committed (``InPlaceMigration/buildIndexes``), so a failing
+/// check leaves the store as it was without a second read of every record.
+///
+/// A record is its key (u64), its value, blob references and terms, each count and
+/// length a u32, integers little-endian. The file is scratch, outside the store.
+final class RecordSpool {
+    private let fileSystem: any FileSystem
+    private let path: String
+    private let file: any StorageFile
+    private var out: [UInt8] = []
+    private var written: Int64 = 0
+    private var readOffset: Int64 = 0
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private(set) var count = 0
+    private var read = 0
+
+    private static let flushAt = 1 << 20
+
+    init(path: String, fileSystem: any FileSystem) throws {
+        self.path = path
+        self.fileSystem = fileSystem
+        try fileSystem.remove(path)
+        file = try fileSystem.open(path, mode: .create)
+    }
+
+    func append(key: RecordKey, value: [UInt8], blobs: [BlobRef], terms: [IndexTerm]) throws {
+        func put<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
+        put(key.rawValue)
+        put(UInt32(value.count))
+        out.append(contentsOf: value)
+        put(UInt32(blobs.count))
+        for blob in blobs {
+            put(blob.file)
+            put(blob.checksum)
+            put(blob.offset)
+            put(blob.length)
+        }
+        put(UInt32(terms.count))
+        for term in terms {
+            put(term.index)
+            put(UInt32(term.value.count))
+            out.append(contentsOf: term.value)
+        }
+        count += 1
+        if out.count >= Self.flushAt { try flush() }
+    }
+
+    private func flush() throws {
+        guard !out.isEmpty else { return }
+        try file.write(out, at: written)
+        written += Int64(out.count)
+        out.removeAll(keepingCapacity: true)
+    }
+
+    /// Whether records are left to read.
+    var hasMore: Bool { read < count }
+
+    /// Ends the writing: what is still buffered goes to the file (before anything is
+    /// committed, so that a full scratch disk fails the pass, not the commit).
+    func finishWriting() throws { try flush() }
+
+    /// Puts up to `limit` of the next records into `batch` (after `finishWriting`).
+    func read(into batch: inout WriteBatch, limit: Int) throws {
+        var taken = 0
+        while taken < limit, read < count {
+            let key = RecordKey(try u64())
+            let value = try bytes(Int(try u32()))
+            let blobCount = Int(try u32())
+            var blobs: [BlobRef] = []
+            blobs.reserveCapacity(blobCount)
+            for _ in 0..<blobCount {
+                let file = try u32(), checksum = try u32()
+                blobs.append(BlobRef(file: file, offset: try u64(), length: try u64(), checksum: checksum))
+            }
+            let termCount = Int(try u32())
+            var terms: [IndexTerm] = []
+            terms.reserveCapacity(termCount)
+            for _ in 0..<termCount {
+                let index = try u32()
+                terms.append(IndexTerm(index: index, value: try bytes(Int(try u32()))))
+            }
+            batch.put(key, value: value, blobs: blobs, terms: terms)
+            read += 1
+            taken += 1
+        }
+    }
+
+    /// Closes and removes the file.
+    func remove() {
+        try? file.close()
+        try? fileSystem.remove(path)
+    }
+
+    // MARK: Reading
+
+    private func fill(_ needed: Int) throws {
+        guard buffer.count - position < needed else { return }
+        buffer.removeFirst(position)
+        position = 0
+        let want = Int(min(written - readOffset, Int64(max(needed - buffer.count, Self.flushAt))))
+        guard want > 0, buffer.count + want >= needed else {
+            throw StrataError(.corrupt, "the migration's record spool ends inside a record", path: path)
+        }
+        buffer.append(contentsOf: try file.readExactly(want, at: readOffset))
+        readOffset += Int64(want)
+    }
+
+    private func u32() throws -> UInt32 {
+        try fill(4)
+        defer { position += 4 }
+        return buffer.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: UInt32.self)) }
+    }
+
+    private func u64() throws -> UInt64 {
+        try fill(8)
+        defer { position += 8 }
+        return buffer.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: position, as: UInt64.self)) }
+    }
+
+    private func bytes(_ n: Int) throws -> [UInt8] {
+        try fill(n)
+        defer { position += n }
+        return Array(buffer[position..<position + n])
+    }
+}
