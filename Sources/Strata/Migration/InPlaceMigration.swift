@@ -287,11 +287,20 @@ struct InPlaceMigration {
                 let numbers = build.fields.compactMap { layout.fieldNumbers[$0] }
                 return numbers.count == build.fields.count ? (numbers, build) : nil
             }
-            let bound = rules.indices.filter { rules[$0].constraint.scopeTags.contains(layout.tag) }
+            // Each rule checked in the pass with the build of its terms: the check sorts
+            // the term just built (the values' own unless a zero is negative, whose
+            // term differs from an equal positive zero's).
+            let bound = rules.indices.compactMap { rule -> (rule: Int, build: Int)? in
+                guard rules[rule].constraint.scopeTags.contains(layout.tag),
+                      let build = numbered.firstIndex(where: { $0.build.termIndex == rules[rule].constraint.termIndex }) else { return nil }
+                return (rule, build)
+            }
             try records.scan(StoreSchema.range(tag: layout.tag), batchSize: 1024) { batch in
                 for record in batch {
                     let object = try schema.decode(record)
                     var terms = record.terms.filter { !built.contains($0.index) }
+                    var values: [[UInt8]?] = []
+                    values.reserveCapacity(numbered.count)
                     for (numbers, build) in numbered {
                         let value: [UInt8]?
                         if build.compound {
@@ -300,12 +309,19 @@ struct InPlaceMigration {
                             value = numbers[0] < object.fields.count
                                 ? try ObjectCodec.termValue(object.fields[numbers[0]], blobBytes: { try records.readBlob($0) }) : nil
                         }
+                        values.append(value)
                         if let value { terms.append(IndexTerm(index: build.termIndex, value: value)) }
                     }
-                    for rule in bound {
-                        guard let values = try Self.values(of: object, layout: layout, attributes: rules[rule].constraint.attributes,
-                                                           readBlob: { try records.readBlob($0) }) else { continue }
-                        try check.add(rule: rule, values: values, key: record.key)
+                    for (rule, build) in bound {
+                        // No term: a value is null (or missing), and nulls never collide.
+                        guard let term = values[build] else { continue }
+                        if numbered[build].numbers.contains(where: { $0 < object.fields.count && Self.isNegativeZero(object.fields[$0]) }) {
+                            guard let values = try Self.values(of: object, layout: layout, attributes: rules[rule].constraint.attributes,
+                                                               readBlob: { try records.readBlob($0) }) else { continue }
+                            try check.add(rule: rule, values: values, key: record.key)
+                        } else {
+                            try check.add(rule: rule, term: term, key: record.key)
+                        }
                     }
                     guard terms != record.terms else { continue }
                     try spool.append(key: record.key, value: record.value, blobs: record.blobs, terms: terms)
@@ -327,6 +343,15 @@ struct InPlaceMigration {
             try spool.read(into: &batch, limit: max(1, batchSize))
             return spool.hasMore
         })
+    }
+
+    /// Whether a field holds −0.0 (a double or a date): equal to 0.0, with another term.
+    static func isNegativeZero(_ field: FieldValue) -> Bool {
+        switch field {
+        case .value(.double(let d)): d == 0 && d.sign == .minus
+        case .value(.date(let d)): d.timeIntervalSinceReferenceDate == 0 && d.timeIntervalSinceReferenceDate.sign == .minus
+        default: false
+        }
     }
 
     /// A decoded object's values for some attributes of its layout, as

@@ -67,7 +67,7 @@ package struct PackedTermSorter {
             fileEnd += Int64(out.count)
         }
         runs.append(start..<fileEnd)
-        terms.removeAll()
+        terms.removeAll(keepingCapacity: true)
     }
 
     /// Calls `body` with every term added, in index file order (`PackedTerm.order`),

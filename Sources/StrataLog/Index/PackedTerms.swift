@@ -76,9 +76,11 @@ package struct PackedTerms {
         slots.append(slot)
     }
 
-    package mutating func removeAll() {
-        storage.removeAll()
-        slots.removeAll(keepingCapacity: true)
+    /// Forgets the terms; `keepingCapacity` keeps their memory for the next run (a
+    /// sorter that spilled fills the same buffer again rather than growing a new one).
+    package mutating func removeAll(keepingCapacity: Bool = false) {
+        storage.removeAll(keepingCapacity: keepingCapacity)
+        slots.removeAll(keepingCapacity: keepingCapacity)
         sorted = true
         refined = false
     }
@@ -96,7 +98,7 @@ package struct PackedTerms {
             while let (range, level) = work.popLast() {
                 var group = UnsafeMutableBufferPointer(rebasing: slots[range])
                 if level > 0 { for i in group.indices { group[i].word = storage.word(of: group[i], level: level) } }
-                group.sort { Self.less($0, $1, level: level, storage) }
+                Self.quicksort(group, level: level, storage)
                 // Runs tied on (index, word) with bytes still to come: ordered by their next word.
                 var start = 0
                 while start < group.count {
@@ -115,6 +117,53 @@ package struct PackedTerms {
         }
         sorted = true
         refined = deeper
+    }
+
+    /// Sorts slots in place by `less` at `level`: a quicksort (median of three,
+    /// insertion sort below 16) on the slots themselves. The order is total (equal
+    /// values are ordered by key and sequence), so stability is not needed, and the
+    /// standard library's merge sort moved every slot through a buffer at each pass.
+    static func quicksort(_ a: UnsafeMutableBufferPointer<Slot>, level: Int, _ storage: PackedBytes) {
+        var stack: [(Int, Int)] = [(0, a.count - 1)]
+        while let (lowest, highest) = stack.popLast() {
+            var low = lowest, high = highest
+            while high - low >= 16 {
+                let mid = low + (high - low) / 2
+                if less(a[mid], a[low], level: level, storage) { a.swapAt(mid, low) }
+                if less(a[high], a[low], level: level, storage) { a.swapAt(high, low) }
+                if less(a[high], a[mid], level: level, storage) { a.swapAt(high, mid) }
+                let pivot = a[mid]
+                var i = low, j = high
+                while i <= j {
+                    while less(a[i], pivot, level: level, storage) { i += 1 }
+                    while less(pivot, a[j], level: level, storage) { j -= 1 }
+                    if i <= j {
+                        a.swapAt(i, j)
+                        i += 1
+                        j -= 1
+                    }
+                }
+                // The smaller side next, the larger one later: the stack stays logarithmic.
+                if j - low < high - i {
+                    if i < high { stack.append((i, high)) }
+                    high = j
+                } else {
+                    if low < j { stack.append((low, j)) }
+                    low = i
+                }
+            }
+            if high > low {
+                for k in low + 1...high {
+                    let item = a[k]
+                    var m = k - 1
+                    while m >= low, less(item, a[m], level: level, storage) {
+                        a[m + 1] = a[m]
+                        m -= 1
+                    }
+                    a[m + 1] = item
+                }
+            }
+        }
     }
 
     /// Whether two neighbours tie on their first word with bytes still to come: an
@@ -220,12 +269,13 @@ final class PackedBytes: @unchecked Sendable {
         count += size
     }
 
-    /// Forgets the bytes and gives their memory back.
-    func removeAll() {
+    /// Forgets the bytes, and gives their memory back unless `keepingCapacity`.
+    func removeAll(keepingCapacity: Bool) {
+        count = 0
+        guard !keepingCapacity else { return }
         base?.deallocate()
         base = nil
         capacity = 0
-        count = 0
     }
 
     func withBytes<R>(_ body: (UnsafeRawPointer) throws -> R) rethrows -> R {
