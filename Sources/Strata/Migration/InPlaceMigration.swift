@@ -295,7 +295,7 @@ struct InPlaceMigration {
                       let build = numbered.firstIndex(where: { $0.build.termIndex == rules[rule].constraint.termIndex }) else { return nil }
                 return (rule, build)
             }
-            try records.scan(StoreSchema.range(tag: layout.tag), batchSize: 1024) { batch in
+            try Self.scanOnce(records, StoreSchema.range(tag: layout.tag)) { batch in
                 for record in batch {
                     let object = try schema.decode(record)
                     var terms = record.terms.filter { !built.contains($0.index) }
@@ -339,10 +339,22 @@ struct InPlaceMigration {
             onDisk[LayoutTable.metadataKey] = try reserved.encoded()
             try records.setMetadata(MetadataDigest.sealed(onDisk))
         }
+        // Chunks of at most 1,024 records: two or three are in flight at once, and the
+        // commit's memory is theirs and its sorters' batches, not the store's.
         try records.commit(chunks: { batch, _ in
-            try spool.read(into: &batch, limit: max(1, batchSize))
+            try spool.read(into: &batch, limit: max(1, min(batchSize, 1024)))
             return spool.hasMore
         })
+    }
+
+    /// A scan that reads each record once: the segment log's keeps no frame in the
+    /// block cache, which would otherwise fill with the whole entity.
+    static func scanOnce(_ records: any RecordStore, _ range: Range<RecordKey>, _ body: ([Record]) throws -> Void) throws {
+        if let log = records as? LogStore {
+            try log.scan(range, batchSize: 1024, keepingFrames: false, body)
+        } else {
+            try records.scan(range, batchSize: 1024, body)
+        }
     }
 
     /// Whether a field holds −0.0 (a double or a date): equal to 0.0, with another term.

@@ -81,48 +81,45 @@ package struct PackedTermSorter {
         }
         var sources: [PackedRunCursor] = []
         for run in runs { sources.append(try PackedRunCursor(file: file, range: run)) }
-        var memoryPosition = 0
         let memory = sources.count
         let memoryCount = terms.count
-        // The heap holds source numbers, the smallest current term on top.
-        var heap: [Int] = []
-        func less(_ a: Int, _ b: Int) -> Bool {
-            withCurrent(a) { x in withCurrent(b) { y in PackedTerm.order(x, y) < 0 } }
-        }
-        func withCurrent<R>(_ source: Int, _ use: (PackedTerm) -> R) -> R {
-            source == memory ? terms.withTerm(at: memoryPosition, use) : use(sources[source].current!)
-        }
-        func siftDown(_ start: Int) {
-            var i = start
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < heap.count && less(heap[l], heap[m]) { m = l }
-                if r < heap.count && less(heap[r], heap[m]) { m = r }
-                if m == i { return }
-                heap.swapAt(i, m)
-                i = m
+        try terms.withTermsInOrder { inMemory in
+            var memoryPosition = 0
+            // Each source's current term, read once when it advances: comparing through
+            // the sources at every step of the heap was most of the merge.
+            var heads: [PackedTerm?] = sources.map(\.current)
+            heads.append(memoryCount > 0 ? inMemory(0) : nil)
+            // The heap holds source numbers, the smallest current term on top.
+            var heap: [Int] = heads.indices.filter { heads[$0] != nil }
+            func less(_ a: Int, _ b: Int) -> Bool { PackedTerm.order(heads[a]!, heads[b]!) < 0 }
+            func siftDown(_ start: Int) {
+                var i = start
+                while true {
+                    let l = 2 * i + 1, r = l + 1
+                    var m = i
+                    if l < heap.count && less(heap[l], heap[m]) { m = l }
+                    if r < heap.count && less(heap[r], heap[m]) { m = r }
+                    if m == i { return }
+                    heap.swapAt(i, m)
+                    i = m
+                }
             }
-        }
-        for source in sources.indices where sources[source].current != nil { heap.append(source) }
-        if memoryCount > 0 { heap.append(memory) }
-        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
-        while let top = heap.first {
-            let more: Bool
-            if top == memory {
-                try terms.withTerm(at: memoryPosition, body)
-                memoryPosition += 1
-                more = memoryPosition < memoryCount
-            } else {
-                try body(sources[top].current!)
-                try sources[top].advance()
-                more = sources[top].current != nil
+            for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+            while let top = heap.first {
+                try body(heads[top]!)
+                if top == memory {
+                    memoryPosition += 1
+                    heads[top] = memoryPosition < memoryCount ? inMemory(memoryPosition) : nil
+                } else {
+                    try sources[top].advance()
+                    heads[top] = sources[top].current
+                }
+                if heads[top] == nil {
+                    heap[0] = heap[heap.count - 1]
+                    heap.removeLast()
+                }
+                if heap.count > 1 { siftDown(0) }
             }
-            if !more {
-                heap[0] = heap[heap.count - 1]
-                heap.removeLast()
-            }
-            if heap.count > 1 { siftDown(0) }
         }
     }
 
@@ -145,7 +142,7 @@ final class PackedRunCursor {
     private let file: any StorageFile
     private var next: Int64
     private let end: Int64
-    private let buffer: UnsafeMutableRawBufferPointer
+    private var buffer: UnsafeMutableRawBufferPointer
     private var start = 0
     private var filled = 0
     /// The run's current term, nil past its end; valid until `advance`.
@@ -155,8 +152,8 @@ final class PackedRunCursor {
         self.file = file
         next = range.lowerBound
         end = range.upperBound
-        // Room for the longest term (a 65,535-byte value) beside a page of others.
-        buffer = .allocate(byteCount: 256 << 10, alignment: 8)
+        // 64 KiB: a merge of many runs holds one each. A longer term grows it.
+        buffer = .allocate(byteCount: 64 << 10, alignment: 8)
         try advance()
     }
 
@@ -182,6 +179,13 @@ final class PackedRunCursor {
         if next >= end { return filled - start >= count && filled > start }
         // Keep what is left, at the front, and fill the rest.
         let left = filled - start
+        if count > buffer.count {
+            let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 8)
+            if left > 0 { grown.baseAddress!.copyMemory(from: buffer.baseAddress! + start, byteCount: left) }
+            buffer.deallocate()
+            buffer = grown
+            start = 0
+        }
         if left > 0, start > 0 { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + start, byteCount: left) }
         start = 0
         filled = left

@@ -207,11 +207,16 @@ package struct PackedTerms {
         }
     }
 
-    /// The term at `position` in slot order, valid while `body` runs.
-    func withTerm<R>(at position: Int, _ body: (PackedTerm) throws -> R) rethrows -> R {
-        let slot = slots[position]
-        return try storage.withBytes { base in
-            try body(PackedTerm(UnsafeRawBufferPointer(start: base + Int(slot.offset), count: Self.itemOverhead + Int(slot.length))))
+    /// Calls `body` with a function that gives the term at a position in slot order;
+    /// the terms it gives are valid while `body` runs.
+    func withTermsInOrder<R>(_ body: ((Int) -> PackedTerm) throws -> R) rethrows -> R {
+        try storage.withBytes { base in
+            try slots.withUnsafeBufferPointer { slots in
+                try body { position in
+                    let slot = slots[position]
+                    return PackedTerm(UnsafeRawBufferPointer(start: base + Int(slot.offset), count: Self.itemOverhead + Int(slot.length)))
+                }
+            }
         }
     }
 }

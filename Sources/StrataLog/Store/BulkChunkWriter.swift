@@ -17,7 +17,10 @@ import Foundation
 ///
 /// A chunk's index terms are packed into the terms sorter's buffer as they are
 /// (`PackedTermSorter`): no term becomes an object of its own, and the sort runs
-/// when the buffer spills or the commit drains it.
+/// when the buffer spills or the commit drains it. The committing thread packs them
+/// as it hands the chunk over, while the writing thread still writes the chunk
+/// before: the terms need nothing the write finds out, and their sort (each spill's)
+/// was a third of the writing thread's time when it did both.
 ///
 /// The state is only ever touched by one thread at a time, in the hand-over order
 /// above, so its exclusivity is not checked at run time (the checks were four calls
@@ -37,6 +40,7 @@ final class BulkChunkWriter: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var frames = 0
     @exclusivity(unchecked) private(set) var recordBytes: Int64 = 0
     @exclusivity(unchecked) var entries: SpillSorter<IndexEntry>
+    /// Touched by the committing thread only (`submit`, then the index's writing).
     @exclusivity(unchecked) var terms: PackedTermSorter
     /// The chunk handed over, until the writing thread takes it.
     @exclusivity(unchecked) private var handed: [Record] = []
@@ -62,6 +66,10 @@ final class BulkChunkWriter: @unchecked Sendable {
     /// Hands `chunk` over once the chunk before it is written.
     /// - Throws: what writing an earlier chunk threw (this one is then not taken).
     func submit(_ chunk: [Record]) throws {
+        // Only this thread touches `terms` (until `wait()` before the index is written).
+        for r in chunk {
+            for t in r.terms { try terms.add(index: t.index, value: t.value, key: r.key, sequence: sequence) }
+        }
         try wait()
         // The chunk written last is freed here, where its records were made: freed on
         // the writing thread, its million small arrays went back to the committing
@@ -109,7 +117,6 @@ final class BulkChunkWriter: @unchecked Sendable {
             recordBytes += entry.recordBytes
             blobs.append(contentsOf: r.blobs)
             try entries.add(entry)
-            for t in r.terms { try terms.add(index: t.index, value: t.value, key: r.key, sequence: sequence) }
         }
         records += chunk.count
         frames += frameCount
