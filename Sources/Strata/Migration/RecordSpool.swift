@@ -21,7 +21,7 @@ final class RecordSpool {
     private(set) var count = 0
     private var read = 0
 
-    private static let flushAt = 1 << 20
+    private static let flushAt = 256 << 10
 
     init(path: String, fileSystem: any FileSystem) throws {
         self.path = path

@@ -21,15 +21,16 @@ struct UniquenessScan {
             self.budget = budget
         }
 
-        /// The store's file system, its scratch directory, a sixteenth of its budget:
-        /// the sort spills runs past it, so it bounds memory rather than saving time
-        /// (a pass of 100k unique terms, 8 MB, spills twice and costs a few ms more).
+        /// The store's file system, its scratch directory, a thirty-second of its
+        /// budget: the sort spills runs past it, so it bounds memory rather than saving
+        /// time (a pass of 100k unique terms, 8 MB, spills four runs and costs a few ms
+        /// more), and the pass holds it while the migration's cache fills.
         init(_ options: StoreOptions) {
             fileSystem = options.fileSystem ?? POSIXFileSystem()
             var directory = options.scratchDirectory ?? ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
             while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
             self.directory = directory
-            budget = max(4096, options.migrationMemoryBudget / 16)
+            budget = max(4096, options.migrationMemoryBudget / 32)
         }
     }
 

@@ -152,8 +152,9 @@ final class PackedRunCursor {
         self.file = file
         next = range.lowerBound
         end = range.upperBound
-        // 64 KiB: a merge of many runs holds one each. A longer term grows it.
-        buffer = .allocate(byteCount: 64 << 10, alignment: 8)
+        // 32 KiB: a merge of many runs holds one each (a million objects' terms in runs
+        // of a few MiB are dozens). A longer term grows it.
+        buffer = .allocate(byteCount: 32 << 10, alignment: 8)
         try advance()
     }
 

@@ -87,9 +87,10 @@ extension LogStore {
         let base = paths.index + "/" + StorePaths.number(segmentID)
         let entries = SpillSorter<IndexEntry>(path: base + ".entries.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch,
                                               encode: IndexFileEncoder.append, decode: { try IndexFileEncoder.readEntry(&$0, segment: segmentID) })
-        // Terms by count as entries are, and by bytes: a run of long values (64 bytes a term
-        // on average) is spilled before it outgrows what the entries' batch holds.
-        let terms = PackedTermSorter(path: base + ".terms.tmp", fileSystem: fileSystem, budget: options.bulkSortBatch * 64,
+        // Terms by count as entries are, and by bytes: 32 a term with its slot (2 MiB for
+        // the default batch), so that a run of long values spills early; a merge of the
+        // runs holds 32 KiB a run.
+        let terms = PackedTermSorter(path: base + ".terms.tmp", fileSystem: fileSystem, budget: options.bulkSortBatch * 32,
                                      runLimit: options.bulkSortBatch)
         let indexPath = paths.indexFile(segmentID) + ".tmp"
         let writer = BulkChunkWriter(store: self, file: file, segmentID: segmentID, sequence: sequence, start: start,
