@@ -276,6 +276,21 @@ struct InPlaceMigration {
         guard metadata == records.metadata else {
             throw Refusal(description: "an index is built in place only by the first change of a plan")
         }
+        guard let log = records as? LogStore else {
+            return try buildIndexesInOnePass(builds, checking: rules, schema: schema, sourceTable: sourceTable, records: records,
+                                             scratch: scratch, batchSize: batchSize)
+        }
+        try log.withBlockCacheLimited(to: scratch.passCacheBytes) {
+            try buildIndexesInOnePass(builds, checking: rules, schema: schema, sourceTable: sourceTable, records: records,
+                                      scratch: scratch, batchSize: batchSize)
+        }
+    }
+
+    /// ``buildIndexes(_:checking:schema:sourceTable:records:metadata:scratch:batchSize:)``'s
+    /// pass, check and commit.
+    private static func buildIndexesInOnePass(_ builds: [IndexBuild], checking rules: [UniquenessScan.Rule], schema: StoreSchema,
+                                              sourceTable: LayoutTable, records: any RecordStore,
+                                              scratch: UniquenessScan.Scratch, batchSize: Int) throws {
         var check = UniquenessCheck(rules: rules, schema: schema, records: records, scratch: scratch)
         defer { check.discard() }
         let spool = try RecordSpool(path: scratch.directory + "/strata-index-build-\(UUID().uuidString)", fileSystem: scratch.fileSystem)

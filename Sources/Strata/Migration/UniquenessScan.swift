@@ -14,11 +14,18 @@ struct UniquenessScan {
         var directory: String
         /// Bytes of (term, key) pairs held in memory before a sorted run is spilled.
         var budget: Int
+        /// What the block cache may hold while an in-place pass reads every record once
+        /// (`InPlaceMigration.buildIndexes`): it reads each index block once, in key
+        /// order, and its commit looks the same keys up in the same order, so a small
+        /// cache serves both; the migration's quarter filled with a million objects'
+        /// index blocks that nothing read again.
+        var passCacheBytes: Int
 
-        init(fileSystem: any FileSystem, directory: String, budget: Int) {
+        init(fileSystem: any FileSystem, directory: String, budget: Int, passCacheBytes: Int = 1 << 20) {
             self.fileSystem = fileSystem
             self.directory = directory
             self.budget = budget
+            self.passCacheBytes = passCacheBytes
         }
 
         /// The store's file system, its scratch directory, a thirty-second of its
@@ -31,6 +38,7 @@ struct UniquenessScan {
             while directory.count > 1 && directory.hasSuffix("/") { directory.removeLast() }
             self.directory = directory
             budget = max(4096, options.migrationMemoryBudget / 32)
+            passCacheBytes = max(256 << 10, options.migrationMemoryBudget / 64)
         }
     }
 
