@@ -12,9 +12,10 @@ import StrataLog
 /// widening numeric types (Int16 → Int32 → Int64, Float → Double: one `Value` case
 /// each, so nothing converts); an index added to an existing attribute, or to a new one
 /// with a default (``buildIndexes``: its terms put on the records as they are); a new
-/// uniqueness rule, unique attribute or compound constraint (checked by
-/// ``UniquenessScan``, then built as an index). An attribute made required and a new
-/// uniqueness rule are checked by scans that write nothing, and the stage fails naming
+/// uniqueness rule, unique attribute or compound constraint (checked in the same pass
+/// over the records that builds its terms, ``buildIndexes``, before anything is
+/// written; by ``UniquenessScan`` when its terms exist already). An attribute made
+/// required and a new uniqueness rule are checked before anything is written, and the stage fails naming
 /// `Entity.attribute` and the object(s) when the data does not allow the change.
 /// Everything else — a narrowing or other type change, external storage switched, a
 /// dropped index or uniqueness rule, a to-one ↔ to-many change, entity renames and
@@ -221,8 +222,8 @@ struct InPlaceMigration {
                 throw Refusal(description: "\(entity.name).\(field.name) moves between the record and the blob area")
             }
             // A new index is built in place (its terms put on the records as they are,
-            // `buildIndexes`), and a new uniqueness rule is checked by a scan that
-            // writes nothing first (`UniquenessScan`); a dropped index or rule should
+            // `buildIndexes`), and a new uniqueness rule is checked before anything is
+            // written (in that pass, or by `UniquenessScan`); a dropped index or rule should
             // not leave its terms behind: both rewrite.
             let wasIndexed = was.isIndexed || was.isUnique, isIndexed = new.isIndexed || new.isUnique
             if (was.isUnique && !new.isUnique) || (wasIndexed && !isIndexed) {
