@@ -10,7 +10,8 @@ import Foundation
 //   MODE: idx (departmentID == d), scan (salary BETWEEN), ord (sorted by the index),
 //         insert (10k through a context, one save, no fsync), faults (100k random ids),
 //         split (the photo split of N employees with 1 KiB inline photos, a fresh copy each time),
-//         compact (compaction after overwriting half of N employees, a fresh copy each time)
+//         compact (compaction after overwriting half of N employees, a fresh copy each time),
+//         unique (email made unique by an in-place migration of a fresh copy of the N store)
 @main
 struct BenchProfile {
     static func main() throws {
@@ -93,15 +94,24 @@ struct BenchProfile {
                 }
                 try iteration.finish()
             }
+        case "unique":
+            let model = try BenchModels.employees(after: .unique)
+            for _ in 0..<iterations {
+                let iteration = try LightweightMigration.strata(data, model: model)
+                let start = ContinuousClock.now
+                checksum &+= try iteration.run()
+                times.append(ContinuousClock.now - start)
+                try iteration.finish()
+            }
         default:
             return usage()
         }
         times.sort()
-        print("\(mode) \(employees): median \(times[times.count / 2]), best \(times[0]) per \(["insert", "faults", "split", "compact"].contains(mode) ? "run" : "query") (checksum \(checksum))")
+        print("\(mode) \(employees): median \(times[times.count / 2]), best \(times[0]) per \(["insert", "faults", "split", "compact", "unique"].contains(mode) ? "run" : "query") (checksum \(checksum))")
     }
 
     static func usage() {
-        FileHandle.standardError.write(Data("usage: BenchProfile idx|scan|ord|insert|faults|split|compact [--employees N] [--iterations I] [--queries Q]\n".utf8))
+        FileHandle.standardError.write(Data("usage: BenchProfile idx|scan|ord|insert|faults|split|compact|unique [--employees N] [--iterations I] [--queries Q]\n".utf8))
         exit(2)
     }
 }

@@ -12,9 +12,10 @@ import StrataLog
 /// widening numeric types (Int16 → Int32 → Int64, Float → Double: one `Value` case
 /// each, so nothing converts); an index added to an existing attribute, or to a new one
 /// with a default (``buildIndexes``: its terms put on the records as they are); a new
-/// uniqueness rule, unique attribute or compound constraint (checked by
-/// ``UniquenessScan``, then built as an index). An attribute made required and a new
-/// uniqueness rule are checked by scans that write nothing, and the stage fails naming
+/// uniqueness rule, unique attribute or compound constraint (checked in the same pass
+/// over the records that builds its terms, ``buildIndexes``, before anything is
+/// written; by ``UniquenessScan`` when its terms exist already). An attribute made
+/// required and a new uniqueness rule are checked before anything is written, and the stage fails naming
 /// `Entity.attribute` and the object(s) when the data does not allow the change.
 /// Everything else — a narrowing or other type change, external storage switched, a
 /// dropped index or uniqueness rule, a to-one ↔ to-many change, entity renames and
@@ -159,17 +160,23 @@ struct InPlaceMigration {
             }
         }
         try checkRequired(from: source, schema: sourceSchema, records: records, to: destination)
-        let added = addedRules(from: source, schema: schema)
-        if !added.isEmpty {
-            let scan = UniquenessScan(schema: schema, records: records, scratch: scratch)
-            for constraint in added {
-                try scan.check(UniquenessScan.Rule(constraint: constraint, sourceHash: source.versionHash,
-                                                   destinationHash: destination.versionHash))
-            }
+        let added = addedRules(from: source, schema: schema).map {
+            UniquenessScan.Rule(constraint: $0, sourceHash: source.versionHash, destinationHash: destination.versionHash)
         }
+        // A rule whose terms this stage builds is checked in the build's pass over the
+        // records; one whose terms are there already (an indexed attribute made unique)
+        // by a scan of its own. Both write nothing before the check passes.
+        let existingTags = Set(sourceSchema.tags.values)
+        var builtTags: [UInt32: Set<UInt16>] = [:]
+        for build in builds { if let tag = schema.tags[build.entity] { builtTags[build.termIndex, default: []].insert(tag) } }
+        let inPass = added.filter { rule in
+            rule.constraint.scopeTags.intersection(existingTags).isSubset(of: builtTags[rule.constraint.termIndex] ?? [])
+        }
+        let scanned = added.filter { rule in !inPass.contains { $0.constraint.termIndex == rule.constraint.termIndex } }
+        try UniquenessScan(schema: schema, records: records, scratch: scratch).check(scanned)
         if !builds.isEmpty {
-            try buildIndexes(builds, schema: schema, sourceTable: sourceSchema.layoutTable, records: records, metadata: metadata,
-                             batchSize: batchSize)
+            try buildIndexes(builds, checking: inPass, schema: schema, sourceTable: sourceSchema.layoutTable, records: records,
+                             metadata: metadata, scratch: scratch, batchSize: batchSize)
         }
 
         var metadata = metadata
@@ -217,8 +224,8 @@ struct InPlaceMigration {
                 throw Refusal(description: "\(entity.name).\(field.name) moves between the record and the blob area")
             }
             // A new index is built in place (its terms put on the records as they are,
-            // `buildIndexes`), and a new uniqueness rule is checked by a scan that
-            // writes nothing first (`UniquenessScan`); a dropped index or rule should
+            // `buildIndexes`), and a new uniqueness rule is checked before anything is
+            // written (in that pass, or by `UniquenessScan`); a dropped index or rule should
             // not leave its terms behind: both rewrite.
             let wasIndexed = was.isIndexed || was.isUnique, isIndexed = new.isIndexed || new.isUnique
             if (was.isUnique && !new.isUnique) || (wasIndexed && !isIndexed) {
@@ -248,46 +255,70 @@ struct InPlaceMigration {
         let compound: Bool
     }
 
-    /// Builds new indexes in place, before the stage's metadata swap: every record of
-    /// the entity is put again with the same value and blobs (its layout unchanged) and
-    /// the new terms, in batches. The new attribute numbers are first recorded as
-    /// retired in the store's own metadata, so that a crash in the middle leaves the old
-    /// model with terms under numbers no field will ever be given; the next attempt
-    /// builds again, replacing what the interrupted one put. (A compound constraint's
-    /// number is its position after the entity's older constraints, which no field can
-    /// take.)
+    /// Builds new indexes in place, before the stage's metadata swap, in one pass over
+    /// the entities' records: each record is read once; its new terms are computed, the
+    /// values of each new rule in `checking` handed to a ``UniquenessCheck``, and the
+    /// record with its new terms (same value and blobs, its layout unchanged) put in a
+    /// ``RecordSpool`` outside the store. Only once the check finds no duplicate is
+    /// anything written: the spool is committed as one transaction in chunks
+    /// (`commit(chunks:)`, which gives it a segment and sorts its terms as packed runs),
+    /// visible whole or not at all. A duplicate leaves the store as it was.
+    ///
+    /// The new attribute numbers are first recorded as retired in the store's own
+    /// metadata, so that a crash between the commit and the metadata swap leaves the
+    /// old model with terms under numbers no field will ever be given; the next attempt
+    /// builds again, replacing them. (A compound constraint's number is its position
+    /// after the entity's older constraints, which no field can take.)
     ///
     /// Only as a plan's first change to the live store (or on a staging store): the
     /// reservation is written over the store's own metadata, not over changes an earlier
     /// in-place stage holds in memory.
-    static func buildIndexes(_ builds: [IndexBuild], schema: StoreSchema, sourceTable: LayoutTable,
-                             records: any RecordStore, metadata: [String: [UInt8]], batchSize: Int = 1024) throws {
+    static func buildIndexes(_ builds: [IndexBuild], checking rules: [UniquenessScan.Rule] = [], schema: StoreSchema,
+                             sourceTable: LayoutTable, records: any RecordStore, metadata: [String: [UInt8]],
+                             scratch: UniquenessScan.Scratch, batchSize: Int = 1024) throws {
         guard metadata == records.metadata else {
             throw Refusal(description: "an index is built in place only by the first change of a plan")
         }
-        let fieldIndexes = builds.filter { !$0.compound }.map(\.termIndex)
-        if !fieldIndexes.isEmpty {
-            var reserved = sourceTable
-            reserved.retiredTermIndexes = Array(Set((reserved.retiredTermIndexes ?? []) + fieldIndexes)).sorted()
-            var onDisk = records.metadata
-            onDisk[LayoutTable.metadataKey] = try reserved.encoded()
-            try records.setMetadata(MetadataDigest.sealed(onDisk))
+        guard let log = records as? LogStore else {
+            return try buildIndexesInOnePass(builds, checking: rules, schema: schema, sourceTable: sourceTable, records: records,
+                                             scratch: scratch, batchSize: batchSize)
         }
-        for (entity, entityBuilds) in Dictionary(grouping: builds, by: \.entity) {
+        try log.withBlockCacheLimited(to: scratch.passCacheBytes) {
+            try buildIndexesInOnePass(builds, checking: rules, schema: schema, sourceTable: sourceTable, records: records,
+                                      scratch: scratch, batchSize: batchSize)
+        }
+    }
+
+    /// ``buildIndexes(_:checking:schema:sourceTable:records:metadata:scratch:batchSize:)``'s
+    /// pass, check and commit.
+    private static func buildIndexesInOnePass(_ builds: [IndexBuild], checking rules: [UniquenessScan.Rule], schema: StoreSchema,
+                                              sourceTable: LayoutTable, records: any RecordStore,
+                                              scratch: UniquenessScan.Scratch, batchSize: Int) throws {
+        var check = UniquenessCheck(rules: rules, schema: schema, records: records, scratch: scratch)
+        defer { check.discard() }
+        let spool = try RecordSpool(path: scratch.directory + "/strata-index-build-\(UUID().uuidString)", fileSystem: scratch.fileSystem)
+        defer { spool.remove() }
+        for (entity, entityBuilds) in Dictionary(grouping: builds, by: \.entity).sorted(by: { $0.key < $1.key }) {
             guard let layout = schema.shapes[entity]?.layout else { continue }
             let built = Set(entityBuilds.map(\.termIndex))
             let numbered = entityBuilds.compactMap { build -> (numbers: [Int], build: IndexBuild)? in
                 let numbers = build.fields.compactMap { layout.fieldNumbers[$0] }
                 return numbers.count == build.fields.count ? (numbers, build) : nil
             }
-            // One commit per migration batch (its budget's worth of objects), not per page
-            // of the scan: each commit is durable.
-            var writes = WriteBatch()
-            var pending = 0
-            try records.scan(StoreSchema.range(tag: layout.tag), batchSize: 1024) { batch in
+            // Each rule checked in the pass with the build of its terms: the check sorts
+            // the term just built (the values' own unless a zero is negative, whose
+            // term differs from an equal positive zero's).
+            let bound = rules.indices.compactMap { rule -> (rule: Int, build: Int)? in
+                guard rules[rule].constraint.scopeTags.contains(layout.tag),
+                      let build = numbered.firstIndex(where: { $0.build.termIndex == rules[rule].constraint.termIndex }) else { return nil }
+                return (rule, build)
+            }
+            try Self.scanOnce(records, StoreSchema.range(tag: layout.tag)) { batch in
                 for record in batch {
                     let object = try schema.decode(record)
                     var terms = record.terms.filter { !built.contains($0.index) }
+                    var values: [[UInt8]?] = []
+                    values.reserveCapacity(numbered.count)
                     for (numbers, build) in numbered {
                         let value: [UInt8]?
                         if build.compound {
@@ -296,20 +327,79 @@ struct InPlaceMigration {
                             value = numbers[0] < object.fields.count
                                 ? try ObjectCodec.termValue(object.fields[numbers[0]], blobBytes: { try records.readBlob($0) }) : nil
                         }
+                        values.append(value)
                         if let value { terms.append(IndexTerm(index: build.termIndex, value: value)) }
                     }
+                    for (rule, build) in bound {
+                        // No term: a value is null (or missing), and nulls never collide.
+                        guard let term = values[build] else { continue }
+                        if numbered[build].numbers.contains(where: { $0 < object.fields.count && Self.isNegativeZero(object.fields[$0]) }) {
+                            guard let values = try Self.values(of: object, layout: layout, attributes: rules[rule].constraint.attributes,
+                                                               readBlob: { try records.readBlob($0) }) else { continue }
+                            try check.add(rule: rule, values: values, key: record.key)
+                        } else {
+                            try check.add(rule: rule, term: term, key: record.key)
+                        }
+                    }
                     guard terms != record.terms else { continue }
-                    writes.put(record.key, value: record.value, blobs: record.blobs, terms: terms)
-                    pending += 1
-                }
-                if pending >= batchSize {
-                    try records.commit(writes)
-                    writes = WriteBatch()
-                    pending = 0
+                    try spool.append(key: record.key, value: record.value, blobs: record.blobs, terms: terms)
                 }
             }
-            if !writes.isEmpty { try records.commit(writes) }
         }
+        try check.finish()
+        guard spool.count > 0 else { return }
+        try spool.finishWriting()
+        let fieldIndexes = builds.filter { !$0.compound }.map(\.termIndex)
+        if !fieldIndexes.isEmpty {
+            var reserved = sourceTable
+            reserved.retiredTermIndexes = Array(Set((reserved.retiredTermIndexes ?? []) + fieldIndexes)).sorted()
+            var onDisk = records.metadata
+            onDisk[LayoutTable.metadataKey] = try reserved.encoded()
+            try records.setMetadata(MetadataDigest.sealed(onDisk))
+        }
+        // Chunks of at most 1,024 records: two or three are in flight at once, and the
+        // commit's memory is theirs and its sorters' batches, not the store's.
+        try records.commit(chunks: { batch, _ in
+            try spool.read(into: &batch, limit: max(1, min(batchSize, 1024)))
+            return spool.hasMore
+        })
+    }
+
+    /// A scan that reads each record once: the segment log's keeps no frame in the
+    /// block cache, which would otherwise fill with the whole entity.
+    static func scanOnce(_ records: any RecordStore, _ range: Range<RecordKey>, _ body: ([Record]) throws -> Void) throws {
+        if let log = records as? LogStore {
+            try log.scan(range, batchSize: 1024, keepingFrames: false, body)
+        } else {
+            try records.scan(range, batchSize: 1024, body)
+        }
+    }
+
+    /// Whether a field holds −0.0 (a double or a date): equal to 0.0, with another term.
+    static func isNegativeZero(_ field: FieldValue) -> Bool {
+        switch field {
+        case .value(.double(let d)): d == 0 && d.sign == .minus
+        case .value(.date(let d)): d.timeIntervalSinceReferenceDate == 0 && d.timeIntervalSinceReferenceDate.sign == .minus
+        default: false
+        }
+    }
+
+    /// A decoded object's values for some attributes of its layout, as
+    /// `ObjectStore.storedValues` reads them from its record (an external binary read
+    /// through `readBlob`); nil when the layout lacks one of them.
+    static func values(of object: StoredObject, layout: StoreSchema.EntityLayout, attributes: [String],
+                       readBlob: (BlobRef) throws -> [UInt8]) throws -> [Value]? {
+        var values: [Value] = []
+        values.reserveCapacity(attributes.count)
+        for name in attributes {
+            guard let number = layout.fieldNumbers[name] else { return nil }
+            switch number < object.fields.count ? object.fields[number] : .null {
+            case .value(let value): values.append(value)
+            case .blob(let ref, _): values.append(.binary(Data(try readBlob(ref))))
+            default: values.append(.null)
+            }
+        }
+        return values
     }
 
     /// The uniqueness rules `schema` (the destination's) has that the source model did

@@ -80,6 +80,16 @@ struct IndexFileBuilder {
                                   recordBytes: recordBytes, segmentLength: segmentLength)
     }
 
+    /// Encodes entries sorted by key (one per key) and packed terms, sorted.
+    static func encode(entries: [IndexEntry], terms: PackedTerms, segmentID: UInt32, storeID: [UInt8],
+                       minSequence: UInt64, maxSequence: UInt64, recordBytes: Int64, segmentLength: Int64) throws -> [UInt8] {
+        var encoder = IndexFileEncoder(expectedEntries: entries.count)
+        for e in entries { try encoder.add(e) }
+        try terms.forEach { try encoder.add($0) }
+        return try encoder.finish(segmentID: segmentID, storeID: storeID, minSequence: minSequence, maxSequence: maxSequence,
+                                  recordBytes: recordBytes, segmentLength: segmentLength)
+    }
+
     /// Scans a sealed segment into an index file's bytes.
     static func scanning(_ file: any StorageFile, segmentID: UInt32, storeID: [UInt8]) throws -> (bytes: [UInt8], scan: SegmentScanner.Result) {
         var builder = IndexFileBuilder()

@@ -28,6 +28,8 @@ struct IndexFileEncoder {
     private var lastKey: UInt64 = 0
     private var firstKey: UInt64?
     private var lastTerm: IndexTermEntry?
+    /// The fence key of the last term added packed (`add(_: PackedTerm)`), when it was.
+    private var lastPackedFence: [UInt8]?
     private var entryCount = 0
     private var liveCount = 0
     private var termCount = 0
@@ -122,8 +124,26 @@ struct IndexFileEncoder {
         inBlock += 1
         termCount += 1
         lastTerm = t
+        lastPackedFence = nil
         if block.count >= Self.blockSize {
             try flush(term: true) { Self.fenceKey(t, into: &$0) }
+        }
+    }
+
+    /// Adds the next term from its packed bytes, which are a term block's own (§7.3):
+    /// copied into the block as they are.
+    mutating func add(_ t: PackedTerm) throws {
+        if !termsStarted { try startTerms() }
+        block.fixed(t.encoded.count) { $0.copyMemory(from: t.encoded) }
+        inBlock += 1
+        termCount += 1
+        lastTerm = nil
+        let fence = t.fenceKey
+        if lastPackedFence == nil { lastPackedFence = [] }
+        lastPackedFence!.removeAll(keepingCapacity: true)
+        lastPackedFence!.append(contentsOf: fence)
+        if block.count >= Self.blockSize {
+            try flush(term: true) { $0.fixed(fence.count) { $0.copyMemory(from: fence) } }
         }
     }
 
@@ -136,6 +156,7 @@ struct IndexFileEncoder {
         }
         if !termsStarted { try startTerms() }
         if let last = lastTerm { try flush(term: true) { Self.fenceKey(last, into: &$0) } }
+        if let fence = lastPackedFence { try flush(term: true) { $0.bytes(fence) } }
         let dataHandle = writeBlock(dataFence, count: dataFenceCount)
         let termHandle = writeBlock(termFence, count: termFenceCount)
         var filterBody = ByteWriter(capacity: filterBits.count + 8)

@@ -85,21 +85,22 @@ struct IndexOverlay: Sendable {
     }
 
     /// The overlay as an index file's sorted entries and terms (only the current
-    /// version's terms), for the roll.
-    func sortedContents() -> (entries: [IndexEntry], terms: [IndexTermEntry]) {
+    /// version's terms), for the roll. The terms are packed and sorted as byte runs
+    /// (`PackedTerms`): a sort of the overlay's `IndexTermEntry` values compared long
+    /// values through an array each, and copying the kept ones made an array of them.
+    func sortedContents() -> (entries: [IndexEntry], terms: PackedTerms) {
         // Keys are allocated in increasing serials, so a bulk load arrives sorted: a
         // stable sort of a million entries was a sixth of committing them.
         let sorted = arrivedInOrder ? entries.entries : entries.entries.sorted { $0.key < $1.key }
-        var kept: [IndexTermEntry] = []
-        if termsAllCurrent {
-            kept = terms
-        } else {
-            for t in terms {
-                if let entry = entries[t.key], !entry.isTombstone, entry.sequence == t.sequence { kept.append(t) }
+        var packed = PackedTerms()
+        for t in terms {
+            if !termsAllCurrent {
+                guard let entry = entries[t.key], !entry.isTombstone, entry.sequence == t.sequence else { continue }
             }
+            t.value.withBytes { packed.append(index: t.index, value: $0, key: t.key, sequence: t.sequence) }
         }
-        if !termsSorted { kept = TermOrder.sorted(kept) }
-        return (sorted, kept)
+        packed.sort()
+        return (sorted, packed)
     }
 
     /// Sorts the key list if writes left it unsorted: what a key range read needs. Apart

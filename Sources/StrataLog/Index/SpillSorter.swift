@@ -50,7 +50,7 @@ struct SpillSorter<Item: SpillSortable> {
     }
 
     /// Adds `items`, already in order (a bulk commit sorts each chunk's terms as one
-    /// piece, `BulkChunkWriter.sortedTerms`). Sorted pieces are merged into the batch in
+    /// piece). Sorted pieces are merged into the batch in
     /// one pass while they fit in it; the batch is never sorted again.
     mutating func addSorted(_ items: [Item]) throws {
         guard !items.isEmpty else { return }

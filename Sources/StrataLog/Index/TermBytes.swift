@@ -68,6 +68,17 @@ enum TermBytes: Hashable, Comparable, Sendable {
         }
     }
 
+    /// Calls `body` with the value's bytes in place, without an array for an inline one.
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        switch self {
+        case .heap(let bytes):
+            return try bytes.withUnsafeBytes(body)
+        case .inline(let head, let tail, let count):
+            let words = (head.bigEndian, tail.bigEndian)
+            return try withUnsafeBytes(of: words) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(Int(count)))) }
+        }
+    }
+
     var bytes: [UInt8] {
         switch self {
         case .heap(let bytes): return bytes

@@ -127,6 +127,9 @@ final class BlockCache: Sendable {
     /// Holds the cache to `bytes` (never above its budget), evicting down to it now;
     /// nil gives it its whole budget back. A migration lowers it for its run, so that the
     /// cache it shares with its staging store is part of the migration's budget.
+    /// The limit in force (the budget when none was set).
+    var currentLimit: Int { state.withLock { $0.limit } }
+
     func limit(to bytes: Int?) {
         let limit = min(budget, max(0, bytes ?? budget))
         state.withLock { s in

@@ -87,8 +87,11 @@ extension LogStore {
         let base = paths.index + "/" + StorePaths.number(segmentID)
         let entries = SpillSorter<IndexEntry>(path: base + ".entries.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch,
                                               encode: IndexFileEncoder.append, decode: { try IndexFileEncoder.readEntry(&$0, segment: segmentID) })
-        let terms = SpillSorter<IndexTermEntry>(path: base + ".terms.tmp", fileSystem: fileSystem, runLimit: options.bulkSortBatch,
-                                                encode: IndexFileEncoder.append, decode: IndexFileEncoder.readTerm)
+        // Terms by count as entries are, and by bytes: 32 a term with its slot (2 MiB for
+        // the default batch), so that a run of long values spills early; a merge of the
+        // runs holds 32 KiB a run.
+        let terms = PackedTermSorter(path: base + ".terms.tmp", fileSystem: fileSystem, budget: options.bulkSortBatch * 32,
+                                     runLimit: options.bulkSortBatch)
         let indexPath = paths.indexFile(segmentID) + ".tmp"
         let writer = BulkChunkWriter(store: self, file: file, segmentID: segmentID, sequence: sequence, start: start,
                                      live: state.withLock { $0.index.counters }, entries: entries, terms: terms)
@@ -163,7 +166,7 @@ extension LogStore {
 
     /// Writes the sorted entries and terms as the segment's index file at `path`
     /// (streamed, then fsynced). A key written twice stops the commit.
-    private func writeBulkIndex(entries: inout SpillSorter<IndexEntry>, terms: inout SpillSorter<IndexTermEntry>, to path: String,
+    private func writeBulkIndex(entries: inout SpillSorter<IndexEntry>, terms: inout PackedTermSorter, to path: String,
                                 segmentID: UInt32, sequence: UInt64, recordBytes: Int64, segmentLength: Int64) throws {
         let storeID = state.withLock { $0.manifest.storeID }
         try IndexFileEncoder.stream(to: path, fileSystem: fileSystem, expectedEntries: entries.count) { encoder in

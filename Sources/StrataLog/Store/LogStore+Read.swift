@@ -22,7 +22,7 @@ extension LogStore {
 
     /// The records of the index entries found for the positions of `keys`, each
     /// frame read once however many of them it holds.
-    private func records(_ found: [(Int, IndexEntry, any StorageFile)], keys: [RecordKey]) throws -> [Record?] {
+    private func records(_ found: [(Int, IndexEntry, any StorageFile)], keys: [RecordKey], caching: Bool = true) throws -> [Record?] {
         var result = [Record?](repeating: nil, count: keys.count)
         let byFrame = found.sorted {
             ($0.1.location.segment, $0.1.location.frameOffset) < ($1.1.location.segment, $1.1.location.frameOffset)
@@ -31,7 +31,7 @@ extension LogStore {
         for (position, entry, file) in byFrame {
             let location = entry.location
             if cached?.segment != location.segment || cached?.offset != location.frameOffset {
-                cached = (location.segment, location.frameOffset, try readFrame(at: location, in: file))
+                cached = (location.segment, location.frameOffset, try readFrame(at: location, in: file, caching: caching))
             }
             guard let raw = cached?.raw else { continue }
             let record = try Self.decodeRecord(at: location, in: raw, path: file.path)
@@ -133,6 +133,14 @@ extension LogStore {
     /// them: no key is looked up a second time (filters, index blocks), and records
     /// that share a block are served by one read of it.
     public func scan(_ range: Range<RecordKey>? = nil, batchSize: Int = 1024, _ body: ([Record]) throws -> Void) throws {
+        try scan(range, batchSize: batchSize, keepingFrames: true, body)
+    }
+
+    /// ``scan(_:batchSize:_:)``, keeping the frames it reads in the block cache only
+    /// when `keepingFrames`: a pass that reads every record once (an in-place index
+    /// build) would fill the cache with frames it never reads again, and the cache's
+    /// share of a migration's budget is not the pass's to spend.
+    package func scan(_ range: Range<RecordKey>?, batchSize: Int, keepingFrames: Bool, _ body: ([Record]) throws -> Void) throws {
         var after: RecordKey?
         while true {
             let found = try readIndex { s -> [(Int, IndexEntry, any StorageFile)] in
@@ -154,7 +162,7 @@ extension LogStore {
                 throw StrataError(.corrupt, "the key index went back from key \(after.rawValue) to \(last.rawValue) while listing keys in order: an index file is damaged",
                                   path: paths.index, context: ["key": "\(after.rawValue)"])
             }
-            let batch = try records(found, keys: found.map(\.1.key)).compactMap { $0 }
+            let batch = try records(found, keys: found.map(\.1.key), caching: keepingFrames).compactMap { $0 }
             if !batch.isEmpty { try body(batch) }
             after = last
         }

@@ -50,13 +50,17 @@ extension LogStore {
     }
 
     /// Runs `body` with the block cache — shared with every staging store made from this
-    /// store — held to `bytes` (never above `LogStoreOptions.blockCacheBytes`), then gives
-    /// the cache its whole budget back. A migration counts the cache inside its memory
+    /// store — held to `bytes` (never above `LogStoreOptions.blockCacheBytes`, nor above
+    /// the limit of a call this one runs inside), then gives the cache the limit it had
+    /// back (its whole budget, outside another call). A migration counts the cache inside its memory
     /// budget this way: the blocks it reads stream past once, so a small cache costs it
     /// little, and its peak no longer rises by a full cache once the store outgrows it.
     public func withBlockCacheLimited<T>(to bytes: Int, _ body: () throws -> T) rethrows -> T {
-        blockCache.limit(to: bytes)
-        defer { blockCache.limit(to: nil) }
+        // Nested, the inner limit holds inside (never above the outer one) and the
+        // outer one comes back after.
+        let outer = blockCache.currentLimit
+        blockCache.limit(to: min(bytes, outer))
+        defer { blockCache.limit(to: outer) }
         return try body()
     }
 

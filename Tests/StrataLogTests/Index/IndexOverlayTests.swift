@@ -42,7 +42,31 @@ import Testing
         let want = expected(adds)
         #expect(entries.map(\.key.rawValue) == want.keys)
         for e in entries { #expect(overlay.entry(e.key) == e) }
-        #expect(terms.map { [UInt64($0.value.bytes[0]), $0.key.rawValue, $0.sequence] } == want.terms)
+        var got: [[UInt64]] = []
+        terms.forEach { got.append([UInt64($0.value[0]), $0.key.rawValue, $0.sequence]) }
+        #expect(got == want.terms)
+    }
+
+    /// A roll packs the terms to sort them: values of 16 and 17 bytes, long ones
+    /// sharing their first words, and equal ones come out in the index file's order.
+    @Test func longValuesAreSortedAsPackedRuns() {
+        var overlay = IndexOverlay()
+        var added: [IndexTermEntry] = []
+        let prefix = [UInt8](repeating: 0x65, count: 16)
+        for key in UInt64(1)...300 {
+            let value: [UInt8] = switch key % 4 {
+            case 0: prefix
+            case 1: prefix + [UInt8(key % 3)]
+            case 2: prefix + Array("\(key % 11).long.tail".utf8)
+            default: Array("\(key % 13)".utf8)
+            }
+            let terms = [IndexTerm(index: 2, value: value), IndexTerm(index: 1, value: [UInt8(key % 5)])]
+            overlay.add(Self.entry(301 - key, 1), terms: terms)
+            added += terms.map { IndexTermEntry(index: $0.index, value: TermBytes($0.value), key: RecordKey(301 - key), sequence: 1) }
+        }
+        var got: [IndexTermEntry] = []
+        overlay.sortedContents().terms.forEach { got.append(IndexTermEntry(index: $0.index, value: TermBytes($0.value), key: $0.key, sequence: $0.sequence)) }
+        #expect(got == added.sorted(by: IndexTermEntry.precedes))
     }
 
     @Test func keysInOrderStaySortedWithEveryTerm() {

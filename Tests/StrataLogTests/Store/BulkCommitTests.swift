@@ -215,19 +215,6 @@ import StrataTestSupport
         }
     }
 
-    /// A chunk's terms as the committing thread hands them over: every term of every
-    /// record, under the commit's sequence, in the file's order.
-    @Test func aChunksTermsAreSortedUnderTheCommitsSequence() {
-        var rng = SplitMix(seed: 31)
-        let records = (UInt64(1)...200).map { key in
-            Record(key: RecordKey(key), sequence: 3, value: [1],
-                   terms: (0..<Int(rng.next() % 3)).map { _ in IndexTerm(index: UInt32(rng.next() % 2), value: [UInt8(rng.next() % 5)]) })
-        }
-        let expected = records.flatMap { r in r.terms.map { IndexTermEntry(index: $0.index, value: TermBytes($0.value), key: r.key, sequence: 9) } }
-        #expect(BulkChunkWriter.sortedTerms(of: records, sequence: 9) == expected.sorted(by: IndexTermEntry.precedes))
-        #expect(BulkChunkWriter.sortedTerms(of: [], sequence: 9).isEmpty)
-    }
-
     /// Rising keys spill as one run, whose entry bytes are copied into the index file's
     /// blocks undecoded: the file must be the one a rebuild writes (verify compares
     /// them), with puts, tombstones and blob references, and a key repeated across

@@ -197,29 +197,6 @@ struct InPlaceUniquenessTests {
         #expect(try store.newContext().count(for: FetchRequest(entityName: "Account")) == 700)
     }
 
-    /// The external sort itself: pairs beyond the budget go to sorted runs, the merge
-    /// gives every pair in (term, key) order, and the runs are removed.
-    @Test func theRunSorterMergesSpilledRunsInOrder() throws {
-        let fs = InMemoryFileSystem()
-        var sorter = RunSorter(scratch: UniquenessScan.Scratch(fileSystem: fs, directory: "/scratch", budget: 2048))
-        var generator = SystemRandomNumberGenerator()
-        var pairs: [(term: [UInt8], key: RecordKey)] = []
-        for i in 0..<3000 {
-            let length = Int.random(in: 0...12, using: &generator)
-            let term = (0..<length).map { _ in UInt8.random(in: 0...3, using: &generator) }
-            pairs.append((term, RecordKey(UInt64(i))))
-            try sorter.add(term: term, key: RecordKey(UInt64(i)))
-        }
-        #expect(sorter.runs.count > 10)
-        var merged: [(term: [UInt8], key: RecordKey)] = []
-        try sorter.merge { merged.append(($0, $1)) }
-        let expected = pairs.sorted { $0.term.lexicographicallyPrecedes($1.term) || ($0.term == $1.term && $0.key < $1.key) }
-        #expect(merged.map(\.term) == expected.map(\.term))
-        #expect(merged.map(\.key) == expected.map(\.key))
-        sorter.removeRuns()
-        #expect(try fs.contentsOfDirectory("/scratch").isEmpty)
-    }
-
     /// A full disk, or a failing write, while the check spills its sorted runs: the
     /// stage fails with the I/O error, the store's files are as they were, and the
     /// scratch directory holds nothing.

@@ -36,7 +36,7 @@ public enum BenchModels {
         case remove = "remove email"
         case optionality = "salary made optional"
         case relationship = "new optional to-one (Badge)"
-        /// Checked by a scan that writes nothing, then the terms built (not a schema change only).
+        /// Checked and its terms built in one pass over the records (not a schema change only).
         case unique = "email made unique"
     }
 

@@ -1,0 +1,204 @@
+/// Sorts more index terms than a memory budget holds: terms are packed
+/// (`PackedTerms`) until they hold `budget` bytes or `runLimit` terms, then sorted and
+/// written to a scratch file as a run; `drain` merges the runs and what is still in
+/// memory through a heap of each run's current term, read through a buffer per run.
+/// A sorter that never fills its batch touches no file.
+///
+/// Memory is the budget, one read buffer per run while draining, and the heap — not
+/// the terms' count: a chunked commit's terms and a migration's uniqueness check sort
+/// every term of a store of any size this way. A run is the terms' item bytes back to
+/// back (each says its length), so a run read back is handed on without decoding.
+package struct PackedTermSorter {
+    private let path: String
+    private let fileSystem: any FileSystem
+    private let budget: Int
+    private let runLimit: Int
+    private var terms = PackedTerms()
+    private var file: (any StorageFile)?
+    private var fileEnd: Int64 = 0
+    private var runs: [Range<Int64>] = []
+    package private(set) var count = 0
+
+    /// - Parameters:
+    ///   - path: the scratch file's path, created at the first spill and removed by
+    ///     `drain` or `discard`.
+    ///   - budget: bytes of packed terms held before a run is spilled.
+    ///   - runLimit: terms held before a run is spilled, whatever their bytes.
+    package init(path: String, fileSystem: any FileSystem, budget: Int, runLimit: Int = .max) {
+        self.path = path
+        self.fileSystem = fileSystem
+        self.budget = max(4096, budget)
+        self.runLimit = max(2, runLimit)
+    }
+
+    /// How many runs went to the file (tests ask).
+    package var runCount: Int { runs.count }
+
+    package mutating func add(index: UInt32, value: UnsafeRawBufferPointer, key: RecordKey, sequence: UInt64) throws {
+        terms.append(index: index, value: value, key: key, sequence: sequence)
+        count += 1
+        if terms.byteCount >= budget || terms.count >= runLimit { try spill() }
+    }
+
+    package mutating func add(index: UInt32, value: [UInt8], key: RecordKey, sequence: UInt64) throws {
+        try value.withUnsafeBytes { try add(index: index, value: $0, key: key, sequence: sequence) }
+    }
+
+    private mutating func spill() throws {
+        guard !terms.isEmpty else { return }
+        terms.sort()
+        if file == nil {
+            try fileSystem.remove(path)
+            file = try fileSystem.open(path, mode: .create)
+        }
+        guard let file else { return }
+        let start = fileEnd
+        var out = ByteWriter(capacity: 1 << 20)
+        try terms.forEach { term in
+            out.fixed(term.encoded.count) { $0.copyMemory(from: term.encoded) }
+            if out.count >= 1 << 20 {
+                try file.write(out.bytes, at: fileEnd)
+                fileEnd += Int64(out.count)
+                out = ByteWriter(capacity: 1 << 20)
+            }
+        }
+        if out.count > 0 {
+            try file.write(out.bytes, at: fileEnd)
+            fileEnd += Int64(out.count)
+        }
+        runs.append(start..<fileEnd)
+        terms.removeAll(keepingCapacity: true)
+    }
+
+    /// Calls `body` with every term added, in index file order (`PackedTerm.order`),
+    /// then removes the file. A term's bytes are valid during the call only.
+    package mutating func drain(_ body: (PackedTerm) throws -> Void) throws {
+        defer { discard() }
+        terms.sort()
+        guard let file else {
+            try terms.forEach(body)
+            return
+        }
+        var sources: [PackedRunCursor] = []
+        for run in runs { sources.append(try PackedRunCursor(file: file, range: run)) }
+        let memory = sources.count
+        let memoryCount = terms.count
+        try terms.withTermsInOrder { inMemory in
+            var memoryPosition = 0
+            // Each source's current term, read once when it advances: comparing through
+            // the sources at every step of the heap was most of the merge.
+            var heads: [PackedTerm?] = sources.map(\.current)
+            heads.append(memoryCount > 0 ? inMemory(0) : nil)
+            // The heap holds source numbers, the smallest current term on top.
+            var heap: [Int] = heads.indices.filter { heads[$0] != nil }
+            func less(_ a: Int, _ b: Int) -> Bool { PackedTerm.order(heads[a]!, heads[b]!) < 0 }
+            func siftDown(_ start: Int) {
+                var i = start
+                while true {
+                    let l = 2 * i + 1, r = l + 1
+                    var m = i
+                    if l < heap.count && less(heap[l], heap[m]) { m = l }
+                    if r < heap.count && less(heap[r], heap[m]) { m = r }
+                    if m == i { return }
+                    heap.swapAt(i, m)
+                    i = m
+                }
+            }
+            for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+            while let top = heap.first {
+                try body(heads[top]!)
+                if top == memory {
+                    memoryPosition += 1
+                    heads[top] = memoryPosition < memoryCount ? inMemory(memoryPosition) : nil
+                } else {
+                    try sources[top].advance()
+                    heads[top] = sources[top].current
+                }
+                if heads[top] == nil {
+                    heap[0] = heap[heap.count - 1]
+                    heap.removeLast()
+                }
+                if heap.count > 1 { siftDown(0) }
+            }
+        }
+    }
+
+    /// Forgets the terms and removes the file, if any: it is scratch, so a failure
+    /// here leaves only a file the next open (or the next use of the path) removes.
+    package mutating func discard() {
+        if let file {
+            try? file.close()
+            try? fileSystem.remove(path)
+        }
+        file = nil
+        fileEnd = 0
+        runs = []
+        terms.removeAll()
+    }
+}
+
+/// Reads one spilled run back through a buffer of its own, a term at a time.
+final class PackedRunCursor {
+    private let file: any StorageFile
+    private var next: Int64
+    private let end: Int64
+    private var buffer: UnsafeMutableRawBufferPointer
+    private var start = 0
+    private var filled = 0
+    /// The run's current term, nil past its end; valid until `advance`.
+    private(set) var current: PackedTerm?
+
+    init(file: any StorageFile, range: Range<Int64>) throws {
+        self.file = file
+        next = range.lowerBound
+        end = range.upperBound
+        // 32 KiB: a merge of many runs holds one each (a million objects' terms in runs
+        // of a few MiB are dozens). A longer term grows it.
+        buffer = .allocate(byteCount: 32 << 10, alignment: 8)
+        try advance()
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Moves past the current term (at the start: to the first).
+    func advance() throws {
+        if let current { start += current.encoded.count }
+        current = nil
+        guard try available(6) else { return }
+        let length = Int(UInt16(littleEndian: buffer.loadUnaligned(fromByteOffset: start + 4, as: UInt16.self)))
+        let size = PackedTerms.itemOverhead + length
+        guard try available(size) else {
+            throw StrataError(.corrupt, "a scratch run of sorted terms ends inside a term", path: file.path, offset: next)
+        }
+        current = PackedTerm(UnsafeRawBufferPointer(rebasing: buffer[start..<start + size]))
+    }
+
+    /// Whether `count` bytes are buffered from `start`, reading more when not; false
+    /// at the run's end.
+    private func available(_ count: Int) throws -> Bool {
+        if filled - start >= count { return true }
+        if next >= end { return filled - start >= count && filled > start }
+        // Keep what is left, at the front, and fill the rest.
+        let left = filled - start
+        if count > buffer.count {
+            let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 8)
+            if left > 0 { grown.baseAddress!.copyMemory(from: buffer.baseAddress! + start, byteCount: left) }
+            buffer.deallocate()
+            buffer = grown
+            start = 0
+        }
+        if left > 0, start > 0 { buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + start, byteCount: left) }
+        start = 0
+        filled = left
+        let want = Int(min(end - next, Int64(buffer.count - filled)))
+        var got = 0
+        while got < want {
+            let n = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled + got..<filled + want]), at: next + Int64(got))
+            guard n > 0 else { throw StrataError(.corrupt, "a scratch run of sorted terms is cut short", path: file.path, offset: next + Int64(got)) }
+            got += n
+        }
+        next += Int64(got)
+        filled += got
+        return filled - start >= count
+    }
+}
