@@ -15,7 +15,7 @@ extension Summary {
             servingRows.append((label, "Strata compact", strata))
             servingRows.append((label, "SQLite VACUUM", sqlite))
             func ratio(_ during: Duration, _ idle: Duration) -> String { idle > .zero ? String(format: "%.1f×", during / idle) : "–" }
-            findings.append("Compaction while serving \(label): Strata compacted in \(Self.milliseconds(strata.maintenance)) ms (segments \(Format.mebibytes(strata.bytesBefore)) → \(Format.mebibytes(strata.bytesAfter)) MiB), save p99 \(ratio(strata.during.saves.p99, strata.idle.saves.p99)) idle, read p99 \(ratio(strata.during.reads.p99, strata.idle.reads.p99)) idle; SQLite VACUUM \(Self.milliseconds(sqlite.maintenance)) ms (\(Format.mebibytes(sqlite.bytesBefore)) → \(Format.mebibytes(sqlite.bytesAfter)) MiB), save p99 \(ratio(sqlite.during.saves.p99, sqlite.idle.saves.p99)) idle, read p99 \(ratio(sqlite.during.reads.p99, sqlite.idle.reads.p99)) idle")
+            findings.append("Compaction while serving \(label): Strata compacted in \(Self.milliseconds(strata.maintenance)) ms (longest swap \(strata.longestPause.map(Self.fine) ?? "–") ms; segments \(Format.mebibytes(strata.bytesBefore)) → \(Format.mebibytes(strata.bytesAfter)) MiB), save p99 \(ratio(strata.during.saves.p99, strata.idle.saves.p99)) idle, read p99 \(ratio(strata.during.reads.p99, strata.idle.reads.p99)) idle; SQLite VACUUM \(Self.milliseconds(sqlite.maintenance)) ms (\(Format.mebibytes(sqlite.bytesBefore)) → \(Format.mebibytes(sqlite.bytesAfter)) MiB), save p99 \(ratio(sqlite.during.saves.p99, sqlite.idle.saves.p99)) idle, read p99 \(ratio(sqlite.during.reads.p99, sqlite.idle.reads.p99)) idle")
         }
     }
 

@@ -5,11 +5,14 @@ extension LogStore {
     /// share exceeds the threshold are collected the same way: live blobs move to a
     /// new blob file and the records that reference them are rewritten.
     ///
-    /// Readers keep working throughout; writers wait only for the seal at the start
-    /// and each manifest swap. A crash at any point leaves a store that opens with all
-    /// its data: either the old files or the new ones are named by the manifest.
+    /// Readers keep working throughout; writers wait only for each manifest swap (and,
+    /// forced, for the seal of the active segment at the start). A crash at any point
+    /// leaves a store that opens with all its data: either the old files or the new
+    /// ones are named by the manifest.
     ///
-    /// - Parameter force: compact every sealed segment and blob file with any garbage.
+    /// - Parameter force: seal the active segment first, and compact every sealed
+    ///   segment and blob file with any garbage. Unforced, the active segment is left
+    ///   to fill (unless it may hold records of older layouts).
     @discardableResult
     public func compact(force: Bool = false) throws -> CompactionReport {
         try compact(force: force, bytesPerSecond: options.compactionBytesPerSecond)
@@ -38,19 +41,16 @@ extension LogStore {
 
     private func runCompaction(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport {
         var report = CompactionReport()
-        try sealActiveSegment()
         let threshold = force ? 0.0 : options.compactionGarbageRatio
         // Roll the active blob file too when it holds enough garbage to collect.
-        let rollBlob = try writer.withLock { w -> Bool in
+        _ = try writer.withLock { w -> Bool in
             let live = state.withLock { $0.index.counters.liveBytesByBlobFile[w.blobID] ?? 0 }
             let size = w.blobEnd - Int64(Format.blobHeaderSize)
             guard size > 0, Double(size - live) / Double(size) > threshold else { return false }
             try rollBlobFile(&w)
             return true
         }
-        _ = rollBlob
-
-        let chosen = try state.withLock { s -> (inputs: [UInt32], blobs: Set<UInt32>) in
+        let collect = try state.withLock { s -> Set<UInt32> in
             var collect = Set<UInt32>()
             for info in s.manifest.blobFiles where info.state == .sealed {
                 guard let file = s.blobFiles[info.id] else { continue }
@@ -59,6 +59,19 @@ extension LogStore {
                 let pinned = (s.pendingBlobFiles[info.id] ?? 0) > 0
                 if size > 0 && !pinned && Double(size - live) / Double(size) > threshold { collect.insert(info.id) }
             }
+            return collect
+        }
+        // The active segment is sealed (and so compacted) when asked to take everything,
+        // when it may hold records the rewriter must write anew (below the rewrite mark),
+        // or when blob files are collected (it may reference their live blobs, which
+        // move only with records that are rewritten). Otherwise it is left to fill:
+        // sealing it writes its index file under the writer lock, a pause that follows
+        // its size, and the sealed segments' garbage is reclaimed without it.
+        let activeID = writer.withLock { $0.segmentID }
+        let rewriting = recordRewriter.withLock { $0 } != nil ? rewriteBelow.withLock { $0 } : nil
+        if force || !collect.isEmpty || rewriting.map({ activeID < $0 }) == true { try sealActiveSegment() }
+
+        let chosen = try state.withLock { s -> (inputs: [UInt32], blobs: Set<UInt32>) in
             var inputs = Set<UInt32>()
             for info in s.manifest.segments where info.state == .sealed {
                 let total = s.recordBytesBySegment[info.id] ?? 0
@@ -67,7 +80,7 @@ extension LogStore {
             }
             // Segments that may hold records the rewriter writes anew (older layouts)
             // are rewritten whatever their garbage, so that none is left behind.
-            if let below = rewriteBelow.withLock({ $0 }), recordRewriter.withLock({ $0 }) != nil {
+            if let below = rewriting {
                 for info in s.manifest.segments where info.state == .sealed && info.id < below { inputs.insert(info.id) }
             }
             let sealed = Set(s.manifest.segments.filter { $0.state == .sealed }.map(\.id))

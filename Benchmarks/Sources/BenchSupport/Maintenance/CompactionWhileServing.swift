@@ -21,6 +21,8 @@ public enum CompactionWhileServing {
         /// Segment (or database) bytes before and after.
         public var bytesBefore: Int
         public var bytesAfter: Int
+        /// Strata's own count of the longest time a step's swap held commits off.
+        public var longestPause: Duration?
     }
 
     /// The latencies of one phase.
@@ -62,6 +64,7 @@ public enum CompactionWhileServing {
         let ids = try store.newContext().fetchObjectIDs(FetchRequest(entityName: "Employee"))
         try overwriteHalf(store, ids)
         let before = store.records.usage.segmentBytes
+        var report: CompactionReport?
         let outcome = try serve(
             read: { random in
                 let context = store.newContext()
@@ -73,9 +76,9 @@ public enum CompactionWhileServing {
                 try employee.setValue(.int(Int64(random % 1_000_000)), forKey: "salary")
                 try context.save()
             },
-            maintenance: { _ = try store.records.compact(force: false) })
+            maintenance: { report = try store.records.compact(force: false) })
         return Outcome(idle: outcome.idle, during: outcome.during, maintenance: outcome.maintenance,
-                       bytesBefore: Int(before), bytesAfter: Int(store.records.usage.segmentBytes))
+                       bytesBefore: Int(before), bytesAfter: Int(store.records.usage.segmentBytes), longestPause: report?.longestPause)
     }
 
     public static func sqlite(_ employees: [Employee]) throws -> Outcome {
