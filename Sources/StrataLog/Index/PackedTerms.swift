@@ -96,7 +96,7 @@ package struct PackedTerms {
         slots.withUnsafeMutableBufferPointer { slots in
             var work: [(range: Range<Int>, level: Int)] = [(0..<slots.count, 0)]
             while let (range, level) = work.popLast() {
-                var group = UnsafeMutableBufferPointer(rebasing: slots[range])
+                let group = UnsafeMutableBufferPointer(rebasing: slots[range])
                 if level > 0 { for i in group.indices { group[i].word = storage.word(of: group[i], level: level) } }
                 Self.quicksort(group, level: level, storage)
                 // Runs tied on (index, word) with bytes still to come: ordered by their next word.
