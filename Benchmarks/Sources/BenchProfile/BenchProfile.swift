@@ -11,7 +11,14 @@ import Foundation
 //         insert (10k through a context, one save, no fsync), faults (100k random ids),
 //         split (the photo split of N employees with 1 KiB inline photos, a fresh copy each time),
 //         compact (compaction after overwriting half of N employees, a fresh copy each time),
-//         unique (email made unique by an in-place migration of a fresh copy of the N store)
+//         unique (email made unique by an in-place migration of a fresh copy of the N store),
+//         older-current, older-once, older-mixed, older-pass, older-stillopen, older-unsettled
+//         (Q random lookups by id reading name, salary and bonus, 100k by default: in N
+//         employees written at the migrated model, every other one rewritten, compacted;
+//         the same written once; migrated in place with every other one rewritten, then
+//         compacted keeping the older layout, after a compaction pass, compacted with the
+//         rewriter and left open, or not compacted; see OlderLayoutReads.Settling).
+//         Profile the lookups alone with --toggle-collect='*layoutLookups*'.
 @main
 struct BenchProfile {
     static func main() throws {
@@ -103,15 +110,37 @@ struct BenchProfile {
                 times.append(ContinuousClock.now - start)
                 try iteration.finish()
             }
+        case _ where mode.hasPrefix("older-"):
+            let settlings: [String: OlderLayoutReads.Settling] = [
+                "older-mixed": .keepingLayouts, "older-pass": .compactionPass,
+                "older-stillopen": .rewrittenStillOpen, "older-unsettled": .unsettled,
+            ]
+            let store: OlderLayoutReads.Store
+            if mode == "older-current" || mode == "older-once" {
+                store = try OlderLayoutReads.current(data, rewritingEveryOther: mode == "older-current")
+            } else if let settling = settlings[mode] {
+                store = try OlderLayoutReads.mixed(data, settling: settling)
+            } else {
+                return usage()
+            }
+            defer { store.close() }
+            let census = try store.census()
+            print("\(mode): records by layout \(census.layouts.sorted { $0.key < $1.key }), \(census.segments) segments")
+            let ids = EmployeeData.lookupIDs(count: queries > 0 ? queries : 100_000, maxID: employees)
+            for _ in 0..<iterations {
+                let start = ContinuousClock.now
+                checksum &+= try store.layoutLookups(ids: ids)
+                times.append(ContinuousClock.now - start)
+            }
         default:
             return usage()
         }
         times.sort()
-        print("\(mode) \(employees): median \(times[times.count / 2]), best \(times[0]) per \(["insert", "faults", "split", "compact", "unique"].contains(mode) ? "run" : "query") (checksum \(checksum))")
+        print("\(mode) \(employees): median \(times[times.count / 2]), best \(times[0]) per \(["idx", "scan", "ord"].contains(mode) ? "query" : "run") (checksum \(checksum))")
     }
 
     static func usage() {
-        FileHandle.standardError.write(Data("usage: BenchProfile idx|scan|ord|insert|faults|split|compact|unique [--employees N] [--iterations I] [--queries Q]\n".utf8))
+        FileHandle.standardError.write(Data("usage: BenchProfile idx|scan|ord|insert|faults|split|compact|unique|older-current|older-once|older-mixed|older-pass|older-stillopen|older-unsettled [--employees N] [--iterations I] [--queries Q]\n".utf8))
         exit(2)
     }
 }

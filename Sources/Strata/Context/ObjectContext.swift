@@ -142,9 +142,6 @@ public final class ObjectContext {
     /// `shapeByTag` as an array indexed by tag, when the tags are small (they are
     /// handed out from 1): a fault finds its entity without hashing the tag.
     private let shapeAtTag: [StoreSchema.EntityShape?]
-    /// Whether every object record is of its entity's only layout, so a fault decodes
-    /// without the schema's forwarding (reaching `store.schema` copied the struct).
-    private let readsOneLayout: Bool
 
     init(store: ObjectStore) {
         self.store = store
@@ -154,7 +151,6 @@ public final class ObjectContext {
         var shapeAtTag = [StoreSchema.EntityShape?](repeating: nil, count: maxTag < 4096 ? maxTag + 1 : 0)
         for (tag, shape) in shapeByTag where Int(tag) < shapeAtTag.count { shapeAtTag[Int(tag)] = shape }
         self.shapeAtTag = shapeAtTag
-        readsOneLayout = !store.schema.hasOlderLayouts
     }
 
     /// The shape of the entity whose objects have keys tagged `tag`.
@@ -162,12 +158,11 @@ public final class ObjectContext {
         Int(tag) < shapeAtTag.count ? shapeAtTag[Int(tag)] : shapeByTag[tag]
     }
 
-    /// An object record read in place, decoded into its entity's current layout.
+    /// An object record read in place, decoded into its entity's current layout (a
+    /// record of an older layout read forward by its shape's plan). The shape is this
+    /// context's: reaching `store.schema` copied the struct.
     func decodeStored(_ view: RecordView) throws -> StoredObject {
-        guard readsOneLayout else { return try store.schema.decode(view) }
-        let object = try ObjectCodec.decode(view)
-        if let shape = shape(tag: StoreSchema.tag(of: view.key)) { try shape.check(object) } else { try StoreSchema.checkOnlyLayout(object) }
-        return object
+        try StoreSchema.decode(view, shape: shape(tag: StoreSchema.tag(of: view.key)))
     }
 
     var schema: StoreSchema { store.schema }

@@ -105,7 +105,11 @@ enum ObjectCodec {
     /// a `Record` already copied out is viewed the same way. Blob references are
     /// decoded only when a field names one. Every length and count is checked against
     /// the bytes left before it is used (`RawFieldReader`).
-    static func decode(_ view: RecordView) throws -> StoredObject {
+    ///
+    /// - Parameter capacity: room to reserve for fields beyond the record's own count
+    ///   (its layout's, not the record's word): a record of an older layout is read
+    ///   forward by appending to the same array.
+    static func decode(_ view: RecordView, capacity: Int = 0) throws -> StoredObject {
         var r = RawFieldReader(bytes: view.value, key: view.key)
         let version = try r.u8()
         guard readableVersions.contains(version) else {
@@ -119,7 +123,7 @@ enum ObjectCodec {
         }
         let count = try r.length()
         var fields: [FieldValue] = []
-        fields.reserveCapacity(count)
+        fields.reserveCapacity(max(count, capacity))
         for _ in 0..<count {
             let tagByte = try r.u8()
             guard let tag = FieldTag(rawValue: tagByte) else { throw StrataError(.corrupt, "object record \(view.key) has unknown field tag \(tagByte)") }

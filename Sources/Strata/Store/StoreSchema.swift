@@ -117,21 +117,34 @@ struct StoreSchema: Sendable {
         let layoutID: UInt32
         let firstLayoutID: UInt32
         let rules: [FieldRule]
-        let olderRules: [UInt32: [FieldRule]]
+        /// How each older layout reads as the current one, found by a short search
+        /// (an entity has few older layouts) rather than by hashing the id per record.
+        let forwardPlans: [ForwardPlan]
 
-        /// Holds a decoded record to its layout: the layout must be one the entity has
-        /// had, and the fields what that layout's rules admit.
+        /// Holds a decoded record to its layout and reads it as the current layout: a
+        /// current record is checked; a record of an older layout is read forward by
+        /// its layout's plan. The record's fields should have room for `fieldCount`
+        /// fields (`ObjectCodec.decode(_:capacity:)`), so that fills are appended in place.
+        ///
+        /// - Throws: `.corrupt` for a layout the entity never had, or fields their
+        ///   layout's rules (or, forwarded, the current layout's) do not admit.
         @inline(__always)
-        func check(_ object: StoredObject) throws {
+        func read(_ object: inout StoredObject) throws {
             let id = object.layoutID ?? firstLayoutID
             if id == layoutID {
                 try FieldRule.check(object.fields, against: rules, key: object.key, layout: id, entity: entity.name)
                 return
             }
-            guard let older = olderRules[id] else {
+            try readForward(&object, from: id)
+        }
+
+        /// `read(_:)` for a record of an older layout, apart so that the current
+        /// layout's check stays small where it is inlined.
+        func readForward(_ object: inout StoredObject, from id: UInt32) throws {
+            guard let plan = forwardPlans.first(where: { $0.layoutID == id }) else {
                 throw StrataError(.corrupt, "object record \(object.key) names layout \(id), which \(entity.name) never had", context: ["entity": entity.name])
             }
-            try FieldRule.check(object.fields, against: older, key: object.key, layout: id, entity: entity.name)
+            try plan.forward(&object, currentRules: rules, currentLayout: layoutID, entity: entity.name)
         }
 
         init(entity: EntityDescription, layout: EntityLayout, uniqueConstraints: [UniqueConstraint]) {
@@ -153,7 +166,10 @@ struct StoreSchema: Sendable {
             layoutID = layout.layoutID
             firstLayoutID = layout.firstLayoutID
             rules = layout.rules
-            olderRules = layout.olderRules
+            forwardPlans = layout.forwards.keys.sorted().compactMap { id in
+                guard let map = layout.forwards[id], let older = layout.olderRules[id] else { return nil }
+                return ForwardPlan(layoutID: id, olderRules: older, map: map, currentRules: layout.rules)
+            }
             isExternalField = layout.fields.map { if case .attribute(_, external: true) = $0.kind { true } else { false } }
             insertDefaults = storedAttributes.compactMap { attribute in
                 guard let value = attribute.defaultValue, !value.isNull, let number = layout.fieldNumbers[attribute.name] else { return nil }
@@ -394,21 +410,12 @@ struct StoreSchema: Sendable {
             try Self.checkOnlyLayout(object)
             return object
         }
-        try shape.check(object)
-        let id = object.layoutID ?? shape.firstLayoutID
-        if id == shape.layoutID { return object }
-        let layout = shape.layout
-        let name = layout.name
-        guard let map = layout.forwards[id] else {
-            throw StrataError(.corrupt, "object record \(object.key) names layout \(id), which \(name) never had", context: ["entity": name])
-        }
-        var forwarded = object
-        forwarded.fields = map.apply(object.fields)
-        forwarded.layoutID = layout.layoutID
         // What an older field or a fill hands the current layout must be what the
         // current field holds (widening keeps the kind): a table whose field ids or
-        // fills were edited would hand over another field's value.
-        try FieldRule.check(forwarded.fields, against: layout.rules, key: object.key, layout: layout.layoutID, entity: name)
+        // fills were edited would hand over another field's value. The plan checks
+        // what can differ (``ForwardPlan/recheck``).
+        var forwarded = object
+        try shape.read(&forwarded)
         return forwarded
     }
 
@@ -430,7 +437,11 @@ struct StoreSchema: Sendable {
 
     /// Decodes an object record into its entity's current layout.
     func decode(_ record: Record) throws -> StoredObject {
-        try forward(try ObjectCodec.decode(record))
+        try record.value.withUnsafeBytes { bytes in
+            try record.blobs.withUnsafeBufferPointer { blobs in
+                try decode(RecordView(key: record.key, sequence: record.sequence, value: bytes, blobs: blobs))
+            }
+        }
     }
 
     /// `forward(_:)` in a store without older layouts: the record must be of layout 1.
@@ -442,7 +453,23 @@ struct StoreSchema: Sendable {
 
     /// Decodes an object record read in place into its entity's current layout.
     func decode(_ view: RecordView) throws -> StoredObject {
-        try forward(try ObjectCodec.decode(view))
+        try Self.decode(view, shape: shapeByTag[Self.tag(of: view.key)])
+    }
+
+    /// Decodes an object record read in place into the current layout of `shape`,
+    /// its entity's (nil when the key's tag names no entity: then it must be of
+    /// layout 1). Decoded with room for the current layout's fields, so that a record
+    /// of an older layout is read forward in the same array.
+    @inline(__always)
+    static func decode(_ view: RecordView, shape: EntityShape?) throws -> StoredObject {
+        guard let shape else {
+            let object = try ObjectCodec.decode(view)
+            try checkOnlyLayout(object)
+            return object
+        }
+        var object = try ObjectCodec.decode(view, capacity: shape.fieldCount)
+        try shape.read(&object)
+        return object
     }
 
     /// The edge relations of a model, untagged: one per stored to-many, a many-to-many

@@ -1,12 +1,42 @@
 import Foundation
 import Strata
+import StrataLog
 
-/// Issue 15's read-forward cost: 100k random lookups by id (name, salary and bonus read
+/// The read-forward cost: 100k random lookups by id (name, salary and bonus read
 /// through faults) in a store of N employees migrated in place to
 /// `BenchModels.employeesWithBonus()` with every other record rewritten since, so half
 /// the records are of the older layout and read forward; beside the same lookups in a
 /// store written directly at that model, every record current.
+///
+/// Both stores have the same history by default (every other employee rewritten, then
+/// sealed and compacted), so that they lie on disk alike and only the layouts differ:
+/// a store with rewritten records keeps them in segments of their own, whose key
+/// ranges overlap the older segments', and a lookup probes more index files there
+/// whatever the layouts. A store written once (`current(_:rewritingEveryOther:)` with
+/// false) shows that cost apart.
 public enum OlderLayoutReads {
+    /// How the migrated store is brought to rest before it is read.
+    public enum Settling: String, CaseIterable, Sendable {
+        /// Sealed and compacted with the record rewriter off: compaction copies records
+        /// as they are, so half of them stay of the older layout and are read forward,
+        /// and the store lies on disk like one compacted without older layouts. The
+        /// finding's comparison.
+        case keepingLayouts
+        /// Sealed and compacted as the store compacts itself: the older-layout records
+        /// are written in the current layout, and the store is opened again, which
+        /// drops the older layouts from its table (FORMAT.md §11.4; the schema that
+        /// open reads still names them, until the next open). Reads as the store does
+        /// after a compaction pass.
+        case compactionPass
+        /// Sealed and compacted with the rewriter, the store left open: every record is
+        /// current, but the open schema still names the older layouts, so every read
+        /// takes the forwarding path without forwarding anything.
+        case rewrittenStillOpen
+        /// Neither sealed nor compacted: the superseded versions of the rewritten half
+        /// stay in the older segments, and half the records are of the older layout.
+        case unsettled
+    }
+
     public final class Store {
         let scratch: ScratchDirectory
         let store: ObjectStore
@@ -25,51 +55,94 @@ public enum OlderLayoutReads {
 
         /// The lookups, one context for all of them, as workload 3 does.
         public func fetch(ids: [Int64]) -> WorkloadIteration {
-            WorkloadIteration(run: {
-                let context = self.store.newContext()
-                var checksum = 0
-                for id in ids {
-                    let index = Int(id) - 1
-                    guard self.objectIDs.indices.contains(index) else { continue }
-                    let employee = try context.object(with: self.objectIDs[index])
-                    guard let name = try employee.string("name"), let salary = try employee.int("salary"),
-                          let bonus = try employee.int("bonus") else { continue }
-                    checksum &+= Employee.fetchChecksum(name: name, salary: Int64(salary)) &+ bonus
+            WorkloadIteration(run: { try self.layoutLookups(ids: ids) }, finish: {})
+        }
+
+        /// The measured part of `fetch(ids:)`, named apart so that a profiler can
+        /// collect it alone (`--toggle-collect='*layoutLookups*'`).
+        public func layoutLookups(ids: [Int64]) throws -> Int {
+            let context = store.newContext()
+            var checksum = 0
+            for id in ids {
+                let index = Int(id) - 1
+                guard objectIDs.indices.contains(index) else { continue }
+                let employee = try context.object(with: objectIDs[index])
+                guard let name = try employee.string("name"), let salary = try employee.int("salary"),
+                      let bonus = try employee.int("bonus") else { continue }
+                checksum &+= Employee.fetchChecksum(name: name, salary: Int64(salary)) &+ bonus
+            }
+            return checksum
+        }
+
+        /// How the employees' records lie: how many there are of each layout id (the
+        /// codec's version byte, then the id as a varint, one byte for small ids;
+        /// version 1 records are of the first layout; FORMAT.md §11.1), and the store's
+        /// segment count. For checking that a settling did what it says.
+        public func census() throws -> (layouts: [Int: Int], segments: Int) {
+            var layouts: [Int: Int] = [:]
+            for id in objectIDs {
+                _ = try store.records.withRecord(id.key) { view in
+                    let layout = view.value.count > 1 && view.value[0] == 2 ? Int(view.value[1]) : 1
+                    layouts[layout, default: 0] += 1
                 }
-                return checksum
-            }, finish: {})
+            }
+            return (layouts, store.records.usage.segmentCount)
         }
     }
 
     /// The fixture copied, migrated in place, and every other employee given a bonus
     /// of 0 again (the value it reads anyway): rewritten in the current layout.
-    public static func mixed(_ employees: [Employee]) throws -> Store {
+    public static func mixed(_ employees: [Employee], settling: Settling = .keepingLayouts) throws -> Store {
         let (scratch, copy) = try LightweightMigration.freshCopy(of: StrataObjectEngine(), employees)
         var options = StrataObjectEngine.options()
         options.migration = .inferred
-        let store = try ObjectStore(at: StrataObjectEngine.storePath(in: copy), model: try BenchModels.employeesWithBonus(), options: options)
-        let result = try Store(scratch: scratch, store: store)
-        for start in stride(from: 0, to: result.objectIDs.count, by: 20_000) {
+        let path = StrataObjectEngine.storePath(in: copy)
+        let model = try BenchModels.employeesWithBonus()
+        var store = try ObjectStore(at: path, model: model, options: options)
+        try rewriteEveryOther(store)
+        switch settling {
+        case .keepingLayouts:
+            try settle(store, rewriting: false)
+        case .compactionPass:
+            try settle(store, rewriting: true)
+            try store.close()
+            store = try ObjectStore(at: path, model: model, options: options)
+        case .rewrittenStillOpen:
+            try settle(store, rewriting: true)
+        case .unsettled:
+            break
+        }
+        return try Store(scratch: scratch, store: store)
+    }
+
+    /// Every other employee given a bonus of 0 (the value it holds or reads anyway)
+    /// and saved: written again, in the current layout.
+    static func rewriteEveryOther(_ store: ObjectStore) throws {
+        let objectIDs = try store.newContext().fetchObjectIDs(FetchRequest(entityName: "Employee"))
+        for start in stride(from: 0, to: objectIDs.count, by: 20_000) {
             let context = store.newContext()
-            for index in stride(from: start, to: min(start + 20_000, result.objectIDs.count), by: 2) {
-                try context.object(with: result.objectIDs[index]).setValue(Value.int(0), forKey: "bonus")
+            for index in stride(from: start, to: min(start + 20_000, objectIDs.count), by: 2) {
+                try context.object(with: objectIDs[index]).setValue(Value.int(0), forKey: "bonus")
             }
             try context.save()
         }
-        try settle(store)
-        return result
     }
 
-    /// Sealed and compacted, so that both stores lie on disk alike (compaction copies
-    /// records as they are: the older layout stays) and only the layouts differ.
-    static func settle(_ store: ObjectStore) throws {
+    /// Sealed and compacted, so that both stores lie on disk alike and, with
+    /// `rewriting` false, only the layouts differ: the store's record rewriter (which
+    /// writes older-layout records in the current layout as compaction copies them) is
+    /// taken off for this compaction.
+    static func settle(_ store: ObjectStore, rewriting: Bool = false) throws {
         guard let log = store.records as? LogStore else { return }
+        if !rewriting { log.setRecordRewriter(nil) }
         try log.sealActiveSegment()
         try log.compact(force: true)
     }
 
     /// The same employees written directly at the new model: every record current.
-    public static func current(_ employees: [Employee]) throws -> Store {
+    /// With `rewritingEveryOther`, every other one is then written again as in
+    /// `mixed(_:settling:)`, before the store is settled alike.
+    public static func current(_ employees: [Employee], rewritingEveryOther: Bool = true) throws -> Store {
         let scratch = try ScratchDirectory("current-layout")
         let store = try ObjectStore(at: StrataObjectEngine.storePath(in: scratch.path), model: try BenchModels.employeesWithBonus(),
                                     options: StrataObjectEngine.options())
@@ -78,6 +151,7 @@ public enum OlderLayoutReads {
                 ["name": .string(e.name), "email": .string(e.email), "salary": .int(e.salary), "departmentID": .int(e.departmentID), "bonus": .int(0)]
             })
         }
+        if rewritingEveryOther { try rewriteEveryOther(store) }
         try settle(store)
         return try Store(scratch: scratch, store: store)
     }
