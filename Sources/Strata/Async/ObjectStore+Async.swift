@@ -100,7 +100,12 @@ extension ObjectStore {
         lanes.stop()
     }
 
-    /// Compacts the store on a thread of its own while reads and writes go on:
+    /// What compaction adds to its thread's nice value: on a loaded machine the threads
+    /// serving reads and commits get the cores first.
+    static let maintenanceNiceness: Int32 = 10
+
+    /// Compacts the store on a thread of its own, at a lower scheduling priority, while
+    /// reads and writes go on:
     /// superseded versions and unreferenced blobs are reclaimed in bounded groups, and
     /// records of older layouts are written in the current one (their layouts leave the
     /// layout table once none is left).
@@ -115,7 +120,7 @@ extension ObjectStore {
         try lanes.beginRead()
         defer { lanes.end(write: false) }
         let report = try await measured(.compact) {
-            try await WorkQueue.detached(name: "strata.compact") {
+            try await WorkQueue.detached(name: "strata.compact", niceness: Self.maintenanceNiceness) {
                 let report = if let bytesPerSecond { try self.records.compact(force: force, bytesPerSecond: bytesPerSecond) } else { try self.records.compact(force: force) }
                 try self.dropRewrittenLayouts()
                 return report

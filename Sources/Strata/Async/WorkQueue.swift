@@ -87,9 +87,23 @@ final class WorkQueue: @unchecked Sendable {
 
     /// Runs `body` on a thread of its own (an open that may migrate, a compaction, a
     /// backup: long, rare work that must not hold a lane), resuming the caller after.
-    static func detached<T: Sendable>(name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    ///
+    /// - Parameter niceness: added to the thread's nice value (Linux schedules threads
+    ///   one by one): background work given a positive one yields the cores to the
+    ///   threads serving requests when they want them. The thread ends with `body`, so
+    ///   nothing has to be restored.
+    static func detached<T: Sendable>(name: String, niceness: Int32 = 0, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try body() }) }
+            let thread = Thread {
+                #if os(Linux)
+                // `who` 0 is the calling thread: on Linux a nice value belongs to a thread.
+                if niceness > 0 {
+                    let which = __priority_which_t(PRIO_PROCESS.rawValue)
+                    _ = setpriority(which, 0, getpriority(which, 0) + niceness)
+                }
+                #endif
+                continuation.resume(with: Result { try body() })
+            }
             thread.name = name
             thread.stackSize = 4 << 20
             thread.start()

@@ -17,7 +17,22 @@ final class CompactionOutput {
     private var builder = IndexFileBuilder()
     private(set) var blob: (id: UInt32, file: any StorageFile, end: Int64)?
 
+    /// Bytes written to the current output (and blob file) since its last fsync.
+    private var unsyncedSegmentBytes = 0
+    private var unsyncedBlobBytes = 0
+
     init(store: LogStore) { self.store = store }
+
+    /// Syncs `file` once `compactionBytesPerSync` bytes were written to it since the last
+    /// sync: otherwise a compaction's tens of MiB of dirty pages are flushed by whichever
+    /// fsync comes next — a durable commit's, which then waits for all of them.
+    private func paced(_ count: Int, file: any StorageFile, unsynced: inout Int) throws {
+        guard let limit = store.options.compactionBytesPerSync else { return }
+        unsynced += count
+        guard unsynced >= limit else { return }
+        try file.sync()
+        unsynced = 0
+    }
 
     /// Appends one transaction's surviving records with their original sequence, so
     /// ordering against newer versions elsewhere is unchanged. Returns their new locations.
@@ -26,6 +41,7 @@ final class CompactionOutput {
         guard var segment = current else { return [] }
         let (bytes, locations) = try store.encodeTransaction(records, sequence: sequence, segmentID: segment.id, startingAt: segment.end)
         try segment.file.write(bytes, at: segment.end)
+        try paced(bytes.count, file: segment.file, unsynced: &unsyncedSegmentBytes)
         segment.end += Int64(bytes.count)
         segment.min = min(segment.min, sequence)
         segment.max = max(segment.max, sequence)
@@ -66,6 +82,7 @@ final class CompactionOutput {
             throw StrataError(.corrupt, "blob does not match its reference while compacting", path: source.path, offset: Int64(ref.offset))
         }
         try target.file.write(entry, at: target.end)
+        try paced(entry.count, file: target.file, unsynced: &unsyncedBlobBytes)
         let moved = BlobRef(file: target.id, offset: UInt64(target.end), length: ref.length, checksum: ref.checksum)
         target.end += Int64(entry.count)
         blob = target
@@ -74,6 +91,7 @@ final class CompactionOutput {
     }
 
     private func startSegment() throws {
+        unsyncedSegmentBytes = 0
         let id = try store.allocateFileID(blob: false)
         let file = try LogStore.createFile(store.paths.segment(id), magic: Format.segmentMagic, id: id, storeID: store.storeID, fileSystem: store.fileSystem)
         current = (id, file, Int64(Format.segmentHeaderSize), .max, 0, 0)

@@ -65,6 +65,11 @@ public struct LogStoreOptions: Sendable {
     /// it goes). A service that compacts beside requests caps it so that compaction
     /// takes a share of the disk and a core rather than all of them.
     public var compactionBytesPerSecond: Int?
+    /// Compaction fsyncs what it writes every this many bytes (nil: only when an output
+    /// is sealed), as RocksDB's `bytes_per_sync`: the pages it leaves dirty would
+    /// otherwise be written out by the next durable commit's fsync, which would wait
+    /// for them.
+    public var compactionBytesPerSync: Int? = 1 << 20
 
     /// What open does when the active segment has a damaged frame followed by two or
     /// more intact transactions — damage in the middle of the log, not a torn tail.

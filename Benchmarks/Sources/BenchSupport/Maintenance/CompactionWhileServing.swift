@@ -7,8 +7,8 @@ import Synchronization
 /// compacted while one thread reads random objects back to back and another makes a
 /// durable one-object save every 2 ms. Each read and save is timed, first for a while
 /// with nothing else running (idle), then for as long as the maintenance runs
-/// (during). Strata compacts (`compact()` of the store's engine: bounded steps that
-/// swap one segment group at a time); SQLite runs `VACUUM`, its nearest operation
+/// (during). Strata compacts (`ObjectStore.compact()`, as a service calls it: bounded
+/// steps that swap one segment group at a time, on a thread of lower priority); SQLite runs `VACUUM`, its nearest operation
 /// (the store is not created with `auto_vacuum = INCREMENTAL`, so `incremental_vacuum`
 /// does not apply), with WAL so that its readers keep reading.
 public enum CompactionWhileServing {
@@ -76,7 +76,7 @@ public enum CompactionWhileServing {
                 try employee.setValue(.int(Int64(random % 1_000_000)), forKey: "salary")
                 try context.save()
             },
-            maintenance: { report = try store.records.compact(force: false) })
+            maintenance: { report = try blocking { try await store.compact() } })
         return Outcome(idle: outcome.idle, during: outcome.during, maintenance: outcome.maintenance,
                        bytesBefore: Int(before), bytesAfter: Int(store.records.usage.segmentBytes), longestPause: report?.longestPause)
     }
@@ -104,6 +104,20 @@ public enum CompactionWhileServing {
             maintenance: { try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") } })
         return Outcome(idle: outcome.idle, during: outcome.during, maintenance: outcome.maintenance,
                        bytesBefore: before, bytesAfter: DiskUsage.bytes(at: copy))
+    }
+
+    /// Runs `body` (the store's async API, as a service calls it) and waits for it.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<T, any Error>?>(nil)
+        Task {
+            let outcome: Result<T, any Error>
+            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        done.wait()
+        return try result.withLock { $0! }.get()
     }
 
     /// Every second employee's salary changed, a context save per 100,000 objects.
