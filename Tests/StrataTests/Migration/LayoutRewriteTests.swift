@@ -29,6 +29,21 @@ struct LayoutRewriteTests {
         }
     }
 
+    /// A directory holding ``migratedStore(at:expected:)``: the directory, the store's
+    /// path, and what each employee must read.
+    static func migratedStore(_ name: String) throws -> (directory: TemporaryDirectory, path: String, expected: [String: Base.Expected]) {
+        let dir = try TemporaryDirectory(name)
+        let path = dir.appending("Staff.strata")
+        var expected: [String: Base.Expected] = [:]
+        do {
+            try migratedStore(at: path, expected: &expected)
+        } catch {
+            dir.remove()
+            throw error
+        }
+        return (dir, path, expected)
+    }
+
     static func open(_ path: String, _ model: ObjectModel, plan: MigrationPlan?) throws -> ObjectStore {
         var options = StoreOptions()
         if let plan { options.migration = .plan(plan) }
@@ -55,11 +70,9 @@ struct LayoutRewriteTests {
     }
 
     @Test func aCompactionRewritesOlderLayoutsWithoutGarbageAndDropsThem() async throws {
-        let dir = try TemporaryDirectory("layout-rewrite")
+        let (dir, path, migrated) = try Self.migratedStore("layout-rewrite")
         defer { dir.remove() }
-        let path = dir.appending("Staff.strata")
-        var expected: [String: Base.Expected] = [:]
-        try Self.migratedStore(at: path, expected: &expected)
+        var expected = migrated
         let m = try Base.models()
         do {
             let store = try Self.open(path, m[3], plan: nil)
@@ -91,11 +104,8 @@ struct LayoutRewriteTests {
     /// A compaction that stops after some of its steps leaves the older layouts in the
     /// table (records of them remain); the next one finishes the rewrite and drops them.
     @Test func aCompactionCutShortKeepsTheLayoutsUntilTheNextOneFinishes() async throws {
-        let dir = try TemporaryDirectory("layout-rewrite-cut")
+        let (dir, path, expected) = try Self.migratedStore("layout-rewrite-cut")
         defer { dir.remove() }
-        let path = dir.appending("Staff.strata")
-        var expected: [String: Base.Expected] = [:]
-        try Self.migratedStore(at: path, expected: &expected)
         let store = try Self.open(path, try Base.models()[3], plan: nil)
         let log = try #require(store.records as? LogStore)
         struct Stop: Error {}
@@ -115,11 +125,8 @@ struct LayoutRewriteTests {
     /// The engine's compaction alone (as a process that stopped before dropping them)
     /// leaves the layouts; the next open finds no segment below the mark and drops them.
     @Test func theNextOpenDropsLayoutsThatACompactionLeftUnused() throws {
-        let dir = try TemporaryDirectory("layout-rewrite-open")
+        let (dir, path, expected) = try Self.migratedStore("layout-rewrite-open")
         defer { dir.remove() }
-        let path = dir.appending("Staff.strata")
-        var expected: [String: Base.Expected] = [:]
-        try Self.migratedStore(at: path, expected: &expected)
         let m = try Base.models()
         do {
             let store = try Self.open(path, m[3], plan: nil)
@@ -146,11 +153,8 @@ struct LayoutRewriteTests {
 
     /// A mark that is not a segment id is damage, not a guess.
     @Test func aDamagedMarkIsRefused() throws {
-        let dir = try TemporaryDirectory("layout-rewrite-mark")
+        let (dir, path, _) = try Self.migratedStore("layout-rewrite-mark")
         defer { dir.remove() }
-        let path = dir.appending("Staff.strata")
-        var expected: [String: Base.Expected] = [:]
-        try Self.migratedStore(at: path, expected: &expected)
         let m = try Base.models()
         do {
             let store = try Self.open(path, m[3], plan: nil)

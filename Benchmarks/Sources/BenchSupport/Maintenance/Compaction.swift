@@ -15,17 +15,7 @@ public enum CompactionWorkload {
         let store = try ObjectStore(at: StrataObjectEngine.storePath(in: copy), model: BenchModels.employees(),
                                     options: StrataObjectEngine.options())
         do {
-            let ids = try store.newContext().fetchObjectIDs(FetchRequest(entityName: "Employee"))
-            var start = 0
-            while start < ids.count {
-                let context = store.newContext()
-                for index in stride(from: start, to: min(ids.count, start + 100_000), by: 2) {
-                    let employee = try context.object(with: ids[index])
-                    try employee.setValue(.int(Int64(try employee.int("salary") ?? 0) + 1), forKey: "salary")
-                }
-                try context.save()
-                start += 100_000
-            }
+            try CompactionWhileServing.overwriteHalf(store, try store.newContext().fetchObjectIDs(FetchRequest(entityName: "Employee")))
         } catch {
             try? store.close()
             scratch.remove()
