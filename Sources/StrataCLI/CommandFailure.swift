@@ -26,17 +26,35 @@ struct CommandFailure: Error, CustomStringConvertible {
 func reportingFailures(_ body: () throws -> Void) throws {
     do {
         try body()
+    } catch {
+        throw exitCode(reporting: error)
+    }
+}
+
+/// ``reportingFailures(_:)`` for an asynchronous body.
+func reportingFailures(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch {
+        throw exitCode(reporting: error)
+    }
+}
+
+/// The exit code for `error`, its message written to stderr.
+private func exitCode(reporting error: any Error) -> any Error {
+    do {
+        throw error
     } catch let exit as ExitCode {
-        throw exit
+        return exit
     } catch let failure as CommandFailure {
         Terminal.error(failure.message)
-        throw ExitCode(failure.exitCode)
+        return ExitCode(failure.exitCode)
     } catch let error as StrataError {
         Terminal.error(error.description)
-        let usage: Set<StrataError.Code> = [.notFound, .invalidModel, .storeLocked, .invalidArgument, .unsupportedFormat]
-        throw ExitCode(usage.contains(error.code) ? 2 : 1)
+        let usage: Set<StrataError.Code> = [.notFound, .invalidModel, .storeLocked, .invalidArgument, .unsupportedFormat, .historyTokenExpired]
+        return ExitCode(usage.contains(error.code) ? 2 : 1)
     } catch {
         Terminal.error("\(error)")
-        throw ExitCode(1)
+        return ExitCode(1)
     }
 }

@@ -51,15 +51,22 @@ enum StoreAccess {
     }
 
     /// Opens the object store at `path` with its own model.
-    static func openObjectStore(_ path: String, readOnly: Bool) throws -> ObjectStore {
+    static func openObjectStore(_ path: String, readOnly: Bool, configure: (inout StoreOptions) -> Void = { _ in }) throws -> ObjectStore {
         let model = try requireModel(at: path)
         var options = StoreOptions()
+        // A store that tracks history keeps tracking it: opened without, it would drop it.
+        options.historyTracking = try {
+            let log = try openLog(path)
+            defer { try? log.close() }
+            return try ObjectStore.historyIsTracked(in: log)
+        }()
         options.log.readOnly = readOnly
         options.log.createIfMissing = false
         options.logger = CLILogging.logger
         // Transformable values are exported and imported as the bytes the store holds,
         // so a transformer the tool cannot know of must not keep it from opening.
         options.requiresValueTransformers = false
+        configure(&options)
         return try ObjectStore(at: path, model: model, options: options)
     }
 

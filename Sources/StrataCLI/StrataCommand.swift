@@ -2,13 +2,13 @@ import ArgumentParser
 
 /// `strata`: the command-line tool over a store directory.
 @main
-struct StrataCommand: ParsableCommand {
+struct StrataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
         abstract: "Create, import into, export, inspect, verify and back up Strata stores.",
         subcommands: [
             CreateCommand.self, ImportCommand.self, ExportCommand.self,
-            MigrateCommand.self, StatsCommand.self, VerifyCommand.self, CompactCommand.self, BackupCommand.self, DemoCommand.self,
+            MigrateCommand.self, StatsCommand.self, VerifyCommand.self, CompactCommand.self, BackupCommand.self, HistoryCommand.self, DemoCommand.self,
         ]
     )
 }

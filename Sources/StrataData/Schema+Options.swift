@@ -10,6 +10,9 @@ extension Schema {
             public static let unique = Option(name: "unique")
             /// Large values go to the store's blob area and load only when read.
             public static let externalStorage = Option(name: "externalStorage")
+            /// A delete's history entry keeps the value in its tombstone
+            /// (``DefaultHistoryDelete/tombstone``).
+            public static let preserveValueOnDeletion = Option(name: "preserveValueOnDeletion")
         }
 
         /// The options given.

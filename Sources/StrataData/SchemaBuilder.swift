@@ -29,13 +29,15 @@ struct SchemaBuilder {
                     defaultValue: property.defaultValue,
                     allowsExternalStorage: options.contains(.externalStorage),
                     isUnique: options.contains(.unique),
-                    renamingIdentifier: property.attribute?.originalName)))
+                    renamingIdentifier: property.attribute?.originalName,
+                    preserveValueOnDeletion: options.contains(.preserveValueOnDeletion))))
             case .composite(let optional):
                 if options.contains(.externalStorage) { throw problem("@Attribute(.externalStorage) applies to Data properties only") }
                 properties.append(.attribute(AttributeDescription(
                     name: property.name, type: .composite, isOptional: optional,
                     defaultValue: property.defaultValue, isUnique: options.contains(.unique),
-                    renamingIdentifier: property.attribute?.originalName)))
+                    renamingIdentifier: property.attribute?.originalName,
+                    preserveValueOnDeletion: options.contains(.preserveValueOnDeletion))))
             case .toOne(let destination, let optional):
                 let options = property.relationship ?? Schema.Relationship()
                 properties.append(.relationship(RelationshipDescription(

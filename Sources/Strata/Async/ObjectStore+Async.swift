@@ -121,6 +121,8 @@ extension ObjectStore {
         defer { lanes.end(write: false) }
         let report = try await measured(.compact) {
             try await WorkQueue.detached(name: "strata.compact", niceness: Self.maintenanceNiceness) {
+                // History past its retention goes first, so that this pass reclaims it.
+                try self.trimHistory()
                 let report = if let bytesPerSecond { try self.records.compact(force: force, bytesPerSecond: bytesPerSecond) } else { try self.records.compact(force: force) }
                 try self.dropRewrittenLayouts()
                 return report

@@ -47,13 +47,17 @@ extension ObjectContext {
         // A merge policy may have dropped objects (store wins) or revived them.
         if try resolveConflicts(writes, deletes) { (writes, deletes) = pendingWrites() }
         let observed = store.hasObservers
-        let edges = try edgeWrites(deleted: Set(deletes.map(\.recordKey)), checkEnds: true, collectTouched: observed)
+        let tracksHistory = store.tracksHistory
+        let edges = try edgeWrites(deleted: Set(deletes.map(\.recordKey)), checkEnds: true, collectTouched: observed || tracksHistory)
         guard !writes.isEmpty || !deletes.isEmpty || !edges.isEmpty else {
             edgeChanges = [:]
             return nil
         }
 
         var counterTags = edges.allocatedTags
+        // Made before the commit, from what the objects hold unsaved: the same
+        // transaction carries it.
+        var history = tracksHistory ? try historyEntry(writes: writes, deletes: deletes, touched: edges.touched) : nil
         // The fields written, position for position with `writes` (the objects are not
         // held a second time: see the end).
         var written: [[FieldValue]] = []
@@ -89,6 +93,10 @@ extension ObjectContext {
             }
             edges.apply(to: &batch)
             store.putSerialCounters(counterTags, into: &batch)
+            if let entry = history {
+                history = nil
+                batch.put(entry, keyedBySequenceAfter: HistoryLog.stateKey)
+            }
             return false
         }
         let pending: PendingCommit

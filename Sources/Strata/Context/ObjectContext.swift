@@ -19,6 +19,12 @@ public final class ObjectContext {
     public let store: ObjectStore
     /// What a save does when objects changed in the store since this context read them.
     public var mergePolicy: MergePolicy = .error
+    /// Who this context's saves are made by, recorded in their history entries
+    /// (``HistoryTransaction/author``), as Core Data's `transactionAuthor`.
+    public var transactionAuthor: String?
+    /// The context's name, recorded in its saves' history entries
+    /// (``HistoryTransaction/contextName``).
+    public var name: String?
 
     /// Every object handed out, not retained: unchanged objects go when the caller lets
     /// go, and an object takes its own entry out as it goes (``forget(_:)``).

@@ -60,6 +60,10 @@ extension ObjectStore {
             let (value, blobs, terms) = try ObjectCodec.encode(object.fields, layout: layout, blobBytes: { try records.readBlob($0) })
             batch.put(key, value: value, blobs: blobs, terms: terms)
         }
+        if tracksHistory {
+            let tombstones = try keys.map { key in (key, try preservedValues(of: key)) }
+            putHistory(updated: Array(Set(rewritten.keys).union(edgeEnds).subtracting(deleted)), deleted: tombstones, into: &batch)
+        }
         let sequence = try records.commit(batch)
         if hasObservers {
             publish(ChangeSet(sequence: sequence,

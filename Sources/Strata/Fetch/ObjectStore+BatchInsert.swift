@@ -111,6 +111,14 @@ extension ObjectStore {
         // Only the edge tags' counters: the entity's new keys are all in the store, and
         // open takes its next serial from the last of them (`loadSerials`).
         putSerialCounters(tags, into: &batch)
+        if tracksHistory {
+            // Owners whose ordered to-many gained members are updated, as a save has them.
+            let owners = inverses.flatMap { _, number in rows.compactMap { fields -> RecordKey? in
+                if case .reference(let owner) = fields[number] { return owner }
+                return nil
+            } }
+            putHistory(inserted: ids, updated: owners, into: &batch)
+        }
         let sequence = try records.commit(batch)
         if hasObservers { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
         return ids
@@ -160,7 +168,8 @@ extension ObjectStore {
         let shape = try schema.shape(entityName)
         let layout = shape.layout
         let checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
-        let observed = hasObservers
+        // History names every object inserted, as observers do.
+        let observed = hasObservers || tracksHistory
         var ids: [ObjectID] = []
         var values: [String: Value] = [:]
         var fields: [FieldValue] = []
@@ -234,6 +243,7 @@ extension ObjectStore {
                     run = []
                     batch = try encoder.finish()
                 }
+                if done && tracksHistory { putHistory(inserted: encoder?.ids ?? ids, into: &batch) }
             } catch {
                 // Nothing may be given back or dropped under an encoding still under way.
                 encoder?.abandon()
@@ -241,7 +251,7 @@ extension ObjectStore {
             }
             return !done
         }
-        if count > 0 && observed { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
+        if count > 0 && hasObservers { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
         return count
     }
 

@@ -75,6 +75,13 @@ public struct Attribute: Sendable, Hashable {
         with { $0.valueTransformerName = name }
     }
 
+    /// Keeps the attribute's last value in the tombstone a delete's history entry
+    /// carries (``StoreOptions/historyTracking``), so a consumer of the history can
+    /// tell which object went: an email, an external id.
+    public func preservesValueOnDeletion() -> Attribute {
+        with { $0.preserveValueOnDeletion = true }
+    }
+
     /// A regular expression (ICU syntax) a string value must match as a whole.
     public func pattern(_ regularExpression: String) -> Attribute {
         with { $0.pattern = regularExpression }

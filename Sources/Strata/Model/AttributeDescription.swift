@@ -59,6 +59,10 @@ public struct AttributeDescription: Sendable, Hashable {
     /// `valueTransformerName`); nil for every other type. A transformable attribute
     /// declared without one uses the built-in ``JSONValueTransformer``.
     public var valueTransformerName: String?
+    /// Whether a delete's history entry keeps the attribute's last value in its
+    /// tombstone (``HistoryChange/tombstone``), as Core Data's and SwiftData's
+    /// `preserveValueOnDeletion`. Not part of the version hash: it changes no record.
+    public var preserveValueOnDeletion = false
 
     /// Creates an attribute description.
     ///
@@ -79,6 +83,7 @@ public struct AttributeDescription: Sendable, Hashable {
     ///   - pattern: A regular expression a string value must match.
     ///   - valueTransformerName: For a `transformable` attribute, the registered
     ///     transformer's name; nil means ``JSONValueTransformer/name``.
+    ///   - preserveValueOnDeletion: Whether history keeps the value of a deleted object.
     public init(
         name: String,
         type: AttributeType,
@@ -94,7 +99,8 @@ public struct AttributeDescription: Sendable, Hashable {
         minimumLength: Int? = nil,
         maximumLength: Int? = nil,
         pattern: String? = nil,
-        valueTransformerName: String? = nil
+        valueTransformerName: String? = nil,
+        preserveValueOnDeletion: Bool = false
     ) {
         self.name = name
         self.type = type
@@ -114,6 +120,7 @@ public struct AttributeDescription: Sendable, Hashable {
         self.pattern = pattern
         self.valueTransformerName = valueTransformerName
             ?? (type == .transformable ? JSONValueTransformer.name : nil)
+        self.preserveValueOnDeletion = preserveValueOnDeletion
     }
 
     /// Whether any validation rule (range, length, pattern) is set.

@@ -13,7 +13,7 @@ struct ModelFileProperty: Codable {
     static let attributeKeys: Set<String> = [
         "kind", "name", "type", "optional", "default", "transient", "externalStorage",
         "indexed", "unique", "renamingIdentifier", "minimum", "maximum", "minimumLength",
-        "maximumLength", "pattern", "valueTransformerName",
+        "maximumLength", "pattern", "valueTransformerName", "preserveValueOnDeletion",
     ]
     static let relationshipKeys: Set<String> = [
         "kind", "name", "destination", "inverse", "toMany", "ordered", "optional",
@@ -48,7 +48,8 @@ struct ModelFileProperty: Codable {
                 minimumLength: try container.decodeIfPresent("minimumLength"),
                 maximumLength: try container.decodeIfPresent("maximumLength"),
                 pattern: try container.decodeIfPresent("pattern"),
-                valueTransformerName: try container.decodeIfPresent("valueTransformerName")))
+                valueTransformerName: try container.decodeIfPresent("valueTransformerName"),
+                preserveValueOnDeletion: try container.decode("preserveValueOnDeletion", default: false)))
             defaultValue = try container.decodeIfPresent("default")
             minimum = try container.decodeIfPresent("minimum")
             maximum = try container.decodeIfPresent("maximum")
@@ -93,6 +94,7 @@ struct ModelFileProperty: Codable {
             try container.encodeIfPresent(attribute.maximumLength, "maximumLength")
             try container.encodeIfPresent(attribute.pattern, "pattern")
             try container.encodeIfPresent(attribute.valueTransformerName, "valueTransformerName")
+            try container.encode(attribute.preserveValueOnDeletion, "preserveValueOnDeletion", unless: false)
         case .relationship(let relationship):
             try container.encode("relationship", "kind")
             try container.encode(relationship.name, "name")

@@ -105,6 +105,12 @@ public final class ObjectStore: Sendable {
                 throw error
             }
         }
+        do {
+            try settleHistory(migrated: migrated != nil)
+        } catch {
+            try? records.close()
+            throw error
+        }
         if let migrated { options.instrument?.operationFinished(.migrate, duration: migrated, error: nil) }
         if options.paranoidChecks {
             if var refusal = try verify().paranoidRefusal {

@@ -131,6 +131,12 @@ extension StrataError.Code {
     /// A typed predicate or sort (Foundation's `#Predicate`, `SortDescriptor`) holds a
     /// part the store cannot run; the message names the part.
     public static let untranslatablePredicate = Self(rawValue: "untranslatablePredicate")
+
+    // History
+    /// A history token is older than the retained history (``deleteHistory`` or the
+    /// retention option removed what followed it), or history is not tracked: what
+    /// changed after it can no longer be told. Read the store afresh and take a new token.
+    public static let historyTokenExpired = Self(rawValue: "historyTokenExpired")
 }
 
 extension StrataError {
@@ -159,4 +165,5 @@ extension StrataError {
     public static let migrationHookFailed = Code.migrationHookFailed
     public static let limitExceeded = Code.limitExceeded
     public static let untranslatablePredicate = Code.untranslatablePredicate
+    public static let historyTokenExpired = Code.historyTokenExpired
 }

@@ -12,6 +12,9 @@ public struct WriteBatch: Sendable {
     /// sets it in place (`records(sequence:)`). Kept as operations, each write was
     /// copied into a record at commit, three retains and three releases a record.
     var pending: [Record] = []
+    /// The position in `pending` of the write whose key the commit's sequence completes
+    /// (``put(_:keyedBySequenceAfter:)``), nil when there is none.
+    var sequenceKeyed: Int?
 
     public init() {}
 
@@ -19,6 +22,19 @@ public struct WriteBatch: Sendable {
     /// that made them for this write hands them on without a retain and a release each.
     public mutating func put(_ key: RecordKey, value: consuming [UInt8], blobs: consuming [BlobRef] = [], terms: consuming [IndexTerm] = []) {
         pending.append(Record(key: key, sequence: 0, value: value, blobs: blobs, terms: terms))
+    }
+
+    /// Writes `value` under the key `base` plus the transaction's sequence, which only
+    /// the commit knows: a record per transaction, in sequence order, that a range walk
+    /// lists from any point (the object layer's history entries). One per batch; a
+    /// second replaces the first.
+    public mutating func put(_ value: consuming [UInt8], keyedBySequenceAfter base: RecordKey) {
+        if let sequenceKeyed {
+            pending[sequenceKeyed] = Record(key: base, sequence: 0, value: value)
+        } else {
+            sequenceKeyed = pending.count
+            pending.append(Record(key: base, sequence: 0, value: value))
+        }
     }
 
     /// Deletes `key` (writes a tombstone).
@@ -34,10 +50,28 @@ public struct WriteBatch: Sendable {
 extension WriteBatch {
     /// The batch's writes as records of transaction `sequence`, in batch order; the
     /// batch is used up (its records are moved, not copied).
-    consuming func records(sequence: UInt64) -> [Record] {
+    consuming func records(sequence: UInt64) throws -> [Record] {
         var records = pending
         pending = []
         for i in records.indices { records[i].sequence = sequence }
+        if let sequenceKeyed { records[sequenceKeyed].key = try Self.key(after: records[sequenceKeyed].key, sequence: sequence) }
+        return records
+    }
+
+    /// The key of a write keyed by sequence: `base` plus `sequence`, refused when it
+    /// would wrap.
+    static func key(after base: RecordKey, sequence: UInt64) throws -> RecordKey {
+        let (sum, overflow) = base.rawValue.addingReportingOverflow(sequence)
+        guard !overflow else { throw StrataError(.limitExceeded, "sequence \(sequence) does not fit the key range after \(base)") }
+        return RecordKey(sum)
+    }
+
+    /// The batch's records as a commit encodes them: those of a write keyed by
+    /// sequence completed (a copy of the array then; the others are the batch's own).
+    func records(completedWith sequence: UInt64) throws -> [Record] {
+        guard let sequenceKeyed else { return pending }
+        var records = pending
+        records[sequenceKeyed].key = try Self.key(after: records[sequenceKeyed].key, sequence: sequence)
         return records
     }
 }

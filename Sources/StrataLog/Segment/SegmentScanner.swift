@@ -54,11 +54,14 @@ struct SegmentScanner {
     /// Without `provisional`, a transaction is held until its commit frame: one of
     /// more than `transactionLimit` records stops the scan there
     /// (`stoppedAtLargeTransaction`), so that the caller never holds one whole.
+    ///
+    /// `start` is where a transaction begins (a read-only store's refresh goes on from
+    /// where its last scan ended); nil: the segment's first frame.
     func scan(collect: Bool = true, provisional: Bool = false, transactionLimit: Int = .max, chunkSize: Int = 1 << 20,
-              body: ([ScannedRecord]) throws -> Void = { _ in }) throws -> Result {
+              from start: Int64? = nil, body: ([ScannedRecord]) throws -> Void = { _ in }) throws -> Result {
         let fileSize = try file.size()
-        var result = Result(validEnd: Int64(Format.segmentHeaderSize))
-        var position = Int64(Format.segmentHeaderSize)
+        var result = Result(validEnd: start ?? Int64(Format.segmentHeaderSize))
+        var position = start ?? Int64(Format.segmentHeaderSize)
         var pending: [ScannedRecord] = []
         var pendingFrames = 0
         // What `provisional` keeps of the records handed over before their commit.

@@ -103,7 +103,7 @@ extension LogStore {
             func writeBlob(_ bytes: [UInt8]) throws -> BlobRef { try writeBlobLocked(bytes, &w) }
             while true {
                 if submitted > 0 { _ = try nextSequence(checking: batch) }
-                let chunk = (consume batch).records(sequence: sequence)
+                let chunk = try (consume batch).records(sequence: sequence)
                 batch = WriteBatch()
                 submitted += chunk.count
                 // Written on the writer's thread while the next chunk is produced here.

@@ -138,7 +138,7 @@ extension LogStore {
         return (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
-    private static func recover(paths: StorePaths, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, lock: (any FileLock)?,
+    static func recover(paths: StorePaths, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, lock: (any FileLock)?,
                                 cache shared: BlockCache?) throws -> LogStore {
         let manifestWriter = ManifestWriter(fileSystem: fileSystem, paths: paths)
         if !options.readOnly {
@@ -397,7 +397,7 @@ extension LogStore {
     /// Replays committed records of the active segment into the overlay and counters.
     /// Looks up every record's previous version before applying any, so that a damaged
     /// index file found here (and rebuilt by the caller) leaves nothing half applied.
-    private static func apply(_ records: [SegmentScanner.ScannedRecord], to state: inout State) throws {
+    static func apply(_ records: [SegmentScanner.ScannedRecord], to state: inout State) throws {
         let sealed = try records.map { scanned in
             state.index.overlay.entry(scanned.record.key) != nil ? nil : try state.index.sealedEntry(scanned.record.key)
         }

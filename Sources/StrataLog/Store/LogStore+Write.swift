@@ -89,7 +89,7 @@ extension LogStore {
         // The batch's records as they are, their sequence given to the encoder: setting
         // it in each record copied the batch's array (the caller still holds the batch),
         // three retains a record.
-        let records = batch.pending
+        let records = try batch.records(completedWith: sequence)
         let (bytes, locations) = try encodeTransaction(records, sequence: sequence, recordSequence: sequence, segmentID: w.segmentID,
                                                        startingAt: w.segmentEnd, inHalves: records.count >= Self.halvedEncodeRecords)
         // The versions these records replace, found before anything is written: a
@@ -430,6 +430,9 @@ extension LogStore {
     public func close() throws {
         let alreadyClosed = state.withLock { $0.isClosed }
         if alreadyClosed { return }
+        if isSnapshot { return release() }
+        // Its snapshots read through the files closed below: they end first.
+        for snapshot in snapshots.withLock({ s in defer { s = [:] }; return s.values.compactMap(\.store) }) { snapshot.release() }
         var firstError: (any Error)?
         writer.withLock { w in
             if !options.readOnly && state.withLock({ $0.failure == nil }) {

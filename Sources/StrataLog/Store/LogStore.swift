@@ -53,6 +53,10 @@ public final class LogStore: Sendable {
     package let compactionWillSwap = Locked<(@Sendable (Int) throws -> Void)?>(nil)
     /// Durable commits wait here, outside the writer lock, for an fsync that covers them.
     let groupCommit: GroupCommit
+    /// Set on a snapshot (``snapshot()``): its files are its store's, which closes them.
+    let isSnapshot: Bool
+    /// The snapshots taken of this store and not yet released: a close ends them.
+    let snapshots = Locked<[ObjectIdentifier: WeakSnapshot]>([:])
 
     /// Given a current record compaction copies, its new value, blobs and terms, or nil
     /// to copy it as it is. It must keep the record's meaning: the object layer uses it
@@ -134,7 +138,8 @@ public final class LogStore: Sendable {
         var lastSync = ContinuousClock.now
     }
 
-    init(path: String, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, lock: (any FileLock)?, state: State, writer: WriterState, cache: BlockCache) {
+    init(path: String, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, lock: (any FileLock)?, state: State, writer: WriterState, cache: BlockCache,
+         snapshotOf parent: LogStore? = nil) {
         self.path = path
         self.paths = StorePaths(path)
         self.options = options
@@ -143,7 +148,10 @@ public final class LogStore: Sendable {
         self.lockHandle = lock
         // Made before the store, because open reads index files through it.
         self.blockCache = cache
-        self.cacheNamespace = (Self.cacheNamespaces.wrappingAdd(1, ordering: .relaxed).oldValue & 0x7FFF_FFFF) << 32
+        // A snapshot reads its store's frames, which never change once written: it
+        // shares their cache entries.
+        self.cacheNamespace = parent?.cacheNamespace ?? (Self.cacheNamespaces.wrappingAdd(1, ordering: .relaxed).oldValue & 0x7FFF_FFFF) << 32
+        self.isSnapshot = parent != nil
         self.openedAtSequence = state.lastSequence
         self.state = Locked(state)
         self.writer = Locked(writer)
