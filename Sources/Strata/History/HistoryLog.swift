@@ -50,7 +50,7 @@ enum HistoryLog {
 /// object's change, keys delta-coded and attribute names listed once per entry.
 struct HistoryEntry: Equatable {
     struct Change: Equatable {
-        var type: HistoryChange.ChangeType
+        var type: HistoryTransaction.Change.ChangeType
         var key: RecordKey
         var updated: [String] = []
         var tombstone: [(String, Value)] = []
@@ -135,7 +135,7 @@ struct HistoryEntry: Equatable {
         var previous: UInt64 = 0
         for _ in 0..<count {
             let code = try r.u8()
-            guard let type = HistoryChange.ChangeType(code: code) else { throw StrataError(.corrupt, "a history entry holds change type \(code)") }
+            guard let type = HistoryTransaction.Change.ChangeType(code: code) else { throw StrataError(.corrupt, "a history entry holds change type \(code)") }
             let z = try r.varint()
             let delta = Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1)))
             let key = RecordKey(previous &+ UInt64(bitPattern: delta))
@@ -158,7 +158,7 @@ struct HistoryEntry: Equatable {
     }
 }
 
-extension HistoryChange.ChangeType {
+extension HistoryTransaction.Change.ChangeType {
     var code: UInt8 {
         switch self {
         case .insert: 1

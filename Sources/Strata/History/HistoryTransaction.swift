@@ -13,9 +13,9 @@ public struct HistoryTransaction: Sendable, Equatable, Identifiable {
     /// The committing context's ``ObjectContext/name``.
     public var contextName: String?
     /// What the transaction changed, one entry per object.
-    public var changes: [HistoryChange]
+    public var changes: [Change]
 
-    public init(token: HistoryToken, timestamp: Date, author: String? = nil, contextName: String? = nil, changes: [HistoryChange] = []) {
+    public init(token: HistoryToken, timestamp: Date, author: String? = nil, contextName: String? = nil, changes: [Change] = []) {
         self.token = token
         self.timestamp = timestamp
         self.author = author
@@ -26,27 +26,29 @@ public struct HistoryTransaction: Sendable, Equatable, Identifiable {
     public var id: HistoryToken { token }
 }
 
-/// What one transaction did to one object (Core Data's `NSPersistentHistoryChange`).
-public struct HistoryChange: Sendable, Equatable {
-    /// Inserted, updated or deleted.
-    public enum ChangeType: String, Sendable, Equatable, Codable {
-        case insert, update, delete
-    }
+extension HistoryTransaction {
+    /// What one transaction did to one object (Core Data's `NSPersistentHistoryChange`).
+    public struct Change: Sendable, Equatable {
+        /// Inserted, updated or deleted.
+        public enum ChangeType: String, Sendable, Equatable, Codable {
+            case insert, update, delete
+        }
 
-    public var changeType: ChangeType
-    /// The object changed.
-    public var changedObjectID: ObjectID
-    /// For an update, the names of the attributes and to-one relationships written;
-    /// empty when only a to-many membership of the object changed.
-    public var updatedAttributes: [String]
-    /// For a delete, the last values of the attributes declared with
-    /// `preserveValueOnDeletion`; nil for inserts and updates.
-    public var tombstone: [String: Value]?
+        public var changeType: ChangeType
+        /// The object changed.
+        public var changedObjectID: ObjectID
+        /// For an update, the names of the attributes and to-one relationships written;
+        /// empty when only a to-many membership of the object changed.
+        public var updatedAttributes: [String]
+        /// For a delete, the last values of the attributes declared with
+        /// `preserveValueOnDeletion`; nil for inserts and updates.
+        public var tombstone: [String: Value]?
 
-    public init(changeType: ChangeType, changedObjectID: ObjectID, updatedAttributes: [String] = [], tombstone: [String: Value]? = nil) {
-        self.changeType = changeType
-        self.changedObjectID = changedObjectID
-        self.updatedAttributes = updatedAttributes
-        self.tombstone = tombstone
+        public init(changeType: ChangeType, changedObjectID: ObjectID, updatedAttributes: [String] = [], tombstone: [String: Value]? = nil) {
+            self.changeType = changeType
+            self.changedObjectID = changedObjectID
+            self.updatedAttributes = updatedAttributes
+            self.tombstone = tombstone
+        }
     }
 }

@@ -176,7 +176,7 @@ extension ObjectStore {
             token: HistoryToken(sequence: sequence, storeIdentifier: identifier), timestamp: entry.timestamp,
             author: entry.author, contextName: entry.contextName,
             changes: entry.changes.map { change in
-                HistoryChange(changeType: change.type,
+                HistoryTransaction.Change(changeType: change.type,
                               changedObjectID: objectID(for: change.key) ?? ObjectID(entityName: "", key: change.key, storeIdentifier: identifier),
                               updatedAttributes: change.updated,
                               tombstone: change.type == .delete ? Dictionary(change.tombstone, uniquingKeysWith: { a, _ in a }) : nil)

@@ -60,7 +60,7 @@ public struct AttributeDescription: Sendable, Hashable {
     /// declared without one uses the built-in ``JSONValueTransformer``.
     public var valueTransformerName: String?
     /// Whether a delete's history entry keeps the attribute's last value in its
-    /// tombstone (``HistoryChange/tombstone``), as Core Data's and SwiftData's
+    /// tombstone (``HistoryTransaction/Change/tombstone``), as Core Data's and SwiftData's
     /// `preserveValueOnDeletion`. Not part of the version hash: it changes no record.
     public var preserveValueOnDeletion = false
 

@@ -58,8 +58,8 @@ import Testing
         #expect(history.allSatisfy { $0.author == "importer" && $0.contextName == "batch-7" })
         #expect(Set(history[0].changes.map(\.changedObjectID)) == [ada.objectID, bob.objectID])
         #expect(history[0].changes.allSatisfy { $0.changeType == .insert && $0.tombstone == nil })
-        #expect(history[1].changes == [HistoryChange(changeType: .update, changedObjectID: ada.objectID, updatedAttributes: ["salary"])])
-        #expect(history[2].changes == [HistoryChange(changeType: .delete, changedObjectID: bob.objectID, tombstone: ["name": .string("Bob"), "email": .null])])
+        #expect(history[1].changes == [HistoryTransaction.Change(changeType: .update, changedObjectID: ada.objectID, updatedAttributes: ["salary"])])
+        #expect(history[2].changes == [HistoryTransaction.Change(changeType: .delete, changedObjectID: bob.objectID, tombstone: ["name": .string("Bob"), "email": .null])])
         // The last entry's token is the store's last commit.
         #expect(history.last?.token == store.currentHistoryToken)
     }
@@ -76,8 +76,8 @@ import Testing
         try context.save()
         let changes = try #require(try store.fetchHistory(after: token).first).changes
         #expect(changes == [
-            HistoryChange(changeType: .update, changedObjectID: sales.objectID, updatedAttributes: ["employees"]),
-            HistoryChange(changeType: .update, changedObjectID: ada.objectID, updatedAttributes: ["department"]),
+            HistoryTransaction.Change(changeType: .update, changedObjectID: sales.objectID, updatedAttributes: ["employees"]),
+            HistoryTransaction.Change(changeType: .update, changedObjectID: ada.objectID, updatedAttributes: ["department"]),
         ])
     }
 
