@@ -81,7 +81,10 @@ check_version "$work/employees-lifecycle-v1.strata"
     "$root/Fixtures/models/Tasks-layouts-v2.json" "$root/Fixtures/models/Tasks-layouts-v3.json" "$work/tasks-layouts.jsonl"
 "$strata" verify "$work/tasks-layouts.strata"
 check_version "$work/tasks-layouts.strata"
-names="$(for fixture in $fixtures; do echo "${fixture%%:*}"; done) employees-lifecycle-v1 tasks-layouts"
+"$writer" history "$work/employees-history-v1.strata" "$root/Fixtures/models/Employees-v1.json" "$work/employees-history-v1.jsonl"
+"$strata" verify "$work/employees-history-v1.strata"
+check_version "$work/employees-history-v1.strata"
+names="$(for fixture in $fixtures; do echo "${fixture%%:*}"; done) employees-lifecycle-v1 tasks-layouts employees-history-v1"
 
 target="$here/format-$version"
 if [ -e "$target" ] && [ "$replace" = missing ]; then

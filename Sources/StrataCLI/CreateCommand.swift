@@ -18,6 +18,9 @@ struct CreateCommand: ParsableCommand {
     @Option(name: .long, help: "The JSON model file (docs/MODEL.md).")
     var model: String
 
+    @Flag(help: "Track history: every commit keeps an entry that `strata history` prints (the commands keep tracking it).")
+    var history = false
+
     func run() throws {
         try reportingFailures {
             let model = try StoreAccess.loadModelFile(model)
@@ -33,6 +36,7 @@ struct CreateCommand: ParsableCommand {
             // The tool moves transformable bytes as they are; it never decodes them.
             options.requiresValueTransformers = false
             options.logger = CLILogging.logger
+            options.historyTracking = history
             let created = try ObjectStore(at: store, model: model, options: options)
             try created.close()
             print("created store \(store) for model \(model.versionIdentifier) (hash \(model.versionHash), \(model.entities.count) entities)")

@@ -3,8 +3,9 @@ import Foundation
 import Strata
 import StrataImport
 
-/// `strata history STORE [--after SEQUENCE] [--follow]`: the store's history, one JSON
-/// line per transaction; with `--follow`, new transactions as they are committed.
+/// `strata history STORE [--after SEQUENCE] [--follow [--interval MS]]`: the store's
+/// history, one JSON line per transaction; with `--follow`, new transactions as they
+/// are committed, looked for every `--interval` milliseconds.
 struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",

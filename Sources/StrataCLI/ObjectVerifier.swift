@@ -49,11 +49,15 @@ struct ObjectVerifier {
                 start += 256
             }
         }
+        for problem in store.historyProblems(limit: Self.problemLimit) where report.problems.count < Self.problemLimit {
+            report.problems.append("history: \(problem.message)" + (problem.context["key"].map { " (record key \($0))" } ?? ""))
+        }
         for key in try store.records.keys(in: nil) where !seen.contains(key) && report.problems.count < Self.problemLimit {
             // Serial 0 of each entity's key range is its id counter, not an object; edge
             // records of stored to-manys are checked through their owners' lists.
             if ObjectID(entityName: "", key: key, storeIdentifier: "").serial == 0 { continue }
             if store.edgeRelationName(forKey: key) != nil { continue }
+            if ObjectStore.isHistoryKey(key) { continue }
             report.problems.append("record key \(String(key.rawValue, radix: 16)) belongs to no entity of the store's model")
         }
         return report

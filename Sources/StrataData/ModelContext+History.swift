@@ -7,8 +7,8 @@ extension ModelContext {
     }
 
     /// The transactions of the container's store that `descriptor` selects, in commit
-    /// order, as SwiftData's `fetchHistory(_:)` (the store must track history:
-    /// ``ModelConfiguration`` `historyTracking`).
+    /// order, as SwiftData's `fetchHistory(_:)` (the store must track history: its
+    /// configuration's `options.historyTracking`).
     ///
     /// ```swift
     /// let descriptor = HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > lastToken })

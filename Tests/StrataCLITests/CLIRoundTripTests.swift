@@ -1,4 +1,5 @@
 import Foundation
+import Strata
 import StrataTestSupport
 import Testing
 
@@ -138,7 +139,7 @@ import Testing
         let entities = json?["entities"] as? [String: Int]
         #expect(entities == ["Department": 1, "Employee": 2])
         #expect(json?["objects"] as? Int == 3)
-        #expect(json?["formatVersion"] as? Int == 3)
+        #expect(json?["formatVersion"] as? Int == Int(Format.version))
         #expect((json?["modelHash"] as? String)?.count == 64)
         #expect(json?["segmentBytes"] as? Int ?? 0 > 0)
         #expect(json?["garbageRatio"] != nil)

@@ -61,7 +61,7 @@ extension ObjectStore {
             batch.put(key, value: value, blobs: blobs, terms: terms)
         }
         if tracksHistory {
-            let tombstones = try keys.map { key in (key, try preservedValues(of: key)) }
+            let tombstones = try keys.map { key in (key, try preservedValues(of: key, in: context)) }
             putHistory(updated: Array(Set(rewritten.keys).union(edgeEnds).subtracting(deleted)), deleted: tombstones, into: &batch)
         }
         let sequence = try records.commit(batch)

@@ -37,8 +37,11 @@ extension HistoryTransaction {
         public var changeType: ChangeType
         /// The object changed.
         public var changedObjectID: ObjectID
-        /// For an update, the names of the attributes and to-one relationships written;
-        /// empty when only a to-many membership of the object changed.
+        /// For an update, the names of the attributes and relationships written: those a
+        /// context set, and a to-many whose inverse to-one moved onto or off the object.
+        /// Empty when the object changed without a context naming a property: an edge
+        /// of an ordered or many-to-many relationship added or removed, or a to-one a
+        /// batch delete set to nil.
         public var updatedAttributes: [String]
         /// For a delete, the last values of the attributes declared with
         /// `preserveValueOnDeletion`; nil for inserts and updates.

@@ -41,6 +41,10 @@ extension ObjectContext {
             }
             entry.changes.append(change)
         }
+        for i in entry.changes.indices where entry.changes[i].type == .update {
+            guard let names = inverses[entry.changes[i].key] else { continue }
+            entry.changes[i].updated += names.sorted().filter { !entry.changes[i].updated.contains($0) }
+        }
         for key in touched.union(inverses.keys) where !listed.contains(key) {
             entry.changes.append(HistoryEntry.Change(type: .update, key: key, updated: inverses[key].map { $0.sorted() } ?? []))
         }

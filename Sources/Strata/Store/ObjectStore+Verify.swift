@@ -16,6 +16,7 @@ extension ObjectStore {
         var report = try records.verify()
         var problems = ObjectProblems()
         verifyTags(&problems)
+        for problem in historyProblems(limit: ObjectProblems.limit) { problems.add(problem) }
         for shape in schema.shapes.values.sorted(by: { $0.layout.tag < $1.layout.tag }) { verifyObjects(of: shape, &problems, &report) }
         for relation in schema.edgeRelations { verifyEdges(of: relation, &problems, &report) }
         report.problems += problems.found
@@ -42,7 +43,7 @@ extension ObjectStore {
     /// Every key prefix with live keys is an entity's, an edge relation's or a retired
     /// entity's tag: keys under any other are objects no fetch can find.
     private func verifyTags(_ problems: inout ObjectProblems) {
-        let known = Set(schema.allTags).union(schema.layoutTable.retiredTags)
+        let known = Set(schema.allTags).union(schema.layoutTable.retiredTags).union([HistoryLog.tag])
         var after: RecordKey?
         do {
             while let key = try records.keys(in: nil, after: after, limit: 1).first {

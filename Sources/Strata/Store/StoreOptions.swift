@@ -123,7 +123,7 @@ public struct StoreOptions: Sendable {
     /// store's size, its memory does not.
     public var paranoidChecks = false
 
-    /// Every commit writes one history entry in its own transaction: who, when, and
+    /// Every commit writes one history entry in the commit's own transaction: who, when, and
     /// what each object went through (``ObjectStore/fetchHistory(after:limit:)``,
     /// ``ObjectStore/changes(after:)``), as Core Data's persistent history tracking.
     /// Off, nothing is written. Turning it on starts the history at the next commit;

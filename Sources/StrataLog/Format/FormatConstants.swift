@@ -4,11 +4,11 @@
 public enum Format {
     /// The on-disk format version this release writes (FORMAT.md §1). Readers accept
     /// every version in `readableVersions`.
-    public static let version: UInt32 = 3
+    public static let version: UInt32 = 4
     /// Versions this release can open (FORMAT.md §1).
-    public static let readableVersions: ClosedRange<UInt32> = 1...3
-    /// Index files exist since format 2; their bytes did not change in format 3.
-    static let readableIndexVersions: ClosedRange<UInt32> = 2...3
+    public static let readableVersions: ClosedRange<UInt32> = 1...4
+    /// Index files exist since format 2; their bytes did not change in formats 3 and 4.
+    static let readableIndexVersions: ClosedRange<UInt32> = 2...4
 
     // §3 Segment files
     static let segmentMagic: [UInt8] = Array("STRATSEG".utf8)

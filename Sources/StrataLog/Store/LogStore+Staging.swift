@@ -108,6 +108,14 @@ extension LogStore {
                 var manifest = state.withLock { $0.manifest }
                 let replaced = manifest.segments.map(\.id).filter { id in !stagingManifest.segments.contains { $0.id == id } }
                 manifest.segments = stagingManifest.segments
+                // Sequences never go back, across a swap too: the staging store numbered
+                // its transactions from 1, and a token or `PendingCommit` of this store
+                // must never name a later transaction. The active segment's bound
+                // carries the floor (FORMAT.md §10).
+                let floor = state.withLock { $0.lastSequence }
+                if let active = manifest.segments.lastIndex(where: { $0.state == .active }) {
+                    manifest.segments[active].maxSequence = max(manifest.segments[active].maxSequence, floor)
+                }
                 let stagingBlobs = movedBlobs.map { Manifest.BlobFileInfo(id: $0, state: .sealed) }
                 manifest.blobFiles = manifest.blobFiles.filter { $0.state == .sealed } + stagingBlobs + manifest.blobFiles.filter { $0.state == .active }
                 manifest.nextSegmentID = max(manifest.nextSegmentID, stagingManifest.nextSegmentID)

@@ -28,7 +28,7 @@ import StrataTestSupport
     static let storeID: [UInt8] = Array(0x00...0x0F)
 
     /// §3.1 / §5.1: magic · version · file id · store UUID · 12 reserved zeros · CRC of bytes 0..<44.
-    static func fileHeader(_ magic: String, id: UInt32, storeID: [UInt8], version: UInt32 = 3) -> [UInt8] {
+    static func fileHeader(_ magic: String, id: UInt32, storeID: [UInt8], version: UInt32 = 4) -> [UInt8] {
         let body = Array(magic.utf8) + u32(version) + u32(id) + storeID + [UInt8](repeating: 0, count: 12)
         return body + u32(crc32c(body))
     }
@@ -111,7 +111,7 @@ import StrataTestSupport
     /// §7: the index file of a segment holding §9's record (key 1, sequence 1, in the
     /// records frame at 48 of 43 bytes, at 4 in its block, 27 bytes), with one term
     /// (index 7, value 0xAB) when `withTerm`.
-    static func indexFile(withTerm: Bool, version: UInt32 = 3) -> [UInt8] {
+    static func indexFile(withTerm: Bool, version: UInt32 = 4) -> [UInt8] {
         // §7.2 data block: count, then key · sequence · kind · 4 × u32 location · blob count.
         let data = block(u32(1) + u64(1) + u64(1) + [1] + u32(48) + u32(43) + u32(4) + u32(27) + u16(0))
         var file = data                                                            // 0..<43
@@ -207,7 +207,7 @@ import StrataTestSupport
             blobFiles: [.init(id: 1, state: .active)], metadata: ["hash": Array("abc".utf8)], countersKnown: false))
 
         // A format-1 store (§12) is read as it is; its first write upgrades it to the
-        // format written now (3: format 2's files, §12.1).
+        // format written now (format 2's files, §12.1, §12.2).
         let store = try LogStore.open(at: dir.path, logger: .quiet)
         defer { try? store.close() }
         #expect(store.formatVersion == 1)
@@ -221,11 +221,11 @@ import StrataTestSupport
         var batch = WriteBatch()
         batch.put(RecordKey(2), value: Array("yo".utf8))
         try store.commit(batch)
-        #expect(store.formatVersion == 3)
+        #expect(store.formatVersion == Format.version)
         try store.close()
         let upgraded = try LogStore.open(at: dir.path, logger: .quiet)
         defer { try? upgraded.close() }
-        #expect(upgraded.formatVersion == 3)
+        #expect(upgraded.formatVersion == Format.version)
         #expect(upgraded.count == 2)
         #expect(try upgraded.get(RecordKey(1))?.value == Array("hi".utf8))
     }
@@ -280,19 +280,19 @@ import StrataTestSupport
         #expect(report.isSound, "\(report)")
         #expect(report.indexFilesChecked == 1)
         #expect(store.formatVersion == 2)
-        // The first write makes it a format-3 store (§12.1): only the manifest's version
+        // The first write makes it a store of the format written now (§12.1, §12.2): only the manifest's version
         // changes; the format-2 index file stays and is read as it is.
         var batch = WriteBatch()
         batch.put(RecordKey(2), value: Array("yo".utf8))
         try store.commit(batch)
-        #expect(store.formatVersion == 3)
-        #expect(try FileBytes.read(dir.appending("MANIFEST"))[8..<12] == [3, 0, 0, 0])
+        #expect(store.formatVersion == Format.version)
+        #expect(try FileBytes.read(dir.appending("MANIFEST"))[8..<12] == [UInt8(Format.version), 0, 0, 0])
         #expect(try store.verify().isSound)
         try store.close()
         // Nothing rewrote the hand-built index file.
         #expect(try FileBytes.read(dir.appending("index/000001.idx")) == index)
         let reopened = try LogStore.open(at: dir.path, logger: .quiet)
-        #expect(reopened.formatVersion == 3)
+        #expect(reopened.formatVersion == Format.version)
         #expect(try reopened.get(RecordKey(1))?.value == Array("hi".utf8))
         #expect(try reopened.get(RecordKey(2))?.value == Array("yo".utf8))
         try reopened.close()
