@@ -9,7 +9,7 @@ import Foundation
 struct BenchSummary {
     static let usage = """
         usage: BenchSummary [--employees N] [--repetitions R] [--skip-singles] [--ten-million]
-                            [--sections engine,fetch,objects,typed,photos,migration,maintenance,serving,scale,cli] [--cli-employees N,N…]
+                            [--sections engine,fetch,objects,typed,photos,migration,maintenance,serving,history,scale,cli] [--cli-employees N,N…]
                             [--serving-employees N,N…]
                             [--photo-employees N] [--migration-employees N,N…] [--blob-migration-employees N (0: none)]
                             [--migration-strata-only]
@@ -61,6 +61,7 @@ struct BenchSummary {
             if summary.sections.contains(.migration) { try summary.runPhotoMigration() }
             if summary.sections.contains(.maintenance) { try summary.runMaintenance() }
             if summary.sections.contains(.serving) { try summary.runServing() }
+            if summary.sections.contains(.history) { try summary.runHistory() }
             if summary.sections.contains(.scale) { try summary.runScale() }
             if summary.sections.contains(.cli) { try summary.runCommandLine() }
         } catch {

@@ -5,7 +5,7 @@ import Foundation
 final class Summary {
     /// What to run (`--sections`): all by default.
     enum Section: String, CaseIterable {
-        case engine, fetch, objects, typed, photos, migration, maintenance, serving, scale, cli
+        case engine, fetch, objects, typed, photos, migration, maintenance, serving, history, scale, cli
     }
 
     var n = BenchScale.employees

@@ -1,0 +1,45 @@
+import BenchSupport
+import Foundation
+
+extension Summary {
+    /// History: durable one-object saves with history on and off (target: on ≤ 1.10×
+    /// off), bytes a 100-object save writes (target: ≤ 5% more), beside SQLite with a
+    /// trigger-kept history table; history's bytes after deleteHistory and a
+    /// compaction (target: ≤ 5% of before); a stalled feed delivering every transaction.
+    func runHistory() throws {
+        let singles = employees.prefix(min(employees.count, 1_000))
+        let label = BenchScale.label(singles.count)
+        progress("history: \(label) single durable saves, history off and on, beside SQLite")
+        let saves = try Sample.measureInTurns(repetitions: repetitions, sides: 4) { side in
+            switch side {
+            case 0: try HistoryWorkload.strataSaves(singles, history: false)
+            case 1: try HistoryWorkload.strataSaves(singles, history: true)
+            case 2: try HistoryWorkload.sqliteSaves(singles, history: false)
+            default: try HistoryWorkload.sqliteSaves(singles, history: true)
+            }
+        }
+        let commits = SummaryRow.Figure.throughput(operations: singles.count, unit: "commits")
+        add("\(label) single saves through a context, durable, history off (everyCommit vs FULL)", commits, strata: saves[0], sqlite: saves[2])
+        add("\(label) single saves through a context, durable, history on (Strata history vs SQLite trigger table)", commits, strata: saves[1], sqlite: saves[3])
+        findings.append(String(format: "History on, one-object durable save: Strata %.3f× the time with it off (target ≤ 1.10×); SQLite with a trigger-kept history table %.3f× its time without",
+                               saves[1].seconds / saves[0].seconds, saves[3].seconds / saves[2].seconds))
+
+        progress("history: bytes of a 100-object save")
+        let bytes = try [(true, false), (true, true), (false, false), (false, true)].map { strata, history in
+            try HistoryWorkload.bytesPerSave(strata: strata, history: history, employees)
+        }
+        func more(_ on: Int, _ off: Int) -> String { String(format: "%+.1f%%", off > 0 ? (Double(on) / Double(off) - 1) * 100 : 0) }
+        findings.append("History on, bytes a 100-object save writes: Strata \(bytes[1]) vs \(bytes[0]) off (\(more(bytes[1], bytes[0])), target ≤ +5%); SQLite WAL with the trigger table \(bytes[3]) vs \(bytes[2]) (\(more(bytes[3], bytes[2])))")
+
+        progress("history: bytes after deleteHistory and a compaction")
+        let retention = try HistoryWorkload.historyBytes(employees, commits: min(employees.count, 10_000))
+        findings.append(String(format: "History of %@ one-object saves: %d bytes kept; after deleteHistory(before:) and a compaction %d bytes (%.1f%% of it, target ≤ 5%%)",
+                               BenchScale.label(min(employees.count, 10_000)), retention.kept, retention.afterDelete,
+                               retention.kept > 0 ? Double(retention.afterDelete) / Double(retention.kept) * 100 : 0))
+
+        progress("history: a feed consumer stalled for 10k commits")
+        let feed = try HistoryWorkload.stalledFeed(commits: 10_000)
+        guard feed.inOrder, feed.delivered == 10_000 else { throw BenchError("changes(after:) delivered \(feed.delivered) of 10000, in order: \(feed.inOrder)") }
+        findings.append("changes(after:) to a consumer stalled for 10k commits: all 10,000 delivered once, in order")
+    }
+}
