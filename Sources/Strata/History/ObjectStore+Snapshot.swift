@@ -43,8 +43,23 @@ extension ObjectStore {
     /// ```
     ///
     /// ``changes(after:)`` refreshes on its own, every ``StoreOptions/refreshInterval``.
+    ///
+    /// - Throws: `.incompatibleModel` when the writer migrated the store meanwhile (its
+    ///   model or record layouts changed): open it again with the new model.
     @discardableResult
     public func refresh() throws -> Bool {
-        try (records as? LogStore)?.refresh() ?? false
+        guard let log = records as? LogStore else { return false }
+        let before = Self.schemaMetadata(log.metadata)
+        let changed = try log.refresh()
+        if changed && Self.schemaMetadata(log.metadata) != before {
+            throw StrataError(.incompatibleModel, "the writer migrated the store since it was opened (its model or record layouts changed): open it again", path: path)
+        }
+        return changed
+    }
+
+    /// The metadata that says how records read: a reader refreshed past a change of it
+    /// would read them with the wrong schema.
+    private static func schemaMetadata(_ metadata: [String: [UInt8]]) -> [[UInt8]?] {
+        [StoreSchema.metadataKey, StoreSchema.modelHashKey, StoreSchema.edgesMetadataKey, LayoutTable.metadataKey].map { metadata[$0] }
     }
 }
