@@ -27,14 +27,27 @@ import Testing
         let expected = try Self.names(snapshot)
         let expectedCount = try snapshot.newContext().count(for: FetchRequest(entityName: "Employee"))
         let rich = try snapshot.newContext().fetch(FetchRequest(entityName: "Employee", predicate: try Predicate(format: "salary >= 150"))).count
-        // Commits that rename, delete and insert, in many transactions, then a compaction.
-        for round in 0..<20 {
-            for employee in employees.prefix(100) { try employee.setValue("r\(round)-\(employee.objectID.serial)", forKey: "name") }
-            _ = try HistoryTests.insert(context, "new\(round)")
+        // 10k commits that rename, insert and delete, made while the snapshot is read,
+        // then a compaction.
+        let ids = employees.map(\.objectID)
+        let committing = Task.detached {
+            let context = store.newContext()
+            for round in 0..<10_000 {
+                let employee = try context.existingObject(with: ids[round % 250])
+                try employee.setValue("r\(round)", forKey: "name")
+                if round % 10 == 0 { _ = try HistoryTests.insert(context, "new\(round)") }
+                try context.save()
+            }
+            for id in ids.suffix(50) { try context.delete(try context.existingObject(with: id)) }
             try context.save()
         }
-        for employee in employees.suffix(50) { try context.delete(employee) }
-        try context.save()
+        var reads = 0
+        while !committing.isCancelled {
+            #expect(try Self.names(snapshot) == expected)
+            reads += 1
+            if reads >= 3 { break }
+        }
+        try await committing.value
         _ = try await store.compact(force: true)
         #expect(try Self.names(snapshot) == expected)
         #expect(try snapshot.newContext().count(for: FetchRequest(entityName: "Employee")) == expectedCount)
