@@ -35,6 +35,8 @@ final class BatchInsertEncoder: @unchecked Sendable {
     @exclusivity(unchecked) private var batch = WriteBatch()
     /// The ids of the objects encoded, when observers want them.
     @exclusivity(unchecked) private(set) var ids: [ObjectID] = []
+    /// The keys encoded, when history is tracked.
+    @exclusivity(unchecked) private(set) var inserted: InsertedKeys
     /// The serials the keys come from (given back by the insert when it ends).
     @exclusivity(unchecked) private(set) var keys = ObjectStore.KeyRun()
     @exclusivity(unchecked) private var failure: (any Error)?
@@ -49,6 +51,7 @@ final class BatchInsertEncoder: @unchecked Sendable {
         self.layout = layout
         self.entityName = entityName
         self.observed = observed
+        self.inserted = InsertedKeys(tracking: store.tracksHistory)
     }
 
     /// Hands checked objects' fields over, in order; waits while `runsInFlight` runs
@@ -77,7 +80,7 @@ final class BatchInsertEncoder: @unchecked Sendable {
     /// No field is a blob reference (entities with external binaries are not handed
     /// over), so the encoder never reads a blob.
     private func encode(_ fields: [FieldValue]) throws {
-        try store.putInserted(fields, layout: layout, entityName: entityName, observed: observed, keys: &keys, batch: &batch, ids: &ids)
+        try store.putInserted(fields, layout: layout, entityName: entityName, observed: observed, keys: &keys, batch: &batch, ids: &ids, inserted: &inserted)
     }
 
     /// Waits for every object handed over; returns the chunk's batch (the next chunk

@@ -117,7 +117,7 @@ extension ObjectStore {
                 if case .reference(let owner) = fields[number] { return owner }
                 return nil
             } }
-            putHistory(inserted: ids, updated: owners, into: &batch)
+            putHistory(inserted: ids.map { ($0.key, 1) }, updated: owners, into: &batch)
         }
         let sequence = try records.commit(batch)
         if hasObservers { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
@@ -168,8 +168,9 @@ extension ObjectStore {
         let shape = try schema.shape(entityName)
         let layout = shape.layout
         let checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
-        // History names every object inserted, as observers do.
-        let observed = hasObservers || tracksHistory
+        let observed = hasObservers
+        // History names every object inserted, in runs of keys.
+        var inserted = InsertedKeys(tracking: tracksHistory)
         var ids: [ObjectID] = []
         var values: [String: Value] = [:]
         var fields: [FieldValue] = []
@@ -205,6 +206,7 @@ extension ObjectStore {
                 if let encoder {
                     keys = encoder.keys
                     ids = encoder.ids
+                    inserted = encoder.inserted
                 }
                 encoder = nil
             }
@@ -233,7 +235,8 @@ extension ObjectStore {
                         }
                     } else {
                         if anyExternal { try externalize(&fields, isExternal: isExternal, writeBlob: writeBlob) }
-                        try putInserted(fields, layout: layout, entityName: entityName, observed: observed, keys: &keys, batch: &batch, ids: &ids)
+                        try putInserted(fields, layout: layout, entityName: entityName, observed: observed, keys: &keys, batch: &batch, ids: &ids,
+                                        inserted: &inserted)
                     }
                     count += 1
                     inChunk += 1
@@ -243,7 +246,7 @@ extension ObjectStore {
                     run = []
                     batch = try encoder.finish()
                 }
-                if done && tracksHistory { putHistory(inserted: encoder?.ids ?? ids, into: &batch) }
+                if done && tracksHistory { putHistory(inserted: (encoder?.inserted ?? inserted).runs, into: &batch) }
             } catch {
                 // Nothing may be given back or dropped under an encoding still under way.
                 encoder?.abandon()
@@ -251,7 +254,7 @@ extension ObjectStore {
             }
             return !done
         }
-        if count > 0 && hasObservers { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
+        if count > 0 && observed { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
         return count
     }
 
@@ -281,11 +284,12 @@ extension ObjectStore {
     /// thread encodes it (this one, or `BatchInsertEncoder`'s): the next key of
     /// `keys`, its record encoded into `batch`, its id noted when observers want them.
     func putInserted(_ fields: [FieldValue], layout: StoreSchema.EntityLayout, entityName: String, observed: Bool,
-                     keys: inout KeyRun, batch: inout WriteBatch, ids: inout [ObjectID]) throws {
+                     keys: inout KeyRun, batch: inout WriteBatch, ids: inout [ObjectID], inserted: inout InsertedKeys) throws {
         let key = try allocateKey(tag: layout.tag, from: &keys)
         let (value, blobs, terms) = try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) })
         batch.put(key, value: value, blobs: blobs, terms: terms)
         if observed { ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier)) }
+        inserted.append(key)
     }
 
     /// Moves external-storage binaries at or above the threshold to the blob area

@@ -52,11 +52,21 @@ struct HistoryEntry: Equatable {
     struct Change: Equatable {
         var type: HistoryTransaction.Change.ChangeType
         var key: RecordKey
+        /// Inserts only: how many consecutive keys from `key` (a batch insert's run).
+        var count = 1
         var updated: [String] = []
         var tombstone: [(String, Value)] = []
 
+        init(type: HistoryTransaction.Change.ChangeType, key: RecordKey, count: Int = 1, updated: [String] = [], tombstone: [(String, Value)] = []) {
+            self.type = type
+            self.key = key
+            self.count = count
+            self.updated = updated
+            self.tombstone = tombstone
+        }
+
         static func == (a: Change, b: Change) -> Bool {
-            a.type == b.type && a.key == b.key && a.updated == b.updated
+            a.type == b.type && a.key == b.key && a.count == b.count && a.updated == b.updated
                 && a.tombstone.map(\.0) == b.tombstone.map(\.0) && a.tombstone.map(\.1) == b.tombstone.map(\.1)
         }
     }
@@ -67,6 +77,9 @@ struct HistoryEntry: Equatable {
     var changes: [Change] = []
 
     static let version: UInt8 = 1
+    /// The change code of a run of inserted keys (a batch insert's): the first key's
+    /// delta, then the count.
+    static let insertedRun: UInt8 = 4
 
     func encoded() -> [UInt8] {
         var names: [String: Int] = [:]
@@ -81,13 +94,17 @@ struct HistoryEntry: Equatable {
         body.varint(UInt64(changes.count))
         var previous: UInt64 = 0
         for change in changes {
-            body.u8(change.type.code)
+            let run = change.type == .insert && change.count > 1
+            body.u8(run ? Self.insertedRun : change.type.code)
             let delta = Int64(bitPattern: change.key.rawValue &- previous)
             body.varint(UInt64(bitPattern: (delta << 1) ^ (delta >> 63)))
             previous = change.key.rawValue
             switch change.type {
             case .insert:
-                break
+                if run {
+                    body.varint(UInt64(change.count))
+                    previous = change.key.rawValue &+ UInt64(change.count - 1)
+                }
             case .update:
                 body.varint(UInt64(change.updated.count))
                 for name in change.updated { body.varint(UInt64(number(name))) }
@@ -135,7 +152,9 @@ struct HistoryEntry: Equatable {
         var previous: UInt64 = 0
         for _ in 0..<count {
             let code = try r.u8()
-            guard let type = HistoryTransaction.Change.ChangeType(code: code) else { throw StrataError(.corrupt, "a history entry holds change type \(code)") }
+            guard let type = code == Self.insertedRun ? .insert : HistoryTransaction.Change.ChangeType(code: code) else {
+                throw StrataError(.corrupt, "a history entry holds change type \(code)")
+            }
             let z = try r.varint()
             let delta = Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1)))
             let key = RecordKey(previous &+ UInt64(bitPattern: delta))
@@ -143,7 +162,14 @@ struct HistoryEntry: Equatable {
             var change = Change(type: type, key: key)
             switch type {
             case .insert:
-                break
+                guard code == Self.insertedRun else { break }
+                let count = try r.varint()
+                // At least two keys, all of them in the key's entity range.
+                guard count >= 2, count <= ObjectID.serialMask - (key.rawValue & ObjectID.serialMask) + 1, count <= UInt64(Int32.max) else {
+                    throw StrataError(.corrupt, "a history entry holds a run of \(count) inserted keys from \(key)")
+                }
+                change.count = Int(count)
+                previous = key.rawValue &+ (count - 1)
             case .update:
                 let n = try r.length()
                 for _ in 0..<n { change.updated.append(try name()) }

@@ -225,24 +225,39 @@ extension ObjectStore {
         return state
     }
 
-    private func transaction(_ entry: HistoryEntry, sequence: UInt64) -> HistoryTransaction {
-        HistoryTransaction(
+    private func transaction(_ entry: HistoryEntry, sequence: UInt64) throws -> HistoryTransaction {
+        for change in entry.changes where change.count > 1 {
+            // A run is expanded into a change per key: a damaged count must not make a
+            // fetch allocate beyond the keys the entity ever handed out.
+            let tag = StoreSchema.tag(of: change.key)
+            let handedOut = max(serials.withLock { $0[tag] ?? 1 }, try Self.loadSerials(tag: tag, records: records))
+            guard (change.key.rawValue & ObjectID.serialMask) + UInt64(change.count) <= handedOut else {
+                throw StrataError(.corrupt, "history entry \(sequence) holds a run of \(change.count) inserted keys from \(change.key), past the keys its entity has handed out",
+                                  path: path, context: ["sequence": "\(sequence)"])
+            }
+        }
+        return HistoryTransaction(
             token: HistoryToken(sequence: sequence, storeIdentifier: identifier), timestamp: entry.timestamp,
             author: entry.author, contextName: entry.contextName,
-            changes: entry.changes.map { change in
-                HistoryTransaction.Change(changeType: change.type,
-                              changedObjectID: objectID(for: change.key) ?? ObjectID(entityName: "", key: change.key, storeIdentifier: identifier),
-                              updatedAttributes: change.updated,
-                              tombstone: change.type == .delete ? Dictionary(change.tombstone, uniquingKeysWith: { a, _ in a }) : nil)
+            changes: entry.changes.flatMap { change in
+                (0..<change.count).map { offset in
+                    let key = RecordKey(change.key.rawValue &+ UInt64(offset))
+                    return HistoryTransaction.Change(changeType: change.type,
+                                                     changedObjectID: objectID(for: key) ?? ObjectID(entityName: "", key: key, storeIdentifier: identifier),
+                                                     updatedAttributes: change.updated,
+                                                     tombstone: change.type == .delete ? Dictionary(change.tombstone, uniquingKeysWith: { a, _ in a }) : nil)
+                }
             })
     }
 
     /// Puts the history entry of a batch operation, which no context makes, into its
     /// transaction's `batch`.
-    func putHistory(inserted: [ObjectID] = [], updated: [RecordKey] = [], deleted: [(RecordKey, [(String, Value)])] = [], into batch: inout WriteBatch) {
+    /// `inserted` are runs of consecutive keys.
+    func putHistory(inserted: [(first: RecordKey, count: Int)] = [], updated: [RecordKey] = [], deleted: [(RecordKey, [(String, Value)])] = [],
+                    into batch: inout WriteBatch) {
         var entry = HistoryEntry(timestamp: Date())
         entry.changes.reserveCapacity(inserted.count + updated.count + deleted.count)
-        for id in inserted { entry.changes.append(HistoryEntry.Change(type: .insert, key: id.key)) }
+        for (first, count) in inserted { entry.changes.append(HistoryEntry.Change(type: .insert, key: first, count: count)) }
         for key in Set(updated) { entry.changes.append(HistoryEntry.Change(type: .update, key: key)) }
         for (key, tombstone) in deleted { entry.changes.append(HistoryEntry.Change(type: .delete, key: key, tombstone: tombstone)) }
         entry.changes.sort { $0.key < $1.key }

@@ -246,17 +246,20 @@ public final class ObjectStore: Sendable {
     /// deleted object's id is never handed out again.
     static func loadSerials(schema: StoreSchema, records: any RecordStore) throws -> [UInt16: UInt64] {
         var serials: [UInt16: UInt64] = [:]
-        for tag in schema.allTags {
-            var next: UInt64 = 1
-            if let counter = try records.get(StoreSchema.counterKey(tag: tag)), counter.value.count == 8 {
-                next = counter.value.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
-            }
-            if let last = try records.lastKey(in: StoreSchema.range(tag: tag)) {
-                next = max(next, (last.rawValue & ObjectID.serialMask) + 1)
-            }
-            serials[tag] = next
-        }
+        for tag in schema.allTags { serials[tag] = try loadSerials(tag: tag, records: records) }
         return serials
+    }
+
+    /// The next serial of `tag` as the records say: past its counter and its last key.
+    static func loadSerials(tag: UInt16, records: any RecordStore) throws -> UInt64 {
+        var next: UInt64 = 1
+        if let counter = try records.get(StoreSchema.counterKey(tag: tag)), counter.value.count == 8 {
+            next = counter.value.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
+        }
+        if let last = try records.lastKey(in: StoreSchema.range(tag: tag)) {
+            next = max(next, (last.rawValue & ObjectID.serialMask) + 1)
+        }
+        return next
     }
 
     /// Allocates the next key of an entity.

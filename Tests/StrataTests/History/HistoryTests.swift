@@ -226,6 +226,40 @@ import Testing
         #expect(kept.first?.token == current)
     }
 
+    @Test func aBatchInsertFromAHandlerKeepsRunsOfKeysNotIds() throws {
+        let store = try Self.store { $0.insertChunkSize = 1_000 }
+        let token = store.currentHistoryToken
+        var next = 0
+        let count = try store.batchInsert(entityName: "Employee") { values in
+            guard next < 5_000 else { return true }
+            values = ["name": .string("e\(next)"), "salary": .double(Double(next))]
+            next += 1
+            return false
+        }
+        #expect(count == 5_000)
+        let history = try store.fetchHistory(after: token)
+        #expect(history.count == 1)
+        let ids = try store.newContext().fetchObjectIDs(FetchRequest(entityName: "Employee"))
+        #expect(history.first?.changes.map(\.changedObjectID) == ids)
+        // One run of keys: the entry holds a few bytes, not one per object.
+        let entry = try #require(try store.records.get(HistoryLog.key(history[0].token.sequence)))
+        #expect(entry.value.count < 64)
+    }
+
+    @Test func aRunPastTheKeysHandedOutIsRefused() throws {
+        let store = try Self.store()
+        let context = store.newContext()
+        let ada = try Self.insert(context, "Ada")
+        try context.save()
+        var entry = HistoryEntry(timestamp: Date())
+        entry.changes = [.init(type: .insert, key: ada.objectID.key, count: 1_000_000_000)]
+        var batch = WriteBatch()
+        batch.put(entry.encoded(), keyedBySequenceAfter: HistoryLog.stateKey)
+        let token = store.currentHistoryToken
+        try store.records.commit(batch)
+        #expect { try store.fetchHistory(after: token) } throws: { ($0 as? StrataError)?.code == .corrupt }
+    }
+
     @Test func entriesRoundTripThroughTheirBytes() throws {
         var entry = HistoryEntry(timestamp: Date(timeIntervalSince1970: 1_700_000_000.123456), author: "a", contextName: nil)
         entry.changes = [
@@ -233,6 +267,8 @@ import Testing
             .init(type: .update, key: RecordKey(5 << 48 | 9), updated: ["name", "salary"]),
             .init(type: .delete, key: RecordKey(3 << 48 | 1), tombstone: [("name", .string("x")), ("n", .int(-4))]),
             .init(type: .update, key: RecordKey(6 << 48 | 2), updated: ["name"]),
+            .init(type: .insert, key: RecordKey(6 << 48 | 3), count: 40),
+            .init(type: .insert, key: RecordKey(6 << 48 | 43)),
         ]
         let decoded = try HistoryEntry.decode(entry.encoded())
         #expect(decoded == entry)
