@@ -117,7 +117,9 @@ extension ObjectStore {
                 if case .reference(let owner) = fields[number] { return owner }
                 return nil
             } }
-            putHistory(inserted: ids.map { ($0.key, 1) }, updated: owners, into: &batch)
+            var inserted = InsertedKeys(tracking: true)
+            for id in ids { inserted.append(id.key) }
+            putHistory(inserted: inserted.runs, updated: owners, into: &batch)
         }
         let sequence = try records.commit(batch)
         if hasObservers { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
