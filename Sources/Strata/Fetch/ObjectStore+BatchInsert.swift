@@ -248,7 +248,9 @@ extension ObjectStore {
                     run = []
                     batch = try encoder.finish()
                 }
-                if done && tracksHistory { putHistory(inserted: (encoder?.inserted ?? inserted).runs, into: &batch) }
+                // A handler that yields nothing commits nothing, history or not: an entry
+                // alone would be a transaction that changed no object.
+                if done && count > 0 && tracksHistory { putHistory(inserted: (encoder?.inserted ?? inserted).runs, into: &batch) }
             } catch {
                 // Nothing may be given back or dropped under an encoding still under way.
                 encoder?.abandon()
