@@ -1,10 +1,10 @@
-// Usage: StrataCrashWorker (write | compact | bulk | concurrent | objects | migrate) STORE SEED
+// Usage: StrataCrashWorker (write | compact | bulk | concurrent | objects | migrate | history) STORE SEED
 // The child process of the real-crash tests (Tests/StrataLogTests/Crash, and
-// Tests/StrataTests/Crash for objects and migrate); see CrashWorker,
-// ConcurrentCrashWorker, ObjectCrashWorker and MigrationWorker.
+// Tests/StrataTests/Crash for objects, migrate and history); see CrashWorker,
+// ConcurrentCrashWorker, ObjectCrashWorker, MigrationWorker and HistoryCrashWorker.
 import Foundation
 let arguments = CommandLine.arguments
-let usage = "usage: StrataCrashWorker (write | compact | bulk | concurrent | objects | migrate) STORE SEED"
+let usage = "usage: StrataCrashWorker (write | compact | bulk | concurrent | objects | migrate | history) STORE SEED"
 guard arguments.count == 4, let seed = UInt64(arguments[3]) else { CrashWorker.die(usage) }
 do {
     switch arguments[1] {
@@ -15,6 +15,8 @@ do {
         try ConcurrentCrashWorker(path: arguments[2], seed: seed).run()
     case "objects":
         try ObjectCrashWorker(path: arguments[2], seed: seed).run()
+    case "history":
+        try HistoryCrashWorker(path: arguments[2], seed: seed).run()
     default:
         guard let mode = CrashWorker.Mode(rawValue: arguments[1]) else { CrashWorker.die(usage) }
         try CrashWorker(mode: mode, path: arguments[2], seed: seed).run()
