@@ -1,0 +1,93 @@
+import Foundation
+import StrataLog
+
+// How the object layer keeps its history: which stores write it, the state record,
+// what open does with it, and the entries batch operations write.
+extension ObjectStore {
+    /// Whether this store writes history entries: tracking is on and it is writable.
+    var tracksHistory: Bool { options.historyTracking && !options.log.readOnly }
+
+    /// The state record, nil when history was never tracked here.
+    func historyState() throws -> HistoryLog.State? {
+        try records.get(HistoryLog.stateKey).map { try HistoryLog.State.decode($0.value) }
+    }
+
+    /// Brings the stored history in line with the options at open: tracking starts
+    /// at the next commit, stops with its entries deleted, or (after a migration, which
+    /// may have rewritten every object) starts over.
+    func settleHistory(migrated: Bool) throws {
+        guard !options.log.readOnly else { return }
+        let state = try historyState()
+        let next = records.lastSequence + 1
+        if options.historyTracking {
+            if let state, state.tracking, !migrated {
+                try trimHistory()
+            } else if migrated {
+                // Past the commit that records it: a migration may have changed records
+                // without a commit (layouts in metadata), and no token from before it
+                // may stay good.
+                try deleteHistoryEntries(below: next + 1, tracking: true)
+            } else {
+                try deleteHistoryEntries(below: next, tracking: true)
+            }
+        } else if let state, state.tracking {
+            try deleteHistoryEntries(below: next, tracking: false)
+        }
+    }
+
+    /// Deletes every entry below `horizon` and records the horizon, a page of entries
+    /// a transaction; the first one records the horizon, so that a crash between
+    /// pages leaves entries no token can reach, never a token that misses one.
+    func deleteHistoryEntries(below horizon: UInt64, tracking: Bool) throws {
+        let below = HistoryLog.entries.lowerBound..<HistoryLog.key(max(horizon, 1))
+        var first = true
+        while true {
+            let keys = try records.keys(in: below, after: nil, limit: 8_192)
+            if keys.isEmpty && !first { return }
+            var batch = WriteBatch()
+            if first { batch.put(HistoryLog.stateKey, value: HistoryLog.State(tracking: tracking, horizon: horizon).encoded()) }
+            for key in keys { batch.delete(key) }
+            try records.commit(batch)
+            first = false
+            if keys.count < 8_192 { return }
+        }
+    }
+
+    /// Puts the history entry of a batch operation, which no context makes, into its
+    /// transaction's `batch`.
+    /// `inserted` are runs of consecutive keys.
+    func putHistory(inserted: [(first: RecordKey, count: Int)] = [], updated: [RecordKey] = [], deleted: [(RecordKey, [(String, Value)])] = [],
+                    into batch: inout WriteBatch) {
+        var entry = HistoryEntry(timestamp: Date())
+        entry.changes.reserveCapacity(inserted.count + updated.count + deleted.count)
+        for (first, count) in inserted { entry.changes.append(HistoryEntry.Change(type: .insert, key: first, count: count)) }
+        for key in Set(updated) { entry.changes.append(HistoryEntry.Change(type: .update, key: key)) }
+        for (key, tombstone) in deleted { entry.changes.append(HistoryEntry.Change(type: .delete, key: key, tombstone: tombstone)) }
+        entry.changes.sort { $0.key < $1.key }
+        batch.put(entry.encoded(), keyedBySequenceAfter: HistoryLog.stateKey)
+    }
+
+    /// The values of a stored object's attributes marked `preserveValueOnDeletion`,
+    /// read from its record through `context` (for a delete no context holds the object of).
+    func preservedValues(of key: RecordKey, in context: ObjectContext) throws -> [(String, Value)] {
+        guard let name = schema.entityName(of: key), let shape = schema.shapes[name],
+              shape.storedAttributes.contains(where: \.preserveValueOnDeletion) else { return [] }
+        let object = try context.existingObject(with: ObjectID(entityName: name, key: key, storeIdentifier: identifier))
+        return try shape.storedAttributes.filter(\.preserveValueOnDeletion).map { ($0.name, try object.value(forKey: $0.name)) }
+    }
+
+    /// Runs `body` holding the lock saves check and commit under.
+    func withSaveGate<T>(_ body: () throws -> T) rethrows -> T {
+        let gate = SaveGate.lock(for: self)
+        gate.lock()
+        defer { gate.unlock() }
+        return try body()
+    }
+
+    /// Whether the records of a store track history: tools that open a store with
+    /// options of their own (the `strata` commands) keep its history by passing this
+    /// on as ``StoreOptions/historyTracking``.
+    package static func historyIsTracked(in records: any RecordStore) throws -> Bool {
+        try records.get(HistoryLog.stateKey).map { try HistoryLog.State.decode($0.value).tracking } ?? false
+    }
+}
