@@ -100,8 +100,8 @@ struct ExportCommand: ParsableCommand {
         var entityValue = JSONLineWriter()
         entityValue.appendString(entity.name)
         let uris = URIPrefixes()
-        // The writer is the batch closure's own (a captured variable was boxed and
-        // every append checked for exclusivity at run time: a tenth of the run).
+        // The writer is the batch closure's own (a captured variable would be boxed
+        // and every append checked for exclusivity at run time).
         try store.enumerateStoredValues(entityName: entity.name, attributes: attributes.map(\.name),
                                         toOneRelationships: toOnes.map(\.name), batchSize: chunkSize) { batch in
             var writer = JSONLineWriter()
@@ -141,8 +141,8 @@ struct ExportCommand: ParsableCommand {
 
     /// Object URIs as bytes: `"strata://STORE/ENTITY/` made once per entity, then the
     /// serial. The last entity's prefix is kept aside: an export names one entity per
-    /// object and rarely another, and a dictionary lookup per object was a tenth of
-    /// the run.
+    /// object and rarely another, and a dictionary lookup per object would add a hash
+    /// to every line.
     private final class URIPrefixes {
         private var prefixes: [String: [UInt8]] = [:]
         private var last: (entity: String, bytes: [UInt8])?

@@ -57,7 +57,7 @@ struct ImportCommand: ParsableCommand {
             try importer.insert(path: secondPass, maximumLineLength: maxLineBytes)
             // A bulk load ends with its last segment sealed, as a WAL is checkpointed:
             // the next open then replays nothing (rebuilding the active segment's index
-            // from its records was a quarter of exporting 100k objects just imported).
+            // from its records would slow the first command run on the store).
             if importer.committedObjects > 0 { try (objectStore.records as? LogStore)?.sealActiveSegment() }
             print("imported \(importer.committedObjects) objects in \(importer.transactions) transaction(s) into \(store)")
         }

@@ -45,7 +45,7 @@ extension MigrationWorkload {
     }
 
     /// v1 with an optional attribute added and `name` made unique: the first stage of
-    /// the plan, run in place (issue 15) on the live store, whose metadata the next stage
+    /// the plan, run in place on the live store, whose metadata the next stage
     /// reads in memory. The new rule is checked by a scan that writes nothing, then its
     /// terms are put on every employee's record before the swap: kills land in that
     /// build too, and must leave v1.

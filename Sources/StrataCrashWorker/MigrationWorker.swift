@@ -22,8 +22,8 @@ struct MigrationWorker {
         // the window a random delay hits least often.
         options.migrationProgress = { progress in
             if progress.pass == .swap { CrashWorker.emit("SWAPPING") }
-            // The plan's lightweight stages run in place (issue 15): said, so the test
-            // knows its kills cover them.
+            // The plan's lightweight stages run in place: said, so the test knows its
+            // kills cover them.
             if progress.pass == .inPlace { CrashWorker.emit("IN PLACE \(progress.stage + 1)") }
         }
         let model = try MigrationWorkload.v2()

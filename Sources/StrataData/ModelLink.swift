@@ -8,8 +8,8 @@
 /// freed link, and the link's unretained `model` is never read after the model went.
 ///
 /// Why not `weak`: a weak reference gives every model a side table, allocated on the
-/// first reference and consulted on every retain and release of the model after it.
-/// On the typed fetch-by-id path that was about a fifth of the time (issue 17).
+/// first reference and consulted on every retain and release of the model after it,
+/// a cost the typed fetch-by-id path would pay on every model it hands out.
 @usableFromInline
 final class ModelLink {
     /// The object (the model's backing data also holds it; the link keeps it alive so
@@ -24,8 +24,8 @@ final class ModelLink {
 
     /// The attribute `key` of the object. `value(forKey:)` finds an attribute by
     /// comparing its entity's few names and reads its field in place: a table of the
-    /// object's slots, hashed per access and each slot copied out, cost the typed path
-    /// a third more than the untyped one (issue 17's target is a fifth).
+    /// object's slots, hashed per access and each slot copied out, would make every
+    /// typed access cost a hash and a copy the untyped path does not pay.
     @usableFromInline
     func attributeValue(forKey key: String) throws -> Strata.Value {
         try object.value(forKey: key)

@@ -11,7 +11,7 @@ extension PersistentModel {
 
     // Inlinable: `@Model`'s accessors call these from the model's own module, where
     // they are specialised for the property's type instead of going through the
-    // generic entry points (the typed path's cost beside the untyped one, issue 17).
+    // generic entry points, which would keep the typed path slower than the untyped one.
     @inlinable
     public func getValue<Value: PersistentAttribute>(forKey key: String) -> Value {
         // The backing data is read field by field, not copied whole: a copy retains

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
 
-/// Scenario 2's tasks through two lightweight stages run in place (issue 15), so that
+/// Scenario 2's tasks through two lightweight stages run in place, so that
 /// one store holds records of three layouts, some of them compacted:
 ///
 /// 1. v1 (Tasks-v1.json): 6 tasks in two commits (title, done, notes, priority), then

@@ -2,8 +2,8 @@ import Foundation
 import StrataTestSupport
 import Testing
 
-/// `strata create` on a store that already exists, written before version 2 of the
-/// model hash (issue 12): its own model is recognised, another is refused.
+/// `strata create` on a store that already exists, written with version 1 of the
+/// model hash: its own model is recognised, another is refused.
 @Suite struct CLICreateExistingTests {
     @Test func aCommittedFormatOneStoreIsRecognisedWithItsModel() throws {
         let dir = try TemporaryDirectory("cli-create-existing")

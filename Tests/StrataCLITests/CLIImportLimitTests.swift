@@ -4,9 +4,9 @@ import Testing
 @testable import StrataCLI
 import StrataImport
 
-/// Hostile import input (issue 16): a long line was searched for its newline from its
-/// start after every 64 KiB read (minutes for 200 MiB); a line had no length limit
-/// and a JSON value no depth limit.
+/// Hostile import input: a long line is not searched for its newline from its start
+/// after every 64 KiB read (quadratic in its length), a line has a length limit and a
+/// JSON value a depth limit.
 @Suite struct CLIImportLimitTests {
     private let employees = FixturePaths.model("Employees-v1.json").path
 

@@ -1,7 +1,7 @@
 import StrataData
 
-// The models of issue 17's example, written exactly as there: scenario 1's Department
-// and Employee with a unique email, an index on salary and a transient flag.
+// The models of the typed quick-start example, written exactly as there: scenario 1's
+// Department and Employee with a unique email, an index on salary and a transient flag.
 
 @Model final class Department {
     #Unique<Department>([\.name])

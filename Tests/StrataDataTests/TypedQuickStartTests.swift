@@ -3,9 +3,11 @@ import StrataData
 import StrataTestSupport
 import Testing
 
-/// Issue 17's example, as written there (module StrataData), run against a store on disk.
-@Suite struct IssueExampleTests {
-    @Test func theIssueExampleCompilesAndRuns() throws {
+/// The typed quick-start example (module StrataData) as a user writes it — scenario 1's
+/// Department and Employee, an insert, a save and a fetch with a `#Predicate`, a sort
+/// and a limit — run against a store on disk.
+@Suite struct TypedQuickStartTests {
+    @Test func theTypedQuickStartExampleCompilesAndRuns() throws {
         let dir = try TemporaryDirectory("typed-example")
         defer { dir.remove() }
         let storeURL = URL(fileURLWithPath: dir.appending("Employees.strata"))

@@ -2,7 +2,7 @@ import BenchSupport
 import Foundation
 
 extension Summary {
-    /// (13) The command line (issue 14): `strata import` of N employees (name, salary)
+    /// (13) The command line: `strata import` of N employees (name, salary)
     /// as JSON Lines into a new store and `strata export --entity Employee` of them,
     /// beside the `sqlite3` command doing the same work on the same file — a `.import`
     /// of the lines into a temporary table and one `INSERT … SELECT json_extract(…)`,

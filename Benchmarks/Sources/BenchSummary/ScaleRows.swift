@@ -2,7 +2,7 @@ import BenchSupport
 import Foundation
 
 extension Summary {
-    /// Issue 13's rows (memory and open time independent of the store's size), each
+    /// The scale rows (memory and open time independent of the store's size), each
     /// beside SQLite in the same run: insert of N/10 in one transaction (its peak rise
     /// against N's, in the engine section), and in a fresh child process per side and
     /// size, open + count + 100k random reads with the resident set after them, at N/10

@@ -18,7 +18,8 @@ final class Summary {
     var inlineMigrationEmployees = BenchScale.inlineMigrationEmployees
     var blobMigrationEmployees = BenchScale.blobMigrationEmployees(packageBenchmark: false)
     /// `--migration-strata-only`: the photo-split rows run Strata's side alone (the 10M
-    /// run: SQLite's side needs about 66 GB of disk for its copy and its 3× peak).
+    /// run: SQLite's side needs disk for a copy of its database and for the peak of
+    /// its migration, several times the database's size).
     var migrationStrataOnly = false
     /// Lines of the command-line rows: N, and 100k beside 1M under STRATA_BENCH_FULL.
     var commandLineEmployees = BenchScale.isFull ? [100_000, 1_000_000] : [BenchScale.employees]

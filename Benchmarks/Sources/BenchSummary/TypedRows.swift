@@ -3,8 +3,8 @@ import Foundation
 
 extension Summary {
     /// Typed models (StrataData: `@Model`, `ModelContext`, `#Predicate`) against the
-    /// untyped object layer they are built on, in the same run, each beside SQLite. Issue
-    /// 17's target: the typed path costs at most 1.2× the untyped one.
+    /// untyped object layer they are built on, in the same run, each beside SQLite. The
+    /// target: the typed path costs at most 1.2× the untyped one.
     func runTyped() throws {
         let n = self.n, nLabel = self.nLabel, employees = self.employees
         let ids = EmployeeData.lookupIDs(count: BenchScale.lookups, maxID: n)

@@ -11,7 +11,7 @@ public enum BenchScale {
         return isFull ? 1_000_000 : 10_000
     }
 
-    /// Employees of the photo list (scenario 1, 64 KiB photos): the issue's 20,000
+    /// Employees of the photo list (scenario 1, 64 KiB photos): the full 20,000
     /// under `STRATA_BENCH_FULL`, 5,000 by default (1.25 GiB, resp. 320 MiB of photos per
     /// side); `STRATA_BENCH_PHOTO_EMPLOYEES` overrides.
     public static var photoEmployees: Int {
@@ -31,7 +31,7 @@ public enum BenchScale {
     }
 
     /// Employees of the photo-split migration with 64 KiB photos in the blob area
-    /// (variant b): the issue's 10,000 (640 MiB of photos per side); 2,000 by default in
+    /// (variant b): the full 10,000 (640 MiB of photos per side); 2,000 by default in
     /// package-benchmark to keep `make bench` short (`STRATA_BENCH_BLOB_MIGRATION_EMPLOYEES`).
     public static func blobMigrationEmployees(packageBenchmark: Bool) -> Int {
         if let n = environmentCount("STRATA_BENCH_BLOB_MIGRATION_EMPLOYEES") { return n }
@@ -43,9 +43,9 @@ public enum BenchScale {
         return n
     }
 
-    /// Single-object durable transactions (fixed by the issue).
+    /// Single-object durable transactions (fixed, whatever N).
     public static let singleCommits = 10_000
-    /// Random lookups in the fetch-by-id workload (fixed by the issue).
+    /// Random lookups in the fetch-by-id workload (fixed, whatever N).
     public static let lookups = 100_000
 
     /// "10k", "1M": for benchmark names.

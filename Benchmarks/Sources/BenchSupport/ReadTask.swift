@@ -1,6 +1,6 @@
 import Foundation
 
-/// Issue 13's memory figure, one side at a time in a fresh child process of
+/// The scale section's memory figure, one side at a time in a fresh child process of
 /// BenchSummary: open a store of employees, count them, and read name and salary of
 /// `BenchScale.lookups` random ids (`EmployeeData.lookupIDs`, uniform over 1…count).
 /// What counts is the process's resident set after the reads (`residentAfter`), beside

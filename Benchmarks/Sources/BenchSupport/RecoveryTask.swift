@@ -3,7 +3,7 @@ import GRDB
 import Logging
 import StrataLog
 
-/// Issue 13's crash-recovery figure, one side at a time in a fresh child process of
+/// The scale section's crash-recovery figure, one side at a time in a fresh child process of
 /// BenchSummary: open a store whose writer was killed right after committing one
 /// transaction of all the employees, before the step that makes the next open cheap,
 /// and count the employees.

@@ -66,8 +66,8 @@ final class StrataLogEmployeeStore: EmployeeStore {
 
     /// One transaction handed to the engine in chunks (`commit(chunks:)`), as SQLite
     /// is handed one row at a time: the transaction is never held whole, so its peak
-    /// does not grow with N. (One `WriteBatch` of N puts, the way before 2026-11-25,
-    /// held every record and index entry until the commit: +614 MiB at 1M.)
+    /// does not grow with N. (One `WriteBatch` of N puts would hold every record and
+    /// index entry until the commit.)
     func insertInOneTransaction(_ employees: [Employee]) throws {
         var next = employees.startIndex
         try store.commit { batch, _ in

@@ -4,9 +4,9 @@ import StrataLog
 /// and their keys in two dense arrays (in arrival order), found through the
 /// open-addressing table the overlay's `KeyTable` finds its entries with (`KeySlots`).
 ///
-/// A `Dictionary` hashed every inserted object's key with SipHash and rehashed them
-/// all at each doubling: a quarter of inserting a million objects. Its values came
-/// out in hash order, so a save sorted them by key; here the objects of an insert
+/// A `Dictionary` would hash every inserted object's key with SipHash and rehash them
+/// all at each doubling, and its values come out in hash order, so a save would sort
+/// them by key; here the objects of an insert
 /// arrive in key order (each entity's serials rise), and `sortedByKey()` finds them
 /// sorted in one pass over the keys, without touching an object.
 struct ChangedObjects {

@@ -2,9 +2,9 @@
 ///
 /// An array the size of the layout, made on the first change, instead of a dictionary
 /// keyed by property name: an inserted Employee's four values cost one small array,
-/// not a hash table of strings (about 300 bytes less per object, and no string hashing
-/// on every `setValue`). Names go through the layout's field numbers; a name that is
-/// not a stored field (none of the callers gives one) is kept aside, as before.
+/// not a hash table of strings (hundreds of bytes less per object, and no string
+/// hashing on every `setValue`). Names go through the layout's field numbers; a name
+/// that is not a stored field (none of the callers gives one) is kept aside.
 struct FieldChanges {
     /// The object's entity shape (`ManagedObject.shape` reads it here).
     let shape: StoreSchema.EntityShape
@@ -26,8 +26,8 @@ struct FieldChanges {
     subscript(number: Int) -> FieldValue? {
         get { number < values.count ? values[number] : nil }
         set {
-            // Presence by pattern, not `== nil`: that picked Optional's `==` of two
-            // `FieldValue?`, which copied and destroyed both (a tenth of an insert).
+            // Presence by pattern, not `== nil`: that picks Optional's `==` of two
+            // `FieldValue?`, which copies and destroys both.
             let has: Bool = if case .none = newValue { false } else { true }
             if number >= values.count {
                 guard has else { return }
@@ -36,8 +36,7 @@ struct FieldChanges {
                 let count = max(shape.fieldCount, number + 1)
                 if values.isEmpty {
                     // The first change: the array made whole, its slots set in one
-                    // pass (appending a repeated nil was a generic walk, a sixth of an
-                    // insert's own cost).
+                    // pass (appending a repeated nil is a generic walk).
                     values = [FieldValue?](unsafeUninitializedCapacity: count) { buffer, initialized in
                         buffer.initialize(repeating: nil)
                         initialized = count

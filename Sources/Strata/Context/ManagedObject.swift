@@ -14,10 +14,10 @@ import StrataLog
 /// A `ManagedObject` belongs to one context and, like it, to one task or thread.
 public final class ManagedObject: Hashable, CustomStringConvertible {
     /// The object's stable, `Sendable` identity, made when asked from the record key,
-    /// the entity's name and the store's identifier. Kept whole, it was 40 bytes of
-    /// every object and a retain and release of the store's identifier per object
-    /// made and freed (issue 14: 20k objects of a list allocate ~13 MB, and a page
-    /// touched for the first time costs 1.4 µs here).
+    /// the entity's name and the store's identifier. Kept whole, it would be 40 bytes
+    /// of every object and a retain and release of the store's identifier per object
+    /// made and freed (a list of many objects allocates them all, and every page they
+    /// touch for the first time costs a fault).
     public var objectID: ObjectID {
         ObjectID(entityName: shape.entity.name, key: recordKey, storeIdentifier: contextLink.storeIdentifier)
     }
@@ -40,7 +40,7 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
 
     // The mutable state below is read and written on every access, and the object is
     // confined to its context's task: the runtime's exclusivity checks (a call and a
-    // lookup per access, about 7% of an insert's instructions) are left out. No access
+    // lookup per access) are left out. No access
     // to these overlaps another: none is passed `inout` to code that reaches the
     // object again.
 
@@ -53,9 +53,9 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     /// The link of the typed model viewing this object: StrataData's `@Model` classes
     /// keep one instance per object through it. Not retained: the model holds its link
     /// and the object, and the link's `deinit` sets this back to nil as the model goes,
-    /// so an unused model goes when its last user lets go. (A `weak` reference did the
-    /// same at the price of a side table per model and slow-path reference counting on
-    /// every retain of the model: a fifth of the typed path's time, issue 17.)
+    /// so an unused model goes when its last user lets go. (A `weak` reference would do
+    /// the same at the price of a side table per model and slow-path reference counting
+    /// on every retain of the model.)
     @_spi(Typed) public unowned(unsafe) var typedModelLink: AnyObject?
     /// The object's entity's name, read without copying its description.
     @_spi(Typed) public var entityName: String { shape.entity.name }
@@ -191,7 +191,7 @@ extension ManagedObject {
 /// A managed object's state that most objects never have: external binaries read,
 /// transient values, the fields a partial fetch loaded. One reference, nil in most
 /// objects, in place of three collections in each: 16 bytes less per object, and
-/// three empty collections neither made nor released (issue 14).
+/// three empty collections neither made nor released.
 final class ObjectExtras {
     var blobCache: [Int: Data] = [:]
     var transientValues: [String: Value] = [:]
@@ -206,9 +206,9 @@ final class FaultGroup {
     let keys: [LocatedKey]
     /// The store's last sequence before the fetch listed the keys: while it is still
     /// the last, no version has moved since, and a batch reads each record where it
-    /// was listed, without looking its key up again (a lookup in an index file was
-    /// two thirds of firing a fault). A record whose segment a compaction retired is
-    /// looked up anyway (`visitRecords(located:)`). Nil: look every key up.
+    /// was listed, without looking its key up again (a lookup in an index file costs
+    /// more than the rest of firing a fault). A record whose segment a compaction
+    /// retired is looked up anyway (`visitRecords(located:)`). Nil: look every key up.
     let listedAt: UInt64?
     /// How many fire together; 0 means the store's `faultBatchSize`.
     let batchSize: Int
@@ -243,9 +243,9 @@ final class FaultGroup {
     ///
     /// With `readingAhead`, a fault just past the last batch loaded (a walk in order)
     /// loads from itself on, twice as many as that batch held, up to eight runs: a
-    /// list walked through reads a few large batches instead of one per run (313
-    /// batches for 20k objects, each with its own lookups and reads, were a seventh of
-    /// walking them), while a fault fired out of order still loads one run.
+    /// list walked through reads a few large batches instead of one per run (each batch
+    /// has its own lookups and reads), while a fault fired out of order still loads one
+    /// run.
     func batch(of object: ManagedObject, size: Int, readingAhead: Bool = false) -> ArraySlice<LocatedKey> {
         let key = object.recordKey, position = Int(object.faultPosition)
         guard position < keys.count, keys[position].key == key else { return [LocatedKey(key)] }

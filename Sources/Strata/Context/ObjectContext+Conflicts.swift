@@ -9,9 +9,8 @@ extension ObjectContext {
     @discardableResult
     func resolveConflicts(_ writes: [ManagedObject], _ deletes: [ManagedObject]) throws -> Bool {
         var conflicts: [ManagedObject] = []
-        // The two lists walked in turn, not joined: `writes + deletes` retained (and
-        // later released) every object of the save, one cold cache line each, which
-        // was a tenth of a million-object save.
+        // The two lists walked in turn, not joined: `writes + deletes` would retain (and
+        // later release) every object of the save, one cold cache line each.
         for objects in [writes, deletes] {
             for object in objects where !object.isNew {
                 guard let read = object.stored?.sequence else { continue }

@@ -174,9 +174,9 @@ extension ObjectContext {
     static let releaseElsewhereMinimum = 1_024
 
     /// Lets go of saved inserts nobody holds, and of the fields written, on another
-    /// thread: freeing ten thousand objects with their values (five allocations each)
-    /// was a fifth of a save of 10k inserts, done before `save()` returned while the
-    /// second core idled. Each object is marked to leave quietly: its `deinit` must not
+    /// thread: freeing thousands of objects with their values (five allocations each)
+    /// would otherwise happen before `save()` returns while the second core idles.
+    /// Each object is marked to leave quietly: its `deinit` must not
     /// reach this context's registry from that thread (it was never registered).
     /// Both arrays are taken (left empty), so the last references are the other
     /// thread's.

@@ -64,10 +64,10 @@ public final class ObjectContext {
     @exclusivity(unchecked) var objectsMade = 0
 
     /// A registry entry. Neither strong nor weak: a `ManagedObject` removes its entry in
-    /// its `deinit`, so every entry names a live object. A weak reference gave each
-    /// object a side table, and with it slow-path reference counting on every retain
-    /// and release of the object and an allocation per object (a fifth of an insert's
-    /// time), and left an empty entry per object gone, which sweeps had to clear.
+    /// its `deinit`, so every entry names a live object. A weak reference would give
+    /// each object a side table, and with it slow-path reference counting on every
+    /// retain and release of the object and an allocation per object, and would leave
+    /// an empty entry per object gone, which sweeps would have to clear.
     struct RegisteredObject {
         /// Unretained: the object leaves the registry in its `deinit`. Its address is
         /// also its identity, compared without loading the reference.
@@ -142,7 +142,7 @@ public final class ObjectContext {
     /// Each entity's shape, by name and by key tag (the store schema's, kept once).
     let shapes: [String: StoreSchema.EntityShape]
     /// The shape the last `insert` named: a run of inserts of one entity compares its
-    /// name instead of hashing it for the dictionary (a tenth of an insert's own cost).
+    /// name instead of hashing it for the dictionary on every insert.
     @exclusivity(unchecked) private var lastInserted: (name: String, shape: StoreSchema.EntityShape)?
     let shapeByTag: [UInt16: StoreSchema.EntityShape]
     /// `shapeByTag` as an array indexed by tag, when the tags are small (they are
@@ -286,7 +286,7 @@ public final class ObjectContext {
                 : group.batch(of: object, size: store.options.faultBatchSize, readingAhead: true)
             // Unretained: a registered object is alive (it leaves the registry as it
             // goes), and nothing here lets one go. Retaining and releasing each sibling
-            // twice was a tenth of firing a batch, each on an object's own cache line.
+            // twice would touch each object's own cache line twice more.
             var keys: [LocatedKey] = [], faults: [Unmanaged<ManagedObject>] = []
             keys.reserveCapacity(batch.count)
             faults.reserveCapacity(batch.count)
@@ -329,8 +329,8 @@ public final class ObjectContext {
             throw StrataError(.invalidArgument, "\(object.objectID) is deleted; it cannot change", context: ["object": object.objectID.uriRepresentation])
         }
         try object.fire()
-        // Setting four values of one object hashed its key into `changed` four times
-        // (a third of `setValue`); the stamp says it is there already.
+        // Setting several values of one object would hash its key into `changed` each
+        // time; the stamp says it is there already.
         if object.changedStamp != changedGeneration { track(object) }
     }
 

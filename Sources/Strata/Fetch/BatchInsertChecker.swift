@@ -6,8 +6,8 @@ import StrataLog
 /// dictionary at position `index` of a batch. Every error names entity, key and index.
 ///
 /// A class, used by the one batch insert that made it: as a struct captured by the
-/// insert's chunk closure, each question asked of it copied it whole (its tables
-/// retained and released), a tenth of a batch insert per object.
+/// insert's chunk closure, each question asked of it would copy it whole (its tables
+/// retained and released), several times per object.
 final class BatchInsertChecker {
     let store: ObjectStore
     let entity: EntityDescription
@@ -20,8 +20,8 @@ final class BatchInsertChecker {
     /// the batch rather than per object.
     private let attributeSlots: [AttributeCheck]
     /// `attributeSlots` as plain values that `fillPlain` reads in place, by the same
-    /// positions: taken from the list of classes, each attribute was retained and
-    /// released per key of every object, half of settling one.
+    /// positions: taken from the list of classes, each attribute would be retained and
+    /// released per key of every object.
     private let plainSlots: [PlainSlot]
     private let requiredToOnes: [(name: String, number: Int)]
     /// The current object's given values by attribute position (reused from object
@@ -87,8 +87,8 @@ final class BatchInsertChecker {
     /// (given, else the default) has the attribute's type, and no required attribute
     /// is left null. Returns false at the first thing it cannot settle, without
     /// saying what (the ordered walk then names it). The dictionary is walked once,
-    /// each value moved straight into its field: the ordered walk copied each value
-    /// into a buffer by position, out again and into its field, a third of the check.
+    /// each value moved straight into its field: the ordered walk copies each value
+    /// into a buffer by position, out again and into its field.
     private func fillPlain(_ fields: inout [FieldValue], from values: [String: Value]) -> Bool {
         guard attributeSlots.count <= 64 else { return false }
         var given: UInt64 = 0
@@ -139,8 +139,8 @@ final class BatchInsertChecker {
     private func fill(_ fields: inout [FieldValue], from values: [String: Value], index: Int, used: inout Int) throws {
         // The given values by attribute position, found by walking the dictionary and
         // comparing its keys with the few attribute names (short names compare as
-        // words): looking each attribute up hashed its name, a third of checking an
-        // object. Many attributes are looked up as before.
+        // words): looking each attribute up would hash its name for every key of every
+        // object. Many attributes are looked up by name.
         let byPosition = attributeSlots.count <= 16
         if byPosition {
             // Empty already unless the last object failed part way.

@@ -5,14 +5,13 @@ import StrataLog
 /// object's key allocated, its record encoded and put in the chunk's batch, while the
 /// caller's thread asks the handler for the next objects and checks them.
 ///
-/// Done in turn on one thread, asking and checking took about a third of a batch
-/// insert of 10k small objects and encoding a fifth, while the machine's second core
-/// idled. Objects go over in runs of `runLength`, at most `runsInFlight` runs ahead,
+/// Done in turn on one thread, asking, checking and encoding would leave a second
+/// core idle. Objects go over in runs of `runLength`, at most `runsInFlight` runs ahead,
 /// so memory is a few runs of fields, not the chunk's.
 ///
 /// Everything checkable is checked on the caller's thread, in the objects' order,
 /// before the object is handed over (values, uniqueness, required relationships), so
-/// an error names the same object as before and the handler is not asked past it.
+/// an error names the same object as on one thread and the handler is not asked past it.
 /// What can fail here (the entity's serials running out) is thrown by `finish`.
 ///
 /// The state below is touched by the encoding thread between `submit` and the
@@ -41,9 +40,9 @@ final class BatchInsertEncoder: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var keys = ObjectStore.KeyRun()
     @exclusivity(unchecked) private var failure: (any Error)?
     /// Runs encoded, their field arrays handed back for the caller's next objects:
-    /// freed here, each array allocated on the caller's thread was freed on this one,
-    /// and the two threads' allocators took each other's locks (a fresh array per
-    /// object was an eighth of the caller's time).
+    /// freed here, each array allocated on the caller's thread would be freed on this
+    /// one, and the two threads' allocators would take each other's locks (and a fresh
+    /// array per object is an allocation the caller need not pay).
     private let spent = Locked<[[[FieldValue]]]>([])
 
     init(store: ObjectStore, layout: StoreSchema.EntityLayout, entityName: String, observed: Bool) {

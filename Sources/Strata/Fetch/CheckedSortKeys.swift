@@ -4,9 +4,9 @@ import StrataLog
 /// that a request sorted the same way again (every page of a list, every department's
 /// top earners) does not check them again. Whether a key path names a sortable
 /// attribute depends only on the entity and the store's model, which never changes
-/// while the store is open. Checking one built and validated a predicate, copying the
-/// model and the entity description: 5k instructions a key, two keys of an indexed
-/// query of 10k employees a fiftieth of its time. A hit costs a hash and a lock.
+/// while the store is open. Checking one builds and validates a predicate, copying the
+/// model and the entity description, for every sort key of every fetch. A hit costs a
+/// hash and a lock.
 ///
 /// Bounded at 1,024 key paths (`BoundedMemo`). A key path that fails its check is not
 /// kept (its error is raised each time).

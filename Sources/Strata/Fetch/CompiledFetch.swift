@@ -6,8 +6,8 @@ import StrataLog
 /// A class, so the slots are reused record after record without a copy.
 ///
 /// The slots are only ever touched by the one fetch running on the context's thread,
-/// so their exclusivity is not checked at run time: the dynamic checks were a seventh
-/// of a scan's time.
+/// so their exclusivity is not checked at run time: the dynamic checks would run for
+/// every field of every record a scan judges.
 final class CompiledFetch {
     /// The fields the predicate reads, decoded for every candidate.
     @exclusivity(unchecked) var slots: RecordFieldSlots

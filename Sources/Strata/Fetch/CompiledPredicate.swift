@@ -155,8 +155,8 @@ struct IntegerTest {
 extension CompiledPredicate {
     /// The predicate as integer tests all of which must pass, when it is one
     /// (`.integer`, `.integerBetween`, or an AND of them); nil otherwise. Judged in a
-    /// loop over plain values, without walking the enum's boxes (retained and
-    /// released per record: a fifth of judging a scanned record).
+    /// loop over plain values, without walking the enum's boxes (which are retained and
+    /// released per record).
     var integerTests: [IntegerTest]? {
         switch self {
         case .integer(let slot, let op, let c, _):

@@ -19,17 +19,17 @@ struct FetchRow {
 ///
 /// The rows stay where they were added; the heap and the final order are of their
 /// positions in `rows`. A row (its values, object and record) copied on every swap of
-/// a sift or step of a sort was retained and released each time: a sixth of an
-/// indexed query, whose candidates all match.
+/// a sift or step of a sort would be retained and released each time, for every
+/// candidate of an indexed query, whose candidates all match.
 ///
 /// A class, owned by the one fetch running on the context's thread (its fields are not
 /// checked for exclusivity at run time): as a struct kept in the fetch's shared state,
 /// each question asked of it copied it, retaining and releasing its arrays.
 final class FetchRowCollector {
     /// How one sort key orders its values: what `SortKey.compare` reads of it, kept
-    /// apart from the key path. Comparing through the `SortKey`s copied each key
-    /// (its key path retained and released) per key per comparison: a tenth of an
-    /// indexed query, whose matches mostly enter the top-k.
+    /// apart from the key path. Comparing through the `SortKey`s would copy each key
+    /// (its key path retained and released) per key per comparison, and an indexed
+    /// query's matches mostly enter the top-k.
     struct Order {
         var ascending: Bool
         var options: StringComparisonOptions

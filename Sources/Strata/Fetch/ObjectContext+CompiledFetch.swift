@@ -14,7 +14,7 @@ extension ObjectContext {
     func compileFetch(_ request: FetchRequest, tags: [UInt16]) -> (fetches: [UInt16: CompiledFetch]?, refusal: String?) {
         var fetches: [UInt16: CompiledFetch] = [:]
         // The context's one reader of key paths through relationships (made when a path
-        // needs it: one made per fetch cost an indexed query 2%), its memo this fetch's.
+        // needs it, not once per fetch), its memo this fetch's.
         madeToOneReader?.beginFetch()
         for tag in tags {
             guard let name = schema.entityByTag[tag], let shape = schema.shapes[name] else { continue }
@@ -223,8 +223,8 @@ extension ObjectContext {
                 object.stored = try schema.decode(record)
                 object.loadedFieldNumbers = nil
                 // Only a partial fetch asks which objects the fetch loaded: a set of
-                // the results' keys hashed for every other fetch cost a tenth of
-                // making its objects.
+                // the results' keys hashed for every other fetch would add a hash per
+                // object made.
                 if request.propertiesToFetch != nil { loadedByFetch.insert(row.key) }
             }
             objects.append(object)
@@ -235,8 +235,8 @@ extension ObjectContext {
 
 /// The state of one compiled fetch while it judges candidates. A class whose fields
 /// the judging closures share, instead of local variables captured by them: those
-/// were boxed and every access to them checked for exclusivity at run time (a fifth
-/// of a scan's time). One fetch on the context's thread owns it.
+/// would be boxed and every access to them checked for exclusivity at run time, for
+/// every record a scan judges. One fetch on the context's thread owns it.
 final class CompiledRun {
     let collector: FetchRowCollector
     @exclusivity(unchecked) var loadedByFetch: Set<RecordKey> = []

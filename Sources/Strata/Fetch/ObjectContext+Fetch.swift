@@ -208,8 +208,8 @@ extension ObjectContext {
         for key in request.sortKeys {
             // A sort key is a key path like a predicate's: the same checks, the same
             // errors. The comparison `%K == nil` is built, not parsed from that format
-            // (a fifth of an indexed query's fixed cost); an empty key path still goes
-            // through the parser, which names it. Checked once per store.
+            // (parsing would weigh on every query's fixed cost); an empty key path
+            // still goes through the parser, which names it. Checked once per store.
             try store.checkedSortKeys.check(key.keyPath, of: entity.name) {
                 let check = key.keyPath.isEmpty
                     ? try Predicate(format: "%K == nil", key.keyPath)

@@ -21,8 +21,8 @@ import Synchronization
 /// never leave it.
 extension ObjectContext {
     /// The processors this process may run on, read once: `activeProcessorCount` reads
-    /// the cgroup's files at every call (eight system calls, about a tenth of a small
-    /// indexed query's time when each fetch asked).
+    /// the cgroup's files at every call (several system calls, too many for every fetch
+    /// to ask).
     static let processors = ProcessInfo.processInfo.activeProcessorCount
 
     /// The most chunks a scan is cut into: enough that a thread running at half speed

@@ -179,8 +179,8 @@ extension ObjectStore {
         var count = 0
         var done = false
         // An insert of up to a chunk is one ordinary commit: a chunked one seals a
-        // segment of its own (five more fsyncs, a fifth of a durable 10k insert). The
-        // chunks after the first are smaller (`insertHandOverSize`).
+        // segment of its own (several more fsyncs). The chunks after the first are
+        // smaller (`insertHandOverSize`).
         var chunkObjects = max(1, options.insertChunkSize)
         // Whether `values` holds an object the last chunk had no room for. A chunk
         // asks the handler for one object more than it takes, so that an insert of
@@ -195,8 +195,8 @@ extension ObjectStore {
         // The first chunk's objects are encoded on a second thread as they are checked,
         // unless a binary may go to the blob area (written under the commit's lock, on
         // this thread). The chunks after it are encoded here: the chunked commit writes
-        // each one on a second thread while the next is made, and a third thread made
-        // an insert of 1M slower on two cores (1.12 -> 0.92-0.97 M rows/s).
+        // each one on a second thread while the next is made, and a third thread
+        // would only compete with those two for two cores.
         var encoder = anyExternal ? nil : BatchInsertEncoder(store: self, layout: layout, entityName: entityName, observed: observed)
         var run: [[FieldValue]] = []
         var spares: [[FieldValue]] = []

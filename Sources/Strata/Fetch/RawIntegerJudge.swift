@@ -5,13 +5,13 @@ import StrataLog
 /// read where they lie, the fields before them skipped by their lengths, and no
 /// `Value` or `FieldValue` is made. Decoding each tested field into a `Value` slot (an
 /// enum whose old payload is released on every write) and walking the reader's checked
-/// calls was a third of a scan's time per record.
+/// calls would cost more than the test itself.
 ///
 /// It answers only what it is sure of. Anything else — a record of another layout or
 /// codec version, a tested field that is not a plain integer or is null by value, a
 /// field tag or value kind it does not know, bytes that end early — answers nil, and
 /// the caller judges the record the general way, which decides those cases and names
-/// any damage exactly as before. So the two paths cannot disagree on a record this
+/// any damage itself. So the two paths cannot disagree on a record this
 /// one answers: it reads the same bytes by the same rules, for the subset it accepts.
 struct RawIntegerJudge {
     /// Field number → the slot its value is read into, or -1 for a field no test reads.
@@ -57,8 +57,8 @@ struct RawIntegerJudge {
     /// null field) of a record that passes, when `read` is a slot this judge reads.
     func judge(_ value: UnsafeRawBufferPointer, layoutID: UInt32, firstLayoutID: UInt32, read: Int, into readValue: inout Int64?) -> Bool? {
         // A few slots (nearly every predicate) live in a tuple on this frame, so the
-        // judge can be inlined into its caller: through a temporary allocation it was a
-        // closure called with eight arguments per record, a third of its cost.
+        // judge can be inlined into its caller: through a temporary allocation it would
+        // be a closure called with eight arguments per record.
         if slotCount <= 4 {
             var inline = (Slot(), Slot(), Slot(), Slot())
             return withUnsafeMutablePointer(to: &inline) { tuple in

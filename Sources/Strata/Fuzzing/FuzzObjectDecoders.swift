@@ -1,6 +1,6 @@
 import StrataLog
 
-/// The object layer's record codec (docs/FORMAT.md §9.2), reachable from the fuzz
+/// The object layer's record codec (docs/FORMAT.md §11.1), reachable from the fuzz
 /// targets and their corpus replay without making the codec public.
 ///
 /// ```swift

@@ -4,17 +4,17 @@ import StrataLog
 /// everything the migration holds that grows with its work, not only its objects:
 ///
 /// - the block cache, which the store and its staging store share: a quarter of the
-///   budget (or `LogStoreOptions.blockCacheBytes` when smaller) while the stages run.
-///   (An eighth made the 10k photo split 1.5 times slower: its 10.6 MB store no longer
-///   fitted, and each of the three passes read it again from the files);
+///   budget (or `LogStoreOptions.blockCacheBytes` when smaller) while the stages run
+///   (less would not hold a small store, and each of a photo split's three passes
+///   would read it again from the files);
 /// - the staging store's overlay (the keys written since its last seal, about 256
 ///   bytes each with their terms): an eighth, as a limit on its entries;
 /// - objects in flight, source and destination, at about 8 KiB each: the rest, which
 ///   sets the batch size (unless ``StoreOptions/migrationBatchSize`` sets it).
 ///
-/// Before, the batch took the whole budget and the cache and overlay came on top: a
-/// 64 MiB migration of a million objects peaked 110 MiB above its process's baseline,
-/// and 1.5 times what it did at 10,000 objects, when the store had not yet filled them.
+/// The cache and the overlay fill up as the store grows: left on top of a batch that
+/// took the whole budget, they would put a large migration's peak well above the
+/// budget, and higher the larger the store.
 struct MigrationBudget {
     /// Heap an object in flight costs, about: its source and destination objects with
     /// their values, its encoded record and its share of the batch's commit.

@@ -64,9 +64,8 @@ extension ObjectContext {
 
     /// Loads the records of `keys` into their objects in one batched read, each
     /// record decoded where it lies in its block (through the block cache): `get`
-    /// copied every record's value, terms and blob list out of a frame it decompressed
-    /// for the call, and decoding through `schema` copied the schema per object, a
-    /// quarter of a migration's source reads.
+    /// copies every record's value, terms and blob list out of a frame it decompresses
+    /// for the call, and decoding through `schema` would copy the schema per object.
     func load(_ keys: [RecordKey]) throws -> [ManagedObject] {
         var objects: [ManagedObject] = []
         objects.reserveCapacity(keys.count)

@@ -35,8 +35,8 @@ final class RecordSpool {
         for term in terms { size += 8 + term.value.count }
         if out.count + size > out.capacity { try flush() }
         out.reserve(size)
-        // Written in place: appending each integer's bytes to an array went through a
-        // generic copy per integer, a sixth of the pass that fills the spool.
+        // Written in place: appending each integer's bytes to an array goes through a
+        // generic copy per integer.
         out.write(size) { w in
             var at = 0
             func put<T: FixedWidthInteger>(_ v: T) {

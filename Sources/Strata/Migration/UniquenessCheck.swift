@@ -81,7 +81,7 @@ struct UniquenessCheck {
     }
 
     /// Whether two terms' bytes are the same (compared in place: the generic
-    /// `elementsEqual` walked an iterator per byte, a tenth of the check).
+    /// `elementsEqual` walks an iterator per byte).
     private static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
     }

@@ -17,8 +17,8 @@ struct UniquenessScan {
         /// What the block cache may hold while an in-place pass reads every record once
         /// (`InPlaceMigration.buildIndexes`): it reads each index block once, in key
         /// order, and its commit looks the same keys up in the same order, so a small
-        /// cache serves both; the migration's quarter filled with a million objects'
-        /// index blocks that nothing read again.
+        /// cache serves both; the migration's whole share would fill with index blocks
+        /// that nothing reads again.
         var passCacheBytes: Int
 
         init(fileSystem: any FileSystem, directory: String, budget: Int, passCacheBytes: Int = 1 << 20) {
@@ -30,8 +30,8 @@ struct UniquenessScan {
 
         /// The store's file system, its scratch directory, a thirty-second of its
         /// budget: the sort spills runs past it, so it bounds memory rather than saving
-        /// time (a pass of 100k unique terms, 8 MB, spills four runs and costs a few ms
-        /// more), and the pass holds it while the migration's cache fills.
+        /// time (a few spilled runs cost little beside the pass), and the pass holds it
+        /// while the migration's cache fills.
         init(_ options: StoreOptions) {
             fileSystem = options.fileSystem ?? POSIXFileSystem()
             var directory = options.scratchDirectory ?? ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"

@@ -124,7 +124,7 @@ extension PredicateComparison {
 
 extension PredicateExpression {
     /// A key path's components. Most are one attribute name: that one is not split,
-    /// which a query judging every object did for each of them (a tenth of its time).
+    /// which a query judging every object would otherwise do for each of them.
     static func components(of path: String) -> [String] {
         path.utf8.contains(UInt8(ascii: ".")) ? path.split(separator: ".", omittingEmptySubsequences: false).map(String.init) : [path]
     }

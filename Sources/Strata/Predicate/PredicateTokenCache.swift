@@ -6,9 +6,8 @@ import StrataLog
 /// parser, which still runs in full. As GRDB keeps statements by their SQL.
 ///
 /// Tokenizing walks the format as `Character`s, whose classes (letter, digit,
-/// whitespace) are Unicode property lookups: `departmentID == %@` cost 21k
-/// instructions, an eighth of what an indexed query of 10k employees spends judging
-/// its hundred candidates. A hit costs a hash of the format and a lock.
+/// whitespace) are Unicode property lookups, costly beside what an indexed query
+/// spends judging its candidates. A hit costs a hash of the format and a lock.
 ///
 /// Bounded: formats longer than `longestFormat` bytes of UTF-8 are never kept, and
 /// at most 256 formats are (`BoundedMemo`). A format that does not tokenize is

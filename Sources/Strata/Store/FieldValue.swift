@@ -30,9 +30,9 @@ extension FieldValue {
 }
 
 extension Array where Element == FieldValue {
-    /// `count` nulls. `Array(repeating: .null, count:)` copied the value into each slot
-    /// through the enum's outlined copy (about a thousand instructions for four fields,
-    /// once per batch-inserted object); nulls hold nothing to copy.
+    /// `count` nulls. `Array(repeating: .null, count:)` copies the value into each slot
+    /// through the enum's outlined copy, once per batch-inserted object; nulls hold
+    /// nothing to copy.
     static func nulls(_ count: Int) -> [FieldValue] {
         [FieldValue](unsafeUninitializedCapacity: count) { buffer, initialized in
             buffer.initialize(repeating: .null)

@@ -9,7 +9,8 @@ import StrataLog
 /// edits a tag or a layout's field id and recomputes it; nothing else in the store
 /// could tell such an edit from the truth, and every record would then read under the
 /// wrong entity or layout. The digest can: open refuses metadata that does not match
-/// it. A store written before the digest has none and opens as before.
+/// it. A store whose metadata holds no digest (written by a release without it)
+/// opens without that check.
 enum MetadataDigest {
     static let key = "strata.digest"
 

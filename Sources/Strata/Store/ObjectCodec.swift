@@ -265,8 +265,8 @@ enum ObjectCodec {
 
     /// A string's term: its canonical composition's UTF-8, cut at 1,024 bytes. An ASCII
     /// string held contiguously (most are) is checked and copied from its storage in
-    /// place: through the generic `UTF8View` iteration, the check and the copy took
-    /// about 2,600 instructions for a 25-byte email address.
+    /// place: through the generic `UTF8View` iteration, the check and the copy cost a
+    /// call per byte.
     static func stringTerm(_ s: String) -> [UInt8] {
         var s = s
         let ascii = s.withUTF8 { bytes -> [UInt8]? in

@@ -33,11 +33,9 @@ public struct StoreOptions: Sendable {
 
     /// The chunk a chunked insert hands over after its first: at most 8,192 objects.
     /// A chunk is made on the caller's thread and written on a second one a chunk
-    /// later; 32,768 employee-like records (about 9 MB of small arrays) fell out of
-    /// the processor's cache in between while the caller walked the next chunk's
-    /// objects, and the writing thread, the longer half of a context's save, took
-    /// twice as long reading them (1M objects saved: 0.27-0.31 M rows/s in chunks of
-    /// 32,768; 0.34-0.41 M in chunks of 2,048 to 8,192).
+    /// later; a larger chunk of small records falls out of the processor's cache in
+    /// between while the caller walks the next chunk's objects, and the writing
+    /// thread, the longer half of a context's save, then reads them from memory.
     var insertHandOverSize: Int { min(max(1, insertChunkSize), 8_192) }
     /// A sorted fetch that scans an entity (no index serves its predicate) of at least
     /// this many objects cuts the entity's keys into chunks (up to 16, each a quarter

@@ -3,8 +3,8 @@ import Foundation
 /// What checking a value of one attribute needs, worked out once per entity (a save's
 /// validation: ``StoreSchema/EntityShape/attributeChecks``) or once per batch (a batch
 /// insert). A class, so that walking an entity's list per object retains one reference
-/// per attribute instead of copying each whole `AttributeDescription` (two fifths of
-/// validation's time); its pattern is compiled once, not per value checked.
+/// per attribute instead of copying each whole `AttributeDescription`; its pattern is
+/// compiled once, not per value checked.
 final class AttributeCheck: Sendable {
     let name: String
     let type: AttributeType

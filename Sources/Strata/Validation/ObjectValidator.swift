@@ -9,7 +9,7 @@ struct ObjectValidator {
     func failures(of object: ManagedObject) throws -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         // The object's id is made for a failure only: made for every object saved, it
-        // was a tenth of validating one.
+        // would be an allocation per object validated.
         func fail(_ property: String?, _ rule: String, _ message: String) {
             failures.append(ValidationFailure(object: object.objectID, property: property, rule: rule, message: message))
         }

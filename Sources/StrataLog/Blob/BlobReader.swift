@@ -48,11 +48,11 @@ enum BlobReader {
     /// read and `verify` checks them.
     ///
     /// The headers are read through a window of `headerWindow` bytes, taken afresh
-    /// only when the next header lies outside it: a read per header made opening a
-    /// store of 20,000 small blobs 20,000 reads of 32 bytes. Past an entry of half a
+    /// only when the next header lies outside it: a read per header would make opening
+    /// a store of many small blobs as many reads of 32 bytes. Past an entry of half a
     /// window or more, the next header is read alone: a window there is mostly the
-    /// next entry's data (a store of 64 KiB photos read 16 KiB per photo, a quarter of
-    /// its active blob file, at every open).
+    /// next entry's data (for large photos, a window per entry would read a good part
+    /// of the active blob file at every open).
     static func validEnd(of file: any StorageFile) throws -> Int64 {
         let size = try file.size()
         let headerSize = Format.blobEntryHeaderSize

@@ -83,7 +83,7 @@ extension StorageFile {
     /// Reads exactly `count` bytes at `offset`, throwing `.corrupt` when the file ends first.
     public func readExactly(_ count: Int, at offset: Int64) throws -> [UInt8] {
         // Read into uninitialised storage: zeroing a buffer the read then overwrites
-        // was a twentieth of a random lookup.
+        // would add a pass over every byte to each random lookup.
         var got = 0
         let bytes = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             got = try read(into: UnsafeMutableRawBufferPointer(buffer), at: offset)

@@ -31,7 +31,7 @@ struct ByteWriter {
 
     /// Appends `size` bytes that `fill` writes (at byte offsets, `storeBytes`): a
     /// fixed header of several integers in one copy, where each integer appended on
-    /// its own cost a generic copy (about a hundred instructions apiece).
+    /// its own costs a generic copy.
     mutating func fixed(_ size: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
         withUnsafeTemporaryAllocation(byteCount: size, alignment: 8) { buffer in
             fill(buffer)

@@ -53,7 +53,7 @@ enum LZ4 {
     }
 
     /// Runs `lz4` (source, destination of `rawLength` bytes, source length) into
-    /// uninitialised storage (zeroing it first was a twentieth of a random lookup):
+    /// uninitialised storage (zeroing it first would add a pass over every byte):
     /// the first `wanted` bytes when it produced exactly that many, else nil.
     private static func decode(_ input: UnsafeRawBufferPointer, rawLength: Int, wanted: Int,
                                _ lz4: (UnsafePointer<CChar>, UnsafeMutablePointer<CChar>, Int32) -> Int32) -> [UInt8]? {

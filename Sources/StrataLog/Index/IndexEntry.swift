@@ -27,9 +27,9 @@ extension IndexEntry {
 
 /// An index entry without its blob references: what a walk compares, chooses and
 /// locates by. Trivially copied, where every copy of an `IndexEntry` retains its blob
-/// list and every drop releases it (a range walk copied each entry several times, and
-/// freeing a decoded block released each entry's list: a fifth of a scan). The blob
-/// references stay beside it, in the block they were decoded from (`blobList`).
+/// list and every drop releases it (a range walk copies each entry several times, and
+/// freeing a decoded block would release each entry's list). The blob references stay
+/// beside it, in the block they were decoded from (`blobList`).
 struct IndexSlot {
     var key: RecordKey
     var sequence: UInt64

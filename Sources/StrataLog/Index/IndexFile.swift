@@ -172,7 +172,7 @@ final class IndexFile: Sendable {
     /// (interpolation between the first and the last), then gallops outwards from there
     /// to bracket the answer and bisects the bracket. Dense keys take three or four
     /// probes, next to one another, where bisecting a million-key file's 8,500 fences
-    /// took thirteen scattered over 170 KB; the worst case is about twice bisection's.
+    /// takes thirteen scattered over 170 KB; the worst case is about twice bisection's.
     static func firstPosition(count: Int, atLeast key: UInt64, _ keyAt: (Int) -> UInt64) -> Int {
         guard count > 0 else { return 0 }
         let first = keyAt(0)
@@ -223,11 +223,10 @@ final class IndexFile: Sendable {
         guard handle.offset <= footer.dataFence.offset, handle.length <= footer.dataFence.offset - handle.offset else {
             throw damage("data block handle lies outside the data area", at: footer.dataFence.offset)
         }
-        // Kept packed, as lookups keep them (`entry(_:memo:)`): a walk over a million
-        // keys cached 4 KiB raw blocks, 35 MB, which outgrew the index's share of the
-        // cache, so every scan read and checked the whole index from disk again and
-        // pushed out the packed blocks random reads use. Packed, the same index is a
-        // fifth of that and stays.
+        // Kept packed, as lookups keep them (`entry(_:memo:)`): the raw 4 KiB blocks of
+        // a large index outgrow the index's share of the cache, so every scan would read
+        // and check the whole index from disk again and push out the packed blocks
+        // random reads use. Packed, the same index is several times smaller and stays.
         let packedKey = BlockCache.Key(file: cacheID, offset: handle.offset | Self.packedFlag)
         if let packed = cache.get(packedKey), let slots = PackedIndexBlock.slots(of: packed, segmentID: segmentID) {
             return (slots, [])
@@ -261,9 +260,9 @@ final class IndexFile: Sendable {
         // Each entry is read straight from the bytes, with one bounds check for its
         // fixed part and one for its blob references, which are checked but not
         // decoded: a walk over keys (a fetch's listing) has no use for them, and a
-        // list made per entry was a third of listing an entity whose records all
-        // carry one. Anything off, damage included, takes the field-by-field reader,
-        // which names what is wrong.
+        // list made per entry would be an allocation per key listed for an entity
+        // whose records all carry one. Anything off, damage included, takes the
+        // field-by-field reader, which names what is wrong.
         try bytes.withUnsafeBytes { b in
             for _ in 0..<count {
                 let slot: IndexSlot
@@ -636,9 +635,9 @@ final class IndexFile: Sendable {
     /// (`termFence`, `termBlock`), which names the damage.
     ///
     /// The fence and blocks are checked once, when read, and cached checked
-    /// (`checkedFlag`): checking them again at every walk was a twelfth of a query
-    /// through an index of 10,000 keys (the whole fence each time, for one or two
-    /// blocks), and the walk now stops at the first fence entry past the index.
+    /// (`checkedFlag`): checking them again at every walk would check the whole fence
+    /// each time, for the one or two blocks a query reads. The walk stops at the first
+    /// fence entry past the index.
     private func walkTerms(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool,
                            _ body: (UnsafeRawBufferPointer, RecordKey, UInt64) -> Void) throws(Damage) {
         try walkTerms(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive,

@@ -6,8 +6,8 @@ struct IndexFileBuilder {
     static let blockSize = 4 << 10
 
     /// Where each key's entry is, once keys stopped arriving in ascending order: a scan
-    /// or a compaction hands them over ascending, and a dictionary insert per entry
-    /// was a tenth of a compaction.
+    /// or a compaction hands them over ascending, and needs no dictionary insert per
+    /// entry.
     private var positions: [RecordKey: Int]?
     private(set) var entries: [IndexEntry] = []
     private var terms: [IndexTermEntry] = []
@@ -64,7 +64,7 @@ struct IndexFileBuilder {
         kept.reserveCapacity(terms.count)
         for i in order where !entries[i].isTombstone { kept.append(contentsOf: terms[termRanges[i]]) }
         // Gathered in key order, so each index's terms need grouping by value, not a
-        // general sort (TermOrder): the sort was a sixth of a compaction.
+        // general sort (TermOrder), which would weigh on every compaction.
         kept = TermOrder.sorted(kept)
         return try Self.encode(entries: positions == nil ? entries : order.map { entries[$0] }, terms: kept, segmentID: segmentID, storeID: storeID,
                                minSequence: minSequence, maxSequence: maxSequence, recordBytes: recordBytes, segmentLength: segmentLength)

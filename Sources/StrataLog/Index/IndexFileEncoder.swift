@@ -81,9 +81,8 @@ struct IndexFileEncoder {
 
     /// Adds the next entry as `append(_:to:)` encoded it, and returns its key: a chunked
     /// commit's scratch run holds its entries in these bytes, and a run of rising keys
-    /// is copied into the blocks as it is, not decoded and encoded again (420 of the
-    /// 12,000 instructions an object of a batch insert spends on its thread). The bytes were read
-    /// back from a file: their kind and blob count are checked, as decoding would.
+    /// is copied into the blocks as it is, not decoded and encoded again. The bytes were
+    /// read back from a file: their kind and blob count are checked, as decoding would.
     @discardableResult
     mutating func addEncoded(_ bytes: UnsafeRawBufferPointer) throws -> RecordKey {
         try checkEntriesOpen()
@@ -226,8 +225,8 @@ struct IndexFileEncoder {
 
     /// An entry as a data block holds it (FORMAT.md §7.2): key, sequence, kind, the
     /// location's four offsets (its segment is the file's), blob count and references.
-    /// The fixed part goes in one copy (integer by integer it was a sixth of a chunked
-    /// commit, whose scratch runs hold entries in these same bytes).
+    /// The fixed part goes in one copy, not integer by integer: a chunked commit's
+    /// scratch runs hold entries in these same bytes, so it runs for every entry.
     static func append(_ e: IndexEntry, to w: inout ByteWriter) {
         w.fixed(35) { b in
             b.storeBytes(of: e.key.rawValue.littleEndian, toByteOffset: 0, as: UInt64.self)

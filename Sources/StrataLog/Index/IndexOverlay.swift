@@ -18,8 +18,7 @@ struct IndexOverlay: Sendable {
     /// Every key with its entry's position in `entries` (positions never change:
     /// entries are replaced in place, never removed), sorted by key once `normalizeKeys`
     /// ran. A range walk reads each entry at its position: looking every key up in
-    /// the table again was a quarter of listing an entity's keys (a probe of a large
-    /// table per key, a cache miss each).
+    /// the table again would cost a probe of a large table per key, a cache miss each.
     private var sortedKeys: [KeyPosition] = []
     private var keysSorted = true
     private var termsSorted = true
@@ -50,8 +49,8 @@ struct IndexOverlay: Sendable {
         let needed = sortedKeys.count + more
         if needed > sortedKeys.capacity { sortedKeys.reserveCapacity(max(needed, sortedKeys.capacity * 2)) }
         // Terms too, with the same doubling, so that a large commit does not grow them
-        // step by step (a new store's first commit grew them from empty: a twentieth
-        // of a batch insert of 10k went to copying them).
+        // step by step (a new store's first commit grows them from empty, copying
+        // them at every step).
         let termsNeeded = terms.count + moreTerms
         if moreTerms > 0 && termsNeeded > terms.capacity { terms.reserveCapacity(max(termsNeeded, terms.capacity * 2)) }
     }
@@ -89,8 +88,8 @@ struct IndexOverlay: Sendable {
     /// (`PackedTerms`): a sort of the overlay's `IndexTermEntry` values compared long
     /// values through an array each, and copying the kept ones made an array of them.
     func sortedContents() -> (entries: [IndexEntry], terms: PackedTerms) {
-        // Keys are allocated in increasing serials, so a bulk load arrives sorted: a
-        // stable sort of a million entries was a sixth of committing them.
+        // Keys are allocated in increasing serials, so a bulk load arrives sorted and
+        // needs no stable sort of its entries, which would weigh on committing them.
         let sorted = arrivedInOrder ? entries.entries : entries.entries.sorted { $0.key < $1.key }
         var packed = PackedTerms()
         for t in terms {
@@ -105,8 +104,8 @@ struct IndexOverlay: Sendable {
 
     /// Sorts the key list if writes left it unsorted: what a key range read needs. Apart
     /// from the terms, whose sort is longer (a to-one relationship's terms arrive in
-    /// its targets' order, not their keys'): listing an entity's 20k keys sorted its
-    /// 20k terms too, three quarters of the first fetch of every object after an open.
+    /// its targets' order, not their keys'): sorting them too would make the first
+    /// fetch after an open pay for sorting every term of the entity.
     mutating func normalizeKeys() {
         if !keysSorted {
             sortedKeys.sort { $0.key < $1.key }

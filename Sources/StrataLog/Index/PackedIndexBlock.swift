@@ -1,12 +1,12 @@
 /// A data block of an index file (FORMAT.md §7.2) repacked for the block cache: the
-/// same entries in a fifth of the bytes or less, still searched by bisection. Never
+/// same entries in a fraction of the bytes, still searched by bisection. Never
 /// written to disk — it is built from a block that passed its CRC and the checks of
 /// §7.2, and lives only in the cache, beside (not instead of) the on-disk format.
 ///
 /// Why: a random lookup reads one data block (4 KiB for about 117 entries of 35 bytes)
 /// and one record block. At a million keys the data blocks alone outgrow the default
-/// cache, so most lookups paid a `pread` and a checksum for the index before the one
-/// for the record. Entries hold mostly redundancy: keys of a block are dense, a bulk
+/// cache, so most lookups would pay a `pread` and a checksum for the index before the
+/// one for the record. Entries hold mostly redundancy: keys of a block are dense, a bulk
 /// transaction gives them one sequence, and some 60 records share each frame. Packed,
 /// an entry is 7–10 bytes and the index of a million keys fits the cache beside the
 /// records read.

@@ -228,7 +228,8 @@ struct SpillSorter<Item: SpillSortable> {
     /// Sorts the batch and appends it to the file: to the last run when it follows
     /// that run's last item, as a new run otherwise.
     /// Sorts the batch unless it already is (keys allocated in rising order arrive
-    /// sorted: a stable sort of sorted input still cost a sixteenth of a chunked commit).
+    /// sorted, and a stable sort of sorted input still costs a full pass of comparisons
+    /// and moves).
     private mutating func sortBatch() {
         guard !batchSorted else { return }
         Self.sort(&batch)
@@ -350,8 +351,8 @@ struct SpillSorter<Item: SpillSortable> {
 
 /// What a `SpillSorter` sorts: items with one order of their own. A static requirement
 /// rather than a closure, so that the sort and the merge call it directly: a stored
-/// closure of generic items went through a thunk that copied both items at each
-/// comparison, 3,400 instructions an object of a bulk insert's term sort.
+/// closure of generic items goes through a thunk that copies both items at each
+/// comparison.
 protocol SpillSortable {
     static func spillOrder(_ a: Self, _ b: Self) -> Bool
 }

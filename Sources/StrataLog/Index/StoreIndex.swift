@@ -61,8 +61,8 @@ struct StoreIndex: Sendable {
     /// their order (descending `maxSequence`) until none left can hold a newer one.
     ///
     /// Each file is lent to `lookup` unretained (the array holds it throughout): taken
-    /// from the array, it was retained and released per probe, a twentieth of an
-    /// indexed query's time in the atomic count alone.
+    /// from the array, it would be retained and released per probe, an atomic count
+    /// on every probe of an indexed query.
     private static func newest<Version: IndexVersion>(in files: [IndexFile], _ lookup: (IndexFile, Int) throws -> Version?) throws -> Version? {
         try files.withUnsafeBufferPointer { files in
             var best: Version?
@@ -249,14 +249,14 @@ struct StoreIndex: Sendable {
     }
 
     /// What `make` makes of each live slot in `range` after `after`, ascending, at most
-    /// `limit`. Slots, not entries: an entry made per key retained and released its
-    /// blob list, a quarter of listing an entity's keys.
+    /// `limit`. Slots, not entries: an entry made per key would retain and release its
+    /// blob list for every key listed.
     private mutating func liveSlots<T>(in range: Range<RecordKey>?, after: RecordKey?, limit: Int, _ make: (IndexSlot) -> T) throws -> [T] {
         guard limit > 0, let start = Self.start(of: range, after: after) else { return [] }
         var result: [T] = []
         // Sized once from the prefix's live count where the range is a whole prefix:
-        // grown by doubling, a list of 20k located keys was allocated, copied and
-        // paged in five times over (a fifth of listing them, in a fresh process).
+        // grown by doubling, a long list of located keys would be allocated, copied
+        // and paged in several times over.
         result.reserveCapacity(max(0, min(limit, liveCountHint(range))))
         try mergeSlots(from: start, to: range?.upperBound) { slot, _ in
             if !slot.isTombstone { result.append(make(slot)) }
@@ -366,8 +366,8 @@ struct StoreIndex: Sendable {
 
     /// What `keys(index:…)` lists, each key with its current version (the entry that
     /// confirmed it), ascending by key. Made as located keys where the entries are
-    /// found: a list of entries mapped to them afterwards copied each entry twice (its
-    /// blob list retained and released each time), a twentieth of an indexed query.
+    /// found: a list of entries mapped to them afterwards would copy each entry twice
+    /// (its blob list retained and released each time).
     mutating func entries(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [LocatedKey] {
         var candidates: [(RecordKey, UInt64)] = []
         // Room for an equality read's usual hundred or so: grown from empty, the array

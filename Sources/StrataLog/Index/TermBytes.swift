@@ -25,7 +25,7 @@ enum TermBytes: Hashable, Comparable, Sendable {
     }
 
     /// The same value from bytes in place, read a word at a time: an index file's
-    /// walk makes one per term it lists, and the byte loop cost a third of that.
+    /// walk makes one per term it lists, and a loop per byte would dominate that.
     init(_ bytes: UnsafeRawBufferPointer) {
         let count = bytes.count
         guard count <= Self.inlineCapacity else {
@@ -85,7 +85,7 @@ enum TermBytes: Hashable, Comparable, Sendable {
         case .inline(let head, let tail, let count):
             // The two words' big-endian bytes are the value, zero-padded: copied out
             // whole and cut to its count (a walk in index order hands out a value per
-            // term; a closure mapped over the count cost ~500 instructions a value).
+            // term, and a closure mapped over the count is a call per byte).
             let words = (head.bigEndian, tail.bigEndian)
             return withUnsafeBytes(of: words) { Array($0.prefix(Int(count))) }
         }
@@ -118,7 +118,7 @@ enum TermBytes: Hashable, Comparable, Sendable {
     /// Bytewise order as −1, 0 or 1 (a proper prefix first), eight bytes at a time as
     /// big-endian words, whose order is their bytes' order: terms sorted here and the
     /// bounds an index read compares every term of a block with (`IndexFile.walkTerms`),
-    /// most of them eight-byte integers, where a checked loop per byte was a third of
+    /// most of them eight-byte integers, where a checked loop per byte would dominate
     /// the term walk.
     static func bytewiseOrder(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
         let common = min(a.count, b.count)

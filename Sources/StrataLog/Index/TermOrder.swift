@@ -4,14 +4,14 @@
 ///
 /// Terms arrive in commit order: within a commit by key, one record's terms of
 /// several indexes side by side. A general sort of that (a migration's staging store
-/// rolls segments of 65,536 objects with two or three terms each) was a tenth of a
-/// migration. Here the terms are first split by index, keeping their order (a
+/// rolls segments of 65,536 objects with two or three terms each) would weigh on
+/// every migration. Here the terms are first split by index, keeping their order (a
 /// counting pass: an entity has few indexes). An index whose terms are then in order
 /// (a to-one whose destinations were made in the same order, a serial) is done. One
 /// whose terms came in key order but with values that repeat (a department, a
 /// status) is grouped by value, the groups taken in value order, each keeping its
 /// key order: one pass, and a sort of its few distinct values. Anything else is
-/// sorted in full, as before.
+/// sorted in full.
 enum TermOrder {
     /// At most this many distinct values are grouped; past it, the index is sorted.
     static let groupLimit = 256

@@ -1,7 +1,7 @@
 /// A live key as an index read listed it, with where its current version was at that
 /// moment: ``LogStore/visitRecords(located:_:)`` then reads the record without looking
-/// the key up a second time (a query through an index spent a third of its time on
-/// that second lookup).
+/// the key up a second time (for a query through an index, that second lookup would
+/// cost about as much as the rest of the query).
 ///
 /// A key the caller adds itself (`LocatedKey(key)`) carries no location and is looked
 /// up when visited, as is a listed key whose segment a compaction has since retired.

@@ -17,13 +17,11 @@ import Synchronization
 /// Record blocks are admitted sparingly while they only churn: when the cache is full
 /// and fewer than half the record lookups of the last window hit, only one miss in
 /// `churnAdmission` is kept (the others are read and dropped, as a walk past the cache's
-/// size drops its frames). Random reads over a store many times the cache otherwise
-/// inserted every block read just to evict one that was never read again: the
+/// size drops its frames). Random reads over a store many times the cache would
+/// otherwise insert every block read just to evict one that is never read again: the
 /// eviction, the free of a cold buffer and the insert cost more than the hits they
-/// bought (engine reads of 1M keys with the default 24 MiB: 360k → 450k lookups/s).
-/// A store that fits never evicts, and a hot set hits more than half the time, so
-/// both admit every block as before; a hot set that moves still gets in, a sixteenth
-/// at a time.
+/// buy. A store that fits never evicts, and a hot set hits more than half the time, so
+/// both admit every block; a hot set that moves still gets in, a sixteenth at a time.
 final class BlockCache: Sendable {
     /// Segment frames use the segment id above the store's `cacheNamespace` as `file`;
     /// index files use an id with the top bit set, unique to each opening (`IndexFile.cacheID`).

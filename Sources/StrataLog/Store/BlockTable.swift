@@ -1,10 +1,10 @@
 /// The block cache's map from a block's key to its slot: open addressing with linear
 /// probing and backward-shift deletion, one multiply-and-shift hash of the key's two
-/// words. `Dictionary` hashes every key with SipHash through `Hasher`, which was a
-/// tenth of a random lookup (three or four cache probes each); the cache's keys are
+/// words. `Dictionary` hashes every key with SipHash through `Hasher`, a cost paid
+/// three or four times a random lookup (once per cache probe); the cache's keys are
 /// the store's own numbers, not an attacker's, so a cheap mix is enough. A bucket's
 /// key and slot lie together: with them in three arrays a probe of a table larger
-/// than the CPU's caches missed three times.
+/// than the CPU's caches would miss three times.
 struct BlockTable {
     private struct Bucket {
         var file: UInt64

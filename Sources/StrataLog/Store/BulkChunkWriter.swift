@@ -5,26 +5,26 @@ import Foundation
 /// frames and appended to the segment, their index entries and terms handed to the
 /// sorters, the counters moved. It runs on a second thread one chunk behind the
 /// committing one, so that producing the next chunk (a batch insert checks and
-/// encodes its objects there) overlaps writing this one. Done in turn on one thread,
-/// the two halves took 10k and 7k instructions an object of a batch insert; the
-/// machine has two cores.
+/// encodes its objects there) overlaps writing this one: both halves are of the same
+/// order, so a batch insert keeps two cores busy instead of one.
 ///
-/// One chunk at a time is in its hands, so memory is one chunk more than before. The
-/// committing thread reads the state below only after `wait()`, and hands the next
-/// chunk over only then: the dispatch group orders each chunk's writes before the
-/// reads that follow them. Chunks are written in the order they are submitted, each
-/// at the segment's end, so the segment's bytes are the same as one thread's.
+/// One chunk at a time is in its hands, so memory holds one chunk more than a single
+/// thread would. The committing thread reads the state below only after `wait()`, and
+/// hands the next chunk over only then: the dispatch group orders each chunk's writes
+/// before the reads that follow them. Chunks are written in the order they are
+/// submitted, each at the segment's end, so the segment's bytes are the same as one
+/// thread's.
 ///
 /// A chunk's index terms are packed into the terms sorter's buffer as they are
 /// (`PackedTermSorter`): no term becomes an object of its own, and the sort runs
 /// when the buffer spills or the commit drains it. The committing thread packs them
 /// as it hands the chunk over, while the writing thread still writes the chunk
 /// before: the terms need nothing the write finds out, and their sort (each spill's)
-/// was a third of the writing thread's time when it did both.
+/// would otherwise weigh on the writing thread, the longer of the two.
 ///
 /// The state is only ever touched by one thread at a time, in the hand-over order
-/// above, so its exclusivity is not checked at run time (the checks were four calls
-/// an object on the writing thread).
+/// above, so its exclusivity is not checked at run time (the checks would be several
+/// calls an object on the writing thread).
 final class BulkChunkWriter: @unchecked Sendable {
     private let store: LogStore
     private let file: any StorageFile
@@ -72,9 +72,9 @@ final class BulkChunkWriter: @unchecked Sendable {
         }
         try wait()
         // The chunk written last is freed here, where its records were made: freed on
-        // the writing thread, its million small arrays went back to the committing
+        // the writing thread, its many small arrays would go back to the committing
         // thread's malloc arena under that arena's lock, and the writing thread (the
-        // longer half of a context's save) spent a fifth of its time there.
+        // longer half of a context's save) would wait on that lock.
         written = []
         handed = chunk
         // The closure takes the chunk from `handed` rather than capturing it: a

@@ -61,10 +61,10 @@ extension LogStore {
         }
     }
 
-    /// Lets go of a committed batch on another thread when it is large: freeing ten
-    /// thousand records (their values, terms and term bytes, three allocations each)
-    /// was a tenth of a batch insert of 10k, done under the writer lock while the
-    /// second core idled. A small batch is freed here (a hand-over costs more).
+    /// Lets go of a committed batch on another thread when it is large: freeing
+    /// thousands of records (their values, terms and term bytes, three allocations
+    /// each) would otherwise happen under the writer lock while the second core idles.
+    /// A small batch is freed here (a hand-over costs more).
     static func releaseElsewhere(_ batch: consuming WriteBatch) {
         guard batch.count >= halvedEncodeRecords else { return }
         let records = batch.pending

@@ -61,7 +61,7 @@ extension LogStore {
 
     /// ``keys(in:)``, each key with where its current version lies, for
     /// ``visitRecords(located:_:)``: a fetch's faults read their records without
-    /// looking each key up again (4,000 instructions a key in an index file).
+    /// looking each key up again in an index file.
     public func locatedKeys(in range: Range<RecordKey>? = nil) throws -> [LocatedKey] {
         try readIndexLogging { try $0.index.locatedKeys(in: range) }
     }
@@ -223,10 +223,10 @@ extension LogStore {
         }
         let (raw, whole) = try readFrameFromDisk(at: location, in: file, prefix: prefix)
         // A prefix stays in the buffer LZ4 wrote, which has room for the whole frame and
-        // is counted at that size. (`Array(raw[...])` stood here to copy it to its own
-        // size, but a slice of a whole array is not copied. Prefixes decoded to their own
-        // size let twice as many in, and more reads then ended past a cached prefix and
-        // decoded the whole frame: no faster at 1M, measured, so this stays as it ran.)
+        // is counted at that size (a slice of a whole array would not be copied to its
+        // own size anyway). Prefixes decoded to their own size would let twice as many
+        // in, but more reads would then end past a cached prefix and decode the whole
+        // frame, for no gain.
         if caching { blockCache.put(whole ? key : prefixKey, raw) }
         return raw
     }
@@ -254,7 +254,7 @@ extension LogStore {
         // The location may come from a hint file: its length is checked against the
         // frame limit and, when large, the file before a buffer of that size is
         // allocated (a block-sized frame past the end is a short read, damage too; a
-        // size call per read was a twentieth of a random lookup).
+        // size call on every read would be a system call per random lookup).
         let end = Int64(location.frameOffset) + Int64(location.frameLength)
         guard location.frameLength >= Format.frameHeaderSize, location.frameLength <= Format.frameHeaderSize + Format.maxFramePayload,
               try location.frameLength <= 1 << 20 || end <= file.size() else {

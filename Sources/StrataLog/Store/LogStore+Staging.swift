@@ -54,7 +54,7 @@ extension LogStore {
     /// the limit of a call this one runs inside), then gives the cache the limit it had
     /// back (its whole budget, outside another call). A migration counts the cache inside its memory
     /// budget this way: the blocks it reads stream past once, so a small cache costs it
-    /// little, and its peak no longer rises by a full cache once the store outgrows it.
+    /// little, and its peak does not rise by a full cache once the store outgrows it.
     public func withBlockCacheLimited<T>(to bytes: Int, _ body: () throws -> T) rethrows -> T {
         // Nested, the inner limit holds inside (never above the outer one) and the
         // outer one comes back after.
@@ -71,7 +71,7 @@ extension LogStore {
     public func adoptStaging(_ staging: LogStore) throws {
         // Its last segment is sealed first, whatever its size (its index file written
         // from the overlay in memory): left active, the store's reopen after the swap
-        // replayed it record by record, a sixth of a migration of 10k objects.
+        // would replay it record by record.
         try staging.sealActiveSegment()
         try staging.sync()
         let (stagingManifest, carriedBlobs) = staging.state.withLock { ($0.manifest, $0.carriedBlobPaths) }

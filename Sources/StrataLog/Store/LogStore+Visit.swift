@@ -46,8 +46,8 @@ extension LogStore {
     ///
     /// - Throws: as ``visitRecords(_:_:)``.
     public func withRecord(_ key: RecordKey, _ body: (RecordView) throws -> Void) throws -> Bool {
-        // Not generic over an answer: a generic closure made the runtime look up its
-        // result's metadata on every call, a twentieth of a fault.
+        // Not generic over an answer: a generic closure makes the runtime look up its
+        // result's metadata on every call, and a fault makes one.
         guard let (entry, file) = try locate(key) else { return false }
         var frame = VisitFrame(readsPrefixes: true)
         _ = try visit(VisitTarget(entry), in: file, frame: &frame) { view in
@@ -160,7 +160,7 @@ extension LogStore {
     /// gets the views of the live records of the range that lie in one block (in key
     /// order, each checked as a visit checks it), valid during the call only, and
     /// returns false to stop. A scan that judges every record loops over them itself:
-    /// a call through closures per record was a third of judging one.
+    /// a call through closures per record costs about as much as judging it.
     ///
     /// ```swift
     /// var long = 0
@@ -233,9 +233,9 @@ extension LogStore {
                 guard listed.location.segment == segment else { break }
                 let position = i
                 // A frame the next entries also read is read as far as the last of
-                // them ends, once: read to the first one's end and then whole (a
-                // third of the frames an index read of a million keys touches hold
-                // two candidates or more) it was decompressed twice.
+                // them ends, once: read to the first one's end and then whole (many
+                // frames an index read touches hold two candidates or more) it would
+                // be decompressed twice.
                 var through = Int(listed.location.recordOffset) + Int(listed.location.recordLength)
                 if frame.readsPrefixes, frame.segment != segment || frame.offset != listed.location.frameOffset {
                     var j = i + 1
@@ -310,7 +310,7 @@ extension LogStore {
         // A walk that has read more than half the cache's budget is a scan the
         // cache cannot hold: its later frames are read without being kept, so it
         // neither pays for inserting and evicting them nor pushes out what
-        // random reads use. Walks smaller than that fill the cache as before.
+        // random reads use. Walks smaller than that fill the cache.
         let prefixOnly = frame.readsPrefixes && !pastPrefix && !whole
         frame.raw = try readFrame(at: location, in: file, caching: frame.bytes <= blockCache.budget / 2, prefixOnly: prefixOnly,
                                   through: max(needed, through ?? 0))

@@ -193,9 +193,9 @@ extension LogStore {
     }
 
     /// The number of records from which a commit encodes its frames on two threads.
-    /// Encoding and compressing is a fifth of a batch insert of 10k small objects,
-    /// done while the second core idles; below a few blocks' worth the hand-over is
-    /// not worth it.
+    /// Encoding and compressing is a sizeable part of a large batch insert, and on one
+    /// thread the second core idles; below a few blocks' worth the hand-over is not
+    /// worth it.
     static let halvedEncodeRecords = 2_048
 
     /// ``encodeFrames(_:sequence:segmentID:startingAt:)`` with the second half of the

@@ -23,9 +23,9 @@ public struct LogStoreOptions: Sendable {
     /// The active blob file is sealed and a new one started past this size.
     public var blobFileSizeLimit = 256 << 20
     /// Records are packed into blocks of about this many raw bytes before compression.
-    /// A random read decompresses one whole block: larger blocks compress better (16 KiB
-    /// about a fifth better on employee-like records) and read slower once the store
-    /// outgrows the block cache.
+    /// A random read decompresses one whole block: larger blocks compress better (small
+    /// records share more context) and read slower once the store outgrows the block
+    /// cache.
     public var blockSize = 4 << 10
     /// Bytes of decompressed record blocks and index file blocks kept in memory for
     /// reads (0 turns it off). With the index on disk (FORMAT.md §7) this cache and the

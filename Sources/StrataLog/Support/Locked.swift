@@ -25,9 +25,9 @@ public final class Locked<Value>: @unchecked Sendable {
         #if canImport(Glibc)
         // Adaptive: a thread finding the mutex held spins briefly before it sleeps.
         // The sections guarded here are short (a block-cache lookup is a hash probe),
-        // and an index's candidates judged on two threads took the cache's lock for
-        // every record: a plain mutex put the loser to sleep on a futex each time, and
-        // waking it was an eighth of a query through an index of a million keys.
+        // and an index's candidates judged on two threads take the cache's lock for
+        // every record: a plain mutex would put the loser to sleep on a futex each
+        // time, and waking it costs far more than the section it waited for.
         var attributes = pthread_mutexattr_t()
         pthread_mutexattr_init(&attributes)
         pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))

@@ -22,7 +22,7 @@ extension LogStore {
             // sorters (a segment sealed around one chunked commit would otherwise be held
             // whole) and compared with its index file a chunk at a time — in `index/`
             // for a store that may write, in `scratchDirectory` for a read-only one that
-            // names one; anything else is scanned and rebuilt in memory, as before.
+            // names one; anything else is scanned and rebuilt in memory.
             // Named apart per call (and per store, in a shared directory): two
             // verifications may run at once.
             let scratchDirectory = options.readOnly ? options.scratchDirectory : paths.index

@@ -4,8 +4,8 @@ import StrataTestSupport
 @testable import StrataCrashWorker
 @testable import StrataLog
 
-/// Real crashes (issue: "a child process writes transactions in a loop and prints each
-/// acknowledged commit; the test kills it with SIGKILL at random moments"). Serialized:
+/// Real crashes: a child process writes transactions in a loop and prints each
+/// acknowledged commit; the test kills it with SIGKILL at random moments. Serialized:
 /// the kill timing means more when the two runs do not fight for two cores.
 @Suite(.serialized) struct RealCrashTests {
     @Test func killedWriterKeepsEveryAcknowledgedTransactionAndNoPartOfOthers() throws {

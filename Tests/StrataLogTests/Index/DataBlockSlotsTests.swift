@@ -33,7 +33,8 @@ import StrataTestSupport
     }
 
     /// A blob reference beyond any blob file, or a blob count running past the block,
-    /// is refused with the reader's message, as before the references were left undecoded.
+    /// is refused with the full entry reader's message, though slots leave the
+    /// references undecoded.
     @Test func damagedBlobReferencesAreNamed() throws {
         var random = SeededRandom(seed: 32)
         var entries = Self.entries(&random, count: 20)

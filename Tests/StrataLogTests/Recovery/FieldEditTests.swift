@@ -4,9 +4,9 @@ import StrataTestSupport
 @testable import StrataLog
 
 /// Single-field edits of segments, index files and blob references with their checksums
-/// recomputed (issue 16). Before, these trapped ("arithmetic overflow", "Not enough
-/// bits") or lost acknowledged data without an error; now each is an error naming the
-/// file, or is repaired without loss.
+/// recomputed: none may trap ("arithmetic overflow", "Not enough bits") or lose
+/// acknowledged data without an error; each is an error naming the file, or is
+/// repaired without loss.
 @Suite struct FieldEditTests {
     /// Uncompressed records so that fields sit at known offsets; two sealed segments
     /// with index files and an active one.
@@ -121,7 +121,7 @@ import StrataTestSupport
     // MARK: Silent losses
 
     /// A sealed segment cut after its first transaction and sealed again with its
-    /// seal frame (1…4 in the manifest and the seal, 1 in the file): before, it opened
+    /// seal frame (1…4 in the manifest and the seal, 1 in the file): it must not open
     /// clean without the other transactions' keys. (A seal rewritten to say 1…1 cannot
     /// be told apart from a compaction output whose newest transactions were all
     /// dropped, whose manifest entry keeps a higher max: FORMAT.md §4.2.)
@@ -144,8 +144,8 @@ import StrataTestSupport
     /// The same cut with a seal that agrees with what is left (the segment's first
     /// transaction only), its index file present or removed: the sequence checks pass
     /// (a compaction output may have a manifest max above its transactions), but the
-    /// rebuilt index holds fewer live bytes than the manifest counts. Before, it opened
-    /// clean with the other transactions' keys gone.
+    /// rebuilt index holds fewer live bytes than the manifest counts, so it does not
+    /// open clean with the other transactions' keys gone.
     @Test(arguments: [false, true])
     func aSealedSegmentCutAndResealedToAgreeIsRefused(removeIndexFiles: Bool) throws {
         let dir = try TemporaryDirectory("edit-cut-agree")
@@ -224,8 +224,8 @@ import StrataTestSupport
         Self.expectCorruptOpen(dir.path, file: segment)
     }
 
-    /// An old version given a newer sequence (records and commit, CRCs recomputed):
-    /// before, it won over the real newest version. In a sealed segment its sequence
+    /// An old version given a newer sequence (records and commit, CRCs recomputed)
+    /// must not win over the real newest version. In a sealed segment its sequence
     /// leaves the manifest's range; in the active segment it breaks the order.
     @Test(arguments: [true, false])
     func reSequencedTransactionsAreRefused(sealed: Bool) throws {
@@ -258,7 +258,8 @@ import StrataTestSupport
     }
 
     /// A value length shortened by three, CRC recomputed: the last record then leaves
-    /// bytes after it. Before, the value read back short without an error.
+    /// bytes after it, which is damage: the value must not read back short without an
+    /// error.
     @Test func bytesAfterTheLastRecordOfABlockAreDamage() throws {
         let dir = try TemporaryDirectory("edit-trailing")
         defer { dir.remove() }
@@ -285,8 +286,8 @@ import StrataTestSupport
         Self.expectCorruptOpen(dir.path, file: segment)
     }
 
-    /// A put turned into a tombstone in the segment while the index says put: before,
-    /// `get` returned the tombstone as if it were the value.
+    /// A put turned into a tombstone in the segment while the index says put: `get`
+    /// must not return the tombstone as if it were the value.
     @Test func getChecksTheKindOfTheRecord() throws {
         let dir = try TemporaryDirectory("edit-kind")
         defer { dir.remove() }
@@ -309,7 +310,7 @@ import StrataTestSupport
 
     /// A commit frame whose record count is off by one, followed by intact
     /// transactions — or as the last one: its checksum holds, so it is no torn tail.
-    /// Before, open cut the log there and dropped acknowledged transactions.
+    /// Open must not cut the log there and drop acknowledged transactions.
     @Test(arguments: [1, 0])
     func aCommitFrameOffByOneIsDamageNotATornTail(transactionsAfter: Int) throws {
         let dir = try TemporaryDirectory("edit-commit-count")

@@ -3,8 +3,8 @@ import Logging
 import StrataTestSupport
 @testable import StrataLog
 
-/// Counters of a manifest whose CRC was recomputed after an edit (issue 16): an
-/// exhausted id traps no more, and a next id that is already in use is raised at open
+/// Counters of a manifest whose CRC was recomputed after an edit: an exhausted id
+/// does not trap, and a next id that is already in use is raised at open
 /// instead of letting a roll create a file over a live segment.
 @Suite struct ManifestCounterTests {
     static var options: LogStoreOptions {
@@ -99,8 +99,8 @@ import StrataTestSupport
         try reopened.close()
     }
 
-    /// nextSegmentID equal to a live segment's id: before, the next roll created its
-    /// segment over that file and 150 acknowledged keys were indexed but unreadable.
+    /// nextSegmentID equal to a live segment's id: the next roll would create its
+    /// segment over that file, leaving acknowledged keys indexed but unreadable.
     @Test(arguments: ["nextSegmentID", "nextBlobID"])
     func aNextIDAlreadyInUseIsRaisedNotReused(field: String) throws {
         let dir = try TemporaryDirectory("counter-reuse")

@@ -3,7 +3,7 @@ import StrataTestSupport
 
 /// Structure-aware edits of a closed store's files with their checksums recomputed,
 /// as a bad backup tool, a bug or an attacker would make them: the damage the CRCs
-/// cannot see, which open must find by cross-checking (issue 16).
+/// cannot see, which open must find by cross-checking.
 enum StoreSurgery {
     struct Frame {
         var offset: Int

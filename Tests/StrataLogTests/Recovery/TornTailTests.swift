@@ -124,7 +124,7 @@ import StrataTestSupport
         try store.close()
         let whole = try fileSystem.open("/window/blobs/000001.blob", mode: .readOnly)
         let bytes = try whole.readExactly(Int(try whole.size()), at: 0)
-        // The walk as open did it before: one header at a time, over the first `count` bytes.
+        // The reference walk: one read per header, over the first `count` bytes.
         func headerByHeader(_ file: [UInt8], count: Int) -> Int64 {
             var position = Format.blobHeaderSize
             while position + Format.blobEntryHeaderSize <= count {
@@ -158,7 +158,7 @@ import StrataTestSupport
 
     /// A file of photo-sized entries is walked by their headers alone: past an entry of
     /// half a window or more, the next header is read without a window of the data
-    /// behind it (a window per 64 KiB entry read a quarter of the file at every open).
+    /// behind it (a window per large entry would read much of the file at every open).
     @Test func blobValidEndReadsOnlyHeadersPastLargeEntries() throws {
         let fileSystem = InMemoryFileSystem()
         let store = try LogStore.open(at: "/large", fileSystem: fileSystem, logger: .quiet)

@@ -8,8 +8,8 @@ import StrataTestSupport
 /// the manifest does not list are never deleted when they may hold acknowledged data,
 /// and no file of the store can make open act on a path outside it.
 @Suite struct UntrustedStoreTests {
-    /// A segment dropped from the manifest's list (CRC recomputed): before, open deleted
-    /// it as a leftover and its acknowledged keys were gone without an error.
+    /// A segment dropped from the manifest's list (CRC recomputed): open must not delete
+    /// it as a leftover, losing its acknowledged keys without an error.
     @Test func aSegmentDroppedFromTheManifestIsKeptAndRefused() throws {
         let dir = try TemporaryDirectory("untrusted-dropped")
         defer { dir.remove() }

@@ -3,7 +3,7 @@ import Testing
 
 /// Record blocks that only churn are admitted one in `churnAdmission` (random reads
 /// over a store many times the cache); a cache with room, or whose record lookups hit
-/// half the time or more, admits every block as before.
+/// half the time or more, admits every block.
 extension BlockCacheTests {
     static func block() -> [UInt8] { [UInt8](repeating: 1, count: 4_096) }
     static func record(_ i: Int) -> BlockCache.Key { BlockCache.Key(file: 5, offset: UInt64(i)) }

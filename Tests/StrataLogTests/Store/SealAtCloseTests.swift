@@ -53,7 +53,7 @@ import StrataTestSupport
         #expect(memory.exists(Self.root + "/index/" + StorePaths.number(1) + ".idx"))
         try StoreModelCheck.expect(reopened, holds: model, residues: 4, "after the seal at close")
         #expect(try reopened.keys(for: IndexTerm(index: 1, value: [2])) == model.keys.filter { $0 % 4 == 2 }.sorted().map { RecordKey($0) })
-        // It takes commits as before, in the new active segment.
+        // It takes commits, in the new active segment.
         var after = model
         for (key, value) in try Self.write(reopened, keys: 20...30, version: 2) { after[key] = value }
         try StoreModelCheck.expect(reopened, holds: after, residues: 4, "after writing on")

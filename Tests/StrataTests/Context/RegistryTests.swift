@@ -5,7 +5,7 @@ import StrataLog
 
 /// A context's registry does not retain its objects, and each object takes its entry
 /// out as it goes, so a context that walks many objects one at a time holds memory for
-/// the objects alive, not for every object it ever handed out (issue 14); an entry
+/// the objects alive, not for every object it ever handed out; an entry
 /// that names a newer object for the same key is left alone.
 @Suite struct RegistryTests {
     static func store(count: Int) throws -> (ObjectStore, [ObjectID]) {

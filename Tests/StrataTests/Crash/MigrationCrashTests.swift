@@ -4,7 +4,7 @@ import StrataTestSupport
 @testable import Strata
 @testable import StrataCrashWorker
 
-/// Scenario 6 (issue 4): "a SIGKILL of a child process at random moments of a migration
+/// Scenario 6: "a SIGKILL of a child process at random moments of a migration
 /// (many rounds) leaves a store that opens either fully at the old version or fully at
 /// the new one, never between". Serialized: kill timing means more without a rival run.
 @Suite(.serialized) struct MigrationCrashTests {

@@ -72,7 +72,7 @@ struct BatchInsertTests {
             #expect(error?.context["keyPath"] == "name")
             #expect(error?.message.contains("required") == true)
 
-            // A duplicate is a uniquenessViolation since issue 12 (it was validationFailed).
+            // A duplicate is a uniquenessViolation, not validationFailed.
             error = failure([ok, ["name": .string("Dup"), "age": .int(2), "email": .string("ann@example.com")]])
             #expect(error?.code == .uniquenessViolation)
             #expect(error?.context["keyPath"] == "email")

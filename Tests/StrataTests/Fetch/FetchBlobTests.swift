@@ -5,7 +5,7 @@ import StrataTestSupport
 
 @Suite("Fetch: faults read no blob bytes")
 struct FetchBlobTests {
-    /// Issue 3: a fetch returns faults; reading only `name` on 100,000 employees with
+    /// A fetch returns faults; reading only `name` on 100,000 employees with
     /// photos reads zero blob bytes. The photos are tiny, but the threshold is lower
     /// still, so every one of them is in the blob area.
     @Test("reading names of 100,000 employees with photos reads zero blob bytes")

@@ -39,8 +39,8 @@ import Strata
         }
     }
 
-    /// Issue 15 on every format's stores: a lightweight change runs in place (the
-    /// store's version-1 records become its first layout), then the store is written,
+    /// On every format's stores, a lightweight change runs in place (the store's
+    /// version-1 records become its first layout), then the store is written,
     /// compacted and reopened, and still holds exactly its data file.
     @Test(arguments: FixtureStore.formatFolders, Self.stores)
     func migratesInPlaceAndCompacts(folder: String, name: String) throws {

@@ -5,7 +5,7 @@ import StrataTestSupport
 @testable import Strata
 import StrataLog
 
-/// Issue 12, point 13: `deleteStoreIfMigrationNeeded` (Realm's
+/// `deleteStoreIfMigrationNeeded` (Realm's
 /// `deleteRealmIfMigrationNeeded`) replaces an incompatible store with an empty one —
 /// only the store's own files, only under its write lock, always logged — and is
 /// never the default.

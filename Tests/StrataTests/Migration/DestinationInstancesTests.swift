@@ -4,7 +4,7 @@ import StrataTestSupport
 @testable import Strata
 import StrataLog
 
-/// Issue 12, points 4 and 8: `destinationInstances(forEntityMapping:sourceInstances:)`
+/// `destinationInstances(forEntityMapping:sourceInstances:)`
 /// answers for every kind of entity mapping (a plain copy whose objects keep their
 /// keys included), and a relationship mapping can say "what the source's related
 /// objects became under mapping M" without a policy.

@@ -4,7 +4,7 @@ import StrataLog
 import StrataTestSupport
 @_spi(Fuzzing) @testable import Strata
 
-/// Issue 15: a new uniqueness rule — a unique attribute or a compound constraint — is
+/// A new uniqueness rule — a unique attribute or a compound constraint — is
 /// checked in place by a scan that writes nothing (an external merge sort of the rule's
 /// terms outside the store); the stage fails naming the rule, the value and both
 /// objects with the store byte-for-byte unchanged, or builds the rule's terms on the
@@ -184,7 +184,7 @@ struct InPlaceUniquenessTests {
     }
 
     /// Dropping a rule leaves its terms behind unless the records are written again:
-    /// it rewrites, as before.
+    /// such a stage rewrites them.
     @Test func aDroppedRuleRewrites() throws {
         let dir = try TemporaryDirectory("in-place-unique-drop")
         defer { dir.remove() }

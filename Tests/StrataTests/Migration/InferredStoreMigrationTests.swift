@@ -4,7 +4,7 @@ import StrataTestSupport
 @testable import Strata
 import StrataLog
 
-/// Issue 4's list of inferred (lightweight) changes, each end to end on a real store:
+/// The inferred (lightweight) changes, each end to end on a real store:
 /// a store written at the old model with a few objects (nil where it matters) is
 /// opened at the new model with `.inferred` (or a plan, or mappings), every object's
 /// values and links are checked, the store verifies, and it reopens at the new model
@@ -394,7 +394,7 @@ import StrataLog
     ]
 
     /// The conversions an explicit mapping makes and inference refuses (anything to a
-    /// string, Int64 → Double): inference named them "lossless" before issue 12 decided.
+    /// string, Int64 → Double): they may change a value, so they are not "lossless".
     static let explicitOnly: [Conversion] = [
         Conversion(.int64, .double, .int(9_007_199_254_740_992), .double(9_007_199_254_740_992)),  // 2^53, exact
         Conversion(.int16, .string, .int(-3), .string("-3")),
@@ -615,7 +615,7 @@ import StrataLog
             _ = try ObjectStore(at: dir.path, model: v3, options: InferredStore.options(.plan(plan)))
         }
         #expect(error?.code == .migrationInferenceRefused)
-        // Todo.notes (optional → non-optional without a default) is inferred since issue 12.
+        // Todo.notes (optional → non-optional without a default) is inferred.
         #expect(error?.message.contains("Todo.notes") == false, "\(String(describing: error))")
         #expect(error?.message.contains("Todo.due: new non-optional attribute without a default value") == true, "\(String(describing: error))")
         #expect(try DirectorySnapshot(dir.path) == before)

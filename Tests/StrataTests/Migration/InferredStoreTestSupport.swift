@@ -4,8 +4,8 @@ import StrataTestSupport
 @testable import Strata
 import StrataLog
 
-/// Store-level helpers for the lightweight-migration tests (scenario 2 and issue 4's
-/// inferred list): create a store at one model, migrate it on open, check every object
+/// Store-level helpers for the lightweight-migration tests (scenario 2 and the list of
+/// inferred changes): create a store at one model, migrate it on open, check every object
 /// after the migration and again after a plain reopen, and check that a refusal wrote
 /// nothing.
 enum InferredStore {

@@ -4,8 +4,8 @@ import StrataTestSupport
 @testable import Strata
 import StrataLog
 
-/// Issue 12, point 7: the inferred mapping of everything that can be inferred, plus the
-/// problems, as the start of a custom mapping.
+/// The inferred mapping of everything that can be inferred, plus the problems, as the
+/// start of a custom mapping.
 @Suite struct MappingDraftTests {
     static func models() throws -> (v1: ObjectModel, v2: ObjectModel) {
         let v1 = try ObjectModel(version: "1") {

@@ -72,8 +72,8 @@ struct MigrationMappingInferenceTests {
         #expect(try due.finalValue(from: .date(kept)) == .date(kept))
     }
 
-    /// Refused until issue 12 whatever the data; now inferred as Core Data infers it,
-    /// and only an object holding nil fails the migration (MigrationOptionalToRequiredTests).
+    /// Inferred as Core Data infers it, whatever the data: only an object holding nil
+    /// fails the migration (MigrationOptionalToRequiredTests).
     @Test func optionalToNonOptionalWithoutDefaultIsInferred() throws {
         let mapping = try MappingModel.inferred(from: v1, to: try MigrationFixtures.model("Tasks-v2-due-required-no-default"))
         let due = try #require(mapping.entityMappings.first { $0.destinationEntityName == "Task" }?.attributeMapping(named: "due"))

@@ -5,9 +5,8 @@ import StrataTestSupport
 import StrataLog
 
 /// The migration budget covers the block cache and the staging store's overlay as well
-/// as the objects in flight: a 64 MiB migration of a million objects used to peak about
-/// 110 MiB above its baseline, the cache and the overlay coming on top of a batch that
-/// had taken the whole budget.
+/// as the objects in flight: were the cache and the overlay to come on top of a batch
+/// that takes the whole budget, a large migration would peak well above its budget.
 @Suite struct MigrationBudgetTests {
     @Test(arguments: [4 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30])
     func theSharesFitTheBudget(budget: Int) {

@@ -4,8 +4,8 @@ import StrataTestSupport
 @testable import Strata
 import StrataLog
 
-/// Issue 12, point 5: each kind of migration failure has its own code and the context
-/// that locates it, on a real store that a failure leaves unchanged byte for byte.
+/// Each kind of migration failure has its own code and the context that locates it,
+/// on a real store that a failure leaves unchanged byte for byte.
 @Suite struct MigrationErrorCodeTests {
     static var v1: ObjectModel { get throws { try ObjectModel(version: "v1") {
         Entity("Book") {

@@ -5,8 +5,8 @@ import StrataTestSupport
 @testable import Strata
 
 /// Optional → non-optional without a default is inferred, as Core Data's lightweight
-/// migration infers it: it fails only for an object that really holds nil (issue 12,
-/// point 2). Played end to end on stores in temporary directories.
+/// migration infers it: it fails only for an object that really holds nil. Played end
+/// to end on stores in temporary directories.
 @Suite("Migration: optional to required without a default")
 struct MigrationOptionalToRequiredTests {
     static func tasks(_ version: String, dueOptional: Bool) throws -> ObjectModel {

@@ -5,8 +5,8 @@ import StrataTestSupport
 @testable import Strata
 
 /// A migration into a model with new indexes or uniqueness constraints builds the
-/// index and checks the stored data (issue 12, points 1, 3 and 6), played end to end
-/// on stores in temporary directories.
+/// index and checks the stored data, played end to end on stores in temporary
+/// directories.
 @Suite("Migration: uniqueness and indexes")
 struct MigrationUniquenessTests {
     static func accounts(_ version: String, unique: Bool = false, indexed: Bool = false) throws -> ObjectModel {
@@ -47,8 +47,8 @@ struct MigrationUniquenessTests {
         return try context.fetch(FetchRequest(entityName: "Account")).map { try $0.string("email") ?? "" }.sorted()
     }
 
-    /// Issue 12's reproduction, migrated: duplicates present, the new `unique` fails the
-    /// migration naming `Account.email` and the value; the store is unchanged.
+    /// Duplicates present, a new `unique` fails the migration naming `Account.email`
+    /// and the value; the store is unchanged.
     @Test func duplicatesFailTheMigrationAndLeaveTheStoreUnchanged() throws {
         let dir = try TemporaryDirectory("migrate-unique-dup")
         defer { dir.remove() }

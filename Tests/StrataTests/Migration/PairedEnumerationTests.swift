@@ -4,7 +4,7 @@ import StrataTestSupport
 @testable import Strata
 import StrataLog
 
-/// Issue 12, point 10: Realm's `enumerateObjects(ofType:) { old, new in … }` inside a
+/// Realm's `enumerateObjects(ofType:) { old, new in … }` inside a
 /// custom stage — old and new objects walked together, in batches, with memory
 /// bounded by the batch.
 @Suite struct PairedEnumerationTests {

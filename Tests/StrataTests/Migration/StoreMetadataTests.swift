@@ -4,8 +4,8 @@ import StrataTestSupport
 @testable import Strata
 import StrataLog
 
-/// Issue 12, point 9: a store's recorded model, read without opening it, and whether a
-/// model opens it as it is or needs a migration.
+/// A store's recorded model, read without opening it, and whether a model opens it as
+/// it is or needs a migration.
 @Suite struct StoreMetadataTests {
     static func models() throws -> (v1: ObjectModel, v2: ObjectModel) {
         let v1 = try ObjectModel(version: "staff-1") {

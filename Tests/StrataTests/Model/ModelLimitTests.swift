@@ -3,9 +3,9 @@ import Testing
 import StrataLog
 @testable import Strata
 
-/// Hostile model files (issue 16): a deep inheritance chain took more than 20 s to
-/// validate (a walk up every chain checking an array); deep chains are now refused
-/// after a linear walk, wide models load, and deep JSON is an error, not a crash.
+/// Hostile model files: deep inheritance chains are refused after a linear walk (a
+/// walk up every chain checking an array would be quadratic), wide models load, and
+/// deep JSON is an error, not a crash.
 @Suite("Model file limits")
 struct ModelLimitTests {
     /// A model file of `count` entities; `parent(i)` names entity i's parent.

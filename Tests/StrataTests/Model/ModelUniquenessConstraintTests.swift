@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Strata
 
-/// Compound uniqueness constraints in the model (issue 12, point 6): the DSL, the JSON
-/// model file and validation.
+/// Compound uniqueness constraints in the model: the DSL, the JSON model file and
+/// validation.
 @Suite("Model uniqueness constraints")
 struct ModelUniquenessConstraintTests {
     static func people(_ constraints: [[String]]) throws -> ObjectModel {

@@ -109,7 +109,7 @@ struct ModelVersionHashTests {
             try Self.hash { $0.toManyOrdered = true },
             try Self.hash { $0.external = true },
             try Self.hash { $0.abstractBase = true },
-            // Since version 2 of the canonical text (issue 12): an index or a uniqueness
+            // Since version 2 of the canonical text, an index or a uniqueness
             // constraint is part of the store's schema.
             try Self.hash { $0.indexed = true },
         ]
@@ -117,10 +117,10 @@ struct ModelVersionHashTests {
         #expect(Set(changed).count == changed.count)
     }
 
-    /// Until version 2 of the canonical text the index flags changed only `indexHash`,
-    /// so a store opened with a new `unique` without a migration and took duplicates
-    /// (issue 12). They now change `versionHash` too; the version 1 hash, which stores
-    /// written before record, still leaves them out.
+    /// The index flags change `versionHash` as well as `indexHash` (since version 2 of
+    /// the canonical text), so a store does not open with a new `unique` without a
+    /// migration and take duplicates; the version 1 hash, which older stores record,
+    /// leaves them out.
     @Test func indexFlagsChangeTheVersionHashAndTheIndexHash() throws {
         let base = try Self.model(Knobs())
         let indexed = try Self.model(Knobs(indexed: true))
@@ -201,9 +201,9 @@ struct ModelVersionHashTests {
     /// of every existing store changed. Do not update the expectation; add a new
     /// canonical version instead.
     ///
-    /// Version 2 (issue 12) adds `indexed=` and `unique=` to attribute lines and a
-    /// `unique` line per compound constraint; the version 1 text below stays pinned, as
-    /// it is what stores written before record and how they are recognised.
+    /// Version 2 adds `indexed=` and `unique=` to attribute lines and a `unique` line
+    /// per compound constraint; the version 1 text below stays pinned, as it is what
+    /// version-1 stores record and how they are recognised.
     @Test func canonicalDescriptionIsPinned() throws {
         let model = try ModelTestSupport.employeesV1()
         #expect(model.canonicalDescription == """

@@ -167,14 +167,14 @@ struct ValueTransformerTests {
         #expect(a.canonicalDescription.contains(
             "attribute preferences type=transformable optional=1 external=0 transformer=JSON indexed=0 unique=0\n"))
         #expect(a.canonicalDescription.contains("attribute name type=string optional=0 external=0 indexed=0 unique=0\n"))
-        // The version 1 text (what stores written before issue 12's version 2 record)
-        // of a model without a transformable attribute is what it always was.
+        // The version 1 text (what version-1 stores record) of a model without a
+        // transformable attribute is pinned.
         #expect(a.legacyCanonicalDescription.contains("attribute name type=string optional=0 external=0\n"))
         // Stated with the name or left to the default: the same model.
         let implicit = try ObjectModel(version: "1") { Entity("E") { Attribute("p", .transformable) } }
         let explicit = try ObjectModel(version: "1") { Entity("E") { Attribute("p", .transformable).valueTransformer("JSON") } }
         #expect(implicit == explicit && implicit.versionHash == explicit.versionHash)
-        // Pinned: a transformable line, in version 2 of the text (issue 12 added the
+        // Pinned: a transformable line, in version 2 of the text (the one with the
         // index flags) and in version 1.
         #expect(implicit.canonicalDescription == """
             strata-model-v2

@@ -2,9 +2,10 @@ import Testing
 @testable import Strata
 import StrataLog
 
-/// Nesting is bounded (issue 16): 100,000 `(` overflowed the parser's stack and killed
-/// the process; now every form of nesting past `Predicate.maximumNestingDepth` is a
-/// `.limitExceeded` error that names the limit and where it was passed.
+/// Nesting is bounded, so that deep input (100,000 `(`) cannot overflow the parser's
+/// stack and kill the process: every form of nesting past
+/// `Predicate.maximumNestingDepth` is a `.limitExceeded` error that names the limit and
+/// where it was passed.
 @Suite("Predicate nesting limits")
 struct PredicateLimitTests {
     private static func parenthesised(_ depth: Int) -> String {

@@ -160,8 +160,8 @@ import StrataTestSupport
         #expect(error?.context["destinationHash"] == v2.versionHash)
     }
 
-    /// Refused at planning until issue 12; now inferred, and "Call Ada", the one task
-    /// without a due date, fails the migration by name, the store unchanged.
+    /// Inferred at planning, and "Call Ada", the one task without a due date, fails
+    /// the migration by name, the store unchanged.
     @Test func dueRequiredWithoutADefaultFailsForTheTaskWithoutOne() throws {
         let dir = try TemporaryDirectory("tasks-due-refused")
         defer { dir.remove() }

@@ -4,8 +4,8 @@ import StrataLog
 import StrataTestSupport
 @testable import Strata
 
-/// Compound uniqueness constraints enforced at save and at batch insert (issue 12,
-/// point 6); migration is in Migration/MigrationUniquenessTests.
+/// Compound uniqueness constraints enforced at save and at batch insert; migration is
+/// in Migration/MigrationUniquenessTests.
 @Suite("Compound uniqueness")
 struct CompoundUniquenessTests {
     static func model() throws -> ObjectModel {

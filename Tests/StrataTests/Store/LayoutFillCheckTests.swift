@@ -5,8 +5,8 @@ import StrataLog
 
 /// A layout table's `fill` is what records of older layouts read for a field they lack
 /// (FORMAT.md §11.4): one that is not a value's encoding is damage, refused at open —
-/// it read as null, and every older record lost its default silently. (A store with
-/// `strata.digest` refuses any edit first; this is a store written before the digest.)
+/// read as null, every older record would lose its default silently. (A store with
+/// `strata.digest` refuses any edit first; this is a store without the digest.)
 @Suite struct LayoutFillCheckTests {
     static func models() throws -> (ObjectModel, ObjectModel) {
         let v1 = try ObjectModel(version: "1") { Entity("Employee") { Attribute("name", .string) } }

@@ -6,9 +6,9 @@ import StrataTestSupport
 
 /// Reordering properties is not a model change (the version hash does not cover the
 /// order, as in Core Data), so a store opens with the reordered model — and must read
-/// it as it was written: before, fields and index numbers followed the given model's
-/// order, so values landed in the wrong attributes, index lookups found nothing and a
-/// unique attribute took a duplicate.
+/// it as it was written: were fields and index numbers to follow the given model's
+/// order, values would land in the wrong attributes, index lookups would find nothing
+/// and a unique attribute would take a duplicate.
 @Suite struct PropertyOrderTests {
     static func model(reversed: Bool) throws -> ObjectModel {
         try ObjectModel(version: "1") {

@@ -4,8 +4,8 @@ import StrataLog
 import StrataTestSupport
 @testable import Strata
 
-/// Indexes and uniqueness are part of a store's schema (issue 12, point 1), and stores
-/// written before that change keep opening with their models.
+/// Indexes and uniqueness are part of a store's schema, and stores that record
+/// version 1 of the model hash, which leaves them out, keep opening with their models.
 @Suite("Store model hash")
 struct StoreModelHashTests {
     static func model(unique: Bool = false, indexed: Bool = false, version: String = "1") throws -> ObjectModel {
@@ -28,8 +28,8 @@ struct StoreModelHashTests {
         try store.close()
     }
 
-    /// The reproduction of issue 12: a store created without `unique`, reopened with
-    /// `unique: true`, took a duplicate. It must refuse to open instead.
+    /// A store created without `unique` and reopened with `unique: true` would take a
+    /// duplicate if it opened: it must refuse to open instead.
     @Test func aNewUniqueConstraintIsAModelChange() throws {
         let dir = try TemporaryDirectory("hash-unique")
         defer { dir.remove() }

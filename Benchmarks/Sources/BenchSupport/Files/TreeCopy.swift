@@ -1,7 +1,7 @@
 import Foundation
 
 /// `cp -r`: copies fixtures before a workload changes them, and is itself the yardstick
-/// of the lightweight migration (the issue compares with copying the store's files).
+/// of the lightweight migration (which is compared with copying the store's files).
 public enum TreeCopy {
     /// Copies the directory `source` to `destination` (which must not exist) with
     /// `/bin/cp -r`.

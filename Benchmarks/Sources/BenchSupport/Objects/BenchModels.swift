@@ -30,7 +30,8 @@ public enum BenchModels {
         }
     }
 
-    /// The in-place changes of issue 15 beside the added attribute, each from `employees()`.
+    /// The changes a migration runs in place, beside the added attribute, each from
+    /// `employees()`.
     public enum InPlaceChange: String, CaseIterable, Sendable {
         case rename = "rename email → contact"
         case remove = "remove email"

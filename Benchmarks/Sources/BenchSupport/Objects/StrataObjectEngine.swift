@@ -94,7 +94,7 @@ final class StrataObjectEmployeeStore: EmployeeStore {
         case .batchInsert:
             // The handler form (Core Data's `dictionaryHandler`): one dictionary at a
             // time, as SQLite is handed one row at a time, so the insert holds a chunk
-            // and not N dictionaries and records (the array form held both: +1,035 MiB at 1M).
+            // and not N dictionaries and records (the array form holds both at once).
             var next = employees.startIndex
             try store.batchInsert(entityName: "Employee") { values in
                 guard next < employees.endIndex else { return true }
