@@ -69,8 +69,13 @@ extension ObjectStore {
             guard let state = try historyState(), state.tracking else { return }
             var horizon = state.horizon
             let kept = HistoryLog.key(max(horizon, 1))..<HistoryLog.entries.upperBound
+            // A deletion a crash cut short left entries below the horizon: finished
+            // first, the whole prefix's counter counts the entries kept.
+            if try !records.keys(in: HistoryLog.entries.lowerBound..<kept.lowerBound, after: nil, limit: 1).isEmpty {
+                try deleteHistoryEntries(below: horizon, tracking: true)
+            }
             if let most = options.historyRetention.maxTransactions {
-                var excess = try records.count(in: kept) - max(0, most)
+                var excess = try records.count(in: HistoryLog.entries) - max(0, most)
                 var after: RecordKey?
                 while excess > 0 {
                     let page = try records.keys(in: kept, after: after, limit: min(excess, 8_192))

@@ -4,6 +4,9 @@ import StrataLog
 // How the object layer keeps its history: which stores write it, the state record,
 // what open does with it, and the entries batch operations write.
 extension ObjectStore {
+    /// The author of the entry a migration leaves (``HistoryTransaction/author``).
+    public static let migrationAuthor = "strata.migration"
+
     /// Whether this store writes history entries: tracking is on and it is writable.
     var tracksHistory: Bool { options.historyTracking && !options.log.readOnly }
 
@@ -14,7 +17,7 @@ extension ObjectStore {
 
     /// Brings the stored history in line with the options at open: tracking starts
     /// at the next commit, stops with its entries deleted, or (after a migration, which
-    /// may have rewritten every object) starts over.
+    /// may have rewritten every object) starts over with the migration's own entry.
     func settleHistory(migrated: Bool) throws {
         guard !options.log.readOnly else { return }
         let state = try historyState()
@@ -23,10 +26,11 @@ extension ObjectStore {
             if let state, state.tracking, !migrated {
                 try trimHistory()
             } else if migrated {
-                // Past the commit that records it: a migration may have changed records
-                // without a commit (layouts in metadata), and no token from before it
-                // may stay good.
-                try deleteHistoryEntries(below: next + 1, tracking: true)
+                // The migration's entry names no object (it may have rewritten them
+                // all): a consumer that had read everything before it learns of it
+                // from the entry, one further behind finds its token expired.
+                let entry = HistoryEntry(timestamp: Date(), author: Self.migrationAuthor, contextName: "migration to \(model.versionIdentifier)")
+                try deleteHistoryEntries(below: next, tracking: true, entry: entry)
             } else {
                 try deleteHistoryEntries(below: next, tracking: true)
             }
@@ -38,14 +42,17 @@ extension ObjectStore {
     /// Deletes every entry below `horizon` and records the horizon, a page of entries
     /// a transaction; the first one records the horizon, so that a crash between
     /// pages leaves entries no token can reach, never a token that misses one.
-    func deleteHistoryEntries(below horizon: UInt64, tracking: Bool) throws {
+    func deleteHistoryEntries(below horizon: UInt64, tracking: Bool, entry: HistoryEntry? = nil) throws {
         let below = HistoryLog.entries.lowerBound..<HistoryLog.key(max(horizon, 1))
         var first = true
         while true {
             let keys = try records.keys(in: below, after: nil, limit: 8_192)
             if keys.isEmpty && !first { return }
             var batch = WriteBatch()
-            if first { batch.put(HistoryLog.stateKey, value: HistoryLog.State(tracking: tracking, horizon: horizon).encoded()) }
+            if first {
+                batch.put(HistoryLog.stateKey, value: HistoryLog.State(tracking: tracking, horizon: horizon).encoded())
+                if let entry { batch.put(entry.encoded(), keyedBySequenceAfter: HistoryLog.stateKey) }
+            }
             for key in keys { batch.delete(key) }
             try records.commit(batch)
             first = false
