@@ -88,8 +88,12 @@ extension ObjectStore {
             if let age = options.historyRetention.maxAge {
                 let cutoff = Date().addingTimeInterval(-age.seconds)
                 var after: RecordKey?
+                // The oldest entry kept is usually young enough: an open reads that one
+                // alone, and pages grow only while entries are to go.
+                var pageSize = 1
                 scan: while true {
-                    let page = try records.keys(in: kept, after: after, limit: 256)
+                    let page = try records.keys(in: kept, after: after, limit: pageSize)
+                    pageSize = min(256, pageSize * 16)
                     guard let last = page.last else { break }
                     for (key, record) in zip(page, try records.get(page)) {
                         guard let record else { continue }
