@@ -54,12 +54,14 @@ enum StoreAccess {
     static func openObjectStore(_ path: String, readOnly: Bool, configure: (inout StoreOptions) -> Void = { _ in }) throws -> ObjectStore {
         let model = try requireModel(at: path)
         var options = StoreOptions()
-        // A store that tracks history keeps tracking it: opened without, it would drop it.
+        // A store that tracks history keeps tracking it (opened without, it would drop
+        // it), and keeps all of it: the retention is the application's to apply.
         options.historyTracking = try {
             let log = try openLog(path)
             defer { try? log.close() }
             return try ObjectStore.historyIsTracked(in: log)
         }()
+        options.historyRetention = .unbounded
         options.log.readOnly = readOnly
         options.log.createIfMissing = false
         options.logger = CLILogging.logger

@@ -166,6 +166,7 @@ extension ObjectContext {
         edgeChanges = [:]
         // Published under the gate, so observers see transactions in commit order.
         if observed { store.publish(change) }
+        if tracksHistory { store.commitSignal.signal() }
         return pending
     }
 

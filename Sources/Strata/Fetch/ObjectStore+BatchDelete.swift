@@ -61,7 +61,13 @@ extension ObjectStore {
             batch.put(key, value: value, blobs: blobs, terms: terms)
         }
         if tracksHistory {
-            let tombstones = try keys.map { key in (key, try preservedValues(of: key, in: context)) }
+            // Read through a context made afresh every 256 objects: one context would
+            // keep every object it faulted in.
+            var reader = newContext()
+            let tombstones = try keys.enumerated().map { i, key in
+                if i % 256 == 255 { reader = newContext() }
+                return (key, try preservedValues(of: key, in: reader))
+            }
             putHistory(updated: Array(Set(rewritten.keys).union(edgeEnds).subtracting(deleted)), deleted: tombstones, into: &batch)
         }
         let sequence = try records.commit(batch)
@@ -70,6 +76,7 @@ extension ObjectStore {
                               updated: Set(rewritten.keys.compactMap(objectID(for:))).union(edgeEnds.subtracting(deleted).compactMap(objectID(for:))),
                               deleted: Set(keys.compactMap(objectID(for:)))))
         }
+        if tracksHistory { commitSignal.signal() }
         return keys.count
     }
 

@@ -123,6 +123,7 @@ extension ObjectStore {
         }
         let sequence = try records.commit(batch)
         if hasObservers { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
+        if tracksHistory { commitSignal.signal() }
         return ids
     }
 
@@ -259,6 +260,7 @@ extension ObjectStore {
             return !done
         }
         if count > 0 && observed { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
+        if count > 0 && tracksHistory { commitSignal.signal() }
         return count
     }
 

@@ -21,7 +21,8 @@ extension ObjectStore {
     ///
     /// - Throws (from the iteration): `.historyTokenExpired` when the history the token
     ///   needs was deleted, or the store does not track history: the feed cannot resume
-    ///   there and says so rather than skip; `.invalidArgument` for a token of another store.
+    ///   there and says so rather than skip; `.invalidArgument` for a token of another
+    ///   store, or one newer than the store's last commit.
     public func changes(after token: HistoryToken) -> HistoryFeed {
         HistoryFeed(store: self, token: token)
     }
@@ -43,14 +44,14 @@ public struct HistoryFeed: AsyncSequence, Sendable {
         var buffer: [HistoryTransaction] = []
         var position = 0
         /// Commits of this process, as a wake-up call only: what they changed is read
-        /// from the history, so a change set the stream drops costs nothing.
-        var commits: AsyncStream<ChangeSet>.Iterator?
+        /// from the history.
+        var commits: AsyncStream<Void>.Iterator?
 
         init(store: ObjectStore, last: HistoryToken) {
             self.store = store
             self.last = last
             // Subscribed before the first read, so that no commit after it goes unheard.
-            if !store.options.log.readOnly { commits = store.changes().makeAsyncIterator() }
+            if !store.options.log.readOnly { commits = store.commitSignal.subscribe().makeAsyncIterator() }
         }
 
         /// Transactions read from the history at a time.

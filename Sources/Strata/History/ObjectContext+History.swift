@@ -4,37 +4,45 @@ import StrataLog
 extension ObjectContext {
     /// The history entry of a save of `writes` and `deletes` (``StoreOptions/historyTracking``):
     /// each write an insert or an update naming the fields it changed, each delete with
-    /// the values its attributes marked `preserveValueOnDeletion` last held, and the
-    /// objects only a to-many membership changed (`touched`) as updates naming nothing.
+    /// the values its attributes marked `preserveValueOnDeletion` last held; the objects
+    /// at the far end of a to-one an insert, update or delete set or cleared as updates
+    /// naming the inverse to-many, and those only an edge changed (`touched`) as updates
+    /// naming nothing.
     func historyEntry(writes: [ManagedObject], deletes: [ManagedObject], touched: Set<RecordKey>) throws -> [UInt8] {
         var entry = HistoryEntry(timestamp: Date(), author: transactionAuthor, contextName: name)
         entry.changes.reserveCapacity(writes.count + deletes.count)
         var listed = Set<RecordKey>()
         // Objects at the far end of a to-one a write moved, with the inverse's name.
         var inverses: [RecordKey: Set<String>] = [:]
+        // The to-manys at the far ends of an object's to-ones, before and after: an
+        // insert joins one, a delete leaves one, a move does both.
+        func noteInverses(of object: ManagedObject, after: (Int) -> FieldValue?, before: (Int) -> FieldValue) {
+            let fields = object.layout.fields
+            for number in fields.indices {
+                guard case .toOne = fields[number].kind, let now = after(number),
+                      let inverse = object.entity.relationshipsByName[fields[number].name]?.inverseName else { continue }
+                for case .reference(let end) in [now, before(number)] where end.rawValue != 0 {
+                    inverses[end, default: []].insert(inverse)
+                }
+            }
+        }
+        func stored(_ object: ManagedObject) -> (Int) -> FieldValue {
+            { number in object.stored.map { number < $0.fields.count ? $0.fields[number] : .null } ?? .null }
+        }
         for object in writes {
             listed.insert(object.recordKey)
+            noteInverses(of: object, after: { object.changes[$0] }, before: object.isNew ? { _ in .null } : stored(object))
             if object.isNew {
                 entry.changes.append(HistoryEntry.Change(type: .insert, key: object.recordKey))
                 continue
             }
             let fields = object.layout.fields
-            var names: [String] = []
-            for number in fields.indices {
-                guard let change = object.changes[number] else { continue }
-                names.append(fields[number].name)
-                // A to-one moved: the to-many on either side of it changed too.
-                guard case .toOne = fields[number].kind,
-                      let inverse = object.entity.relationshipsByName[fields[number].name]?.inverseName else { continue }
-                let before = object.stored.map { number < $0.fields.count ? $0.fields[number] : .null } ?? .null
-                for case .reference(let end) in [change, before] where end.rawValue != 0 {
-                    inverses[end, default: []].insert(inverse)
-                }
-            }
+            let names = fields.indices.filter { object.changes[$0] != nil }.map { fields[$0].name }
             entry.changes.append(HistoryEntry.Change(type: .update, key: object.recordKey, updated: names))
         }
         for object in deletes {
             listed.insert(object.recordKey)
+            noteInverses(of: object, after: { _ in .null }, before: stored(object))
             var change = HistoryEntry.Change(type: .delete, key: object.recordKey)
             for attribute in object.shape.storedAttributes where attribute.preserveValueOnDeletion {
                 change.tombstone.append((attribute.name, try object.value(forKey: attribute.name)))

@@ -37,9 +37,18 @@ extension ObjectStore {
         let first = max(token.map { $0.sequence + 1 } ?? state.horizon, state.horizon, 1)
         guard first <= records.lastSequence else { return [] }
         let keys = try records.keys(in: HistoryLog.key(first)..<HistoryLog.entries.upperBound, after: nil, limit: limit)
+        let found = try records.get(keys)
+        // A deletion that committed since the state was read may have taken entries
+        // from under this read: it moved the horizon first, so the horizon says so.
+        if let moved = try historyState(), !moved.tracking || moved.horizon > first || found.contains(where: { $0 == nil }) {
+            // From the oldest kept: the oldest kept is now another one.
+            if token == nil && moved.tracking { return try fetchHistory(after: nil, limit: limit) }
+            throw StrataError(.historyTokenExpired, "the history after token \(first - 1) was deleted while it was read: history starts after \(moved.horizon - 1)",
+                              path: path, context: ["token": "\(first - 1)", "horizon": "\(moved.horizon - 1)"])
+        }
         var transactions: [HistoryTransaction] = []
         transactions.reserveCapacity(keys.count)
-        for (key, record) in zip(keys, try records.get(keys)) {
+        for (key, record) in zip(keys, found) {
             guard let record else { continue }
             transactions.append(try transaction(HistoryEntry.decode(record.value), sequence: HistoryLog.sequence(of: key)))
         }
@@ -63,7 +72,7 @@ extension ObjectStore {
     }
 
     /// Deletes the history that ``StoreOptions/historyRetention`` no longer keeps (the
-    /// store does this when it opens and when it compacts).
+    /// store does this when it opens and in ``compact(force:bytesPerSecond:)``).
     public func trimHistory() throws {
         try withSaveGate {
             guard let state = try historyState(), state.tracking else { return }

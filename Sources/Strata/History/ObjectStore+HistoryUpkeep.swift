@@ -22,6 +22,9 @@ extension ObjectStore {
         guard !options.log.readOnly else { return }
         let state = try historyState()
         let next = records.lastSequence + 1
+        // A state written under another model: a migration came since, whose open
+        // stopped (a crash) before it restarted the history.
+        let migrated = migrated || state.map { $0.modelHash != nil && $0.modelHash != model.versionHash } ?? false
         if options.historyTracking {
             if let state, state.tracking, !migrated {
                 try trimHistory()
@@ -50,7 +53,7 @@ extension ObjectStore {
             if keys.isEmpty && !first { return }
             var batch = WriteBatch()
             if first {
-                batch.put(HistoryLog.stateKey, value: HistoryLog.State(tracking: tracking, horizon: horizon).encoded())
+                batch.put(HistoryLog.stateKey, value: HistoryLog.State(tracking: tracking, horizon: horizon, modelHash: model.versionHash).encoded())
                 if let entry { batch.put(entry.encoded(), keyedBySequenceAfter: HistoryLog.stateKey) }
             }
             for key in keys { batch.delete(key) }
@@ -83,7 +86,8 @@ extension ObjectStore {
         return try shape.storedAttributes.filter(\.preserveValueOnDeletion).map { ($0.name, try object.value(forKey: $0.name)) }
     }
 
-    /// Runs `body` holding the lock saves check and commit under.
+    /// Runs `body` holding the lock a save holds while it checks and commits (batch
+    /// operations take it too), so that no save commits in between.
     func withSaveGate<T>(_ body: () throws -> T) rethrows -> T {
         let gate = SaveGate.lock(for: self)
         gate.lock()

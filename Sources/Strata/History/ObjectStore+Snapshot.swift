@@ -50,11 +50,11 @@ extension ObjectStore {
     public func refresh() throws -> Bool {
         guard let log = records as? LogStore else { return false }
         let before = Self.schemaMetadata(log.metadata)
-        let changed = try log.refresh()
-        if changed && Self.schemaMetadata(log.metadata) != before {
-            throw StrataError(.incompatibleModel, "the writer migrated the store since it was opened (its model or record layouts changed): open it again", path: path)
+        let path = self.path
+        return try log.refresh { metadata in
+            guard Self.schemaMetadata(metadata) != before else { return nil }
+            return StrataError(.incompatibleModel, "the writer migrated the store since it was opened (its model or record layouts changed): open it again", path: path)
         }
-        return changed
     }
 
     /// The metadata that says how records read: a reader refreshed past a change of it

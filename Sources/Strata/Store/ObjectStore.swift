@@ -36,6 +36,8 @@ public final class ObjectStore: Sendable {
     /// Whether external binaries carry index terms (``hasBlobTerms(_:model:)``): read at open.
     let blobTerms: Bool
     let observers = Locked<[UUID: ChangeObserver]>([:])
+    /// Wakes history feeds as commits land (``changes(after:)``).
+    let commitSignal = CommitSignal()
     /// The async API's threads and the count of its work in flight.
     let lanes: StoreLanes
     /// Where operations are reported (``StoreInstrument``).
@@ -204,6 +206,7 @@ public final class ObjectStore: Sendable {
             return Array(o.values)
         }
         for observer in observers { observer.continuation.finish() }
+        commitSignal.finish()
         try records.close()
     }
 

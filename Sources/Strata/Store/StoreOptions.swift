@@ -121,14 +121,14 @@ public struct StoreOptions: Sendable {
     /// store's size, its memory does not.
     public var paranoidChecks = false
 
-    /// Every commit writes one history entry in the commit's own transaction: who, when, and
+    /// Every commit that changes objects writes one history entry in its own transaction: who, when, and
     /// what each object went through (``ObjectStore/fetchHistory(after:limit:)``,
     /// ``ObjectStore/changes(after:)``), as Core Data's persistent history tracking.
     /// Off, nothing is written. Turning it on starts the history at the next commit;
     /// opening a tracked store with it off deletes the history (tokens then expire).
     public var historyTracking = false
     /// How much history is kept at most; older entries go when the store opens and
-    /// when it compacts (``ObjectStore/trimHistory()``).
+    /// when ``ObjectStore/compact(force:bytesPerSecond:)`` runs (``ObjectStore/trimHistory()``).
     public var historyRetention = HistoryRetention()
     /// How often a store opened read-only polls for the writer's commits while a
     /// ``ObjectStore/changes(after:)`` consumer waits: the bound on how late another

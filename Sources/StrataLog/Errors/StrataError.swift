@@ -133,7 +133,7 @@ extension StrataError.Code {
     public static let untranslatablePredicate = Self(rawValue: "untranslatablePredicate")
 
     // History
-    /// A history token is older than the retained history (``deleteHistory`` or the
+    /// A history token is older than the retained history (`deleteHistory` or the
     /// retention option removed what followed it), or history is not tracked: what
     /// changed after it can no longer be told. Read the store afresh and take a new token.
     public static let historyTokenExpired = Self(rawValue: "historyTokenExpired")

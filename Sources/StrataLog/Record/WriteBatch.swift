@@ -54,8 +54,14 @@ extension WriteBatch {
         var records = pending
         pending = []
         for i in records.indices { records[i].sequence = sequence }
-        if let sequenceKeyed { records[sequenceKeyed].key = try Self.key(after: records[sequenceKeyed].key, sequence: sequence) }
+        try completeKey(in: &records, sequence: sequence)
         return records
+    }
+
+    /// Gives the write keyed by sequence, if any, its key in `records` (the batch's).
+    private func completeKey(in records: inout [Record], sequence: UInt64) throws {
+        guard let sequenceKeyed else { return }
+        records[sequenceKeyed].key = try Self.key(after: records[sequenceKeyed].key, sequence: sequence)
     }
 
     /// The key of a write keyed by sequence: `base` plus `sequence`, refused when it
@@ -69,9 +75,9 @@ extension WriteBatch {
     /// The batch's records as a commit encodes them: those of a write keyed by
     /// sequence completed (a copy of the array then; the others are the batch's own).
     func records(completedWith sequence: UInt64) throws -> [Record] {
-        guard let sequenceKeyed else { return pending }
+        guard sequenceKeyed != nil else { return pending }
         var records = pending
-        records[sequenceKeyed].key = try Self.key(after: records[sequenceKeyed].key, sequence: sequence)
+        try completeKey(in: &records, sequence: sequence)
         return records
     }
 }

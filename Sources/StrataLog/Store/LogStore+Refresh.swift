@@ -25,6 +25,14 @@ extension LogStore {
     /// - Throws: `.closed`; `.corrupt` for damage an open would refuse; `.io`.
     @discardableResult
     public func refresh() throws -> Bool {
+        try refresh(accepting: { _ in nil })
+    }
+
+    /// ``refresh()``, refusing a new manifest whose metadata `refusal` finds an error
+    /// in: the store then keeps answering as before, and the error is thrown (the
+    /// object layer refuses a writer's migration this way, every time it refreshes).
+    @discardableResult
+    package func refresh(accepting refusal: ([String: [UInt8]]) -> StrataError?) throws -> Bool {
         guard options.readOnly, !isSnapshot else { return false }
         // The writer lock is a reader's refresh lock: a read-only store writes nothing.
         return try writer.withLock { w in
@@ -36,7 +44,8 @@ extension LogStore {
             if manifest.generation == generation, manifest.activeSegment?.id == w.segmentID {
                 return try readNewCommits(&w)
             }
-            try reopen(&w)
+            if let refused = refusal(manifest.metadata.filter { $0.key != Manifest.retiredKey }) { throw refused }
+            try reopen(&w, accepting: refusal)
             return true
         }
     }
@@ -49,23 +58,31 @@ extension LogStore {
             transactions.append($0)
         }
         guard scan.validEnd > w.segmentEnd, !transactions.isEmpty else { return false }
+        // A damaged index file met here is repaired and the body run again: it goes on
+        // from the transaction it stopped at (each is applied whole or not at all).
+        var applied = 0
         try readIndex { s in
-            for transaction in transactions { try Self.apply(transaction, to: &s) }
-            s.recordBytesBySegment[w.segmentID, default: 0] += scan.recordBytes
+            while applied < transactions.count {
+                try Self.apply(transactions[applied], to: &s)
+                applied += 1
+            }
         }
+        state.withLock { $0.recordBytesBySegment[w.segmentID, default: 0] += scan.recordBytes }
         w.segmentEnd = scan.validEnd
         w.segmentMaxSequence = max(w.segmentMaxSequence, scan.maxSequence)
         return true
     }
 
     /// Opens the store again and takes over its index, files and manifest.
-    private func reopen(_ w: inout WriterState) throws {
+    private func reopen(_ w: inout WriterState, accepting refusal: ([String: [UInt8]]) -> StrataError?) throws {
         var attempt = 0
         while true {
             attempt += 1
             do {
                 let fresh = try Self.recover(paths: paths, options: options, fileSystem: fileSystem, logger: logger, lock: nil, cache: blockCache)
                 let taken = fresh.state.withLock { $0 }
+                // The manifest read may differ from the one the open read after it.
+                if let refused = refusal(taken.manifest.metadata.filter { $0.key != Manifest.retiredKey }) { throw refused }
                 try state.withLock { s in
                     if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
                     s = taken

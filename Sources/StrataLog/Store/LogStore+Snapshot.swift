@@ -19,18 +19,32 @@ extension LogStore {
             if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
             return s
         }
-        let w = writer.withLock { $0 }
         var readOnly = options
         readOnly.readOnly = true
-        let view = WriterState(segmentID: w.segmentID, segmentFile: nil, segmentEnd: w.segmentEnd, segmentMinSequence: w.segmentMinSequence,
-                               segmentMaxSequence: w.segmentMaxSequence, blobID: w.blobID, blobFile: nil, blobEnd: w.blobEnd)
+        // Reads go through the state alone; the writer's side is named, never used
+        // (taking the writer lock would wait out a whole chunked commit).
+        let view = WriterState(segmentID: frozen.manifest.activeSegment?.id ?? 0, segmentFile: nil, segmentEnd: 0,
+                               blobID: frozen.manifest.activeBlobFile?.id ?? 0, blobFile: nil, blobEnd: 0)
+        // Snapshots of a snapshot are its root store's, which closes the files.
+        let root = snapshotRoot ?? self
         let snapshot = LogStore(path: path, options: readOnly, fileSystem: fileSystem, logger: logger, lock: nil, state: frozen, writer: view,
-                                cache: blockCache, snapshotOf: self)
-        snapshots.withLock { taken in
+                                cache: blockCache, snapshotOf: root)
+        let closed = root.snapshots.withLock { taken -> Bool in
             taken = taken.filter { $0.value.store != nil }
             taken[ObjectIdentifier(snapshot)] = WeakSnapshot(store: snapshot)
+            return root.state.withLock { $0.isClosed }
+        }
+        // A close that began meanwhile may have ended the snapshots before this one was listed.
+        if closed {
+            snapshot.release()
+            throw StrataError(.closed, "the store is closed", path: path)
         }
         return snapshot
+    }
+
+    /// Ends every snapshot taken of this store.
+    func releaseSnapshots() {
+        for snapshot in snapshots.withLock({ s in defer { s = [:] }; return s.values.compactMap(\.store) }) { snapshot.release() }
     }
 
     /// Ends a snapshot: its index and its references to the files are dropped (the

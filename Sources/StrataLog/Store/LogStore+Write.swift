@@ -431,8 +431,9 @@ extension LogStore {
         let alreadyClosed = state.withLock { $0.isClosed }
         if alreadyClosed { return }
         if isSnapshot { return release() }
-        // Its snapshots read through the files closed below: they end first.
-        for snapshot in snapshots.withLock({ s in defer { s = [:] }; return s.values.compactMap(\.store) }) { snapshot.release() }
+        // Its snapshots read through the files closed below: they end first (and once
+        // more after the store is marked closed, for one taken meanwhile).
+        releaseSnapshots()
         var firstError: (any Error)?
         writer.withLock { w in
             if !options.readOnly && state.withLock({ $0.failure == nil }) {
@@ -460,6 +461,7 @@ extension LogStore {
             let own = s.blobFiles.filter { !s.foreignBlobFiles.contains($0.key) }
             return Array(s.segmentFiles.values) + Array(own.values) + indexFiles
         }
+        releaseSnapshots()
         for file in files { try? file.close() }
         lockHandle?.unlock()
         if let firstError { throw firstError }

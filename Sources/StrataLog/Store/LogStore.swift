@@ -55,6 +55,8 @@ public final class LogStore: Sendable {
     let groupCommit: GroupCommit
     /// Set on a snapshot (``snapshot()``): its files are its store's, which closes them.
     let isSnapshot: Bool
+    /// The store a snapshot was taken of (the root store for a snapshot of a snapshot).
+    let snapshotRoot: LogStore?
     /// The snapshots taken of this store and not yet released: a close ends them.
     let snapshots = Locked<[ObjectIdentifier: WeakSnapshot]>([:])
 
@@ -152,6 +154,7 @@ public final class LogStore: Sendable {
         // shares their cache entries.
         self.cacheNamespace = parent?.cacheNamespace ?? (Self.cacheNamespaces.wrappingAdd(1, ordering: .relaxed).oldValue & 0x7FFF_FFFF) << 32
         self.isSnapshot = parent != nil
+        self.snapshotRoot = parent
         self.openedAtSequence = state.lastSequence
         self.state = Locked(state)
         self.writer = Locked(writer)

@@ -79,6 +79,19 @@ import Testing
             HistoryTransaction.Change(changeType: .update, changedObjectID: sales.objectID, updatedAttributes: ["employees"]),
             HistoryTransaction.Change(changeType: .update, changedObjectID: ada.objectID, updatedAttributes: ["department"]),
         ])
+        // An insert joining the department and a delete leaving it update it too.
+        let joined = store.currentHistoryToken
+        let bob = try Self.insert(context, "Bob")
+        try bob.setObject(sales, forKey: "department")
+        try context.save()
+        let left = store.currentHistoryToken
+        try context.delete(ada)
+        try context.save()
+        let joins = try #require(try store.fetchHistory(after: joined).first).changes
+        #expect(joins.contains(HistoryTransaction.Change(changeType: .update, changedObjectID: sales.objectID, updatedAttributes: ["employees"])))
+        #expect(joins.contains { $0.changeType == .insert && $0.changedObjectID == bob.objectID })
+        let leaves = try #require(try store.fetchHistory(after: left).first).changes
+        #expect(leaves.contains(HistoryTransaction.Change(changeType: .update, changedObjectID: sales.objectID, updatedAttributes: ["employees"])))
     }
 
     @Test func batchOperationsWriteOneEntryEach() throws {

@@ -69,5 +69,8 @@ import Testing
         let migrated = try ObjectStore(at: path, model: v2, options: migrating)
         defer { try? migrated.close() }
         #expect { try reader.refresh() } throws: { ($0 as? StrataError)?.code == .incompatibleModel }
+        // Every time: the reader keeps the state it had and never reads the new layouts.
+        #expect { try reader.refresh() } throws: { ($0 as? StrataError)?.code == .incompatibleModel }
+        #expect(try reader.newContext().count(for: FetchRequest(entityName: "Employee")) == 4)
     }
 }
