@@ -54,8 +54,9 @@ public struct HistoryFeed: AsyncSequence, Sendable {
             if !store.options.log.readOnly { commits = store.commitSignal.subscribe().makeAsyncIterator() }
         }
 
-        /// Transactions read from the history at a time.
-        static let page = 256
+        /// Transactions read from the history at a time: few, since one batch insert's
+        /// transaction may list a change per object it inserted.
+        static let page = 32
 
         public mutating func next() async throws -> HistoryTransaction? {
             while true {
