@@ -5,9 +5,9 @@ import CStrataCRC
 /// so it runs on the CPU's CRC-32C instruction where there is one (SSE 4.2, ARMv8
 /// CRC): a random fetch checks a whole 4 KiB block, and slicing-by-8 in software spent
 /// about as long on that as decompressing it. Elsewhere, slicing-by-8.
-public enum CRC32C {
+package enum CRC32C {
     /// Whether `checksum` uses the CPU's instruction; decided once per process.
-    public static let usesHardware = strata_crc32c_hardware_available() != 0
+    package static let usesHardware = strata_crc32c_hardware_available() != 0
 
     static let tables: [[UInt32]] = {
         var tables = [[UInt32]](repeating: [UInt32](repeating: 0, count: 256), count: 8)
@@ -29,7 +29,7 @@ public enum CRC32C {
     static let flat: [UInt32] = tables.flatMap { $0 }
 
     /// The checksum of `bytes`, continuing from `crc` (0 to start).
-    public static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
         usesHardware ? hardwareChecksum(bytes, continuing: crc) : softwareChecksum(bytes, continuing: crc)
     }
 
@@ -66,12 +66,12 @@ public enum CRC32C {
     }
 
     /// The checksum of a byte array.
-    public static func checksum(_ bytes: [UInt8], continuing crc: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: [UInt8], continuing crc: UInt32 = 0) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0, continuing: crc) }
     }
 
     /// The checksum of a slice.
-    public static func checksum(_ bytes: ArraySlice<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
+    package static func checksum(_ bytes: ArraySlice<UInt8>, continuing crc: UInt32 = 0) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0, continuing: crc) }
     }
 }

@@ -16,7 +16,7 @@ extension LogStore {
     ///
     /// `overlayEntryLimit` bounds the staging store's overlay (nil: this store's limit),
     /// so that a migration can keep it inside its memory budget.
-    public func makeStagingStore(overlayEntryLimit: Int? = nil) throws -> LogStore {
+    package func makeStagingStore(overlayEntryLimit: Int? = nil) throws -> LogStore {
         try checkWritable()
         let (manifest, blobFiles, isStaging, carried) = state.withLock { ($0.manifest, $0.blobFiles, $0.isStaging, $0.carriedBlobPaths) }
         try fileSystem.remove(paths.staging)
@@ -55,7 +55,7 @@ extension LogStore {
     /// back (its whole budget, outside another call). A migration counts the cache inside its memory
     /// budget this way: the blocks it reads stream past once, so a small cache costs it
     /// little, and its peak does not rise by a full cache once the store outgrows it.
-    public func withBlockCacheLimited<T>(to bytes: Int, _ body: () throws -> T) rethrows -> T {
+    package func withBlockCacheLimited<T>(to bytes: Int, _ body: () throws -> T) rethrows -> T {
         // Nested, the inner limit holds inside (never above the outer one) and the
         // outer one comes back after.
         let outer = blockCache.currentLimit
@@ -68,7 +68,7 @@ extension LogStore {
     /// rename: the staging files move into place (unlisted, so a crash leaves them as
     /// leftovers), then one manifest names them, this store's blob files, and the
     /// staging store's metadata. This store is closed afterwards; reopen it.
-    public func adoptStaging(_ staging: LogStore) throws {
+    package func adoptStaging(_ staging: LogStore) throws {
         // Its last segment is sealed first, whatever its size (its index file written
         // from the overlay in memory): left active, the store's reopen after the swap
         // would replay it record by record.
@@ -151,7 +151,7 @@ extension LogStore {
 
     /// Deletes the staging store (and any staging store inside it) after a failed
     /// migration; close them first. This store is untouched.
-    public func discardStaging() {
+    package func discardStaging() {
         try? fileSystem.remove(paths.staging)
     }
 }
@@ -159,7 +159,7 @@ extension LogStore {
 extension LogStore {
     /// A scratch file inside this store's directory, through the file-system seam (a
     /// migration's id maps live in its staging store and go with it).
-    public func createScratchFile(_ name: String) throws -> any StorageFile {
+    package func createScratchFile(_ name: String) throws -> any StorageFile {
         try fileSystem.remove(paths.root + "/" + name)
         return try fileSystem.open(paths.root + "/" + name, mode: .create)
     }
