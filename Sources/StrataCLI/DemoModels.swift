@@ -53,8 +53,11 @@ enum DemoModels {
 final class DemoPhotoSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
     override func createDestinationInstances(forSource employee: ManagedObject, mapping: EntityMapping, manager: MigrationManager) throws {
         try super.createDestinationInstances(forSource: employee, mapping: mapping, manager: manager)
-        guard try employee.hasValue("photo"),
-              let destination = try manager.destinationInstances(forEntityMapping: mapping.name, sourceInstances: [employee]).first else { return }
+        guard try employee.hasValue("photo") else { return }
+        // A missing destination would drop the photo unseen: fail the migration instead.
+        guard let destination = try manager.destinationInstances(forEntityMapping: mapping.name, sourceInstances: [employee]).first else {
+            throw StrataError(.migrationFailed, "no destination for \(employee.objectID)")
+        }
         let photo = try manager.destinationContext.insert("Photo")
         try photo.takeValue(forKey: "photo", from: employee)
         try destination.setObject(photo, forKey: "profile")
