@@ -40,9 +40,10 @@ public enum HistoryWorkload {
     }
 
     /// Durable saves of one new employee each, through a context; history on or off.
-    public static func strataSaves(_ employees: ArraySlice<Employee>, history: Bool) throws -> WorkloadIteration {
+    public static func strataSaves(_ employees: ArraySlice<Employee>, history: Bool,
+                                   durability: LogStoreOptions.Durability = .everyCommit) throws -> WorkloadIteration {
         let scratch = try ScratchDirectory("history-saves")
-        let store = try strataStore(in: scratch.path, history: history)
+        let store = try strataStore(in: scratch.path, history: history, durability: durability)
         let context = store.newContext()
         return WorkloadIteration(
             run: {
