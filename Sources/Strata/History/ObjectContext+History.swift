@@ -10,8 +10,9 @@ extension ObjectContext {
     /// naming nothing.
     func historyEntry(writes: [ManagedObject], deletes: [ManagedObject], touched: Set<RecordKey>) throws -> [UInt8] {
         var entry = HistoryEntry(timestamp: Date(), author: transactionAuthor, contextName: name)
-        entry.changes.reserveCapacity(writes.count + deletes.count)
-        var listed = Set<RecordKey>()
+        // Inserts as runs of consecutive keys, as a batch insert writes them: a save of a
+        // million new objects adds a few runs to what it holds, not a change per object.
+        var inserted = InsertedKeys(tracking: true)
         // Objects at the far end of a to-one a write moved, with the inverse's name.
         var inverses: [RecordKey: Set<String>] = [:]
         // The to-manys at the far ends of an object's to-ones, before and after: an
@@ -30,10 +31,9 @@ extension ObjectContext {
             { number in object.stored.map { number < $0.fields.count ? $0.fields[number] : .null } ?? .null }
         }
         for object in writes {
-            listed.insert(object.recordKey)
             noteInverses(of: object, after: { object.changes[$0] }, before: object.isNew ? { _ in .null } : stored(object))
             if object.isNew {
-                entry.changes.append(HistoryEntry.Change(type: .insert, key: object.recordKey))
+                inserted.append(object.recordKey)
                 continue
             }
             let fields = object.layout.fields
@@ -41,7 +41,6 @@ extension ObjectContext {
             entry.changes.append(HistoryEntry.Change(type: .update, key: object.recordKey, updated: names))
         }
         for object in deletes {
-            listed.insert(object.recordKey)
             noteInverses(of: object, after: { _ in .null }, before: stored(object))
             var change = HistoryEntry.Change(type: .delete, key: object.recordKey)
             for attribute in object.shape.storedAttributes where attribute.preserveValueOnDeletion {
@@ -49,15 +48,32 @@ extension ObjectContext {
             }
             entry.changes.append(change)
         }
-        for i in entry.changes.indices where entry.changes[i].type == .update {
-            guard let names = inverses[entry.changes[i].key] else { continue }
-            entry.changes[i].updated += names.sorted().filter { !entry.changes[i].updated.contains($0) }
-        }
-        for key in touched.union(inverses.keys) where !listed.contains(key) {
-            entry.changes.append(HistoryEntry.Change(type: .update, key: key, updated: inverses[key].map { $0.sorted() } ?? []))
-        }
-        // In key order, so that the keys' deltas are small.
+        for (first, count) in inserted.runs { entry.changes.append(HistoryEntry.Change(type: .insert, key: first, count: count)) }
+        // In key order, so that the keys' deltas are small, and so that a far end is
+        // found among the changes by a binary search.
         entry.changes.sort { $0.key < $1.key }
+        var farEnds: [HistoryEntry.Change] = []
+        for key in touched.union(inverses.keys) {
+            let names = inverses[key].map { $0.sorted() } ?? []
+            // The last change starting at or before the key: the key's own, or a run of
+            // inserts holding it.
+            var low = 0, high = entry.changes.count
+            while low < high {
+                let middle = (low + high) / 2
+                if entry.changes[middle].key <= key { low = middle + 1 } else { high = middle }
+            }
+            if low > 0, case let i = low - 1, key.rawValue - entry.changes[i].key.rawValue < UInt64(entry.changes[i].count) {
+                if entry.changes[i].type == .update {
+                    entry.changes[i].updated += names.filter { !entry.changes[i].updated.contains($0) }
+                }
+                continue
+            }
+            farEnds.append(HistoryEntry.Change(type: .update, key: key, updated: names))
+        }
+        if !farEnds.isEmpty {
+            entry.changes += farEnds
+            entry.changes.sort { $0.key < $1.key }
+        }
         return entry.encoded()
     }
 }

@@ -259,6 +259,21 @@ import Testing
         #expect(entry.value.count < 64)
     }
 
+    @Test func aLargeContextSaveKeepsRunsOfInsertedKeys() throws {
+        let store = try Self.store()
+        let token = store.currentHistoryToken
+        let context = store.newContext()
+        var ids: [ObjectID] = []
+        for i in 0..<5_000 { ids.append(try Self.insert(context, "e\(i)").objectID) }
+        try context.save()
+        let history = try store.fetchHistory(after: token)
+        #expect(history.count == 1)
+        #expect(history.first?.changes.map(\.changedObjectID) == ids)
+        #expect(history.first?.changes.allSatisfy { $0.changeType == .insert } == true)
+        let entry = try #require(try store.records.get(HistoryLog.key(history[0].token.sequence)))
+        #expect(entry.value.count < 64)
+    }
+
     @Test func aRunPastTheKeysHandedOutIsRefused() throws {
         let store = try Self.store()
         let context = store.newContext()

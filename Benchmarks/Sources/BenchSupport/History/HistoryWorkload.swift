@@ -65,6 +65,30 @@ public enum HistoryWorkload {
             finish: { try store.close(); scratch.remove() })
     }
 
+    /// All employees inserted through a context and saved in one durable save, history
+    /// on or off: the entry of a save this size is runs of keys, not a change per object.
+    public static func strataOneSave(_ employees: [Employee], history: Bool) throws -> WorkloadIteration {
+        let scratch = try ScratchDirectory("history-one-save")
+        let store = try strataStore(in: scratch.path, history: history)
+        return WorkloadIteration(
+            run: {
+                let context = store.newContext()
+                for e in employees { try StrataObjectEmployeeStore.fill(context.insert("Employee"), with: e) }
+                try context.save()
+                return try context.count(for: FetchRequest(entityName: "Employee"))
+            },
+            finish: { try store.close(); scratch.remove() })
+    }
+
+    /// The same in one SQLite transaction, FULL, with the trigger-kept history table or without.
+    public static func sqliteOneTransaction(_ employees: [Employee], history: Bool) throws -> WorkloadIteration {
+        let scratch = try ScratchDirectory("history-one-save")
+        let store = try sqliteStore(in: scratch.path, history: history)
+        return WorkloadIteration(
+            run: { try store.insertInOneTransaction(employees); return try store.count() },
+            finish: { try store.close(); scratch.remove() })
+    }
+
     /// Bytes a save of `batch` new employees writes, averaged over `saves` saves:
     /// Strata's segment bytes; SQLite's WAL growth (checkpoints off, so the WAL keeps
     /// every frame written).
