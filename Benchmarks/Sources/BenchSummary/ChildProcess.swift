@@ -16,6 +16,8 @@ enum ChildProcess {
                 iteration = try task.iteration(in: directory)
             } else if let task = ReadTask(rawValue: name) {
                 iteration = try task.iteration(in: directory)
+            } else if let task = HistoryTask(rawValue: name) {
+                iteration = try task.iteration(in: directory)
             } else if let task = RecoveryTask(rawValue: name) {
                 iteration = try task.iteration(in: directory)
             } else {

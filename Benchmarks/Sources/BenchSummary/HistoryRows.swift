@@ -33,19 +33,19 @@ extension Summary {
                                cpu[1].seconds / cpu[0].seconds, cpu[1].seconds / Double(singles.count) * 1e6, cpu[0].seconds / Double(singles.count) * 1e6))
 
         progress("history: \(nLabel) inserted in one save, history off and on, beside SQLite")
-        let big = try Sample.measureInTurns(repetitions: n >= 100_000 ? 1 : repetitions, sides: 4) { side in
-            switch side {
-            case 0: try HistoryWorkload.strataOneSave(employees, history: false)
-            case 1: try HistoryWorkload.strataOneSave(employees, history: true)
-            case 2: try HistoryWorkload.sqliteOneTransaction(employees, history: false)
-            default: try HistoryWorkload.sqliteOneTransaction(employees, history: true)
-            }
+        // Each side in a fresh child process: its peak is its own, not the parent's
+        // data or an earlier side's freed memory.
+        var big: [Sample] = []
+        for task in [HistoryTask.strataOff, .strataOn, .sqliteOff, .sqliteOn] {
+            let directory = try task.prepare(count: n)
+            defer { directory.remove() }
+            big.append(try ChildProcess.run(task.rawValue, directory: directory.path))
         }
         guard Set(big.map(\.result)) == [n] else { throw BenchError("one-save insert: counts \(big.map(\.result)), expected \(n)") }
         let rows = SummaryRow.Figure.throughput(operations: n, unit: "rows")
         add("Insert \(nLabel) through a context, one durable save, history off (everyCommit vs FULL)", rows, strata: big[0], sqlite: big[2])
         add("Insert \(nLabel) through a context, one durable save, history on (Strata history vs SQLite trigger table)", rows, strata: big[1], sqlite: big[3])
-        findings.append(String(format: "History on, %@ inserted in one save: Strata %.2f× the time with it off, peak resident %@ MiB against %@ MiB (rise %@ against %@); SQLite with the trigger table %.2f× its time without",
+        findings.append(String(format: "History on, %@ inserted in one save: Strata %.2f× the time with it off, peak resident of its process %@ MiB against %@ MiB (the save's rise %@ against %@); SQLite with the trigger table %.2f× its time without",
                                nLabel, big[1].seconds / big[0].seconds, Format.mebibytes(big[1].peakResident), Format.mebibytes(big[0].peakResident),
                                Format.mebibytes(big[1].residentRise), Format.mebibytes(big[0].residentRise), big[3].seconds / big[2].seconds))
 
