@@ -8,8 +8,10 @@ import Testing
 /// order after any token, deleted before a token or past the retention, and nothing
 /// at all with tracking off.
 @Suite struct HistoryTests {
-    static func model() throws -> ObjectModel {
-        try ObjectModel(version: "1") {
+    /// Departments and employees whose name and email are kept on deletion; with
+    /// `level`, version 2: one more attribute, which a store migrates to in place.
+    static func model(level: Bool = false) throws -> ObjectModel {
+        try ObjectModel(version: level ? "2" : "1") {
             Entity("Department") {
                 Attribute("name", .string)
                 Relationship("employees", to: "Employee", inverse: "department", toMany: true, deleteRule: .nullify)
@@ -18,6 +20,7 @@ import Testing
                 Attribute("name", .string).preservesValueOnDeletion()
                 Attribute("salary", .double, default: .double(0))
                 Attribute("email", .string, optional: true).preservesValueOnDeletion()
+                if level { Attribute("level", .int64, default: .int(1)) }
                 Relationship("department", to: "Department", inverse: "employees", optional: true)
             }
         }

@@ -53,20 +53,7 @@ import Testing
         try await writer.close()
         var migrating = Self.options(readOnly: false)
         migrating.migration = .inferred
-        let v2 = try ObjectModel(version: "2") {
-            Entity("Department") {
-                Attribute("name", .string)
-                Relationship("employees", to: "Employee", inverse: "department", toMany: true, deleteRule: .nullify)
-            }
-            Entity("Employee") {
-                Attribute("name", .string).preservesValueOnDeletion()
-                Attribute("salary", .double, default: .double(0))
-                Attribute("email", .string, optional: true).preservesValueOnDeletion()
-                Attribute("level", .int64, default: .int(1))
-                Relationship("department", to: "Department", inverse: "employees", optional: true)
-            }
-        }
-        let migrated = try ObjectStore(at: path, model: v2, options: migrating)
+        let migrated = try ObjectStore(at: path, model: try HistoryTests.model(level: true), options: migrating)
         defer { try? migrated.close() }
         #expect { try reader.refresh() } throws: { ($0 as? StrataError)?.code == .incompatibleModel }
         // Every time: the reader keeps the state it had and never reads the new layouts.
