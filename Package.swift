@@ -17,10 +17,17 @@ let package = Package(
         // maintains and closes it, and metrics through swift-metrics. `Strata` itself
         // depends on neither.
         .library(name: "StrataService", targets: ["StrataService"]),
+        // A store type on PostgreSQL (`StoreType.postgres`), through postgres-nio. Built
+        // only with the `Postgres` trait, so that a default build compiles no NIO.
+        .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
         // The fuzz targets' entry functions, shared by the libFuzzer executables in
         // Fuzz/ (a package of its own) and the corpus replay in the tests.
         .library(name: "StrataFuzzing", targets: ["StrataFuzzing"]),
+    ],
+    traits: [
+        .trait(name: "Postgres", description: "The PostgreSQL store type (StrataPostgres), on postgres-nio."),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -29,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(
@@ -94,6 +103,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Its code is under `#if Postgres`: without the trait the module is empty and
+        // nothing of NIO is built.
+        .target(
+            name: "StrataPostgres",
+            dependencies: [
+                "Strata",
+                "StrataLog",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Postgres"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Postgres"])),
+            ]
+        ),
         // JSON Lines as `strata import` reads and `export` writes them: the line decoder
         // (fast, driven by the entity's properties, with Foundation's JSONDecoder as its
         // reference), value conversion, dates. A library of its own so that the fuzz
@@ -106,6 +128,7 @@ let package = Package(
             name: "StrataCLI",
             dependencies: [
                 "Strata",
+                "StrataPostgres",
                 "StrataImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -115,7 +138,7 @@ let package = Package(
         // commit, and is killed with SIGKILL by the test at a random moment.
         .executableTarget(
             name: "StrataCrashWorker",
-            dependencies: ["StrataLog", "Strata", "StrataTestSupport"]
+            dependencies: ["StrataLog", "Strata", "StrataPostgres", "StrataTestSupport"]
         ),
         // Writes the committed fixture stores the `strata` command cannot make at fixture
         // size (Fixtures/stores/regenerate.sh).
@@ -138,7 +161,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataLog", "StrataTestSupport", "StrataCrashWorker", "StrataFixtureWriter", "StrataFuzzing"]
+            dependencies: ["Strata", "StrataLog", "StrataPostgres", "StrataTestSupport", "StrataCrashWorker", "StrataFixtureWriter", "StrataFuzzing"]
         ),
         .testTarget(
             name: "StrataServiceTests",

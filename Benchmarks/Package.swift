@@ -11,7 +11,7 @@ let package = Package(
     dependencies: [
         // Named explicitly: a path package is otherwise known by its directory name,
         // which differs between checkouts (main, strata, a worktree…).
-        .package(name: "Strata", path: ".."),
+        .package(name: "Strata", path: "..", traits: ["Postgres"]),
         // The trait is required: without it resolution asks for a package the mirror lacks.
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -27,6 +27,7 @@ let package = Package(
                 .product(name: "Strata", package: "Strata"),
                 .product(name: "StrataData", package: "Strata"),
                 .product(name: "StrataLog", package: "Strata"),
+                .product(name: "StrataPostgres", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -8,7 +8,7 @@ struct StrataCommand: AsyncParsableCommand {
         abstract: "Create, import into, export, inspect, verify and back up Strata stores.",
         subcommands: [
             CreateCommand.self, ImportCommand.self, ExportCommand.self,
-            MigrateCommand.self, StatsCommand.self, VerifyCommand.self, CompactCommand.self, BackupCommand.self, HistoryCommand.self, DemoCommand.self,
+            MigrateCommand.self, StatsCommand.self, VerifyCommand.self, CompactCommand.self, BackupCommand.self, CopyCommand.self, HistoryCommand.self, DemoCommand.self,
         ]
     )
 }

@@ -9,7 +9,7 @@ import Foundation
 struct BenchSummary {
     static let usage = """
         usage: BenchSummary [--employees N] [--repetitions R] [--skip-singles] [--ten-million]
-                            [--sections engine,fetch,objects,typed,photos,migration,maintenance,serving,history,scale,cli] [--cli-employees N,N…]
+                            [--sections engine,fetch,objects,typed,photos,migration,maintenance,serving,history,scale,cli,postgres] [--postgres LOCATION] [--cli-employees N,N…]
                             [--serving-employees N,N…]
                             [--photo-employees N] [--migration-employees N,N…] [--blob-migration-employees N (0: none)]
                             [--migration-strata-only]
@@ -31,6 +31,7 @@ struct BenchSummary {
             case "--employees": summary.n = max(1, count(iterator.next(), default: summary.n))
             case "--repetitions": summary.repetitions = max(1, count(iterator.next(), default: summary.repetitions))
             case "--skip-singles": summary.skipSingles = true
+            case "--postgres": summary.postgres = iterator.next()
             case "--ten-million": summary.tenMillion = true
             case "--photo-employees": summary.photoEmployees = max(1, count(iterator.next(), default: summary.photoEmployees))
             case "--migration-employees":
@@ -64,6 +65,7 @@ struct BenchSummary {
             if summary.sections.contains(.history) { try summary.runHistory() }
             if summary.sections.contains(.scale) { try summary.runScale() }
             if summary.sections.contains(.cli) { try summary.runCommandLine() }
+            if summary.sections.contains(.postgres) { try summary.runPostgres() }
         } catch {
             FixtureCache.shared.removeAll()
             fail("BenchSummary failed: \(error)")

@@ -5,7 +5,7 @@ import Foundation
 final class Summary {
     /// What to run (`--sections`): all by default.
     enum Section: String, CaseIterable {
-        case engine, fetch, objects, typed, photos, migration, maintenance, serving, history, scale, cli
+        case engine, fetch, objects, typed, photos, migration, maintenance, serving, history, scale, cli, postgres
     }
 
     var n = BenchScale.employees
@@ -13,7 +13,10 @@ final class Summary {
     var skipSingles = false
     /// `--ten-million`: the scale section adds its engine rows at 10,000,000 employees.
     var tenMillion = false
-    var sections = Set(Section.allCases)
+    /// Every section but `postgres`, which needs a server (`--postgres`).
+    var sections = Set(Section.allCases).subtracting([.postgres])
+    /// The PostgreSQL server of the `postgres` section, a location without a schema.
+    var postgres: String?
     var photoEmployees = 20_000
     var inlineMigrationEmployees = BenchScale.inlineMigrationEmployees
     var blobMigrationEmployees = BenchScale.blobMigrationEmployees(packageBenchmark: false)

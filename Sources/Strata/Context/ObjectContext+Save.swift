@@ -35,10 +35,7 @@ extension ObjectContext {
         guard hasChanges else { return nil }
         // Checking (uniqueness, versions) and committing must be one step: two contexts
         // checking at once and then both committing would lose an update unseen.
-        let gate = SaveGate.lock(for: store)
-        gate.lock()
-        defer { gate.unlock() }
-        return try saveLocked()
+        return try store.withSaveGate { try saveLocked() }
     }
 
     private func saveLocked() throws -> PendingCommit? {

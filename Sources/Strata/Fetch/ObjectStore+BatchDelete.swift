@@ -38,46 +38,45 @@ extension ObjectStore {
     public func batchDelete(entityName: String, predicate: Predicate? = nil) throws -> Int {
         // Referrers are read, edited and rewritten: no save may commit in between (the
         // gate `save()` takes), or its update of a referrer would be lost.
-        let gate = SaveGate.lock(for: self)
-        gate.lock()
-        defer { gate.unlock() }
-        // A private context only lists the keys: it evaluates key paths and uses indexes
-        // exactly as a fetch does, and keeps no object once done.
-        let context = newContext()
-        let keys = try context.execute(FetchRequest(entityName: entityName, predicate: predicate), keepObjects: false).keys
-        guard !keys.isEmpty else { return 0 }
-        let deleted = Set(keys)
+        return try withSaveGate {
+            // A private context only lists the keys: it evaluates key paths and uses indexes
+            // exactly as a fetch does, and keeps no object once done.
+            let context = newContext()
+            let keys = try context.execute(FetchRequest(entityName: entityName, predicate: predicate), keepObjects: false).keys
+            guard !keys.isEmpty else { return 0 }
+            let deleted = Set(keys)
 
-        var batch = WriteBatch()
-        for key in keys { batch.delete(key) }
-        // Deleting an entity's newest objects must not let their ids be given out again.
-        putSerialCounters(Set(keys.map(StoreSchema.tag(of:))), into: &batch)
-        var edgeEnds = Set<RecordKey>()
-        for key in try edgeKeys(of: deleted, ends: &edgeEnds) { batch.delete(key) }
-        let rewritten = try referenceRewrites(deleted: deleted)
-        for (key, object) in rewritten.sorted(by: { $0.key < $1.key }) {
-            guard let name = schema.entityName(of: key), let layout = schema.shapes[name]?.layout else { continue }
-            let (value, blobs, terms) = try ObjectCodec.encode(object.fields, layout: layout, blobBytes: { try records.readBlob($0) })
-            batch.put(key, value: value, blobs: blobs, terms: terms)
-        }
-        if tracksHistory {
-            // Read through a context made afresh every 256 objects: one context would
-            // keep every object it faulted in.
-            var reader = newContext()
-            let tombstones = try keys.enumerated().map { i, key in
-                if i % 256 == 255 { reader = newContext() }
-                return (key, try preservedValues(of: key, in: reader))
+            var batch = WriteBatch()
+            for key in keys { batch.delete(key) }
+            // Deleting an entity's newest objects must not let their ids be given out again.
+            putSerialCounters(Set(keys.map(StoreSchema.tag(of:))), into: &batch)
+            var edgeEnds = Set<RecordKey>()
+            for key in try edgeKeys(of: deleted, ends: &edgeEnds) { batch.delete(key) }
+            let rewritten = try referenceRewrites(deleted: deleted)
+            for (key, object) in rewritten.sorted(by: { $0.key < $1.key }) {
+                guard let name = schema.entityName(of: key), let layout = schema.shapes[name]?.layout else { continue }
+                let (value, blobs, terms) = try ObjectCodec.encode(object.fields, layout: layout, blobBytes: { try records.readBlob($0) })
+                batch.put(key, value: value, blobs: blobs, terms: terms)
             }
-            putHistory(updated: Array(Set(rewritten.keys).union(edgeEnds).subtracting(deleted)), deleted: tombstones, into: &batch)
+            if tracksHistory {
+                // Read through a context made afresh every 256 objects: one context would
+                // keep every object it faulted in.
+                var reader = newContext()
+                let tombstones = try keys.enumerated().map { i, key in
+                    if i % 256 == 255 { reader = newContext() }
+                    return (key, try preservedValues(of: key, in: reader))
+                }
+                putHistory(updated: Array(Set(rewritten.keys).union(edgeEnds).subtracting(deleted)), deleted: tombstones, into: &batch)
+            }
+            let sequence = try records.commit(batch)
+            if hasObservers {
+                publish(ChangeSet(sequence: sequence,
+                                  updated: Set(rewritten.keys.compactMap(objectID(for:))).union(edgeEnds.subtracting(deleted).compactMap(objectID(for:))),
+                                  deleted: Set(keys.compactMap(objectID(for:)))))
+            }
+            if tracksHistory { commitSignal.signal() }
+            return keys.count
         }
-        let sequence = try records.commit(batch)
-        if hasObservers {
-            publish(ChangeSet(sequence: sequence,
-                              updated: Set(rewritten.keys.compactMap(objectID(for:))).union(edgeEnds.subtracting(deleted).compactMap(objectID(for:))),
-                              deleted: Set(keys.compactMap(objectID(for:)))))
-        }
-        if tracksHistory { commitSignal.signal() }
-        return keys.count
     }
 
     /// The edges of the deleted objects, on every side of every edge relation their

@@ -48,83 +48,82 @@ extension ObjectStore {
         guard !objects.isEmpty else { return [] }
         // Unique checks read the store: they and the commit must not be overtaken by
         // a context's save (the same gate `save()` takes).
-        let gate = SaveGate.lock(for: self)
-        gate.lock()
-        defer { gate.unlock() }
-        let shape = try schema.shape(entityName)
-        let layout = shape.layout
-        let checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
+        return try withSaveGate {
+            let shape = try schema.shape(entityName)
+            let layout = shape.layout
+            let checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
 
-        let inverses = edgeInverses(of: entity, layout: layout)
-        // Without external binaries (written to the blob area only once every object
-        // is valid) or edges to derive, each object is encoded as soon as it is
-        // checked, from one fields buffer: no fields array is kept per object.
-        let encodesAsChecked = inverses.isEmpty && !shape.isExternalField.contains(true)
-        var rows: [[FieldValue]] = []
-        var encoded: [(value: [UInt8], blobs: [BlobRef], terms: [IndexTerm])] = []
-        if encodesAsChecked { encoded.reserveCapacity(objects.count) } else { rows.reserveCapacity(objects.count) }
-        var fields: [FieldValue] = []
-        for (index, values) in objects.enumerated() {
-            try checker.fill(&fields, values, index: index)
-            if !relationships.isEmpty { try checker.apply(relationships[index], to: &fields, index: index) }
-            try checker.checkRequiredRelationships(fields, index: index)
-            if encodesAsChecked {
-                encoded.append(try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) }))
-            } else {
-                rows.append(fields)
+            let inverses = edgeInverses(of: entity, layout: layout)
+            // Without external binaries (written to the blob area only once every object
+            // is valid) or edges to derive, each object is encoded as soon as it is
+            // checked, from one fields buffer: no fields array is kept per object.
+            let encodesAsChecked = inverses.isEmpty && !shape.isExternalField.contains(true)
+            var rows: [[FieldValue]] = []
+            var encoded: [(value: [UInt8], blobs: [BlobRef], terms: [IndexTerm])] = []
+            if encodesAsChecked { encoded.reserveCapacity(objects.count) } else { rows.reserveCapacity(objects.count) }
+            var fields: [FieldValue] = []
+            for (index, values) in objects.enumerated() {
+                try checker.fill(&fields, values, index: index)
+                if !relationships.isEmpty { try checker.apply(relationships[index], to: &fields, index: index) }
+                try checker.checkRequiredRelationships(fields, index: index)
+                if encodesAsChecked {
+                    encoded.append(try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) }))
+                } else {
+                    rows.append(fields)
+                }
             }
-        }
 
-        // Everything is valid: allocate ids, move large binaries out, write once.
-        var batch = WriteBatch()
-        var ids: [ObjectID] = []
-        ids.reserveCapacity(objects.count)
-        let keys = try allocateKeys(tag: layout.tag, count: objects.count)
-        if !encodesAsChecked {
-            for var fields in rows {
-                try externalize(&fields, isExternal: shape.isExternalField, writeBlob: { try records.writeBlob($0) })
-                encoded.append(try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) }))
+            // Everything is valid: allocate ids, move large binaries out, write once.
+            var batch = WriteBatch()
+            var ids: [ObjectID] = []
+            ids.reserveCapacity(objects.count)
+            let keys = try allocateKeys(tag: layout.tag, count: objects.count)
+            if !encodesAsChecked {
+                for var fields in rows {
+                    try externalize(&fields, isExternal: shape.isExternalField, writeBlob: { try records.writeBlob($0) })
+                    encoded.append(try ObjectCodec.encode(fields, layout: layout, blobBytes: { try records.readBlob($0) }))
+                }
             }
-        }
-        for ((value, blobs, terms), key) in zip(encoded, keys) {
-            batch.put(key, value: value, blobs: blobs, terms: terms)
-            ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier))
-        }
-        encoded = []
-        var tags = Set<UInt16>()
-        for (relationship, number) in inverses {
-            let linked = zip(rows, keys).compactMap { fields, key -> (RecordKey, RecordKey)? in
-                guard case .reference(let owner) = fields[number] else { return nil }
-                return (owner, key)
+            for ((value, blobs, terms), key) in zip(encoded, keys) {
+                batch.put(key, value: value, blobs: blobs, terms: terms)
+                ids.append(ObjectID(entityName: entityName, key: key, storeIdentifier: identifier))
             }
-            guard !linked.isEmpty else { continue }
-            let edgeKeys = try allocateKeys(tag: relationship.tag, count: linked.count)
-            for ((owner, member), key) in zip(linked, edgeKeys) {
-                let position = ObjectContext.appendPosition(key)
-                let edge = EdgeCodec.Edge(owner: owner, member: member, ownerPosition: relationship.ownerOrdered ? position : 0,
-                                          memberPosition: relationship.memberOrdered ? position : 0)
-                let (value, terms) = EdgeCodec.encode(edge, relation: relationship)
-                batch.put(key, value: value, terms: terms)
+            encoded = []
+            var tags = Set<UInt16>()
+            for (relationship, number) in inverses {
+                let linked = zip(rows, keys).compactMap { fields, key -> (RecordKey, RecordKey)? in
+                    guard case .reference(let owner) = fields[number] else { return nil }
+                    return (owner, key)
+                }
+                guard !linked.isEmpty else { continue }
+                let edgeKeys = try allocateKeys(tag: relationship.tag, count: linked.count)
+                for ((owner, member), key) in zip(linked, edgeKeys) {
+                    let position = ObjectContext.appendPosition(key)
+                    let edge = EdgeCodec.Edge(owner: owner, member: member, ownerPosition: relationship.ownerOrdered ? position : 0,
+                                              memberPosition: relationship.memberOrdered ? position : 0)
+                    let (value, terms) = EdgeCodec.encode(edge, relation: relationship)
+                    batch.put(key, value: value, terms: terms)
+                }
+                tags.insert(relationship.tag)
             }
-            tags.insert(relationship.tag)
+            // Only the edge tags' counters: the entity's new keys are all in the store, and
+            // open takes its next serial from the last of them (`loadSerials`).
+            putSerialCounters(tags, into: &batch)
+            if tracksHistory {
+                // Owners whose ordered to-many gained members are updated, as a save has them.
+                let owners = inverses.flatMap { _, number in rows.compactMap { fields -> RecordKey? in
+                    if case .reference(let owner) = fields[number] { return owner }
+                    return nil
+                } }
+                var inserted = InsertedKeys(tracking: true)
+                for id in ids { inserted.append(id.key) }
+                putHistory(inserted: inserted.runs, updated: owners, into: &batch)
+            }
+            let sequence = try records.commit(batch)
+            if hasObservers { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
+            if tracksHistory { commitSignal.signal() }
+            return ids
         }
-        // Only the edge tags' counters: the entity's new keys are all in the store, and
-        // open takes its next serial from the last of them (`loadSerials`).
-        putSerialCounters(tags, into: &batch)
-        if tracksHistory {
-            // Owners whose ordered to-many gained members are updated, as a save has them.
-            let owners = inverses.flatMap { _, number in rows.compactMap { fields -> RecordKey? in
-                if case .reference(let owner) = fields[number] { return owner }
-                return nil
-            } }
-            var inserted = InsertedKeys(tracking: true)
-            for id in ids { inserted.append(id.key) }
-            putHistory(inserted: inserted.runs, updated: owners, into: &batch)
-        }
-        let sequence = try records.commit(batch)
-        if hasObservers { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
-        if tracksHistory { commitSignal.signal() }
-        return ids
     }
 
     /// Inserts objects of one entity that `dictionaryHandler` produces one at a time,
@@ -165,103 +164,102 @@ extension ObjectStore {
     @discardableResult
     public func batchInsert(entityName: String, dictionaryHandler: (inout [String: Value]) throws -> Bool) throws -> Int {
         let entity = try batchInsertable(entityName)
-        let gate = SaveGate.lock(for: self)
-        gate.lock()
-        defer { gate.unlock() }
-        let shape = try schema.shape(entityName)
-        let layout = shape.layout
-        let checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
-        let observed = hasObservers
-        // History names every object inserted, in runs of keys.
-        var inserted = InsertedKeys(tracking: tracksHistory)
-        var ids: [ObjectID] = []
-        var values: [String: Value] = [:]
-        var fields: [FieldValue] = []
-        var count = 0
-        var done = false
-        // An insert of up to a chunk is one ordinary commit: a chunked one seals a
-        // segment of its own (several more fsyncs). The chunks after the first are
-        // smaller (`insertHandOverSize`).
-        var chunkObjects = max(1, options.insertChunkSize)
-        // Whether `values` holds an object the last chunk had no room for. A chunk
-        // asks the handler for one object more than it takes, so that an insert of
-        // exactly a chunk is known to be done, and is one ordinary commit.
-        var carried = false
-        // Asked once for the insert, not per object.
-        let isExternal = shape.isExternalField
-        let anyExternal = isExternal.contains(true)
-        let checksRelationships = checker.hasRequiredRelationships
-        var keys = KeyRun()
-        defer { giveBack(keys, tag: layout.tag) }
-        // The first chunk's objects are encoded on a second thread as they are checked,
-        // unless a binary may go to the blob area (written under the commit's lock, on
-        // this thread). The chunks after it are encoded here: the chunked commit writes
-        // each one on a second thread while the next is made, and a third thread
-        // would only compete with those two for two cores.
-        var encoder = anyExternal ? nil : BatchInsertEncoder(store: self, layout: layout, entityName: entityName, observed: observed)
-        var run: [[FieldValue]] = []
-        var spares: [[FieldValue]] = []
-        let sequence = try records.commit { batch, writeBlob in
-            defer { chunkObjects = options.insertHandOverSize }
-            var inChunk = 0
-            defer {
-                // Its keys and ids carry on into the chunks after it.
-                if let encoder {
-                    keys = encoder.keys
-                    ids = encoder.ids
-                    inserted = encoder.inserted
-                }
-                encoder = nil
-            }
-            do {
-                while true {
-                    if !carried {
-                        values.removeAll(keepingCapacity: true)
-                        if try dictionaryHandler(&values) {
-                            done = true
-                            break
-                        }
-                    }
-                    carried = inChunk == chunkObjects
-                    if carried { break }
-                    try checker.fill(&fields, values, index: count)
-                    if checksRelationships { try checker.checkRequiredRelationships(fields, index: count) }
+        return try withSaveGate {
+            let shape = try schema.shape(entityName)
+            let layout = shape.layout
+            let checker = BatchInsertChecker(store: self, entity: entity, layout: layout)
+            let observed = hasObservers
+            // History names every object inserted, in runs of keys.
+            var inserted = InsertedKeys(tracking: tracksHistory)
+            var ids: [ObjectID] = []
+            var values: [String: Value] = [:]
+            var fields: [FieldValue] = []
+            var count = 0
+            var done = false
+            // An insert of up to a chunk is one ordinary commit: a chunked one seals a
+            // segment of its own (several more fsyncs). The chunks after the first are
+            // smaller (`insertHandOverSize`).
+            var chunkObjects = max(1, options.insertChunkSize)
+            // Whether `values` holds an object the last chunk had no room for. A chunk
+            // asks the handler for one object more than it takes, so that an insert of
+            // exactly a chunk is known to be done, and is one ordinary commit.
+            var carried = false
+            // Asked once for the insert, not per object.
+            let isExternal = shape.isExternalField
+            let anyExternal = isExternal.contains(true)
+            let checksRelationships = checker.hasRequiredRelationships
+            var keys = KeyRun()
+            defer { giveBack(keys, tag: layout.tag) }
+            // The first chunk's objects are encoded on a second thread as they are checked,
+            // unless a binary may go to the blob area (written under the commit's lock, on
+            // this thread). The chunks after it are encoded here: the chunked commit writes
+            // each one on a second thread while the next is made, and a third thread
+            // would only compete with those two for two cores.
+            var encoder = anyExternal ? nil : BatchInsertEncoder(store: self, layout: layout, entityName: entityName, observed: observed)
+            var run: [[FieldValue]] = []
+            var spares: [[FieldValue]] = []
+            let sequence = try records.commit { batch, writeBlob in
+                defer { chunkObjects = options.insertHandOverSize }
+                var inChunk = 0
+                defer {
+                    // Its keys and ids carry on into the chunks after it.
                     if let encoder {
-                        // Handed over whole: the next object's fields go in an array
-                        // the encoder is done with, else a new one.
-                        run.append(fields)
-                        if spares.isEmpty { spares = encoder.spentFields() }
-                        fields = spares.popLast() ?? []
-                        if run.count == BatchInsertEncoder.runLength {
-                            encoder.submit(run)
-                            run = []
-                        }
-                    } else {
-                        if anyExternal { try externalize(&fields, isExternal: isExternal, writeBlob: writeBlob) }
-                        try putInserted(fields, layout: layout, entityName: entityName, observed: observed, keys: &keys, batch: &batch, ids: &ids,
-                                        inserted: &inserted)
+                        keys = encoder.keys
+                        ids = encoder.ids
+                        inserted = encoder.inserted
                     }
-                    count += 1
-                    inChunk += 1
+                    encoder = nil
                 }
-                if let encoder {
-                    encoder.submit(run)
-                    run = []
-                    batch = try encoder.finish()
+                do {
+                    while true {
+                        if !carried {
+                            values.removeAll(keepingCapacity: true)
+                            if try dictionaryHandler(&values) {
+                                done = true
+                                break
+                            }
+                        }
+                        carried = inChunk == chunkObjects
+                        if carried { break }
+                        try checker.fill(&fields, values, index: count)
+                        if checksRelationships { try checker.checkRequiredRelationships(fields, index: count) }
+                        if let encoder {
+                            // Handed over whole: the next object's fields go in an array
+                            // the encoder is done with, else a new one.
+                            run.append(fields)
+                            if spares.isEmpty { spares = encoder.spentFields() }
+                            fields = spares.popLast() ?? []
+                            if run.count == BatchInsertEncoder.runLength {
+                                encoder.submit(run)
+                                run = []
+                            }
+                        } else {
+                            if anyExternal { try externalize(&fields, isExternal: isExternal, writeBlob: writeBlob) }
+                            try putInserted(fields, layout: layout, entityName: entityName, observed: observed, keys: &keys, batch: &batch, ids: &ids,
+                                            inserted: &inserted)
+                        }
+                        count += 1
+                        inChunk += 1
+                    }
+                    if let encoder {
+                        encoder.submit(run)
+                        run = []
+                        batch = try encoder.finish()
+                    }
+                    // A handler that yields nothing commits nothing, history or not: an entry
+                    // alone would be a transaction that changed no object.
+                    if done && count > 0 && tracksHistory { putHistory(inserted: (encoder?.inserted ?? inserted).runs, into: &batch) }
+                } catch {
+                    // Nothing may be given back or dropped under an encoding still under way.
+                    encoder?.abandon()
+                    throw error
                 }
-                // A handler that yields nothing commits nothing, history or not: an entry
-                // alone would be a transaction that changed no object.
-                if done && count > 0 && tracksHistory { putHistory(inserted: (encoder?.inserted ?? inserted).runs, into: &batch) }
-            } catch {
-                // Nothing may be given back or dropped under an encoding still under way.
-                encoder?.abandon()
-                throw error
+                return !done
             }
-            return !done
+            if count > 0 && observed { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
+            if count > 0 && tracksHistory { commitSignal.signal() }
+            return count
         }
-        if count > 0 && observed { publish(ChangeSet(sequence: sequence, inserted: Set(ids))) }
-        if count > 0 && tracksHistory { commitSignal.signal() }
-        return count
     }
 
     /// The to-ones of `entity` whose inverse is an ordered to-many kept as edges, with

@@ -51,7 +51,10 @@ public struct HistoryFeed: AsyncSequence, Sendable {
             self.store = store
             self.last = last
             // Subscribed before the first read, so that no commit after it goes unheard.
-            if !store.options.log.readOnly { commits = store.commitSignal.subscribe().makeAsyncIterator() }
+            if !store.options.log.readOnly {
+                commits = store.commitSignal.subscribe().makeAsyncIterator()
+                store.hearOtherWriters()
+            }
         }
 
         /// Transactions read from the history at a time: few, since one batch insert's
@@ -90,5 +93,21 @@ public struct HistoryFeed: AsyncSequence, Sendable {
                 }
             }
         }
+    }
+}
+
+extension ObjectStore {
+    /// Has the records report other processes' commits to the commit signal, once, when
+    /// a feed first waits on it (a store type with other writers keeps a connection
+    /// for it, which stores without feeds do not need).
+    func hearOtherWriters() {
+        guard records.hasOtherWriters else { return }
+        let first = listeningForOtherWriters.withLock { started -> Bool in
+            defer { started = true }
+            return !started
+        }
+        guard first else { return }
+        let signal = commitSignal
+        records.observeCommits { _ in signal.signal() }
     }
 }

@@ -86,13 +86,10 @@ extension ObjectStore {
         return try shape.storedAttributes.filter(\.preserveValueOnDeletion).map { ($0.name, try object.value(forKey: $0.name)) }
     }
 
-    /// Runs `body` holding the lock a save holds while it checks and commits (batch
-    /// operations take it too), so that no save commits in between.
-    func withSaveGate<T>(_ body: () throws -> T) rethrows -> T {
-        let gate = SaveGate.lock(for: self)
-        gate.lock()
-        defer { gate.unlock() }
-        return try body()
+    /// Runs `body` as a save runs its checks and commit (batch operations too): no
+    /// other commit to the store lands in between (``RecordStore/exclusively(_:)``).
+    func withSaveGate<T>(_ body: () throws -> T) throws -> T {
+        try records.exclusively(body)
     }
 
     /// Whether the records of a store track history: tools that open a store with

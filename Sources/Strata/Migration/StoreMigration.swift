@@ -34,9 +34,21 @@ extension StoreOptions {
 /// Runs migrations of a store directory: one mapping model at a time, each into a
 /// staging store that replaces the old one only when every pass has succeeded.
 enum StoreMigrator {
-    /// Migrates the store behind `log` (opened, write-locked) to `target`. Returns the
-    /// reopened engine store.
-    static func migrate(_ log: LogStore, path: String, to target: ObjectModel, options: StoreOptions) throws -> LogStore {
+    /// Migrates the store behind `records` (opened for writing) to `target`. Returns the
+    /// records to use from then on (the segment log reopened after a swap).
+    ///
+    /// A store type other than the segment log runs in-place stages only (their
+    /// metadata written in one transaction, indexes built in batches); a stage that
+    /// must rewrite the store is refused with `.migrationFailed`, the store untouched.
+    static func migrate(_ records: any RecordStore, path: String, to target: ObjectModel, options: StoreOptions) throws -> any RecordStore {
+        guard let log = records as? LogStore else {
+            return try migrate(records, stagingFrom: nil, path: path, to: target, options: options)
+        }
+        return try migrate(log, stagingFrom: log, path: path, to: target, options: options)
+    }
+
+    private static func migrate(_ log: any RecordStore, stagingFrom engine: LogStore?, path: String, to target: ObjectModel,
+                                options: StoreOptions) throws -> any RecordStore {
         // Every record is read through the stored tags and layouts: edited ones would
         // migrate each object as another's.
         try MetadataDigest.check(log.metadata, path: path)
@@ -75,6 +87,10 @@ enum StoreMigrator {
         // of its own inside it; only the last is swapped in, so an error or a crash in
         // any stage leaves the store at its old version (FORMAT.md §10).
         var stagings: [LogStore] = []
+        func withCacheLimited(_ body: () throws -> Void) throws {
+            guard let engine else { return try body() }
+            try engine.withBlockCacheLimited(to: MigrationBudget(options).cacheBytes, body)
+        }
         func closeStagings() { for staging in stagings.reversed() { try? staging.close() } }
         var currentModel = sourceModel
         var largestBatch = 0
@@ -86,7 +102,7 @@ enum StoreMigrator {
         // stages run (given back whatever happens; the store reopens after a swap anyway).
         let budget = MigrationBudget(options)
         do {
-            try log.withBlockCacheLimited(to: budget.cacheBytes) {
+            try withCacheLimited {
                 for (index, step) in steps.enumerated() {
                     let (mapping, destination) = (step.mapping, step.destination)
                     guard mapping.sourceModelHash == currentModel.versionHash else {
@@ -94,7 +110,7 @@ enum StoreMigrator {
                                           context: ["storeHash": currentModel.versionHash, "storeVersion": currentModel.versionIdentifier,
                                                     "mappingSourceHash": mapping.sourceModelHash])
                     }
-                    let source = stagings.last ?? log
+                    let source: any RecordStore = stagings.last ?? log
                     let sourceMetadata = stagings.isEmpty ? pendingMetadata : nil
                     if step.isInferred, step.willMigrate == nil, step.didMigrate == nil,
                        let inPlace = try inPlace(source, metadata: sourceMetadata, path: path, from: currentModel, to: destination,
@@ -108,9 +124,13 @@ enum StoreMigrator {
                         currentModel = destination
                         continue
                     }
-                    let staging = try source.makeStagingStore(overlayEntryLimit: budget.stagingOverlayEntries)
+                    guard let rewritable = stagings.last ?? engine else {
+                        throw StrataError(.migrationFailed, "this stage rewrites the store, and this store type runs in-place stages only (metadata and index builds); migrate a copy on the segment log and copy it back", path: path,
+                                          context: ["from": currentModel.versionIdentifier, "to": destination.versionIdentifier])
+                    }
+                    let staging = try rewritable.makeStagingStore(overlayEntryLimit: budget.stagingOverlayEntries)
                     stagings.append(staging)
-                    largestBatch = max(largestBatch, try runStep(source, into: staging, path: path, from: currentModel, to: destination, mapping: mapping, options: options,
+                    largestBatch = max(largestBatch, try runStep(rewritable, into: staging, path: path, from: currentModel, to: destination, mapping: mapping, options: options,
                                 stage: index, stageCount: steps.count, willMigrate: step.willMigrate, didMigrate: step.didMigrate,
                                 isInferred: step.isInferred, sourceMetadata: sourceMetadata))
                     currentModel = destination
@@ -124,10 +144,10 @@ enum StoreMigrator {
                 return log
             }
             options.migrationProgress?(MigrationProgress(stage: steps.count - 1, stageCount: steps.count, pass: .swap, entityMapping: "", done: 0, total: 1, largestBatch: largestBatch))
-            try log.adoptStaging(last)
+            try engine?.adoptStaging(last)
         } catch {
             closeStagings()
-            log.discardStaging()
+            engine?.discardStaging()
             throw error
         }
         closeStagings()
@@ -146,7 +166,7 @@ enum StoreMigrator {
 
     /// One mapping: three passes from `log` into `staging`. The caller swaps or
     /// discards the staging store; nothing of `log` changes here.
-    static func runStep(_ log: LogStore, into staging: LogStore, path: String, from sourceModel: ObjectModel, to destinationModel: ObjectModel,
+    static func runStep(_ log: any RecordStore, into staging: LogStore, path: String, from sourceModel: ObjectModel, to destinationModel: ObjectModel,
                         mapping: MappingModel, options: StoreOptions, stage: Int, stageCount: Int,
                         willMigrate: MigrationStage.WillMigrate? = nil, didMigrate: MigrationStage.DidMigrateStage? = nil,
                         isInferred: Bool = false, sourceMetadata: [String: [UInt8]]? = nil) throws -> Int {
@@ -203,7 +223,7 @@ enum StoreMigrator {
 extension StoreMigrator {
     /// Plans an inferred stage in place (InPlaceMigration); nil, logged with the reason,
     /// when it needs the streaming rewrite.
-    static func inPlace(_ source: LogStore, metadata: [String: [UInt8]]?, path: String, from sourceModel: ObjectModel, to destination: ObjectModel,
+    static func inPlace(_ source: any RecordStore, metadata: [String: [UInt8]]?, path: String, from sourceModel: ObjectModel, to destination: ObjectModel,
                         options: StoreOptions, stage: Int, stageCount: Int) throws -> InPlaceMigration? {
         let schema = try ObjectStore.storedSchema(in: source, model: sourceModel, metadata: metadata)
         do {

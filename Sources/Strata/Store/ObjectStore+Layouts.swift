@@ -19,29 +19,28 @@ extension ObjectStore {
     @discardableResult
     public func rewriteOlderLayouts(batchSize: Int = 1024) throws -> Int {
         guard schema.hasOlderLayouts else { return 0 }
-        let gate = SaveGate.lock(for: self)
-        gate.lock()
-        defer { gate.unlock() }
-        var rewritten = 0
-        for (name, shape) in schema.shapes.sorted(by: { $0.value.layout.tag < $1.value.layout.tag }) {
-            let layout = shape.layout
-            guard let entity = schema.layoutTable.entities[name], entity.layouts.count > 1 else { continue }
-            try records.scan(StoreSchema.range(tag: layout.tag), batchSize: max(1, batchSize)) { batch in
-                var writes = WriteBatch()
-                for record in batch {
-                    let object = try ObjectCodec.decode(record)
-                    guard layout.layout(named: object.layoutID) != layout.layoutID else { continue }
-                    let forwarded = try schema.forward(object)
-                    let encoded = try ObjectCodec.encode(forwarded.fields, layout: layout, blobBytes: { try self.records.readBlob($0) })
-                    writes.put(record.key, value: encoded.value, blobs: encoded.blobs, terms: encoded.terms)
-                    rewritten += 1
+        return try withSaveGate {
+            var rewritten = 0
+            for (name, shape) in schema.shapes.sorted(by: { $0.value.layout.tag < $1.value.layout.tag }) {
+                let layout = shape.layout
+                guard let entity = schema.layoutTable.entities[name], entity.layouts.count > 1 else { continue }
+                try records.scan(StoreSchema.range(tag: layout.tag), batchSize: max(1, batchSize)) { batch in
+                    var writes = WriteBatch()
+                    for record in batch {
+                        let object = try ObjectCodec.decode(record)
+                        guard layout.layout(named: object.layoutID) != layout.layoutID else { continue }
+                        let forwarded = try schema.forward(object)
+                        let encoded = try ObjectCodec.encode(forwarded.fields, layout: layout, blobBytes: { try self.records.readBlob($0) })
+                        writes.put(record.key, value: encoded.value, blobs: encoded.blobs, terms: encoded.terms)
+                        rewritten += 1
+                    }
+                    if !writes.isEmpty { try records.commit(writes) }
                 }
-                if !writes.isEmpty { try records.commit(writes) }
             }
+            try writeTableWithoutOlderLayouts()
+            options.logger.info("older record layouts rewritten and dropped", metadata: ["path": "\(path)", "records": "\(rewritten)"])
+            return rewritten
         }
-        try writeTableWithoutOlderLayouts()
-        options.logger.info("older record layouts rewritten and dropped", metadata: ["path": "\(path)", "records": "\(rewritten)"])
-        return rewritten
     }
 
     /// The store's layout table with each entity's current layout only, written in
@@ -103,12 +102,11 @@ extension ObjectStore {
     package func dropRewrittenLayouts() throws -> Bool {
         guard schema.layoutTable.holdsOlderLayouts, records.writeRefusal == nil, let log = records as? LogStore,
               let mark = log.segmentsRewrittenBelow, !log.holdsRecords(inSegmentsBelow: mark) else { return false }
-        let gate = SaveGate.lock(for: self)
-        gate.lock()
-        defer { gate.unlock() }
-        guard log.segmentsRewrittenBelow != nil else { return false }
-        try writeTableWithoutOlderLayouts()
-        options.logger.info("older record layouts dropped: compaction rewrote every record in its current layout", metadata: ["path": "\(path)"])
-        return true
+        return try withSaveGate {
+            guard log.segmentsRewrittenBelow != nil else { return false }
+            try writeTableWithoutOlderLayouts()
+            options.logger.info("older record layouts dropped: compaction rewrote every record in its current layout", metadata: ["path": "\(path)"])
+            return true
+        }
     }
 }

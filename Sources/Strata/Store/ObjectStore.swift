@@ -31,6 +31,9 @@ public final class ObjectStore: Sendable {
     /// The store's UUID as hex: the host part of object URIs.
     public let identifier: String
     let serials: Locked<[UInt16: UInt64]>
+    /// Serials the store reserved for this process and not yet given out, per tag,
+    /// when other processes write it too (``sharedSerials(tag:count:)``).
+    let serialBlocks = Locked<[UInt16: Range<UInt64>]>([:])
     /// Whether the records' index terms are exact (``hasExactTerms(_:)``): read at open.
     let exactTerms: Bool
     /// Whether external binaries carry index terms (``hasBlobTerms(_:model:)``): read at open.
@@ -38,6 +41,8 @@ public final class ObjectStore: Sendable {
     let observers = Locked<[UUID: ChangeObserver]>([:])
     /// Wakes history feeds as commits land (``changes(after:)``).
     let commitSignal = CommitSignal()
+    /// Whether the records report other processes' commits to `commitSignal` yet.
+    let listeningForOtherWriters = Locked(false)
     /// The async API's threads and the count of its work in flight.
     let lanes: StoreLanes
     /// Where operations are reported (``StoreInstrument``).
@@ -53,32 +58,59 @@ public final class ObjectStore: Sendable {
     ///   `Entity.attribute` and the transformer when a `transformable` attribute's value
     ///   transformer is not registered; `.storeLocked` when another
     ///   process writes the store; `.corrupt` naming a damaged file and offset.
-    public init(at path: String, model: ObjectModel, options: StoreOptions = StoreOptions()) throws {
+    public convenience init(at path: String, model: ObjectModel, options: StoreOptions = StoreOptions()) throws {
         if options.deleteStoreIfMigrationNeeded && options.migration.isRequested {
             throw StrataError(.invalidArgument, "deleteStoreIfMigrationNeeded and a migration are both set: choose whether an older store is migrated or deleted", path: path)
         }
         // Before anything is opened: a missing transformer must not cost a migration.
         if options.requiresValueTransformers { try model.checkValueTransformers(path: path) }
+        let records: any RecordStore
+        if let open = options.storeType.opener {
+            records = try open(path, options)
+        } else if options.storeType == .inMemory {
+            records = try LogStore.open(at: "/memory", options: options.log, fileSystem: InMemoryFileSystem(), logger: options.logger)
+        } else {
+            records = try LogStore.open(at: path, options: options.log, fileSystem: options.fileSystem ?? POSIXFileSystem(), logger: options.logger)
+        }
+        try self.init(opened: records, path: options.storeType == .inMemory ? "" : path, model: model, options: options)
+    }
+
+    /// Opens an object store over records of any store type (``RecordStore``): one of
+    /// another module, or one opened by hand. The store takes the records over and
+    /// closes them when it closes (or when this throws).
+    ///
+    /// ```swift
+    /// let records = try MyRecordStore(connectingTo: address)
+    /// let store = try ObjectStore(records: records, model: model)
+    /// ```
+    ///
+    /// - Throws: as ``init(at:model:options:)``.
+    public convenience init(records: any RecordStore, model: ObjectModel, options: StoreOptions = StoreOptions()) throws {
+        if options.deleteStoreIfMigrationNeeded && options.migration.isRequested {
+            try? records.close()
+            throw StrataError(.invalidArgument, "deleteStoreIfMigrationNeeded and a migration are both set: choose whether an older store is migrated or deleted")
+        }
+        do {
+            if options.requiresValueTransformers { try model.checkValueTransformers(path: "") }
+        } catch {
+            try? records.close()
+            throw error
+        }
+        try self.init(opened: records, path: (records as? LogStore)?.path ?? "", model: model, options: options)
+    }
+
+    private init(opened opening: any RecordStore, path: String, model: ObjectModel, options: StoreOptions) throws {
         self.lanes = StoreLanes(readerThreads: options.readerThreads)
         self.instrumentSlot = Locked(options.instrument)
         var migrated: Duration?
-        var records: any RecordStore
-        switch options.storeType {
-        case .segmentLog:
-            records = try LogStore.open(at: path, options: options.log, fileSystem: options.fileSystem ?? POSIXFileSystem(), logger: options.logger)
-        case .inMemory:
-            records = try LogStore.open(at: "/memory", options: options.log, fileSystem: InMemoryFileSystem(), logger: options.logger)
-        }
+        var records = opening
         do {
             let stored = RecordedModelHash(metadata: records.metadata, given: model)
             if let stored, stored.current != model.versionHash, options.deleteStoreIfMigrationNeeded {
                 records = try Self.replaceWithEmptyStore(records, path: path, storedHash: stored.recorded, model: model, options: options)
             } else if let stored, stored.current != model.versionHash, options.migration.isRequested {
-                guard let log = records as? LogStore else {
-                    throw StrataError(.migrationFailed, "this store type cannot be migrated", path: path)
-                }
                 let started = ContinuousClock.now
-                records = try StoreMigrator.migrate(log, path: path, to: model, options: options)
+                records = try StoreMigrator.migrate(records, path: path, to: model, options: options)
                 migrated = ContinuousClock.now - started
             }
             let schema = try Self.checkModel(model, records: records, path: path, logger: options.logger)
@@ -91,7 +123,7 @@ public final class ObjectStore: Sendable {
             throw error
         }
         self.model = model
-        self.path = options.storeType == .inMemory ? "" : path
+        self.path = path
         self.options = options
         self.records = records
         self.identifier = records.storeID.map { String(format: "%02x", $0) }.joined()
@@ -267,6 +299,7 @@ public final class ObjectStore: Sendable {
 
     /// Allocates the next key of an entity.
     func allocateKey(tag: UInt16) throws -> RecordKey {
+        if records.hasOtherWriters { return StoreSchema.key(tag: tag, serial: try sharedSerials(tag: tag, count: 1).lowerBound) }
         // One lookup of the tag, read and moved on in place (a read and a write hashed it twice).
         let serial = serials.withLock { s -> UInt64 in Self.postIncrement(&s[tag, default: 1]) }
         guard serial < ObjectID.serialMask else { throw StrataError(.invalidArgument, "entity has used all 2^48 object ids") }
@@ -290,7 +323,8 @@ public final class ObjectStore: Sendable {
     /// Moves an entity's serial on by `count` under one lock; returns the serials
     /// taken. `orFewer` takes what is left when fewer than `count` are (at least one).
     private func reserveSerials(tag: UInt16, count: Int, orFewer: Bool = false) throws -> Range<UInt64> {
-        try serials.withLock { s -> Range<UInt64> in
+        if records.hasOtherWriters { return try sharedSerials(tag: tag, count: count) }
+        return try serials.withLock { s -> Range<UInt64> in
             let next = s[tag, default: 1]
             // Subtracted, not added: a damaged counter near 2^64 must not overflow.
             let left = ObjectID.serialMask - min(next, ObjectID.serialMask)
@@ -333,7 +367,39 @@ public final class ObjectStore: Sendable {
         }
     }
 
-    func nextSerial(tag: UInt16) -> UInt64 { serials.withLock { $0[tag, default: 1] } }
+    func nextSerial(tag: UInt16) -> UInt64 {
+        let next = serials.withLock { $0[tag, default: 1] }
+        guard records.hasOtherWriters else { return next }
+        return max(next, serialBlocks.withLock { $0[tag]?.upperBound ?? 0 })
+    }
+
+    /// Serials of a store that other processes write too: the store reserves them for
+    /// this process (``RecordStore/reserveSerials(tag:count:floor:)``) a block at a
+    /// time, so that two processes never give out the same key; a block's serials
+    /// left unused when the process ends stay unused (keys need not be dense).
+    private func sharedSerials(tag: UInt16, count: Int) throws -> Range<UInt64> {
+        guard count >= 0 else { throw StrataError(.invalidArgument, "a negative count of object ids") }
+        let floor = serials.withLock { $0[tag, default: 1] }
+        return try serialBlocks.withLock { blocks -> Range<UInt64> in
+            var block = blocks[tag] ?? floor ..< floor
+            if block.count < count {
+                let wanted = max(count, Self.sharedSerialBlock)
+                guard let first = try records.reserveSerials(tag: tag, count: wanted, floor: max(floor, block.upperBound)) else {
+                    throw StrataError(.invalidArgument, "the store reports other writers but reserves no object ids")
+                }
+                let (end, overflow) = first.addingReportingOverflow(UInt64(wanted))
+                guard !overflow, end <= ObjectID.serialMask else { throw StrataError(.invalidArgument, "entity has used all 2^48 object ids") }
+                block = first ..< end
+            }
+            let taken = block.lowerBound ..< block.lowerBound + UInt64(count)
+            blocks[tag] = taken.upperBound ..< block.upperBound
+            return taken
+        }
+    }
+
+    /// Serials a process reserves from a store other processes write too, at least:
+    /// a round trip to the store per this many inserts.
+    static let sharedSerialBlock = 64
 
     /// Adds to `batch` the serial counters of `tags` (`StoreSchema.counterKey`), read
     /// after every key the batch writes was allocated, so each is below its counter.

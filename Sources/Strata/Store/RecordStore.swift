@@ -97,6 +97,23 @@ public protocol RecordStore: AnyObject, Sendable {
     func waitUntilDurable(_ commit: PendingCommit) throws
     /// Suspends until `commit` is durable.
     func durable(_ commit: PendingCommit) async throws
+    /// Runs `body` — a save's checks (object versions, unique values, relationship
+    /// ends) and its commit — so that no other commit to the store, from this process
+    /// or another, lands between them: a check then holds when its commit does.
+    /// `body`'s reads see every commit made before it began, and its commits run
+    /// inside it. `LogStore` holds a lock of its process (its file lock keeps other
+    /// processes from writing); a store type on a server holds a lock there.
+    func exclusively<T>(_ body: () throws -> T) throws -> T
+    /// Reserves `count` consecutive serials of key tag `tag` for this process alone,
+    /// none below `floor`, and returns the first; nil when one process writes the
+    /// store, whose own counters (read at open) then hand serials out.
+    func reserveSerials(tag: UInt16, count: Int, floor: UInt64) throws -> UInt64?
+    /// Calls `observer` with the sequence of each commit this store learns of from
+    /// other processes (nil stops it): feeds wake on it. Store types with one
+    /// writing process have none to report.
+    func observeCommits(_ observer: (@Sendable (UInt64) -> Void)?)
+    /// Whether other processes may commit while this one has the store open.
+    var hasOtherWriters: Bool { get }
     /// Why the store refuses writes (closed, opened read-only, or read-only after a
     /// failed write), or nil while it accepts them.
     var writeRefusal: StrataError? { get }
@@ -118,12 +135,25 @@ public protocol RecordStore: AnyObject, Sendable {
 }
 
 extension LogStore: RecordStore {
+    public func exclusively<T>(_ body: () throws -> T) throws -> T {
+        try commitSection.withLock { _ in try body() }
+    }
+
     public func orderedIndexPage(index: UInt32, descending: Bool, after: TermEntry?, limit: Int) throws -> OrderedTermPage? {
         try orderedTermPage(index: index, descending: descending, after: after, limit: limit)
     }
 }
 
 extension RecordStore {
+    /// None: one process writes the store, and hands serials out itself.
+    public func reserveSerials(tag: UInt16, count: Int, floor: UInt64) throws -> UInt64? { nil }
+
+    /// Nothing to report: one process writes the store.
+    public func observeCommits(_ observer: (@Sendable (UInt64) -> Void)?) {}
+
+    /// One process writes the store.
+    public var hasOtherWriters: Bool { false }
+
     /// A commit durable when it returns: for store types without group commit.
     public func commitPending(_ batch: WriteBatch) throws -> PendingCommit {
         PendingCommit(durableSequence: try commit(batch))

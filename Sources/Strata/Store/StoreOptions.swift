@@ -3,13 +3,32 @@ import StrataLog
 
 /// How an `ObjectStore` opens.
 public struct StoreOptions: Sendable {
-    /// Where the store's records live.
-    public enum StoreType: Sendable {
+    /// Where the store's records live: the segment log in a directory (the default),
+    /// memory, or a store type of another module, such as StrataPostgres's
+    /// `.postgres`, which keeps them on a database server.
+    public struct StoreType: Sendable, Equatable, CustomStringConvertible {
+        /// The type's name; two store types are the same when their names are.
+        public let name: String
+        /// Opens (or creates) the records at the location a store is opened at; nil
+        /// for the segment log's own types, which `ObjectStore` opens itself.
+        let opener: (@Sendable (_ location: String, _ options: StoreOptions) throws -> any RecordStore)?
+
         /// The append-only segment log in a directory: the default.
-        case segmentLog
+        public static let segmentLog = StoreType(name: "segmentLog", opener: nil)
         /// The same engine over an in-memory file system: nothing touches disk, and
         /// everything is gone when the store is released. For tests.
-        case inMemory
+        public static let inMemory = StoreType(name: "inMemory", opener: nil)
+
+        /// A store type whose records `open` opens or creates, given the location the
+        /// store is opened at (``ObjectStore/init(at:model:options:)``'s `path`: a
+        /// directory, or a server's address) and the options.
+        public static func custom(_ name: String, open: @escaping @Sendable (_ location: String, _ options: StoreOptions) throws -> any RecordStore) -> StoreType {
+            StoreType(name: name, opener: open)
+        }
+
+        public static func == (lhs: StoreType, rhs: StoreType) -> Bool { lhs.name == rhs.name }
+
+        public var description: String { name }
     }
 
     /// Where the records live: the segment log (default) or memory.

@@ -42,6 +42,15 @@ public struct WriteBatch: Sendable {
         pending.append(Record(key: key, sequence: 0, isTombstone: true))
     }
 
+    /// The writes in batch order, as records of sequence 0 (a delete is a tombstone),
+    /// for a store type outside this module; the write keyed by sequence, if any,
+    /// holds its base key (``records(completedWith:)`` completes it).
+    public var writes: [Record] { pending }
+
+    /// The position in ``writes`` of the write keyed by the commit's sequence
+    /// (``put(_:keyedBySequenceAfter:)``), nil when there is none.
+    public var sequenceKeyedWrite: Int? { sequenceKeyed }
+
     /// How many writes the batch holds.
     public var count: Int { pending.count }
     public var isEmpty: Bool { pending.isEmpty }
@@ -72,9 +81,10 @@ extension WriteBatch {
         return RecordKey(sum)
     }
 
-    /// The batch's records as a commit encodes them: those of a write keyed by
-    /// sequence completed (a copy of the array then; the others are the batch's own).
-    func records(completedWith sequence: UInt64) throws -> [Record] {
+    /// The batch's records as a commit of `sequence` writes them, in batch order: the
+    /// write keyed by sequence given its key (a copy of the array then; otherwise the
+    /// batch's own). Throws `.limitExceeded` when that key would wrap.
+    public func records(completedWith sequence: UInt64) throws -> [Record] {
         guard sequenceKeyed != nil else { return pending }
         var records = pending
         try completeKey(in: &records, sequence: sequence)

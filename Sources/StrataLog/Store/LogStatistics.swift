@@ -31,6 +31,25 @@ public struct LogStatistics: Sendable, Equatable, CustomStringConvertible {
     public var blockCacheLookups = 0
     public var blockCacheHits = 0
 
+    /// Statistics of a store type of its own (a `RecordStore` outside this module):
+    /// what it does not count stays zero.
+    public init(framesDecoded: Int = 0, recordsDecoded: Int = 0, segmentBytesRead: Int = 0, segmentBytesWritten: Int = 0,
+                blobBytesRead: Int = 0, blobBytesWritten: Int = 0, blobsRead: Int = 0, blobsWritten: Int = 0,
+                commits: Int = 0, syncs: Int = 0, compactions: Int = 0, compactionBytesReclaimed: Int = 0) {
+        self.framesDecoded = framesDecoded
+        self.recordsDecoded = recordsDecoded
+        self.segmentBytesRead = segmentBytesRead
+        self.segmentBytesWritten = segmentBytesWritten
+        self.blobBytesRead = blobBytesRead
+        self.blobBytesWritten = blobBytesWritten
+        self.blobsRead = blobsRead
+        self.blobsWritten = blobsWritten
+        self.commits = commits
+        self.syncs = syncs
+        self.compactions = compactions
+        self.compactionBytesReclaimed = compactionBytesReclaimed
+    }
+
     /// The share of record block lookups the block cache answered (0 before any).
     public var blockCacheHitRatio: Double {
         blockCacheLookups > 0 ? Double(blockCacheHits) / Double(blockCacheLookups) : 0

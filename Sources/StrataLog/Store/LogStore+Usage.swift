@@ -12,6 +12,18 @@ public struct StoreUsage: Sendable, Equatable {
     /// Bytes of blobs that current versions reference.
     public var liveBlobBytes: Int64
 
+    /// The usage of a store type of its own: a server's tables are its "segments".
+    public init(segmentCount: Int = 0, segmentBytes: Int64 = 0, liveRecordBytes: Int64 = 0, recordBytes: Int64 = 0,
+                blobFileCount: Int = 0, blobBytes: Int64 = 0, liveBlobBytes: Int64 = 0) {
+        self.segmentCount = segmentCount
+        self.segmentBytes = segmentBytes
+        self.liveRecordBytes = liveRecordBytes
+        self.recordBytes = recordBytes
+        self.blobFileCount = blobFileCount
+        self.blobBytes = blobBytes
+        self.liveBlobBytes = liveBlobBytes
+    }
+
     /// The share of record bytes that are superseded versions.
     public var recordGarbageRatio: Double {
         recordBytes > 0 ? Double(max(0, recordBytes - liveRecordBytes)) / Double(recordBytes) : 0

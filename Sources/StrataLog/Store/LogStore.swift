@@ -38,6 +38,10 @@ public final class LogStore: Sendable {
     let state: Locked<State>
     /// Held for a whole commit, roll or manifest swap: one writer at a time.
     let writer: Locked<WriterState>
+    /// Held by the object layer across a save's checks and its commit
+    /// (`RecordStore.exclusively`): the file lock makes this process the store's only
+    /// writer, so a lock in it is enough to keep other commits out in between.
+    package let commitSection = Locked(())
     /// One compaction at a time.
     let compactionGate = Locked(false)
     /// One rebuild of a damaged index file at a time (never the writer lock: a commit

@@ -6,7 +6,7 @@ import StrataTestSupport
 /// `store.changes()` delivers the inserted, updated and deleted ids of every save.
 @Suite struct ChangeNotificationTests {
     @Test func eachSaveIsDeliveredWithItsIDs() async throws {
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         var changes = store.changes().makeAsyncIterator()
 
         let context = store.newContext()
@@ -34,7 +34,7 @@ import StrataTestSupport
     }
 
     @Test func failedAndEmptySavesDeliverNothing() async throws {
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         var changes = store.changes().makeAsyncIterator()
         let context = store.newContext()
         try context.save() // nothing to save
@@ -63,7 +63,7 @@ import StrataTestSupport
     }
 
     @Test func closingTheStoreEndsTheStream() async throws {
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         var changes = store.changes().makeAsyncIterator()
         try await store.close()
         #expect(await changes.next() == nil)

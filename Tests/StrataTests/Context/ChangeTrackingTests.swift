@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func aChangeAfterASaveIsSavedAgain() throws {
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         let context = store.newContext()
         let employee = try ContextFixtures.employee(context, "Ada", salary: 1)
         try context.save()
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func anObjectDeletedAndInsertedAgainAfterAResetIsNotTheOldOne() throws {
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         let context = store.newContext()
         let first = try ContextFixtures.employee(context, "Ada")
         context.reset()
@@ -79,7 +79,7 @@ import Testing
     @Test func manyObjectsChangedInTurnAreAllSaved() throws {
         // Each insert moves the generation on: every earlier object's stamp is stale,
         // and changing it again must still find it tracked (it is, once).
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         let context = store.newContext()
         let employees = try (0..<20).map { try ContextFixtures.employee(context, "E\($0)", salary: Double($0)) }
         for (i, employee) in employees.enumerated().reversed() { try employee.setValue(Double(100 + i), forKey: "salary") }

@@ -59,7 +59,7 @@ import StrataTestSupport
     @Test func aFailedLargeSaveLeavesNothingAndCanBeRetried() throws {
         let memory = InMemoryFileSystem()
         let fs = FaultInjectingFileSystem(wrapping: memory)
-        let store = try ObjectStore(at: "/s", model: try FetchFixtures.model(), options: Self.options(fs))
+        let store = try StoreUnderTest.open(at: "/s", model: try FetchFixtures.model(), options: Self.options(fs))
         try FetchFixtures.populate(store)
         let context = store.newContext()
         try Self.bigChange(context)
@@ -76,7 +76,7 @@ import StrataTestSupport
         try context.save()
         #expect(try store.newContext().count(for: FetchRequest(entityName: "Employee")) == Self.count + 4)
         try store.close()
-        let reopened = try ObjectStore(at: "/s", model: try FetchFixtures.model(), options: Self.options(memory))
+        let reopened = try StoreUnderTest.open(at: "/s", model: try FetchFixtures.model(), options: Self.options(memory))
         defer { try? reopened.close() }
         #expect(try reopened.newContext().count(for: FetchRequest(entityName: "Employee")) == Self.count + 4)
         #expect(try reopened.records.verify().isSound)
@@ -90,7 +90,7 @@ import StrataTestSupport
         let fs = FaultInjectingFileSystem(wrapping: InMemoryFileSystem())
         var options = Self.options(fs)
         options.insertChunkSize = 20_000
-        let store = try ObjectStore(at: "/s", model: try FetchFixtures.model(), options: options)
+        let store = try StoreUnderTest.open(at: "/s", model: try FetchFixtures.model(), options: options)
         defer { try? store.close() }
         let context = store.newContext()
         for i in 0..<20_001 {

@@ -11,7 +11,7 @@ import StrataTestSupport
 
     /// A store of `objects` employees whose salaries all hold the generation 0.
     static func store(_ dir: TemporaryDirectory) throws -> ObjectStore {
-        let store = try ObjectStore(at: dir.path, model: try ContextFixtures.company())
+        let store = try StoreUnderTest.open(at: dir.path, model: try ContextFixtures.company())
         let context = store.newContext()
         for i in 0..<objects { _ = try ContextFixtures.employee(context, "E\(i)", salary: 0) }
         try context.save()
@@ -64,7 +64,7 @@ import StrataTestSupport
     @Test func aLargeSaveFreesDroppedInsertsElsewhere() throws {
         let dir = try TemporaryDirectory("concurrency-release")
         defer { dir.remove() }
-        let store = try ObjectStore(at: dir.path, model: try ContextFixtures.company())
+        let store = try StoreUnderTest.open(at: dir.path, model: try ContextFixtures.company())
         defer { try? store.close() }
         let context = store.newContext()
         var earlier: [ObjectID] = []
@@ -127,7 +127,7 @@ import StrataTestSupport
     }
 
     @Test func changeStreamsSeeEveryCommitInOrder() async throws {
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         let stream = store.changes()
         let writers = 4
         let saves = 10

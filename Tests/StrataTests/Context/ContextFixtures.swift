@@ -38,7 +38,7 @@ enum ContextFixtures {
 
     /// A saved employee's id, in a store of its own.
     static func storeWithEmployee(_ name: String = "Ada", salary: Double = 1000) throws -> (ObjectStore, ObjectID) {
-        let store = try ObjectStore.inMemory(model: try company())
+        let store = try StoreUnderTest.inMemory(model: try company())
         let context = store.newContext()
         let employee = try employee(context, name, salary: salary)
         try context.save()

@@ -8,7 +8,7 @@ import Testing
     /// A store whose employee's `department` field holds `forged` instead of her
     /// department's key (the bytes edited in place, the record committed again).
     static func store(forging forged: (_ employee: RecordKey, _ department: RecordKey) -> RecordKey) throws -> (ObjectStore, ObjectID) {
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         let context = store.newContext()
         let sales = try ContextFixtures.department(context, "Sales")
         let ada = try ContextFixtures.employee(context, "Ada", in: sales)

@@ -35,7 +35,7 @@ import StrataTestSupport
         let directory = try TemporaryDirectory("edges-check")
         defer { directory.remove() }
         let path = directory.appending("store.strata")
-        var store = try ObjectStore(at: path, model: try F.model())
+        var store = try StoreUnderTest.open(at: path, model: try F.model())
         var context = store.newContext()
         var random = SeededRandom(seed: seed)
         var plain = Plain()
@@ -145,7 +145,7 @@ import StrataTestSupport
             case 92..<96:
                 try context.save()
                 try store.close()
-                store = try ObjectStore(at: path, model: try F.model())
+                store = try StoreUnderTest.open(at: path, model: try F.model())
                 context = store.newContext()
                 try check(context, "step \(step) after reopen")
             default:

@@ -10,7 +10,7 @@ import StrataLog
     typealias F = EdgeFixtures
 
     @Test func aManyToManyIsOneEdgeReadFromBothSides() throws {
-        let store = try ObjectStore.inMemory(model: try F.model())
+        let store = try StoreUnderTest.inMemory(model: try F.model())
         let context = store.newContext()
         let mix = try F.named(context, "Playlist", "Mix")
         let road = try F.named(context, "Playlist", "Road")
@@ -46,7 +46,7 @@ import StrataLog
         let directory = try TemporaryDirectory("edges-order")
         defer { directory.remove() }
         let path = directory.appending("store.strata")
-        var store = try ObjectStore(at: path, model: try F.model())
+        var store = try StoreUnderTest.open(at: path, model: try F.model())
         var context = store.newContext()
         let mix = try F.named(context, "Playlist", "Mix")
         let songs = try (0..<6).map { try F.named(context, "Song", "S\($0)") }
@@ -75,7 +75,7 @@ import StrataLog
         #expect(try F.names(mix.objects("songs")) == expected)
         try store.close()
 
-        store = try ObjectStore(at: path, model: try F.model())
+        store = try StoreUnderTest.open(at: path, model: try F.model())
         context = store.newContext()
         let reopened = try context.object(with: mix.objectID)
         #expect(try F.names(reopened.objects("songs")) == expected)
@@ -95,7 +95,7 @@ import StrataLog
     }
 
     @Test func anOrderedToManyWithAToOneInverseMovesItsEdgeWithTheToOne() throws {
-        let store = try ObjectStore.inMemory(model: try F.model())
+        let store = try StoreUnderTest.inMemory(model: try F.model())
         let context = store.newContext()
         let first = try F.named(context, "Album", "First"), second = try F.named(context, "Album", "Second")
         let tracks = try (0..<4).map { try F.named(context, "Track", "T\($0)") }
@@ -117,7 +117,7 @@ import StrataLog
     }
 
     @Test func deleteRulesWorkThroughEdgesAndADeletedObjectTakesItsEdges() throws {
-        let store = try ObjectStore.inMemory(model: try F.model())
+        let store = try StoreUnderTest.inMemory(model: try F.model())
         let context = store.newContext()
         let ada = try F.named(context, "Author", "Ada"), bob = try F.named(context, "Author", "Bob")
         let notes = try F.named(context, "Book", "Notes"), sketches = try F.named(context, "Book", "Sketches")
@@ -182,7 +182,7 @@ import StrataLog
     }
 
     @Test func batchDeleteTombstonesTheEdgesOfWhatItDeletes() throws {
-        let store = try ObjectStore.inMemory(model: try F.model())
+        let store = try StoreUnderTest.inMemory(model: try F.model())
         let context = store.newContext()
         let mix = try F.named(context, "Playlist", "Mix")
         let songs = try (0..<5).map { try F.named(context, "Song", "S\($0)") }
@@ -208,7 +208,7 @@ import StrataLog
                 Relationship("teams", to: "Team", inverse: "members", toMany: true)
             }
         }
-        let store = try ObjectStore.inMemory(model: model)
+        let store = try StoreUnderTest.inMemory(model: model)
         let context = store.newContext()
         let team = try F.named(context, "Team", "Blue")
         let people = try (0..<4).map { try F.named(context, "Person", "P\($0)") }
@@ -234,7 +234,7 @@ import StrataLog
     }
 
     @Test func predicatesReadThroughEdgesBothWays() throws {
-        let store = try ObjectStore.inMemory(model: try F.model())
+        let store = try StoreUnderTest.inMemory(model: try F.model())
         let context = store.newContext()
         let mix = try F.named(context, "Playlist", "Mix"), road = try F.named(context, "Playlist", "Road"), empty = try F.named(context, "Playlist", "Empty")
         let a = try F.named(context, "Song", "Alpha"), b = try F.named(context, "Song", "Beta"), c = try F.named(context, "Song", "Gamma")
@@ -256,10 +256,10 @@ import StrataLog
         #expect(try F.names(songs) == ["Beta"])
     }
 
-    @Test func addingOneMemberToALargeRelationshipWritesOneSmallRecord() throws {
+    @Test(StoreUnderTest.engineSpecific) func addingOneMemberToALargeRelationshipWritesOneSmallRecord() throws {
         let directory = try TemporaryDirectory("edges-large")
         defer { directory.remove() }
-        let store = try ObjectStore(at: directory.appending("store.strata"), model: try F.model())
+        let store = try StoreUnderTest.open(at: directory.appending("store.strata"), model: try F.model())
         defer { try? store.close() }
         let count = 100_000
         let songIDs = try store.batchInsert(entityName: "Song", objects: (0..<count + 1).map { ["title": .string("S\($0)")] })

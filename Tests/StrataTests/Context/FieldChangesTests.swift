@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func insertSetsTheDefaultsAsChanges() throws {
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         let context = store.newContext()
         let employee = try context.insert("Employee")
         #expect(employee.changedKeys == ["salary"])  // the one attribute with a default

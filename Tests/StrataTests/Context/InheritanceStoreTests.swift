@@ -47,11 +47,11 @@ import StrataTestSupport
         let dir = try TemporaryDirectory("inheritance")
         defer { dir.remove() }
         do {
-            let store = try ObjectStore(at: dir.path, model: try Self.model())
+            let store = try StoreUnderTest.open(at: dir.path, model: try Self.model())
             _ = try Self.populate(store)
             try store.close()
         }
-        let store = try ObjectStore(at: dir.path, model: try Self.model())
+        let store = try StoreUnderTest.open(at: dir.path, model: try Self.model())
         defer { try? store.close() }
         let context = store.newContext()
         let all = try context.fetch(FetchRequest(entityName: "Vehicle"))
@@ -72,7 +72,7 @@ import StrataTestSupport
     }
 
     @Test func aRelationshipToTheParentTakesAnySubEntity() throws {
-        let store = try ObjectStore.inMemory(model: try Self.model())
+        let store = try StoreUnderTest.inMemory(model: try Self.model())
         let garage = try Self.populate(store)
         let context = store.newContext()
         let same = try context.object(with: garage.objectID)

@@ -24,7 +24,7 @@ import StrataLog
     /// sides of a many-to-many, and no `strata.edges` metadata.
     static func writeLegacyStore(at path: String) throws -> Written {
         let model = try F.model()
-        try ObjectStore(at: path, model: model).close()
+        try StoreUnderTest.open(at: path, model: model).close()
         let log = try LogStore.open(at: path)
         defer { try? log.close() }
         var metadata = log.metadata
@@ -73,7 +73,7 @@ import StrataLog
         return try F.names(context.object(with: written.id(name, store)).objects(key))
     }
 
-    @Test func aStoreWithListsOpensReadOnlyAndReadsItsLists() throws {
+    @Test(StoreUnderTest.engineSpecific) func aStoreWithListsOpensReadOnlyAndReadsItsLists() throws {
         let directory = try TemporaryDirectory("legacy-lists")
         defer { directory.remove() }
         let path = directory.appending("store.strata")
@@ -81,7 +81,7 @@ import StrataLog
         let before = try DirectorySnapshot(path)
         var options = StoreOptions()
         options.log.readOnly = true
-        let store = try ObjectStore(at: path, model: try F.model(), options: options)
+        let store = try StoreUnderTest.open(at: path, model: try F.model(), options: options)
         #expect(store.schema.mayHaveLegacyLists)
         #expect(try Self.names(store, written, "P1", "songs") == ["S3", "S1", "S2"])
         #expect(try Self.names(store, written, "P1", "favorites") == ["S2"])
@@ -96,12 +96,12 @@ import StrataLog
         #expect(try DirectorySnapshot(path) == before, "a read-only open writes nothing")
     }
 
-    @Test func listsTurnIntoEdgesAtTheNextChangeAndStayCorrect() throws {
+    @Test(StoreUnderTest.engineSpecific) func listsTurnIntoEdgesAtTheNextChangeAndStayCorrect() throws {
         let directory = try TemporaryDirectory("legacy-lists")
         defer { directory.remove() }
         let path = directory.appending("store.strata")
         let written = try Self.writeLegacyStore(at: path)
-        var store = try ObjectStore(at: path, model: try F.model())
+        var store = try StoreUnderTest.open(at: path, model: try F.model())
         var context = store.newContext()
         let p1 = try context.object(with: written.id("P1", store))
         try p1.add(try context.object(with: written.id("S4", store)), to: "songs")
@@ -113,7 +113,7 @@ import StrataLog
         #expect(try context.object(with: written.id("P1", store)).field("favorites") != .null)
         try store.close()
 
-        store = try ObjectStore(at: path, model: try F.model())
+        store = try StoreUnderTest.open(at: path, model: try F.model())
         #expect(try Self.names(store, written, "P1", "songs") == ["S3", "S1", "S2", "S4"])
         #expect(try Self.names(store, written, "P2", "songs").isEmpty)
         #expect(try Self.names(store, written, "S1", "playlists") == ["P1"])
@@ -139,14 +139,14 @@ import StrataLog
         try store.close()
     }
 
-    @Test func migratingAStoreWithListsWritesEdgesOnly() throws {
+    @Test(StoreUnderTest.engineSpecific) func migratingAStoreWithListsWritesEdgesOnly() throws {
         let directory = try TemporaryDirectory("legacy-lists")
         defer { directory.remove() }
         let path = directory.appending("store.strata")
         let written = try Self.writeLegacyStore(at: path)
         var options = StoreOptions()
         options.migration = .inferred
-        let store = try ObjectStore(at: path, model: try F.model(version: "2", songExtras: true), options: options)
+        let store = try StoreUnderTest.open(at: path, model: try F.model(version: "2", songExtras: true), options: options)
         defer { try? store.close() }
         #expect(!store.schema.mayHaveLegacyLists)
         #expect(try Self.names(store, written, "P1", "songs") == ["S3", "S1", "S2"])

@@ -32,7 +32,7 @@ import StrataTestSupport
     }
 
     @Test func theIDTakenAtInsertStaysValidAfterSave() throws {
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         let context = store.newContext()
         let ada = try ContextFixtures.employee(context, "Ada")
         let id = ada.objectID
@@ -47,7 +47,7 @@ import StrataTestSupport
         defer { dir.remove() }
         let uri: String
         do {
-            let store = try ObjectStore(at: dir.path, model: try ContextFixtures.company())
+            let store = try StoreUnderTest.open(at: dir.path, model: try ContextFixtures.company())
             let context = store.newContext()
             let ada = try ContextFixtures.employee(context, "Ada")
             try context.save()
@@ -56,7 +56,7 @@ import StrataTestSupport
             #expect(store.objectID(forURI: uri) == ada.objectID)
             try store.close()
         }
-        let store = try ObjectStore(at: dir.path, model: try ContextFixtures.company())
+        let store = try StoreUnderTest.open(at: dir.path, model: try ContextFixtures.company())
         defer { try? store.close() }
         let id = try #require(store.objectID(forURI: uri))
         #expect(id.uriRepresentation == uri)

@@ -49,7 +49,7 @@ import StrataTestSupport
     }
 
     @Test func refreshFreesExternalBinaries() throws {
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         let setup = store.newContext()
         let ada = try ContextFixtures.employee(setup, "Ada")
         let photo = Data(LogFixtures.noise(50_000, seed: 1))
@@ -78,7 +78,7 @@ import StrataTestSupport
                 Attribute("scratch", .string, optional: true, transient: true)
             }
         }
-        let store = try ObjectStore.inMemory(model: model)
+        let store = try StoreUnderTest.inMemory(model: model)
         let context = store.newContext()
         let note = try context.insert("Note")
         try note.setValue("hello", forKey: "text")
@@ -91,7 +91,7 @@ import StrataTestSupport
     }
 
     @Test func rollbackDiscardsInsertsUpdatesAndDeletes() throws {
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         let setup = store.newContext()
         let sales = try ContextFixtures.department(setup, "Sales")
         let ada = try ContextFixtures.employee(setup, "Ada", in: sales)

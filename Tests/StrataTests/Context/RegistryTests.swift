@@ -15,7 +15,7 @@ import StrataLog
         var options = StoreOptions()
         options.fileSystem = InMemoryFileSystem()
         options.logger = .quiet
-        let store = try ObjectStore(at: "/store", model: model, options: options)
+        let store = try StoreUnderTest.open(at: "/store", model: model, options: options)
         let ids = try store.batchInsert(entityName: "Item", objects: (0..<count).map { ["n": .int(Int64($0))] })
         return (store, ids)
     }

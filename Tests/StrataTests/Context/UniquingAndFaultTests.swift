@@ -48,7 +48,7 @@ import StrataTestSupport
     @Test func fetchReturnsFaultsAndAReadDecodesItsRecordOnly() throws {
         var options = StoreOptions()
         options.faultBatchSize = 1 // no batch faulting: one read is one record
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company(), options: options)
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company(), options: options)
         let setup = store.newContext()
         for i in 0..<10 {
             let employee = try ContextFixtures.employee(setup, "E\(i)")
@@ -71,7 +71,7 @@ import StrataTestSupport
     }
 
     @Test func batchFaultingLoadsFetchSiblingsTogether() throws {
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         let setup = store.newContext()
         for i in 0..<10 { _ = try ContextFixtures.employee(setup, "E\(i)") }
         try setup.save()
@@ -89,7 +89,7 @@ import StrataTestSupport
     /// looked up again: a fault never loads a version older than the store's.
     @Test(arguments: ["nothing", "an update", "a delete", "a compaction"])
     func faultsOfAPlainFetchLoadTheCurrentVersion(between: String) throws {
-        let store = try ObjectStore.inMemory(model: try ContextFixtures.company())
+        let store = try StoreUnderTest.inMemory(model: try ContextFixtures.company())
         let setup = store.newContext()
         let made = try (0..<100).map { try ContextFixtures.employee(setup, "E\($0)", salary: Double($0)) }
         try setup.save()
@@ -114,9 +114,10 @@ import StrataTestSupport
             try other.delete(others[5])
             try other.save()
         case "a compaction":
-            // No commit: the records moved to a new segment and the old one retired.
+            // No commit: the records moved to a new segment and the old one retired
+            // (on PostgreSQL, rows stay where they are and the tables are vacuumed).
             let report = try store.records.compact(force: true)
-            #expect(report.segmentsCompacted > 0)
+            #expect(StoreUnderTest.isPostgres || report.segmentsCompacted > 0)
         default:
             break
         }

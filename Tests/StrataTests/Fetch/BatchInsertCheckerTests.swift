@@ -59,7 +59,7 @@ struct BatchInsertCheckerTests {
 
     @Test("the one-walk path and the ordered walk agree on random objects", arguments: ["Item", "Plain"])
     func bothPathsAgree(entityName: String) throws {
-        let store = try ObjectStore.inMemory(model: Self.model())
+        let store = try StoreUnderTest.inMemory(model: Self.model())
         defer { try? store.close() }
         do {
             let entity = try #require(store.model.entity(named: entityName))

@@ -54,13 +54,13 @@ struct BatchInsertEncoderTests {
         options.insertChunkSize = chunk
         switch kind {
         case .inMemory:
-            let store = try ObjectStore.inMemory(model: try model(), options: options)
+            let store = try StoreUnderTest.inMemory(model: try model(), options: options)
             defer { try? store.close() }
             try body(store)
         case .onDisk:
             let dir = try TemporaryDirectory("encoded-insert")
             defer { dir.remove() }
-            let store = try ObjectStore(at: dir.appending("E.strata"), model: try model(), options: options)
+            let store = try StoreUnderTest.open(at: dir.appending("E.strata"), model: try model(), options: options)
             defer { try? store.close() }
             try body(store)
         }
@@ -68,7 +68,7 @@ struct BatchInsertEncoderTests {
 
     /// One chunk (an ordinary commit) and several (the chunked commit), each with a
     /// last run shorter than `BatchInsertEncoder.runLength`.
-    @Test("every object, in the handler's order, with its values and terms", arguments: FetchFixtures.Kind.allCases, [(1_000, 32_768), (9_001, 4_000)])
+    @Test("every object, in the handler's order, with its values and terms", StoreUnderTest.engineSpecific, arguments: FetchFixtures.Kind.allCases, [(1_000, 32_768), (9_001, 4_000)])
     func everyObjectInOrder(kind: FetchFixtures.Kind, sizes: (count: Int, chunk: Int)) throws {
         try Self.withStore(kind, chunk: sizes.chunk) { store in
             let tag = try store.schema.shape("Employee").layout.tag
@@ -126,7 +126,7 @@ struct BatchInsertEncoderTests {
 
     /// The one thing that can fail while encoding: the entity's serials run out part
     /// way. The insert throws and writes nothing.
-    @Test("serials running out while encoding: an error, nothing written")
+    @Test("serials running out while encoding: an error, nothing written", StoreUnderTest.engineSpecific)
     func serialsRunOut() throws {
         try Self.withStore(.inMemory, chunk: 32_768) { store in
             let tag = try store.schema.shape("Employee").layout.tag
@@ -144,7 +144,7 @@ struct BatchInsertEncoderTests {
 
     @Test("observers get every id")
     func observed() async throws {
-        let store = try ObjectStore.inMemory(model: try Self.model())
+        let store = try StoreUnderTest.inMemory(model: try Self.model())
         defer { try? store.close() }
         let stream = store.changes()
         #expect(try store.batchInsert(entityName: "Employee", dictionaryHandler: Handler(count: 1_500).next) == 1_500)

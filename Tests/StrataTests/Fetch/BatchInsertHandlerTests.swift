@@ -129,12 +129,12 @@ struct BatchInsertHandlerTests {
         defer { dir.remove() }
         let path = dir.appending("S.strata")
         do {
-            let store = try ObjectStore(at: path, model: try FetchFixtures.model(), options: Self.options)
+            let store = try StoreUnderTest.open(at: path, model: try FetchFixtures.model(), options: Self.options)
             try FetchFixtures.populate(store)
             try store.batchInsert(entityName: "Employee", dictionaryHandler: Self.handler())
             try store.close()
         }
-        let store = try ObjectStore(at: path, model: try FetchFixtures.model())
+        let store = try StoreUnderTest.open(at: path, model: try FetchFixtures.model())
         defer { try? store.close() }
         let context = store.newContext()
         #expect(try context.count(for: FetchRequest(entityName: "Employee")) == Self.count + 5)
@@ -154,7 +154,7 @@ struct BatchInsertHandlerTests {
             options.insertChunkSize = 20_000
             options.fileSystem = fs
             options.logger = .quiet
-            let store = try ObjectStore(at: "/s", model: try FetchFixtures.model(), options: options)
+            let store = try StoreUnderTest.open(at: "/s", model: try FetchFixtures.model(), options: options)
             defer { try? store.close() }
             fs.isRecording = true
             #expect(try store.batchInsert(entityName: "Employee", dictionaryHandler: Self.handler(count: count)) == count)
@@ -173,7 +173,7 @@ struct BatchInsertHandlerTests {
     /// Keys are taken a run of `KeyRun.length` at a time: the objects still get
     /// consecutive serials, the part of the last run left unused goes back (the next
     /// object follows on), and a run is not given back over serials taken after it.
-    @Test("keys come in runs: dense, the unused rest given back, never over later keys")
+    @Test("keys come in runs: dense, the unused rest given back, never over later keys", StoreUnderTest.engineSpecific)
     func keyRuns() throws {
         try FetchFixtures.withStore(.inMemory, options: Self.options) { store in
             let tag = try store.schema.shape("Employee").layout.tag

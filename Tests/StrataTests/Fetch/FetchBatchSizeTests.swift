@@ -9,7 +9,7 @@ import Testing
         let model = try ObjectModel(version: "1") {
             Entity("Item") { Attribute("name", .string) }
         }
-        let store = try ObjectStore.inMemory(model: model)
+        let store = try StoreUnderTest.inMemory(model: model)
         let setup = store.newContext()
         for i in 0..<10 { try setup.insert("Item").setValue("item \(i)", forKey: "name") }
         try setup.save()
@@ -64,7 +64,7 @@ import Testing
         let model = try ObjectModel(version: "1") { Entity("Item") { Attribute("name", .string) } }
         var options = StoreOptions()
         options.faultBatchSize = 4
-        let store = try ObjectStore.inMemory(model: model, options: options)
+        let store = try StoreUnderTest.inMemory(model: model, options: options)
         let setup = store.newContext()
         for i in 0..<100 { try setup.insert("Item").setValue("item \(i)", forKey: "name") }
         try setup.save()

@@ -166,8 +166,8 @@ struct FetchDifferentialTests {
         options.externalStorageThreshold = 32
         configure(&options)
         return kind == .inMemory
-            ? try ObjectStore.inMemory(model: try model(), options: options)
-            : try ObjectStore(at: dir.appending("D.strata"), model: try model(), options: options)
+            ? try StoreUnderTest.inMemory(model: try model(), options: options)
+            : try StoreUnderTest.open(at: dir.appending("D.strata"), model: try model(), options: options)
     }
 
     /// Saves `count` random items (a quarter of them `Special`), `n` numbering them.

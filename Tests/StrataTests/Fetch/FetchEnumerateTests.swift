@@ -14,7 +14,7 @@ import StrataLog
             }
             Entity("Special", parent: "Item") {}
         }
-        let store = try ObjectStore.inMemory(model: model)
+        let store = try StoreUnderTest.inMemory(model: model)
         let setup = store.newContext()
         for i in 0..<count {
             let item = try setup.insert(i % 10 == 9 ? "Special" : "Item")

@@ -46,13 +46,13 @@ enum FetchFixtures {
     static func withStore<T>(_ kind: Kind, options: StoreOptions = StoreOptions(), _ body: (ObjectStore) throws -> T) throws -> T {
         switch kind {
         case .inMemory:
-            let store = try ObjectStore.inMemory(model: try model(), options: options)
+            let store = try StoreUnderTest.inMemory(model: try model(), options: options)
             defer { try? store.close() }
             return try body(store)
         case .onDisk:
             let dir = try TemporaryDirectory("fetch")
             defer { dir.remove() }
-            let store = try ObjectStore(at: dir.appending("Fetch.strata"), model: try model(), options: options)
+            let store = try StoreUnderTest.open(at: dir.appending("Fetch.strata"), model: try model(), options: options)
             defer { try? store.close() }
             return try body(store)
         }

@@ -49,8 +49,8 @@ struct FetchIndexOrderTests {
         var options = StoreOptions()
         options.log.segmentSizeLimit = 8_192
         let store = kind == .inMemory
-            ? try ObjectStore.inMemory(model: try model(), options: options)
-            : try ObjectStore(at: dir.appending("O.strata"), model: try model(), options: options)
+            ? try StoreUnderTest.inMemory(model: try model(), options: options)
+            : try StoreUnderTest.open(at: dir.appending("O.strata"), model: try model(), options: options)
         var made = 0
         while made < rows {
             let context = store.newContext()
@@ -183,7 +183,7 @@ struct FetchIndexOrderTests {
 
     @Test("the top rows of many read a few records")
     func readsFewRecords() throws {
-        let store = try ObjectStore.inMemory(model: try Self.model())
+        let store = try StoreUnderTest.inMemory(model: try Self.model())
         defer { try? store.close() }
         var values: [[String: Value]] = []
         for i in 0..<5_000 { values.append(["n": .int(Int64((i * 7919) % 5_000)), "s": .string("row \(i)"), "k": .int(Int64(i % 10))]) }

@@ -98,11 +98,11 @@ struct FetchParallelScanTests {
         let path = "/parallel-faults.strata"
         var r = SeededRandom(seed: 41)
         do {
-            let store = try ObjectStore(at: path, model: try FetchDifferentialTests.model(), options: options)
+            let store = try StoreUnderTest.open(at: path, model: try FetchDifferentialTests.model(), options: options)
             try FetchDifferentialTests.saveItems(400, in: store, &r)
             try store.close()
         }
-        let store = try ObjectStore(at: path, model: try FetchDifferentialTests.model(), options: options)
+        let store = try StoreUnderTest.open(at: path, model: try FetchDifferentialTests.model(), options: options)
         defer { try? store.close() }
         var request = FetchRequest(entityName: "Item", predicate: try Strata.Predicate(format: "n >= 10"))
         request.sortKeys = [SortKey("t", ascending: false), SortKey("n")]
@@ -162,7 +162,7 @@ struct FetchParallelScanTests {
         #expect(try unsorted.explain(in: store.newContext()).threads == 1)
 
         // The default minimum: a 40-object entity is scanned on one thread.
-        let small = try ObjectStore.inMemory(model: try FetchDifferentialTests.model())
+        let small = try StoreUnderTest.inMemory(model: try FetchDifferentialTests.model())
         defer { try? small.close() }
         let fill = small.newContext()
         for n in 0..<40 { try FetchDifferentialTests.fill(try fill.insert("Item"), n: n, &r) }

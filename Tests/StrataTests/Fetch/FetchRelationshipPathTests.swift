@@ -127,8 +127,8 @@ struct FetchRelationshipPathTests {
     func randomPaths(kind: FetchFixtures.Kind) throws {
         let dir = try TemporaryDirectory("relationship-paths")
         defer { dir.remove() }
-        let store = kind == .inMemory ? try ObjectStore.inMemory(model: try Self.model())
-                                      : try ObjectStore(at: dir.appending("P.strata"), model: try Self.model())
+        let store = kind == .inMemory ? try StoreUnderTest.inMemory(model: try Self.model())
+                                      : try StoreUnderTest.open(at: dir.appending("P.strata"), model: try Self.model())
         defer { try? store.close() }
         var r = SeededRandom(seed: 1414)
         let owners = try Self.populate(store, &r)
@@ -154,7 +154,7 @@ struct FetchRelationshipPathTests {
 
     @Test("a destination changed, loaded or deleted in the context is seen as the interpreter sees it")
     func destinationsInTheContext() throws {
-        let store = try ObjectStore.inMemory(model: try Self.model())
+        let store = try StoreUnderTest.inMemory(model: try Self.model())
         defer { try? store.close() }
         let setup = store.newContext()
         let owners = try ["a", "b", "c"].map { name -> ManagedObject in
@@ -201,7 +201,7 @@ struct FetchRelationshipPathTests {
 
     @Test("a destination is read once per fetch, and no object is made for a candidate")
     func destinationsReadOnce() throws {
-        let store = try ObjectStore.inMemory(model: try Self.model())
+        let store = try StoreUnderTest.inMemory(model: try Self.model())
         defer { try? store.close() }
         let setup = store.newContext()
         var owners: [ManagedObject] = []
@@ -231,7 +231,7 @@ struct FetchRelationshipPathTests {
 
     @Test("relationship == object reads the relationship's index, not the entity")
     func objectEqualityUsesIndex() throws {
-        let store = try ObjectStore.inMemory(model: try Self.model())
+        let store = try StoreUnderTest.inMemory(model: try Self.model())
         defer { try? store.close() }
         let setup = store.newContext()
         let owners = try (0..<50).map { _ in try setup.insert("Owner") }

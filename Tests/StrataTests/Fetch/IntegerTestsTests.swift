@@ -20,7 +20,7 @@ import Testing
         var options = StoreOptions()
         options.fileSystem = InMemoryFileSystem()
         options.logger = .quiet
-        let store = try ObjectStore(at: "/store", model: model, options: options)
+        let store = try StoreUnderTest.open(at: "/store", model: model, options: options)
         var objects: [[String: Value]] = []
         for n in values {
             for m in [nil, Int64(-3), 0, 5] as [Int64?] {

@@ -65,7 +65,7 @@ struct RawIntegerJudgeTests {
 
     @Test("cut short or with a byte changed, a record gets the decoded answer or none")
     func damagedRecords() throws {
-        let store = try ObjectStore.inMemory(model: try Self.model())
+        let store = try StoreUnderTest.inMemory(model: try Self.model())
         defer { try? store.close() }
         let records = try Self.records(store)
         let shape = try #require(store.schema.shapes["Row"])

@@ -30,11 +30,11 @@ import StrataTestSupport
         let dir = try TemporaryDirectory("photolist")
         defer { dir.remove() }
         do {
-            let store = try ObjectStore(at: dir.path, model: try Self.model())
+            let store = try StoreUnderTest.open(at: dir.path, model: try Self.model())
             try Self.populate(store, employees: 300, photoBytes: 20_000)
             try store.close()
         }
-        let store = try ObjectStore(at: dir.path, model: try Self.model())
+        let store = try StoreUnderTest.open(at: dir.path, model: try Self.model())
         defer { try? store.close() }
         store.resetStatistics()
         let context = store.newContext()
@@ -55,7 +55,7 @@ import StrataTestSupport
     }
 
     @Test func departmentsDeriveTheirEmployeesAndCascade() throws {
-        let store = try ObjectStore.inMemory(model: try Self.model())
+        let store = try StoreUnderTest.inMemory(model: try Self.model())
         try Self.populate(store, employees: 30, photoBytes: 100)
         let context = store.newContext()
         var request = FetchRequest(entityName: "Department")
@@ -81,14 +81,14 @@ import StrataTestSupport
         let dir = try TemporaryDirectory("incompatible")
         defer { dir.remove() }
         let v1 = try Self.model()
-        try ObjectStore(at: dir.path, model: v1).close()
+        try StoreUnderTest.open(at: dir.path, model: v1).close()
         let v2 = try ObjectModel(contentsOf: FixturePaths.model("Employees-v2.json"))
-        let error = #expect(throws: StrataError.self) { _ = try ObjectStore(at: dir.path, model: v2) }
+        let error = #expect(throws: StrataError.self) { _ = try StoreUnderTest.open(at: dir.path, model: v2) }
         #expect(error?.code == .incompatibleModel)
         #expect(error?.message.contains("the model used to open the store is incompatible with the one used to create the store") == true)
         #expect(error?.context["storeHash"] == v1.versionHash)
         #expect(error?.context["modelHash"] == v2.versionHash)
         // Nothing was changed: v1 still opens.
-        try ObjectStore(at: dir.path, model: v1).close()
+        try StoreUnderTest.open(at: dir.path, model: v1).close()
     }
 }

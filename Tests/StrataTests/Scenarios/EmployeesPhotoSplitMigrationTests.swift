@@ -36,7 +36,7 @@ final class PhotoSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
         try FileManager.default.contentsOfDirectory(atPath: path + "/blobs").reduce(0) { $0 + (try FileBytes.size(path + "/blobs/" + $1)) }
     }
 
-    @Test(arguments: [7, 1000]) // batch sizes: many batches, and all in one
+    @Test(StoreUnderTest.migratesOnSegmentLogOnly, arguments: [7, 1000]) // batch sizes: many batches, and all in one
     func photosMoveToTheirOwnEntityByReference(batchSize: Int) throws {
         let dir = try TemporaryDirectory("photosplit")
         defer { dir.remove() }
@@ -44,7 +44,7 @@ final class PhotoSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
         let v2 = try ObjectModel(contentsOf: Self.v2URL)
         let employees = 60
         do {
-            let store = try ObjectStore(at: dir.path, model: v1)
+            let store = try StoreUnderTest.open(at: dir.path, model: v1)
             let context = store.newContext()
             let sales = try context.insert("Department")
             try sales.setValue("Sales", forKey: "name")
@@ -65,7 +65,7 @@ final class PhotoSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
         options.migrationBatchSize = batchSize
         let progress = ProgressLog()
         options.migrationProgress = { progress.append($0) }
-        let store = try ObjectStore(at: dir.path, model: v2, options: options)
+        let store = try StoreUnderTest.open(at: dir.path, model: v2, options: options)
         defer { try? store.close() }
 
         #expect(try Self.blobBytesOnDisk(dir.path) == blobBytesBefore, "the migration copied no blob bytes")
@@ -99,7 +99,7 @@ final class PhotoSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
         #expect(try store.verify().isSound)
     }
 
-    @Test func aFailingPolicyLeavesTheStoreAsItWas() throws {
+    @Test(StoreUnderTest.migratesOnSegmentLogOnly) func aFailingPolicyLeavesTheStoreAsItWas() throws {
         final class FailingPolicy: EntityMigrationPolicy, @unchecked Sendable {
             override func createDestinationInstances(forSource source: ManagedObject, mapping: EntityMapping, manager: MigrationManager) throws {
                 try super.createDestinationInstances(forSource: source, mapping: mapping, manager: manager)
@@ -111,7 +111,7 @@ final class PhotoSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
         let v1 = try ObjectModel(contentsOf: Self.v1URL)
         let v2 = try ObjectModel(contentsOf: Self.v2URL)
         do {
-            let store = try ObjectStore(at: dir.path, model: v1)
+            let store = try StoreUnderTest.open(at: dir.path, model: v1)
             let context = store.newContext()
             for i in 0..<10 {
                 let employee = try context.insert("Employee")
@@ -127,10 +127,10 @@ final class PhotoSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
         var options = StoreOptions()
         options.migration = .mappings([mapping], models: [v2])
         options.migrationBatchSize = 3
-        let error = #expect(throws: StrataError.self) { _ = try ObjectStore(at: dir.path, model: v2, options: options) }
+        let error = #expect(throws: StrataError.self) { _ = try StoreUnderTest.open(at: dir.path, model: v2, options: options) }
         #expect(error?.message.contains("Employee 5") == true)
         #expect(try DirectorySnapshot(dir.path) == before, "byte for byte as it was")
-        let store = try ObjectStore(at: dir.path, model: v1)
+        let store = try StoreUnderTest.open(at: dir.path, model: v1)
         #expect(try store.newContext().count(for: FetchRequest(entityName: "Employee")) == 10)
         try store.close()
     }

@@ -27,7 +27,7 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
 
     static func makeV1Store(at path: String) throws -> ObjectModel {
         let v1 = try ObjectModel(contentsOf: FixturePaths.model("Events-v1.json"))
-        let store = try ObjectStore(at: path, model: v1)
+        let store = try StoreUnderTest.open(at: path, model: v1)
         let context = store.newContext()
         for date in dates {
             let event = try context.insert("Event")
@@ -38,7 +38,7 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
         return v1
     }
 
-    @Test func thePolicyComputesDayMonthAndMemo() throws {
+    @Test(StoreUnderTest.migratesOnSegmentLogOnly) func thePolicyComputesDayMonthAndMemo() throws {
         let dir = try TemporaryDirectory("events")
         defer { dir.remove() }
         let v1 = try Self.makeV1Store(at: dir.path)
@@ -51,7 +51,7 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
         var options = StoreOptions()
         options.migration = .mappings([mapping], models: [v2])
         options.migrationBatchSize = 6
-        let store = try ObjectStore(at: dir.path, model: v2, options: options)
+        let store = try StoreUnderTest.open(at: dir.path, model: v2, options: options)
         defer { try? store.close() }
         let context = store.newContext() // objects hold their context weakly: keep it
         let events = try context.fetch(FetchRequest(entityName: "Event", sortKeys: [.ascending("timeStamp")]))
@@ -72,7 +72,7 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
         let v1 = try Self.makeV1Store(at: dir.path)
         let v2 = try ObjectModel(contentsOf: FixturePaths.model("Events-v2.json"))
         let before = try DirectorySnapshot(dir.path)
-        let error = #expect(throws: StrataError.self) { _ = try ObjectStore(at: dir.path, model: v2) }
+        let error = #expect(throws: StrataError.self) { _ = try StoreUnderTest.open(at: dir.path, model: v2) }
         #expect(error?.code == .incompatibleModel)
         #expect(error?.message.contains("the model used to open the store is incompatible with the one used to create the store") == true)
         #expect(error?.message.contains(v1.versionHash) == true)
@@ -80,13 +80,13 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
         #expect(try DirectorySnapshot(dir.path) == before, "never a silently emptied store")
     }
 
-    @Test func inferredMigrationOfScenarioTwoReadsDefaults() throws {
+    @Test(StoreUnderTest.migratesOnSegmentLogOnly) func inferredMigrationOfScenarioTwoReadsDefaults() throws {
         let dir = try TemporaryDirectory("tasks")
         defer { dir.remove() }
         let v1 = try ObjectModel(contentsOf: FixturePaths.model("Tasks-v1.json"))
         let v2 = try ObjectModel(contentsOf: FixturePaths.model("Tasks-v2-latitude.json"))
         do {
-            let store = try ObjectStore(at: dir.path, model: v1)
+            let store = try StoreUnderTest.open(at: dir.path, model: v1)
             let context = store.newContext()
             for i in 0..<25 {
                 let task = try context.insert("Task")
@@ -98,7 +98,7 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
         var options = StoreOptions()
         options.migration = .inferred
         options.migrationBatchSize = 4
-        let store = try ObjectStore(at: dir.path, model: v2, options: options)
+        let store = try StoreUnderTest.open(at: dir.path, model: v2, options: options)
         defer { try? store.close() }
         let context = store.newContext()
         let tasks = try context.fetch(FetchRequest(entityName: "Task", sortKeys: [.ascending("title")]))
@@ -109,16 +109,16 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
         }
     }
 
-    @Test func aRefusedInferenceWritesNothingAndNamesTheProperty() throws {
+    @Test(StoreUnderTest.migratesOnSegmentLogOnly) func aRefusedInferenceWritesNothingAndNamesTheProperty() throws {
         let dir = try TemporaryDirectory("tasks-refused")
         defer { dir.remove() }
         let v1 = try ObjectModel(contentsOf: FixturePaths.model("Tasks-v1.json"))
         let v2 = try ObjectModel(contentsOf: FixturePaths.model("Tasks-v2-latitude-required-no-default.json"))
-        try ObjectStore(at: dir.path, model: v1).close()
+        try StoreUnderTest.open(at: dir.path, model: v1).close()
         let before = try DirectorySnapshot(dir.path)
         var options = StoreOptions()
         options.migration = .inferred
-        let error = #expect(throws: StrataError.self) { _ = try ObjectStore(at: dir.path, model: v2, options: options) }
+        let error = #expect(throws: StrataError.self) { _ = try StoreUnderTest.open(at: dir.path, model: v2, options: options) }
         #expect(error?.code == .migrationInferenceRefused)
         #expect(error?.context["entity"] == "Task" && error?.context["property"] == "latitude", "\(String(describing: error))")
         #expect(error?.message.contains("Task.latitude") == true)

@@ -36,13 +36,13 @@ final class WateringSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
         ])
     }
 
-    @Test func aV1StoreArrivesAtV4InOneOpen() throws {
+    @Test(StoreUnderTest.migratesOnSegmentLogOnly) func aV1StoreArrivesAtV4InOneOpen() throws {
         let dir = try TemporaryDirectory("growing")
         defer { dir.remove() }
         let m = try Self.models()
         let plants = 230
         do {
-            let store = try ObjectStore(at: dir.path, model: m[0])
+            let store = try StoreUnderTest.open(at: dir.path, model: m[0])
             let context = store.newContext()
             for i in 0..<plants {
                 let plant = try context.insert("Plant")
@@ -58,7 +58,7 @@ final class WateringSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
         options.migrationBatchSize = 16
         let progress = ProgressLog()
         options.migrationProgress = { progress.append($0) }
-        let store = try ObjectStore(at: dir.path, model: m[3], options: options)
+        let store = try StoreUnderTest.open(at: dir.path, model: m[3], options: options)
         defer { try? store.close() }
 
         let stages = progress.entries.map(\.stage)

@@ -8,7 +8,7 @@ import StrataTestSupport
 @Suite struct InterviewsTests {
     static func model() throws -> ObjectModel { try ObjectModel(contentsOf: FixturePaths.model("Interviews.json")) }
 
-    static func store() throws -> ObjectStore { try ObjectStore.inMemory(model: try model()) }
+    static func store() throws -> ObjectStore { try StoreUnderTest.inMemory(model: try model()) }
 
     /// A subject with its questions (a subject needs at least one to be saved).
     @discardableResult
@@ -93,7 +93,7 @@ import StrataTestSupport
         let dir = try TemporaryDirectory("interviews-cascade")
         defer { dir.remove() }
         do {
-            let store = try ObjectStore(at: dir.path, model: try Self.model())
+            let store = try StoreUnderTest.open(at: dir.path, model: try Self.model())
             let context = store.newContext()
             let ada = try Self.subject(context, name: "Ada", questions: ["One?", "Two?", "Three?"])
             try Self.subject(context, name: "Grace", questions: ["Four?"])
@@ -109,7 +109,7 @@ import StrataTestSupport
             try context.save()
             try store.close()
         }
-        let store = try ObjectStore(at: dir.path, model: try Self.model())
+        let store = try StoreUnderTest.open(at: dir.path, model: try Self.model())
         defer { try? store.close() }
         let context = store.newContext()
         #expect(try Self.count(context, "Subject") == 1)
@@ -124,7 +124,7 @@ import StrataTestSupport
         defer { dir.remove() }
         var ids: [ObjectID] = []
         do {
-            let store = try ObjectStore(at: dir.path, model: try Self.model())
+            let store = try StoreUnderTest.open(at: dir.path, model: try Self.model())
             let context = store.newContext()
             let subject = try Self.subject(context, name: "Ada", questions: ["One?", "Two?"])
             let questions = try subject.objects("questions")
@@ -150,7 +150,7 @@ import StrataTestSupport
             ids = [q1.objectID, q2.objectID, r1.objectID, r2.objectID]
             try store.close()
         }
-        let store = try ObjectStore(at: dir.path, model: try Self.model())
+        let store = try StoreUnderTest.open(at: dir.path, model: try Self.model())
         defer { try? store.close() }
         let context = store.newContext()
         let (q1, q2, r1, r2) = try (context.object(with: ids[0]), context.object(with: ids[1]), context.object(with: ids[2]), context.object(with: ids[3]))
@@ -253,7 +253,7 @@ import StrataTestSupport
                 Relationship("subject", to: "Subject", inverse: "questions", optional: false)
             }
         }
-        let store = try ObjectStore.inMemory(model: model)
+        let store = try StoreUnderTest.inMemory(model: model)
         let context = store.newContext()
         let subject = try context.insert("Subject")
         try subject.setValue("Ada", forKey: "name")
@@ -275,7 +275,7 @@ import StrataTestSupport
         defer { dir.remove() }
         let id: ObjectID
         do {
-            let store = try ObjectStore(at: dir.path, model: try Self.model())
+            let store = try StoreUnderTest.open(at: dir.path, model: try Self.model())
             let context = store.newContext()
             let ada = try Self.subject(context, name: "Ada")
             try ada.setValue("Countess Lovelace", forKey: "displayName")
@@ -285,7 +285,7 @@ import StrataTestSupport
             id = ada.objectID
             try store.close()
         }
-        let store = try ObjectStore(at: dir.path, model: try Self.model())
+        let store = try StoreUnderTest.open(at: dir.path, model: try Self.model())
         defer { try? store.close() }
         let context = store.newContext()
         let ada = try context.object(with: id)

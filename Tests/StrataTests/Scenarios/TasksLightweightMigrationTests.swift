@@ -83,7 +83,7 @@ import StrataTestSupport
             }
         }
         // The migrated store takes new values: a new task starts at the default too.
-        let store = try ObjectStore(at: dir.path, model: v2)
+        let store = try StoreUnderTest.open(at: dir.path, model: v2)
         defer { try? store.close() }
         let context = store.newContext()
         let task = try context.insert("Task")
@@ -162,24 +162,24 @@ import StrataTestSupport
 
     /// Inferred at planning, and "Call Ada", the one task without a due date, fails
     /// the migration by name, the store unchanged.
-    @Test func dueRequiredWithoutADefaultFailsForTheTaskWithoutOne() throws {
+    @Test(StoreUnderTest.migratesOnSegmentLogOnly) func dueRequiredWithoutADefaultFailsForTheTaskWithoutOne() throws {
         let dir = try TemporaryDirectory("tasks-due-refused")
         defer { dir.remove() }
         let v1 = try Self.makeV1Store(at: dir.path)
         let ada = try {
-            let store = try ObjectStore(at: dir.path, model: v1)
+            let store = try StoreUnderTest.open(at: dir.path, model: v1)
             defer { try? store.close() }
             return try #require(try store.newContext().keyedObjects("Task", by: "title")["Call Ada"]).objectID
         }()
         let before = try DirectorySnapshot(dir.path)
         let error = #expect(throws: StrataError.self) {
-            try ObjectStore(at: dir.path, model: try Self.model("Tasks-v2-due-required-no-default"), options: InferredStore.options(.inferred))
+            try StoreUnderTest.open(at: dir.path, model: try Self.model("Tasks-v2-due-required-no-default"), options: InferredStore.options(.inferred))
         }
         #expect(error?.code == .migrationValidationFailed)
         #expect(error?.context["entity"] == "Task" && error?.context["property"] == "due")
         #expect(error?.context["object"] == ada.description)
         #expect(try DirectorySnapshot(dir.path) == before)
-        let store = try ObjectStore(at: dir.path, model: v1)
+        let store = try StoreUnderTest.open(at: dir.path, model: v1)
         defer { try? store.close() }
         try Self.expectTasks(in: store.newContext())
     }
@@ -208,7 +208,7 @@ import StrataTestSupport
         "Tasks-v2-rename-todo", "Tasks-v2-rename-title",
     ]
 
-    @Test(arguments: v2Fixtures)
+    @Test(StoreUnderTest.engineSpecific, arguments: v2Fixtures)
     func withoutMigrationAV2ModelIsIncompatibleAndNothingChanges(fixture: String) throws {
         let dir = try TemporaryDirectory("tasks-incompatible")
         defer { dir.remove() }
@@ -216,7 +216,7 @@ import StrataTestSupport
         let v2 = try Self.model(fixture)
         #expect(v1.versionHash != v2.versionHash)
         let before = try DirectorySnapshot(dir.path)
-        let error = #expect(throws: StrataError.self) { _ = try ObjectStore(at: dir.path, model: v2) }
+        let error = #expect(throws: StrataError.self) { _ = try StoreUnderTest.open(at: dir.path, model: v2) }
         #expect(error?.code == .incompatibleModel)
         #expect(error?.message.contains("the model used to open the store is incompatible with the one used to create the store") == true)
         #expect(error?.message.contains(v1.versionHash) == true)
@@ -224,7 +224,7 @@ import StrataTestSupport
         #expect(error?.context["storeHash"] == v1.versionHash)
         #expect(error?.context["modelHash"] == v2.versionHash)
         #expect(try DirectorySnapshot(dir.path) == before)
-        let store = try ObjectStore(at: dir.path, model: v1)
+        let store = try StoreUnderTest.open(at: dir.path, model: v1)
         defer { try? store.close() }
         try Self.expectTasks(in: store.newContext())
     }

@@ -37,7 +37,7 @@ import StrataTestSupport
     }
 
     static func makeV1(at path: String, v1: ObjectModel) throws {
-        let store = try ObjectStore(at: path, model: v1)
+        let store = try StoreUnderTest.open(at: path, model: v1)
         let context = store.newContext()
         let user = try context.insert("User")
         try user.setValue("Mara", forKey: "name")
@@ -151,7 +151,7 @@ import StrataTestSupport
         var value: Int { lock.withLock { stored } }
     }
 
-    @Test(arguments: ["carry", "stream"])
+    @Test(StoreUnderTest.migratesOnSegmentLogOnly, arguments: ["carry", "stream"])
     func thePlanMergesTheNoteKinds(style: String) throws {
         let dir = try TemporaryDirectory("tasting")
         defer { dir.remove() }
@@ -160,7 +160,7 @@ import StrataTestSupport
         var options = StoreOptions()
         let largestOld = LargestCount()
         options.migration = .plan(style == "carry" ? Self.plan(v1, v2) : Self.streamingPlan(v1, v2, batch: 2, largestOld: largestOld))
-        let store = try ObjectStore(at: dir.path, model: v2, options: options)
+        let store = try StoreUnderTest.open(at: dir.path, model: v2, options: options)
         defer { try? store.close() }
         let context = store.newContext()
         #expect(try context.count(for: FetchRequest(entityName: "TastingNote")) == 12)
@@ -179,7 +179,7 @@ import StrataTestSupport
         }
     }
 
-    @Test(arguments: ["will", "did"])
+    @Test(StoreUnderTest.migratesOnSegmentLogOnly, arguments: ["will", "did"])
     func anErrorInAHookLeavesTheStoreAtV1ByteForByte(hook: String) throws {
         let dir = try TemporaryDirectory("tasting-fail")
         defer { dir.remove() }
@@ -188,10 +188,10 @@ import StrataTestSupport
         let before = try DirectorySnapshot(dir.path)
         var options = StoreOptions()
         options.migration = .plan(Self.plan(v1, v2, failIn: hook))
-        let error = #expect(throws: StrataError.self) { _ = try ObjectStore(at: dir.path, model: v2, options: options) }
+        let error = #expect(throws: StrataError.self) { _ = try StoreUnderTest.open(at: dir.path, model: v2, options: options) }
         #expect(error?.message.contains("\(hook)Migrate refused") == true, "the hook's error reaches the caller")
         #expect(try DirectorySnapshot(dir.path) == before)
-        let store = try ObjectStore(at: dir.path, model: v1)
+        let store = try StoreUnderTest.open(at: dir.path, model: v1)
         #expect(try store.newContext().count(for: FetchRequest(entityName: "WineNote")) == 3)
         try store.close()
     }

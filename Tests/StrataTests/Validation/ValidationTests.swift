@@ -49,7 +49,7 @@ import StrataTestSupport
         let dir = try TemporaryDirectory("validation")
         defer { dir.remove() }
         do {
-            let store = try ObjectStore(at: dir.path, model: try Self.model())
+            let store = try StoreUnderTest.open(at: dir.path, model: try Self.model())
             let context = store.newContext()
             let empty = try context.insert("Team")                        // name nil, no members
             let crowded = try context.insert("Team")
@@ -91,7 +91,7 @@ import StrataTestSupport
             #expect(store.statistics.blobsWritten == 0 && store.statistics.commits == commits)
             try store.close()
         }
-        let store = try ObjectStore(at: dir.path, model: try Self.model())
+        let store = try StoreUnderTest.open(at: dir.path, model: try Self.model())
         defer { try? store.close() }
         let context = store.newContext()
         #expect(try context.count(for: FetchRequest(entityName: "Team")) == 0)
@@ -99,7 +99,7 @@ import StrataTestSupport
     }
 
     @Test func aWrongTypeIsRefusedWhenSetNamingEntityAndKey() throws {
-        let store = try ObjectStore.inMemory(model: try Self.model())
+        let store = try StoreUnderTest.inMemory(model: try Self.model())
         let member = try store.newContext().insert("Member")
         let error = #expect(throws: StrataError.self) { try member.setValue("old", forKey: "age") }
         #expect(error?.code == .typeMismatch)
@@ -112,7 +112,7 @@ import StrataTestSupport
     }
 
     @Test func uniqueAgainstTheStoreAndAfterTheOtherObjectChanges() throws {
-        let store = try ObjectStore.inMemory(model: try Self.model())
+        let store = try StoreUnderTest.inMemory(model: try Self.model())
         let context = store.newContext()
         let team = try context.insert("Team")
         try team.setValue("T", forKey: "name")
@@ -137,7 +137,7 @@ import StrataTestSupport
     }
 
     @Test func aFixedContextSavesAfterAFailure() throws {
-        let store = try ObjectStore.inMemory(model: try Self.model())
+        let store = try StoreUnderTest.inMemory(model: try Self.model())
         let context = store.newContext()
         let team = try context.insert("Team")
         #expect(throws: StrataError.self) { try context.save() }
@@ -164,7 +164,7 @@ import StrataTestSupport
         options.logger = .quiet
         let dir = try TemporaryDirectory("validation-batch")
         defer { dir.remove() }
-        let store = try ObjectStore(at: dir.path, model: model, options: options)
+        let store = try StoreUnderTest.open(at: dir.path, model: model, options: options)
         defer { try? store.close() }
         let cases: [([String: Value], String)] = [
             (["age": .int(12)], "Badge.age: int(12) is below the minimum int(18)"),

@@ -1,0 +1,86 @@
+import BenchSupport
+import Foundation
+
+extension Summary {
+    /// The PostgreSQL store type beside the local store and SQLite, all durable (the
+    /// server with fsync on, the local store syncing every commit, SQLite FULL): fetch
+    /// by id and one-object saves timed one at a time (targets: p50 ≤ 0.3 ms and
+    /// ≤ 2 ms), a batch insert (target ≥ 20k objects/s), an in-place lightweight stage
+    /// (target at 1M ≤ 1 s). `--postgres LOCATION` names the server (`make bench-postgres`
+    /// starts one on a Unix socket).
+    func runPostgres() throws {
+        guard let server = postgres else { throw BenchError("the postgres section needs --postgres LOCATION") }
+        progress("postgres: \(nLabel) employees inserted in one transaction, on the server, locally and in SQLite")
+        let pgLocation = PostgresWorkload.location(server, name: "bench")
+        defer { try? PostgresWorkload.drop(pgLocation) }
+        let pg = try PostgresWorkload.create(at: pgLocation, writer: .batchInsert)
+        let localDirectory = try ScratchDirectory("postgres-local")
+        defer { localDirectory.remove() }
+        let local = try StrataObjectEngine(durability: .everyCommit, writer: .batchInsert).create(in: localDirectory.path)
+        let sqliteDirectory = try ScratchDirectory("postgres-sqlite")
+        defer { sqliteDirectory.remove() }
+        let sqlite = try GRDBEngine(synchronous: .full).create(in: sqliteDirectory.path)
+        var inserts: [Double] = []
+        for store in [pg, local, sqlite] {
+            let started = ContinuousClock.now
+            try store.insertInOneTransaction(employees)
+            inserts.append(Self.seconds(ContinuousClock.now - started))
+        }
+        let rows = SummaryRow.Figure.throughput(operations: n, unit: "objects")
+        add("Insert \(nLabel) in one transaction, PostgreSQL store (batch insert) vs SQLite", rows,
+            strata: Sample(seconds: inserts[0], result: n), sqlite: Sample(seconds: inserts[2], result: n))
+        findings.append(String(format: "PostgreSQL store, batch insert of %@: %.0f objects/s (target ≥ 20,000); the local store %.0f objects/s; SQLite %.0f objects/s",
+                               nLabel, Double(n) / inserts[0], Double(n) / inserts[1], Double(n) / inserts[2]))
+
+        progress("postgres: fetch by id, one at a time")
+        var random = SplitMix64(seed: 7)
+        let ids = (0..<2_000).map { _ in Int64(random.next() % UInt64(n)) + 1 }
+        var lookups: [[Double]] = []
+        for store in [pg, local, sqlite] {
+            try store.prepareForFetch()
+            _ = try store.fetchNameAndSalary(ids: Array(ids.prefix(200)))
+            var times: [Double] = []
+            for id in ids {
+                let started = ContinuousClock.now
+                guard try store.fetchNameAndSalary(ids: [id]) != 0 else { throw BenchError("employee \(id) not found") }
+                times.append(Self.seconds(ContinuousClock.now - started))
+            }
+            lookups.append(times)
+        }
+        findings.append("PostgreSQL store, fetch by id (a fault fired, one at a time, 2,000): " + Self.percentiles(lookups[0])
+                        + " (target p50 ≤ 0.3 ms); the local store " + Self.percentiles(lookups[1]) + "; SQLite " + Self.percentiles(lookups[2]))
+
+        progress("postgres: one-object durable saves, one at a time")
+        var saves: [[Double]] = []
+        for store in [pg, local, sqlite] {
+            var times: [Double] = []
+            for e in employees.prefix(1_000) {
+                let started = ContinuousClock.now
+                try store.insertEachInOwnTransaction([e][...])
+                times.append(Self.seconds(ContinuousClock.now - started))
+            }
+            saves.append(times)
+        }
+        findings.append("PostgreSQL store, one-object durable save (1,000): " + Self.percentiles(saves[0])
+                        + " (target ≤ 2 ms); the local store " + Self.percentiles(saves[1]) + "; SQLite " + Self.percentiles(saves[2]))
+        for store in [pg, local, sqlite] { try store.close() }
+
+        progress("postgres: an in-place lightweight stage (an attribute added) on \(nLabel) objects")
+        let started = ContinuousClock.now
+        try PostgresWorkload.migrate(pgLocation, to: BenchModels.employeesWithBonus())
+        let stage = Self.seconds(ContinuousClock.now - started)
+        findings.append(String(format: "PostgreSQL store, an in-place lightweight stage (bonus added) on %@ objects: %.0f ms, open included (target at 1M ≤ 1 s)", nLabel, stage * 1000))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+
+    /// "p50 0.21 ms, p99 0.48 ms" of a list of seconds.
+    static func percentiles(_ times: [Double]) -> String {
+        let sorted = times.sorted()
+        guard !sorted.isEmpty else { return "none" }
+        func at(_ q: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))] * 1000 }
+        return String(format: "p50 %.3f ms, p99 %.3f ms", at(0.5), at(0.99))
+    }
+}

@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import Strata
+#if Postgres
+import StrataPostgres
+#endif
+
+/// `strata copy SOURCE DEST`: a store moved between store types — a directory into a
+/// PostgreSQL schema (`postgres://…`) or back — streaming its records and blobs, then
+/// verified where it arrived.
+struct CopyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "copy",
+        abstract: "Copy a store into a new directory or PostgreSQL schema (postgres://USER@HOST/DATABASE?schema=NAME), and back.",
+        discussion: """
+            Records, blobs and metadata are streamed in batches, in one transaction at the destination, which must be empty; the copy is verified at the end. \
+            The history is not carried over: the destination's starts at the copy. PostgreSQL locations need a build with the Postgres trait.
+            """
+    )
+
+    @Argument(help: "The store: a directory, or a postgres:// location.")
+    var source: String
+
+    @Argument(help: "Where the copy goes: a new directory, or a postgres:// location whose schema holds no store yet.")
+    var destination: String
+
+    func run() throws {
+        try reportingFailures {
+            let from = try Self.open(source, readOnly: true)
+            defer { try? from.close() }
+            let to = try Self.open(destination, readOnly: false)
+            defer { try? to.close() }
+            guard to.lastSequence == 0, try to.keys(in: nil, after: nil, limit: 1).isEmpty else {
+                throw CommandFailure.usage("\(destination) already holds a store: copy into a new directory or an empty schema")
+            }
+            let started = ContinuousClock.now
+            var records = 0, blobs = 0, blobBytes = 0
+            var after: RecordKey?
+            // One transaction, handed over a page at a time: a copy holds one page.
+            try to.commit { batch, writeBlob in
+                let keys = try from.keys(in: nil, after: after, limit: Self.page)
+                guard let first = keys.first, let last = keys.last else { return false }
+                after = last
+                try from.scan(first..<RecordKey(last.rawValue &+ 1), batchSize: Self.page) { page in
+                    for record in page where record.key.rawValue >> 48 != Self.historyTag {
+                        var refs: [BlobRef] = []
+                        for blob in record.blobs {
+                            let bytes = try from.readBlob(blob)
+                            refs.append(try writeBlob(bytes))
+                            blobs += 1
+                            blobBytes += bytes.count
+                        }
+                        batch.put(record.key, value: record.value, blobs: refs, terms: record.terms)
+                        records += 1
+                    }
+                }
+                return keys.count == Self.page && last.rawValue != UInt64.max
+            }
+            try to.setMetadata(from.metadata)
+            let report = try to.verify()
+            guard report.isSound else {
+                throw CommandFailure("the copy at \(destination) does not verify: \(report.problems.map(\.description).joined(separator: "; "))")
+            }
+            let copied = try to.count(in: nil)
+            guard copied == records else {
+                throw CommandFailure("the copy at \(destination) holds \(copied) records, \(records) were copied")
+            }
+            let elapsed = ContinuousClock.now - started
+            print("copied \(records) records and \(blobs) blobs (\(blobBytes) bytes) into \(Self.shown(destination)) in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds]))); verified")
+        }
+    }
+
+    /// Records a transaction's page holds.
+    static let page = 1_024
+    /// The history's key tag (FORMAT.md §11.6): not copied.
+    static let historyTag: UInt64 = 0xFFFF
+
+    /// A location as output shows it: a PostgreSQL one without its password.
+    static func shown(_ location: String) -> String {
+        guard var url = URLComponents(string: location), url.password != nil else { return location }
+        url.password = nil
+        return url.string ?? location
+    }
+
+    static func open(_ location: String, readOnly: Bool) throws -> any RecordStore {
+        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+            #if Postgres
+            return try PostgresRecordStore(location: location, readOnly: readOnly, logger: CLILogging.logger)
+            #else
+            throw CommandFailure.usage("this strata was built without PostgreSQL: build it with `swift build --traits Postgres`")
+            #endif
+        }
+        if readOnly { return try StoreAccess.openLog(location) }
+        if FileManager.default.fileExists(atPath: location) {
+            throw CommandFailure.usage("\(location) exists: copy into a new directory")
+        }
+        return try LogStore.open(at: location, logger: CLILogging.logger)
+    }
+}

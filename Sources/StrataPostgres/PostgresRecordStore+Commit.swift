@@ -1,0 +1,261 @@
+#if Postgres
+import Foundation
+import NIOCore
+import PostgresNIO
+import StrataLog
+
+extension PostgresRecordStore {
+    /// Runs `body` holding the store's `state` row in an open transaction: commits
+    /// of other processes wait until `body`'s own commit (which ends the transaction)
+    /// or its end. A read-only store runs `body` as it is.
+    public func exclusively<T>(_ body: () throws -> T) throws -> T {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        exclusiveDepth += 1
+        defer {
+            exclusiveDepth -= 1
+            if exclusiveDepth == 0 { rollbackIfOpen() }
+        }
+        if exclusiveDepth == 1 && writeRefusal == nil { try beginLocked() }
+        return try body()
+    }
+
+    /// Opens a transaction on the writer and locks the state row; `writerLock` held.
+    func beginLocked() throws {
+        guard lockedSequence == nil else { return }
+        let link = try liveWriter()
+        try link.query("BEGIN")
+        do {
+            guard let row = try link.query("SELECT sequence FROM \(schema).state WHERE id = 1 FOR UPDATE").first else {
+                throw StrataError(.corrupt, "the store's state row is missing", path: path)
+            }
+            lockedSequence = UInt64(try row.decode(Int64.self))
+        } catch {
+            _ = try? link.query("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Ends an open transaction without committing; `writerLock` held.
+    func rollbackIfOpen() {
+        guard lockedSequence != nil else { return }
+        lockedSequence = nil
+        _ = try? writerLink.withLock { $0 }.query("ROLLBACK")
+    }
+
+    /// The writer connection, connected again if it dropped while no transaction was
+    /// open on it; `writerLock` held.
+    func liveWriter() throws -> PostgresLink {
+        let link = writerLink.withLock { $0 }
+        guard link.isClosed else { return link }
+        if lockedSequence != nil {
+            lockedSequence = nil
+            throw StrataError(.io, "PostgreSQL: the connection dropped during a transaction; nothing of it was committed", path: path)
+        }
+        let fresh = try PostgresLink.connect(to: location, logger: logger)
+        writerLink.withLock { $0 = fresh }
+        return fresh
+    }
+
+    /// Runs `body` in a transaction that holds the state row (the open one of
+    /// ``exclusively(_:)``, or a new one), then commits; `body` gets the sequence the
+    /// lock read and returns whether it used the next one.
+    @discardableResult
+    func withWriteTransaction(_ body: (PostgresLink, UInt64) throws -> Bool) throws -> UInt64 {
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        try beginLocked()
+        guard let locked = lockedSequence else { throw StrataError(.io, "PostgreSQL: no transaction is open", path: path) }
+        let link = try liveWriter()
+        do {
+            let advanced = try body(link, locked)
+            let sequence = advanced ? locked + 1 : locked
+            if advanced {
+                var binds = PostgresBindings()
+                binds.append(Int64(bitPattern: sequence))
+                try link.query("UPDATE \(schema).state SET sequence = $1 WHERE id = 1", binds)
+                var notify = PostgresBindings()
+                notify.append(listener.channel)
+                notify.append(String(sequence))
+                try link.query("SELECT pg_notify($1, $2)", notify)
+            }
+            // Whatever COMMIT answers, the transaction is over.
+            lockedSequence = nil
+            try link.query("COMMIT")
+            knownSequence.withLock { $0 = max($0, sequence) }
+            return sequence
+        } catch {
+            rollbackIfOpen()
+            throw error
+        }
+    }
+
+    public func commit(_ batch: WriteBatch) throws -> UInt64 {
+        if let refusal = writeRefusal { throw refusal }
+        // Nothing to write: no transaction, as on the segment log.
+        if batch.isEmpty { return lastSequence }
+        let sequence = try withWriteTransaction { link, locked in
+            try write(batch, sequence: locked + 1, on: link)
+            return true
+        }
+        count { $0.commits += 1 }
+        return sequence
+    }
+
+    /// One transaction handed over in chunks, each written as it comes: the server
+    /// holds the transaction, this process one chunk.
+    public func commit(chunks produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool) throws -> UInt64 {
+        if let refusal = writeRefusal { throw refusal }
+        var wrote = false
+        let sequence = try withWriteTransaction { link, locked in
+            var more = true
+            while more {
+                var batch = WriteBatch()
+                more = try produce(&batch) { try self.writeBlob($0) }
+                wrote = wrote || !batch.isEmpty
+                try write(batch, sequence: locked + 1, on: link)
+            }
+            // Nothing produced: no transaction, as on the segment log.
+            return wrote
+        }
+        if wrote { count { $0.commits += 1 } }
+        return sequence
+    }
+
+    /// Writes a batch's records as versions of `sequence`: the last write of a key in
+    /// the batch is the one that counts; a key's terms and blob references are
+    /// replaced with its new version's.
+    func write(_ batch: WriteBatch, sequence: UInt64, on link: PostgresLink) throws {
+        guard !batch.isEmpty else { return }
+        let records = try batch.records(completedWith: sequence)
+        var last: [RecordKey: Int] = [:]
+        last.reserveCapacity(records.count)
+        for (i, record) in records.enumerated() { last[record.key] = i }
+        let sequenceColumn = Int64(bitPattern: sequence)
+        var written: [Int64] = [], removed: [Int64] = []
+        var keys: [Int64] = [], values: [ByteBuffer] = [], blobs: [ByteBuffer] = []
+        var termIndexes: [Int32] = [], termValues: [ByteBuffer] = [], termKeys: [Int64] = []
+        var refKeys: [Int64] = [], refBlobs: [Int64] = []
+        for (i, record) in records.enumerated() where last[record.key] == i {
+            let key = PostgresCoding.column(record.key)
+            written.append(key)
+            if record.isTombstone {
+                removed.append(key)
+                continue
+            }
+            keys.append(key)
+            values.append(ByteBuffer(bytes: record.value))
+            blobs.append(ByteBuffer(bytes: PostgresCoding.encode(record.blobs)))
+            for term in record.terms {
+                termIndexes.append(Int32(bitPattern: term.index))
+                termValues.append(ByteBuffer(bytes: term.value))
+                termKeys.append(key)
+            }
+            for blob in record.blobs {
+                refKeys.append(key)
+                refBlobs.append(Int64(bitPattern: blob.offset))
+            }
+        }
+        var writtenBinds = PostgresBindings()
+        writtenBinds.append(written)
+        try link.query("DELETE FROM \(schema).terms WHERE key = ANY($1)", writtenBinds)
+        try link.query("DELETE FROM \(schema).blob_refs WHERE key = ANY($1)", writtenBinds)
+        if !removed.isEmpty {
+            var binds = PostgresBindings()
+            binds.append(removed)
+            try link.query("DELETE FROM \(schema).records WHERE key = ANY($1)", binds)
+        }
+        if !keys.isEmpty {
+            var binds = PostgresBindings()
+            binds.append(keys)
+            binds.append(sequenceColumn)
+            binds.append(values)
+            binds.append(blobs)
+            try link.query("""
+                INSERT INTO \(schema).records (key, sequence, value, blobs)
+                SELECT key, $2, value, blobs FROM unnest($1::bigint[], $3::bytea[], $4::bytea[]) AS w(key, value, blobs)
+                ON CONFLICT (key) DO UPDATE SET sequence = excluded.sequence, value = excluded.value, blobs = excluded.blobs
+                """, binds)
+        }
+        if !termKeys.isEmpty {
+            var binds = PostgresBindings()
+            binds.append(termIndexes)
+            binds.append(termValues)
+            binds.append(termKeys)
+            try link.query("INSERT INTO \(schema).terms (index, value, key) SELECT * FROM unnest($1::integer[], $2::bytea[], $3::bigint[]) ON CONFLICT DO NOTHING", binds)
+        }
+        if !refKeys.isEmpty {
+            var binds = PostgresBindings()
+            binds.append(refKeys)
+            binds.append(refBlobs)
+            try link.query("INSERT INTO \(schema).blob_refs (key, blob) SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING", binds)
+        }
+    }
+
+    public func reserveSerials(tag: UInt16, count: Int, floor: UInt64) throws -> UInt64? {
+        if let refusal = writeRefusal { throw refusal }
+        guard count >= 0, floor < UInt64(Int64.max) - UInt64(count) else {
+            throw StrataError(.invalidArgument, "cannot reserve \(count) object ids of tag \(tag) from \(floor)")
+        }
+        var binds = PostgresBindings()
+        binds.append(Int32(tag))
+        binds.append(Int64(floor))
+        binds.append(Int64(count))
+        let first = try pool.with { link in
+            try link.query("""
+                INSERT INTO \(schema).serials AS s (tag, next) VALUES ($1, $2 + $3)
+                ON CONFLICT (tag) DO UPDATE SET next = greatest(s.next, $2) + $3
+                RETURNING next - $3
+                """, binds).first.map { try $0.decode(Int64.self) }
+        }
+        guard let first, first >= 0 else { throw StrataError(.corrupt, "the serial counter of tag \(tag) is damaged", path: path) }
+        return UInt64(first)
+    }
+
+    // MARK: Blobs
+
+    public func writeBlob(_ bytes: [UInt8]) throws -> BlobRef {
+        if let refusal = writeRefusal { throw refusal }
+        var binds = PostgresBindings()
+        binds.appendBytes(bytes)
+        let id = try onTransactionOrPool { link in
+            try link.query("INSERT INTO \(schema).blobs (bytes) VALUES ($1) RETURNING id", binds).first.map { try $0.decode(Int64.self) }
+        }
+        guard let id else { throw StrataError(.io, "PostgreSQL: a blob insert returned no id", path: path) }
+        count {
+            $0.blobsWritten += 1
+            $0.blobBytesWritten += bytes.count
+        }
+        return BlobRef(file: 0, offset: UInt64(id), length: UInt64(bytes.count), checksum: CRC32C.checksum(bytes))
+    }
+
+    public func readBlob(_ ref: BlobRef) throws -> [UInt8] {
+        try checkOpen()
+        var binds = PostgresBindings()
+        binds.append(Int64(bitPattern: ref.offset))
+        let bytes = try onTransactionOrPool { link in
+            try link.query("SELECT bytes FROM \(schema).blobs WHERE id = $1", binds).first.map { try $0.decode(ByteBuffer.self).bytes }
+        }
+        guard let bytes else { throw StrataError(.corrupt, "blob \(ref.offset) is missing", path: path, context: ["blob": "\(ref.offset)"]) }
+        guard ref.file == 0, UInt64(bytes.count) == ref.length, CRC32C.checksum(bytes) == ref.checksum else {
+            throw StrataError(.corrupt, "blob \(ref.offset) does not match its reference (length \(bytes.count), expected \(ref.length), or its checksum)",
+                              path: path, context: ["blob": "\(ref.offset)"])
+        }
+        count {
+            $0.blobsRead += 1
+            $0.blobBytesRead += bytes.count
+        }
+        return bytes
+    }
+
+    /// Runs `body` on the writer when this thread has a transaction open there (what
+    /// the transaction wrote is visible only to it), on a pooled connection otherwise.
+    func onTransactionOrPool<T>(_ body: (PostgresLink) throws -> T) throws -> T {
+        if writerLock.try() {
+            defer { writerLock.unlock() }
+            if lockedSequence != nil { return try body(try liveWriter()) }
+        }
+        return try pool.with(body)
+    }
+}
+#endif

@@ -1,0 +1,212 @@
+#if Postgres
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import Strata
+import StrataLog
+
+/// Records in a PostgreSQL schema: the store type behind `StoreType.postgres`.
+///
+/// Several processes may open one store and write it: a commit is one PostgreSQL
+/// transaction that locks the store's `state` row, so commits take turns across
+/// processes, sequences follow commit order without gaps, and a save's checks
+/// (object versions, unique values) run under the same lock as its commit
+/// (``exclusively(_:)``). Durability is the server's: a commit is durable when
+/// PostgreSQL's `COMMIT` returns.
+///
+/// Reads go to a small pool of connections; each statement sees every commit made
+/// before it began (PostgreSQL's READ COMMITTED).
+public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
+    let location: PostgresLocation
+    let schema: String
+    let logger: Logger
+    let readOnly: Bool
+    /// Connections for reads, taken one at a time and put back.
+    let pool: ConnectionPool
+    /// The connection commits run on; `writerLock` (recursive: a commit runs inside
+    /// ``exclusively(_:)``) is held while it is used.
+    let writerLink: Locked<PostgresLink>
+    let writerLock = NSRecursiveLock()
+    /// Guarded by `writerLock`: whether a transaction holding the state row is open
+    /// on `writer`, and the sequence it read.
+    var lockedSequence: UInt64?
+    /// Guarded by `writerLock`: how deep ``exclusively(_:)`` calls are nested.
+    var exclusiveDepth = 0
+    let cachedMetadata: Locked<[String: [UInt8]]>
+    public let storeID: [UInt8]
+    let counters = Locked(LogStatistics())
+    let closedFlag = Locked(false)
+    let listener: CommitListener
+
+    /// Opens the store in `location`'s schema, creating its tables when the schema
+    /// has none (unless `readOnly`).
+    ///
+    /// - Throws: `.io` when the server cannot be reached or refuses; `.notFound` for a
+    ///   read-only open of a schema without a store; `.unsupportedFormat` for tables of
+    ///   another layout version.
+    public init(location text: String, readOnly: Bool = false, logger: Logger = Logger(label: "strata.postgres")) throws {
+        location = try PostgresLocation(text)
+        schema = location.schema
+        self.logger = logger
+        self.readOnly = readOnly
+        let writer = try PostgresLink.connect(to: location, logger: logger)
+        writerLink = Locked(writer)
+        do {
+            try PostgresTables.ensure(schema: schema, on: writer, readOnly: readOnly)
+            let rows = try writer.query("SELECT store_id, version FROM \(schema).state WHERE id = 1")
+            guard let row = rows.first else { throw StrataError(.corrupt, "the store's state row is missing", path: location.description) }
+            let (id, version) = try row.decode((ByteBuffer, Int32).self)
+            guard version == PostgresTables.version else {
+                throw StrataError(.unsupportedFormat, "the store's tables are of layout version \(version); this build reads \(PostgresTables.version)",
+                                  path: location.description)
+            }
+            storeID = id.bytes
+            cachedMetadata = Locked(try Self.readMetadata(schema: schema, on: writer))
+            pool = ConnectionPool(location: location, logger: logger)
+            listener = CommitListener(location: location, channel: "strata_\(schema)", logger: logger)
+        } catch {
+            writer.close()
+            throw error
+        }
+    }
+
+    static func readMetadata(schema: String, on link: PostgresLink) throws -> [String: [UInt8]] {
+        var metadata: [String: [UInt8]] = [:]
+        for row in try link.query("SELECT name, value FROM \(schema).metadata") {
+            let (name, value) = try row.decode((String, ByteBuffer).self)
+            metadata[name] = value.bytes
+        }
+        return metadata
+    }
+
+    /// The location as errors name it (no password).
+    public var path: String { location.description }
+
+    // MARK: Metadata and state
+
+    public var metadata: [String: [UInt8]] { cachedMetadata.withLock { $0 } }
+
+    public func setMetadata(_ metadata: [String: [UInt8]]) throws {
+        if let refusal = writeRefusal { throw refusal }
+        _ = try withWriteTransaction { link, _ in
+            try link.query("DELETE FROM \(schema).metadata")
+            for (name, value) in metadata.sorted(by: { $0.key < $1.key }) {
+                var binds = PostgresBindings()
+                binds.append(name)
+                binds.appendBytes(value)
+                try link.query("INSERT INTO \(schema).metadata (name, value) VALUES ($1, $2)", binds)
+            }
+            return false
+        }
+        cachedMetadata.withLock { $0 = metadata }
+    }
+
+    /// Reads the metadata again, for a process that learns another one changed it
+    /// (a migration): returns whether it changed.
+    @discardableResult
+    public func reloadMetadata() throws -> Bool {
+        let fresh = try pool.with { try Self.readMetadata(schema: schema, on: $0) }
+        return cachedMetadata.withLock { current in
+            defer { current = fresh }
+            return current != fresh
+        }
+    }
+
+    /// The last committed sequence as the server has it; when the server cannot be
+    /// asked, the last one this process saw, and a warning in the log.
+    public var lastSequence: UInt64 {
+        do {
+            let sequence = try pool.with { link in
+                try link.query("SELECT sequence FROM \(schema).state WHERE id = 1").first.map { UInt64(try $0.decode(Int64.self)) } ?? 0
+            }
+            return knownSequence.withLock { known in
+                known = max(known, sequence)
+                return sequence
+            }
+        } catch {
+            logger.warning("the last sequence could not be read; answering the last one seen", metadata: ["error": "\(error)", "store": "\(path)"])
+            return knownSequence.withLock { $0 }
+        }
+    }
+
+    /// The newest sequence this process committed or read.
+    let knownSequence = Locked<UInt64>(0)
+
+    public var writeRefusal: StrataError? {
+        if closedFlag.withLock({ $0 }) { return StrataError(.closed, "the store is closed", path: path) }
+        if readOnly { return StrataError(.readOnly, "the store was opened read-only", path: path) }
+        return nil
+    }
+
+    public var hasOtherWriters: Bool { true }
+
+    public var statistics: LogStatistics { counters.withLock { $0 } }
+
+    public func resetStatistics() { counters.withLock { $0 = LogStatistics() } }
+
+    func count(_ update: (inout LogStatistics) -> Void) { counters.withLock(update) }
+
+    public func observeCommits(_ observer: (@Sendable (UInt64) -> Void)?) {
+        listener.start(observer)
+    }
+
+    public func close() throws {
+        let wasClosed = closedFlag.withLock { closed -> Bool in
+            defer { closed = true }
+            return closed
+        }
+        guard !wasClosed else { return }
+        listener.stop()
+        writerLock.lock()
+        defer { writerLock.unlock() }
+        rollbackIfOpen()
+        writerLink.withLock { $0 }.close()
+        pool.closeAll()
+    }
+
+    deinit {
+        try? close()
+    }
+
+    /// Reads that fail once the store is closed, as the segment log's do.
+    func checkOpen() throws {
+        if closedFlag.withLock({ $0 }) { throw StrataError(.closed, "the store is closed", path: path) }
+    }
+}
+
+/// Connections for reads: one is taken for a call and put back after it; at most
+/// `limit` stay open.
+final class ConnectionPool: Sendable {
+    let location: PostgresLocation
+    let logger: Logger
+    private let idle = Locked<[PostgresLink]>([])
+    static let limit = 8
+
+    init(location: PostgresLocation, logger: Logger) {
+        self.location = location
+        self.logger = logger
+    }
+
+    func with<T>(_ body: (PostgresLink) throws -> T) throws -> T {
+        let link = try idle.withLock { $0.popLast() } ?? PostgresLink.connect(to: location, logger: logger)
+        defer {
+            if link.isClosed {
+                link.close()
+            } else {
+                let kept = idle.withLock { links -> Bool in
+                    guard links.count < Self.limit else { return false }
+                    links.append(link)
+                    return true
+                }
+                if !kept { link.close() }
+            }
+        }
+        return try body(link)
+    }
+
+    func closeAll() {
+        for link in idle.withLock({ links -> [PostgresLink] in defer { links = [] }; return links }) { link.close() }
+    }
+}
+#endif

@@ -1,0 +1,67 @@
+#if Postgres
+import PostgresNIO
+import StrataLog
+
+/// The tables of one store, in a schema of its own (docs/POSTGRES.md):
+///
+/// - `state`: one row — the last committed sequence, the store's id, the layout
+///   version. Every commit locks it (`FOR UPDATE`), so commits are serialised in
+///   sequence order across processes and sequences have no gaps.
+/// - `metadata`: the object layer's metadata (model hash, tags, the model).
+/// - `records`: each key's current version (`key` sorts as the key does).
+/// - `terms`: index entries (index, value, key) of current versions; its primary key
+///   is the B-tree that index reads, ranges and ordered pages walk.
+/// - `blobs`, `blob_refs`: blob bytes by id, and which record references which.
+/// - `serials`: the next object serial per tag, reserved by writers a block at a time.
+enum PostgresTables {
+    /// The layout of the tables, recorded in `state`: a store of another layout is
+    /// refused rather than misread.
+    static let version: Int32 = 1
+
+    static func create(schema s: String) -> [String] {
+        [
+            "CREATE SCHEMA IF NOT EXISTS \(s)",
+            "CREATE TABLE \(s).state (id integer PRIMARY KEY CHECK (id = 1), sequence bigint NOT NULL, store_id bytea NOT NULL, version integer NOT NULL)",
+            "CREATE TABLE \(s).metadata (name text PRIMARY KEY, value bytea NOT NULL)",
+            "CREATE TABLE \(s).records (key bigint PRIMARY KEY, sequence bigint NOT NULL, value bytea NOT NULL, blobs bytea NOT NULL)",
+            "CREATE TABLE \(s).terms (index integer NOT NULL, value bytea NOT NULL, key bigint NOT NULL, PRIMARY KEY (index, value, key))",
+            "CREATE INDEX terms_by_key ON \(s).terms (key)",
+            "CREATE TABLE \(s).blobs (id bigserial PRIMARY KEY, bytes bytea NOT NULL, created timestamptz NOT NULL DEFAULT now())",
+            "CREATE TABLE \(s).blob_refs (key bigint NOT NULL, blob bigint NOT NULL, PRIMARY KEY (key, blob))",
+            "CREATE INDEX blob_refs_by_blob ON \(s).blob_refs (blob)",
+            "CREATE TABLE \(s).serials (tag integer PRIMARY KEY, next bigint NOT NULL)",
+        ]
+    }
+
+    /// Creates the store's tables unless they exist; two processes creating one store
+    /// at once take turns on an advisory lock named after the schema.
+    static func ensure(schema: String, on link: PostgresLink, readOnly: Bool) throws {
+        if try exists(schema: schema, on: link) { return }
+        if readOnly { throw StrataError(.notFound, "no store in schema \(schema), and a read-only open creates none") }
+        try link.query("BEGIN")
+        do {
+            var binds = PostgresBindings()
+            binds.append("strata." + schema)
+            try link.query("SELECT pg_advisory_xact_lock(hashtext($1))", binds)
+            if try !exists(schema: schema, on: link) {
+                for statement in create(schema: schema) { try link.query(statement) }
+                var insert = PostgresBindings()
+                insert.appendBytes((0..<16).map { _ in UInt8.random(in: 0...255) })
+                insert.append(version)
+                try link.query("INSERT INTO \(schema).state (id, sequence, store_id, version) VALUES (1, 0, $1, $2)", insert)
+            }
+            try link.query("COMMIT")
+        } catch {
+            _ = try? link.query("ROLLBACK")
+            throw error
+        }
+    }
+
+    static func exists(schema: String, on link: PostgresLink) throws -> Bool {
+        var binds = PostgresBindings()
+        binds.append(schema + ".state")
+        let rows = try link.query("SELECT to_regclass($1) IS NOT NULL", binds)
+        return try rows.first?.decode(Bool.self) ?? false
+    }
+}
+#endif

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The object-layer suites a second time, on PostgreSQL: starts a throwaway server
+# (server.sh), runs the suites of Tests/StrataTests/{Context,Fetch,Validation,Scenarios}
+# and the PostgreSQL-only suites with STRATA_TEST_POSTGRES naming it, then stops it,
+# whatever the outcome. STRATA_REQUIRE_POSTGRES makes a pass without a server fail.
+# Expects `swift build --build-tests --traits Postgres` to have run.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SWIFT=${SWIFT:-swift}
+dir=$(mktemp -d /tmp/strata-pg.XXXXXX)
+trap 'Tests/Postgres/server.sh stop "$dir"' EXIT
+location=$(Tests/Postgres/server.sh start "$dir")
+suites=$(grep -ho "^\(final class\|struct\|@Suite.*struct\) [A-Za-z]*Tests\b" \
+    Tests/StrataTests/{Context,Fetch,Validation,Scenarios,Postgres}/*.swift Tests/StrataTests/StoreUnderTest.swift \
+    | awk '{print $NF}' | sort -u | paste -sd'|')
+echo "PostgreSQL pass against $location: $(echo "$suites" | tr '|' '\n' | wc -l) suites"
+STRATA_TEST_POSTGRES="$location" STRATA_REQUIRE_POSTGRES=1 \
+    $SWIFT test --skip-build --traits Postgres --filter "StrataTests\.($suites)(/|$)"

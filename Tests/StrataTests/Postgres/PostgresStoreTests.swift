@@ -1,0 +1,172 @@
+import Foundation
+import Strata
+import StrataLog
+import StrataTestSupport
+import Testing
+@testable import StrataCrashWorker
+
+/// What only the PostgreSQL store type promises: several processes writing one store
+/// lose no update, share no id and let one object win a unique value; a commit is
+/// seen by the other processes; a killed client leaves nothing of its transaction.
+/// These run in `make test`'s PostgreSQL pass (STRATA_TEST_POSTGRES).
+@Suite(.enabled(if: StoreUnderTest.isPostgres, "needs a PostgreSQL server (STRATA_TEST_POSTGRES)"), .serialized)
+struct PostgresStoreTests {
+    /// A fresh store's location, and the race model's store created there.
+    private func freshStore(history: Bool = false) throws -> (String, ObjectStore) {
+        let location = StoreUnderTest.location(for: "race-" + UUID().uuidString)
+        let store = try StoreUnderTest.openLocation(location, model: try PostgresRaceWorker.model(), history: history)
+        return (location, store)
+    }
+
+    private func run(_ mode: String, _ location: String, _ count: Int, processes: Int) throws -> [MigrationCrashProcess.Outcome] {
+        let children = try (0..<processes).map { _ in try MigrationCrashProcess(command: mode, store: location, seed: UInt64(count)) }
+        let outcomes = children.map { $0.waitAndCollect() }
+        for outcome in outcomes { #expect(outcome.exitedCleanly, "\(outcome.termination): \(outcome.stderr)") }
+        return outcomes
+    }
+
+    @Test func concurrentIncrementsFromTwoProcessesLoseNone() throws {
+        let (location, store) = try freshStore()
+        defer { try? store.close() }
+        let context = store.newContext()
+        let counter = try context.insert("Counter")
+        try counter.setValue("hits", forKey: "name")
+        try context.save()
+        let perContext = StoreUnderTest.raceCount
+        let outcomes = try run("increment", location, perContext, processes: 2)
+        let conflicts = outcomes.flatMap(\.lines).compactMap { $0.hasPrefix("conflicts ") ? Int($0.dropFirst(10)) : nil }.reduce(0, +)
+        let reader = store.newContext()
+        let value = try reader.fetch(FetchRequest(entityName: "Counter")).first?.value(forKey: "value")
+        #expect(value == .int(Int64(2 * 8 * perContext)), "conflicts retried: \(conflicts)")
+        print("PostgreSQL races: 2 processes × 8 contexts × \(perContext) increments → \(String(describing: value)), \(conflicts) conflicts retried")
+    }
+
+    @Test func insertsFromFourProcessesGetDistinctIDs() throws {
+        let (location, store) = try freshStore()
+        defer { try? store.close() }
+        let perProcess = StoreUnderTest.raceCount * 10
+        let outcomes = try run("insert", location, perProcess, processes: 4)
+        let ids = outcomes.flatMap(\.lines).filter { $0.hasPrefix("strata://") }
+        #expect(ids.count == 4 * perProcess)
+        #expect(Set(ids).count == ids.count, "an id was given out twice")
+        #expect(try store.newContext().count(for: FetchRequest(entityName: "Item")) == 4 * perProcess)
+    }
+
+    @Test func racesForOneUniqueValueHaveOneWinnerEach() throws {
+        let (location, store) = try freshStore()
+        defer { try? store.close() }
+        let rounds = StoreUnderTest.raceCount
+        let outcomes = try run("unique", location, rounds, processes: 2)
+        let wins = outcomes.flatMap(\.lines).compactMap { $0.hasPrefix("won ") ? Int($0.dropFirst(4)) : nil }
+        #expect(wins.count == rounds, "every round has one winner, none two")
+        #expect(Set(wins) == Set(0..<rounds))
+        #expect(try store.newContext().count(for: FetchRequest(entityName: "Item")) == rounds)
+    }
+
+    @Test func aClientKilledInALargeCommitLeavesNoneOfIt() throws {
+        let (location, store) = try freshStore()
+        defer { try? store.close() }
+        let child = try MigrationCrashProcess(command: "commit", store: location, seed: 100_000)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !child.stdout.lines.contains("saving") && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.5))
+        let outcome = child.killAndCollect()
+        let saved = outcome.lines.contains("saved")
+        // The server rolls the transaction back when the connection goes.
+        Thread.sleep(forTimeInterval: 0.2)
+        let count = try store.newContext().count(for: FetchRequest(entityName: "Item"))
+        #expect(count == (saved ? 100_000 : 0), "\(outcome.termination), saved: \(saved)")
+    }
+
+    @Test func anotherProcessSeesACommitAndAfterADroppedConnectionEveryMissedOne() async throws {
+        let (location, writer) = try freshStore(history: true)
+        defer { try? writer.close() }
+        let reader = try StoreUnderTest.openLocation(location, model: try PostgresRaceWorker.model(), history: true)
+        defer { try? reader.close() }
+        let start = reader.currentHistoryToken
+        let arrived = Locked<[(Int, ContinuousClock.Instant)]>([])
+        let feed = Task {
+            var seen = 0
+            for try await transaction in reader.changes(after: start) {
+                seen += transaction.changes.count
+                arrived.withLock { $0.append((seen, .now)) }
+                if seen >= 60 { return }
+            }
+        }
+        // 40 commits a few milliseconds apart, each timed to its arrival.
+        var committed: [ContinuousClock.Instant] = []
+        for i in 0..<40 {
+            let context = writer.newContext()
+            try context.insert("Item").setValue(.string("seen-\(i)"), forKey: "name")
+            try context.save()
+            committed.append(.now)
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        // Every listening connection is cut; 20 commits land while they reconnect.
+        try StoreUnderTest.terminateListeners(location)
+        for i in 0..<20 {
+            let context = writer.newContext()
+            try context.insert("Item").setValue(.string("missed-\(i)"), forKey: "name")
+            try context.save()
+        }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while arrived.withLock({ $0.last?.0 ?? 0 }) < 60 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        feed.cancel()
+        let times = arrived.withLock { $0 }
+        #expect(times.last?.0 == 60, "every change arrives once: \(times.map(\.0))")
+        var delays: [Duration] = []
+        for (seen, at) in times where seen <= 40 { delays.append(at - committed[seen - 1]) }
+        delays.sort()
+        if !delays.isEmpty {
+            print("PostgreSQL feed: a commit seen by another store after median \(delays[delays.count / 2]), max \(delays.last!) over \(delays.count) deliveries")
+        }
+    }
+
+    @Test func strataCopyMovesAStoreOntoTheServerAndBackWithItsBlobs() throws {
+        let model = try ObjectModel(version: "copy-1") {
+            Entity("Photo") {
+                Attribute("name", .string)
+                Attribute("bytes", .binary, optional: true, externalStorage: true)
+            }
+        }
+        let directory = try TemporaryDirectory("pg-copy")
+        defer { directory.remove() }
+        let source = directory.appending("source.strata"), back = directory.appending("back.strata")
+        let store = try ObjectStore(at: source, model: model)
+        let context = store.newContext()
+        for i in 0..<50 {
+            let photo = try context.insert("Photo")
+            try photo.setValue(.string("p\(i)"), forKey: "name")
+            try photo.setValue(.binary(Data(repeating: UInt8(i), count: 10_000 + i)), forKey: "bytes")
+        }
+        try context.save()
+        try store.close()
+
+        let location = StoreUnderTest.location(for: "copy-" + UUID().uuidString)
+        let strata = try BuiltProduct.url(named: "strata", overrideVariable: "STRATA_CLI")
+        for (from, to) in [(source, location), (location, back)] {
+            let process = Process()
+            process.executableURL = strata
+            process.arguments = ["copy", from, to]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "\(text)")
+            #expect(text.contains("copied 50 records and 50 blobs"), "\(text)")
+        }
+        for copy in [try StoreUnderTest.openLocation(location, model: model), try ObjectStore(at: back, model: model)] {
+            defer { try? copy.close() }
+            let reader = copy.newContext()
+            let photos = try reader.fetch(FetchRequest(entityName: "Photo", sortKeys: [SortKey("name")]))
+            #expect(photos.count == 50)
+            for photo in photos {
+                guard case .string(let name) = try photo.value(forKey: "name"), let i = Int(name.dropFirst()) else { continue }
+                #expect(try photo.value(forKey: "bytes") == .binary(Data(repeating: UInt8(i), count: 10_000 + i)))
+            }
+            #expect(try copy.verify().isSound)
+        }
+    }
+}
