@@ -50,14 +50,17 @@ final class CommitListener: Sendable {
     }
 
     private func listen(firstTime: Bool) {
+        var opened: PostgresLink?
         let link: PostgresLink
         do {
             link = try PostgresLink.connect(to: location, logger: logger)
+            opened = link
             link.connection.addListener(channel: channel) { [weak self] _, notification in
                 self?.report(UInt64(notification.payload) ?? 0)
             }
             try link.query("LISTEN \(channel)")
         } catch {
+            opened?.close()
             logger.warning("listening for other processes' commits failed; trying again", metadata: ["error": "\(error)", "channel": "\(channel)"])
             retry()
             return

@@ -81,8 +81,15 @@ extension PostgresRecordStore {
             }
             // Whatever COMMIT answers, the transaction is over.
             lockedSequence = nil
-            try link.query("COMMIT")
+            let answer = try link.query("COMMIT")
+            // A transaction an error had already aborted answers COMMIT with ROLLBACK.
+            guard answer.metadata.command == "COMMIT" else {
+                throw StrataError(.io, "PostgreSQL rolled the commit back (\(answer.metadata.command))", path: path)
+            }
             knownSequence.withLock { $0 = max($0, sequence) }
+            // Inside ``exclusively(_:)`` the rest of the section stays exclusive: a
+            // section that commits page by page reads each page under the lock.
+            if exclusiveDepth > 0 { try beginLocked() }
             return sequence
         } catch {
             rollbackIfOpen()

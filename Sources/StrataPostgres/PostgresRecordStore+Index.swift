@@ -68,9 +68,11 @@ extension PostgresRecordStore {
         binds.append(Int64(limit))
         let order = descending ? "value DESC, key DESC" : "value, key"
         let (rows, sequence) = try read { link -> ([(ByteBuffer, Int64)], UInt64) in
+            // The sequence first: a commit between the two statements then shows as a
+            // change of sequence at the next page, and the walk starts again.
+            let sequence = try link.query("SELECT sequence FROM \(schema).state WHERE id = 1").first.map { UInt64(bitPattern: try $0.decode(Int64.self)) } ?? 0
             let rows = try link.query("SELECT value, key FROM \(schema).terms WHERE \(clause) ORDER BY \(order) LIMIT $\(binds.count)", binds)
                 .map { try $0.decode((ByteBuffer, Int64).self) }
-            let sequence = try link.query("SELECT sequence FROM \(schema).state WHERE id = 1").first.map { UInt64(bitPattern: try $0.decode(Int64.self)) } ?? 0
             return (rows, sequence)
         }
         var values: [[UInt8]] = []

@@ -44,9 +44,19 @@ extension PostgresRecordStore {
     }
 
     /// The tables' sizes as the server reports them: `segmentBytes` is the records'
-    /// and terms' tables with their indexes, `blobBytes` the blobs'.
+    /// and terms' tables with their indexes, `blobBytes` the blobs'. When the server
+    /// cannot be asked: zeros, and a warning in the log.
     public var usage: StoreUsage {
-        (try? read { link -> StoreUsage in
+        do {
+            return try measuredUsage()
+        } catch {
+            logger.warning("the store's usage could not be read", metadata: ["error": "\(error)", "store": "\(path)"])
+            return StoreUsage()
+        }
+    }
+
+    private func measuredUsage() throws -> StoreUsage {
+        try read { link -> StoreUsage in
             let row = try link.query("""
                 SELECT pg_total_relation_size('\(schema).records') + pg_total_relation_size('\(schema).terms'),
                        (SELECT coalesce(sum(octet_length(value) + octet_length(blobs)), 0)::bigint FROM \(schema).records),
@@ -59,7 +69,7 @@ extension PostgresRecordStore {
             let (tables, live, blobTable, liveBlobs, blobCount) = try row.decode((Int64, Int64, Int64, Int64, Int64).self)
             return StoreUsage(segmentCount: 1, segmentBytes: tables, liveRecordBytes: live, recordBytes: live,
                               blobFileCount: Int(blobCount), blobBytes: blobTable, liveBlobBytes: liveBlobs)
-        }) ?? StoreUsage()
+        }
     }
 
     /// Deletes blobs no record references (older than a minute unless `force`: a blob

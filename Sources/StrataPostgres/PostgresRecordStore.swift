@@ -89,7 +89,17 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
 
     public func setMetadata(_ metadata: [String: [UInt8]]) throws {
         if let refusal = writeRefusal { throw refusal }
+        let based = cachedMetadata.withLock { $0 }
         _ = try withWriteTransaction { link, _ in
+            // Metadata is rewritten whole from this process's copy: refused when another
+            // process changed it since (a migration), rather than undoing its change.
+            let stored = try Self.readMetadata(schema: schema, on: link)
+            // Two processes creating one store write the same metadata: the second has
+            // nothing to do.
+            if stored == metadata { return false }
+            guard stored == based else {
+                throw StrataError(.incompatibleModel, "another process changed the store's model or layouts since it was opened here: open it again", path: path)
+            }
             try link.query("DELETE FROM \(schema).metadata")
             for (name, value) in metadata.sorted(by: { $0.key < $1.key }) {
                 var binds = PostgresBindings()

@@ -65,14 +65,20 @@ public final class ObjectStore: Sendable {
         // Before anything is opened: a missing transformer must not cost a migration.
         if options.requiresValueTransformers { try model.checkValueTransformers(path: path) }
         let records: any RecordStore
+        var shown = path
         if let open = options.storeType.opener {
             records = try open(path, options)
+            // A server's address as errors and logs name it: without its password.
+            if var url = URLComponents(string: path), url.password != nil {
+                url.password = nil
+                shown = url.string ?? ""
+            }
         } else if options.storeType == .inMemory {
             records = try LogStore.open(at: "/memory", options: options.log, fileSystem: InMemoryFileSystem(), logger: options.logger)
         } else {
             records = try LogStore.open(at: path, options: options.log, fileSystem: options.fileSystem ?? POSIXFileSystem(), logger: options.logger)
         }
-        try self.init(opened: records, path: options.storeType == .inMemory ? "" : path, model: model, options: options)
+        try self.init(opened: records, path: options.storeType == .inMemory ? "" : shown, model: model, options: options)
     }
 
     /// Opens an object store over records of any store type (``RecordStore``): one of
@@ -110,7 +116,18 @@ public final class ObjectStore: Sendable {
                 records = try Self.replaceWithEmptyStore(records, path: path, storedHash: stored.recorded, model: model, options: options)
             } else if let stored, stored.current != model.versionHash, options.migration.isRequested {
                 let started = ContinuousClock.now
-                records = try StoreMigrator.migrate(records, path: path, to: model, options: options)
+                if records.hasOtherWriters {
+                    // Other processes may open it with this model too: under the store's
+                    // lock, the metadata read again says whether one of them migrated it.
+                    let opened = records
+                    records = try opened.exclusively {
+                        try opened.reloadMetadata()
+                        guard let again = RecordedModelHash(metadata: opened.metadata, given: model), again.current != model.versionHash else { return opened }
+                        return try StoreMigrator.migrate(opened, path: path, to: model, options: options)
+                    }
+                } else {
+                    records = try StoreMigrator.migrate(records, path: path, to: model, options: options)
+                }
                 migrated = ContinuousClock.now - started
             }
             let schema = try Self.checkModel(model, records: records, path: path, logger: options.logger)

@@ -114,6 +114,9 @@ public protocol RecordStore: AnyObject, Sendable {
     func observeCommits(_ observer: (@Sendable (UInt64) -> Void)?)
     /// Whether other processes may commit while this one has the store open.
     var hasOtherWriters: Bool { get }
+    /// Reads the metadata again, for a store other processes write (one of them may
+    /// have migrated it); returns whether it changed.
+    @discardableResult func reloadMetadata() throws -> Bool
     /// Why the store refuses writes (closed, opened read-only, or read-only after a
     /// failed write), or nil while it accepts them.
     var writeRefusal: StrataError? { get }
@@ -153,6 +156,9 @@ extension RecordStore {
 
     /// One process writes the store.
     public var hasOtherWriters: Bool { false }
+
+    /// Nothing to read again: this process is the only writer.
+    @discardableResult public func reloadMetadata() throws -> Bool { false }
 
     /// A commit durable when it returns: for store types without group commit.
     public func commitPending(_ batch: WriteBatch) throws -> PendingCommit {

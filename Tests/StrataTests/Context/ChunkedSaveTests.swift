@@ -34,7 +34,7 @@ import StrataTestSupport
         }
     }
 
-    @Test(arguments: FetchFixtures.Kind.allCases)
+    @Test(arguments: FetchFixtures.Kind.underTest)
     func aLargeSaveIsOneTransaction(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind, options: Self.options()) { store in
             try FetchFixtures.populate(store)

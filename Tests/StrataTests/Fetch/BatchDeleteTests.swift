@@ -5,7 +5,7 @@ import StrataTestSupport
 
 @Suite("Batch delete")
 struct BatchDeleteTests {
-    @Test("deletes what the predicate matches in one transaction and publishes it", arguments: FetchFixtures.Kind.allCases)
+    @Test("deletes what the predicate matches in one transaction and publishes it", arguments: FetchFixtures.Kind.underTest)
     func delete(kind: FetchFixtures.Kind) async throws {
         let (deletedIDs, stream) = try FetchFixtures.withStore(kind) { store -> ([ObjectID], AsyncStream<ChangeSet>) in
             try FetchFixtures.populate(store)
@@ -31,7 +31,7 @@ struct BatchDeleteTests {
         #expect(change?.inserted.isEmpty == true)
     }
 
-    @Test("no cascade; to-one references to the deleted objects are cleared", arguments: FetchFixtures.Kind.allCases)
+    @Test("no cascade; to-one references to the deleted objects are cleared", arguments: FetchFixtures.Kind.underTest)
     func relationships(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try FetchFixtures.populate(store)

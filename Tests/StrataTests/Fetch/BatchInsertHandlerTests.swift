@@ -33,7 +33,7 @@ struct BatchInsertHandlerTests {
         }
     }
 
-    @Test("inserts every object in one transaction, indexed and unique", arguments: FetchFixtures.Kind.allCases)
+    @Test("inserts every object in one transaction, indexed and unique", arguments: FetchFixtures.Kind.underTest)
     func insertsEverything(kind: FetchFixtures.Kind) throws {
         var options = Self.options
         options.externalStorageThreshold = 100
@@ -69,7 +69,7 @@ struct BatchInsertHandlerTests {
         }
     }
 
-    @Test("a bad object in a later chunk writes nothing, and the store goes on", arguments: FetchFixtures.Kind.allCases)
+    @Test("a bad object in a later chunk writes nothing, and the store goes on", arguments: FetchFixtures.Kind.underTest)
     func badObjectWritesNothing(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind, options: Self.options) { store in
             try FetchFixtures.populate(store)

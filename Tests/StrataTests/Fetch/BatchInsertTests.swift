@@ -5,7 +5,7 @@ import StrataTestSupport
 
 @Suite("Batch insert")
 struct BatchInsertTests {
-    @Test("one transaction, defaults, external blobs, to-one links, a change set", arguments: FetchFixtures.Kind.allCases)
+    @Test("one transaction, defaults, external blobs, to-one links, a change set", arguments: FetchFixtures.Kind.underTest)
     func insert(kind: FetchFixtures.Kind) async throws {
         var options = StoreOptions()
         options.externalStorageThreshold = 100

@@ -5,7 +5,7 @@ import StrataTestSupport
 
 @Suite("Fetch: dictionary results (no managed objects)")
 struct FetchDictionariesTests {
-    @Test("the named values of the matches, in order, window and limit; no object made", arguments: FetchFixtures.Kind.allCases)
+    @Test("the named values of the matches, in order, window and limit; no object made", arguments: FetchFixtures.Kind.underTest)
     func namedValues(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try FetchFixtures.populate(store)

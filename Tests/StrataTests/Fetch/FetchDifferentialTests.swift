@@ -179,7 +179,7 @@ struct FetchDifferentialTests {
         try setup.save()
     }
 
-    @Test("random predicates, sorts and windows", arguments: [FetchFixtures.Kind.inMemory, .onDisk])
+    @Test("random predicates, sorts and windows", arguments: FetchFixtures.Kind.underTest)
     func randomFetches(kind: FetchFixtures.Kind) throws {
         let dir = try TemporaryDirectory("differential")
         defer { dir.remove() }
@@ -237,7 +237,7 @@ struct FetchDifferentialTests {
         return comparisons.count == 1 ? comparisons[0] : .and(comparisons)
     }
 
-    @Test("integer predicates judged on the encoded record agree with objects", arguments: [FetchFixtures.Kind.inMemory, .onDisk])
+    @Test("integer predicates judged on the encoded record agree with objects", arguments: FetchFixtures.Kind.underTest)
     func integerPredicates(kind: FetchFixtures.Kind) throws {
         let dir = try TemporaryDirectory("differential-integers")
         defer { dir.remove() }

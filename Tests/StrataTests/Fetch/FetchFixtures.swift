@@ -40,6 +40,10 @@ enum FetchFixtures {
     enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case inMemory, onDisk
         var testDescription: String { rawValue }
+
+        /// The kinds a test runs on: both on the segment log; one on PostgreSQL, where
+        /// both are a schema on the server.
+        static var underTest: [Kind] { StoreUnderTest.isPostgres ? [.inMemory] : allCases }
     }
 
     /// A store of `kind`, removed when `body` returns.

@@ -92,7 +92,7 @@ struct FetchIndexOrderTests {
         return request
     }
 
-    @Test("random requests agree with interpreted fetches", arguments: FetchFixtures.Kind.allCases)
+    @Test("random requests agree with interpreted fetches", arguments: FetchFixtures.Kind.underTest)
     func randomRequests(kind: FetchFixtures.Kind) throws {
         let dir = try TemporaryDirectory("index-order")
         defer { dir.remove() }
@@ -145,7 +145,7 @@ struct FetchIndexOrderTests {
         #expect(heldRounds > 40, "only \(heldRounds) walks met objects the context held")
     }
 
-    @Test("the plan says when an index is walked in order, and when not", arguments: FetchFixtures.Kind.allCases)
+    @Test("the plan says when an index is walked in order, and when not", arguments: FetchFixtures.Kind.underTest)
     func plans(kind: FetchFixtures.Kind) throws {
         let dir = try TemporaryDirectory("index-order-plan")
         defer { dir.remove() }

@@ -17,7 +17,7 @@ struct FetchIndexTests {
         try context.save()
     }
 
-    @Test("equality, IN and ranges decode only the matching records", arguments: FetchFixtures.Kind.allCases)
+    @Test("equality, IN and ranges decode only the matching records", arguments: FetchFixtures.Kind.underTest)
     func decodesOnlyMatches(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try Self.populate(store)

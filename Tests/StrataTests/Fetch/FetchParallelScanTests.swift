@@ -19,7 +19,7 @@ struct FetchParallelScanTests {
         }
     }
 
-    @Test("random sorted fetches, on two threads and on objects", arguments: [FetchFixtures.Kind.inMemory, .onDisk])
+    @Test("random sorted fetches, on two threads and on objects", arguments: FetchFixtures.Kind.underTest)
     func randomSortedFetches(kind: FetchFixtures.Kind) throws {
         let dir = try TemporaryDirectory("parallel-scan")
         defer { dir.remove() }

@@ -5,7 +5,7 @@ import StrataTestSupport
 
 @Suite("Fetch: propertiesToFetch (partial faulting)")
 struct FetchPartialTests {
-    @Test("only the named values are loaded; reading another loads the whole record", arguments: FetchFixtures.Kind.allCases)
+    @Test("only the named values are loaded; reading another loads the whole record", arguments: FetchFixtures.Kind.underTest)
     func partial(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try FetchFixtures.populate(store)

@@ -18,7 +18,7 @@ struct FetchPendingChangesTests {
         return context
     }
 
-    @Test("by default unsaved inserts appear, deletes vanish, updates count with new values", arguments: FetchFixtures.Kind.allCases)
+    @Test("by default unsaved inserts appear, deletes vanish, updates count with new values", arguments: FetchFixtures.Kind.underTest)
     func included(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             let context = try Self.pending(store)
@@ -42,7 +42,7 @@ struct FetchPendingChangesTests {
         }
     }
 
-    @Test("includesPendingChanges = false: the store as it is", arguments: FetchFixtures.Kind.allCases)
+    @Test("includesPendingChanges = false: the store as it is", arguments: FetchFixtures.Kind.underTest)
     func excluded(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             let context = try Self.pending(store)

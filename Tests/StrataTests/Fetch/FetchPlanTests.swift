@@ -15,7 +15,7 @@ struct FetchPlanTests {
         return request
     }
 
-    @Test("which plan for which request", arguments: FetchFixtures.Kind.allCases)
+    @Test("which plan for which request", arguments: FetchFixtures.Kind.underTest)
     func plans(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try FetchFixtures.populate(store)
@@ -86,7 +86,7 @@ struct FetchPlanTests {
         }
     }
 
-    @Test("BEGINSWITH on an indexed string reads an index range", arguments: FetchFixtures.Kind.allCases)
+    @Test("BEGINSWITH on an indexed string reads an index range", arguments: FetchFixtures.Kind.underTest)
     func prefixRange(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try FetchFixtures.populate(store)
@@ -111,7 +111,7 @@ struct FetchPlanTests {
         }
     }
 
-    @Test("a compiled fetch makes objects for its results only", arguments: FetchFixtures.Kind.allCases)
+    @Test("a compiled fetch makes objects for its results only", arguments: FetchFixtures.Kind.underTest)
     func objectsForResultsOnly(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try FetchFixtures.populate(store)

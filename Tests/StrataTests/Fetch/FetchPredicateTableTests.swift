@@ -60,7 +60,7 @@ struct FetchPredicateTableTests {
         .departments("name == 'Sales'", ["Sales"]), // indexed String equality
     ]
 
-    @Test("fetch", arguments: cases, FetchFixtures.Kind.allCases)
+    @Test("fetch", arguments: cases, FetchFixtures.Kind.underTest)
     func fetch(_ testCase: FetchCase, kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try FetchFixtures.populate(store)
@@ -74,7 +74,7 @@ struct FetchPredicateTableTests {
         }
     }
 
-    @Test("$variables substitute before the fetch", arguments: FetchFixtures.Kind.allCases)
+    @Test("$variables substitute before the fetch", arguments: FetchFixtures.Kind.underTest)
     func variables(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try FetchFixtures.populate(store)

@@ -123,7 +123,7 @@ struct FetchRelationshipPathTests {
         FetchDifferentialTests.outcome(request, in: context)
     }
 
-    @Test("random predicates through relationships agree with objects", arguments: FetchFixtures.Kind.allCases)
+    @Test("random predicates through relationships agree with objects", arguments: FetchFixtures.Kind.underTest)
     func randomPaths(kind: FetchFixtures.Kind) throws {
         let dir = try TemporaryDirectory("relationship-paths")
         defer { dir.remove() }

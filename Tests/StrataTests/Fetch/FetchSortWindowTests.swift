@@ -11,7 +11,7 @@ struct FetchSortWindowTests {
         return try FetchFixtures.firstNames(store.newContext().fetch(request))
     }
 
-    @Test("multi-key sorts, ascending and descending", arguments: FetchFixtures.Kind.allCases)
+    @Test("multi-key sorts, ascending and descending", arguments: FetchFixtures.Kind.underTest)
     func multiKey(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try FetchFixtures.populate(store)
@@ -23,7 +23,7 @@ struct FetchSortWindowTests {
         }
     }
 
-    @Test("equal keys keep key (insertion) order: the sort is stable", arguments: FetchFixtures.Kind.allCases)
+    @Test("equal keys keep key (insertion) order: the sort is stable", arguments: FetchFixtures.Kind.underTest)
     func stable(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             let context = store.newContext()
@@ -51,7 +51,7 @@ struct FetchSortWindowTests {
     /// it (`FetchRowCollector.completesLater`): first values drawn from few or many
     /// distinct ones, limits below, at and above the partial-row limit, two and three
     /// keys, with and without an offset, all give what sorting every object gives.
-    @Test("a top-k sorted by several keys orders ties on the first as a full sort does", arguments: FetchFixtures.Kind.allCases)
+    @Test("a top-k sorted by several keys orders ties on the first as a full sort does", arguments: FetchFixtures.Kind.underTest)
     func topKWithTiesOnTheFirstKey(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             let seed: UInt64 = 41
@@ -87,7 +87,7 @@ struct FetchSortWindowTests {
         }
     }
 
-    @Test("offset and limit window the sorted result; count(for:) and ids agree", arguments: FetchFixtures.Kind.allCases)
+    @Test("offset and limit window the sorted result; count(for:) and ids agree", arguments: FetchFixtures.Kind.underTest)
     func window(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try FetchFixtures.populate(store)
@@ -116,7 +116,7 @@ struct FetchSortWindowTests {
         }
     }
 
-    @Test("count(for:) and fetchObjectIDs without a predicate read no record", arguments: FetchFixtures.Kind.allCases)
+    @Test("count(for:) and fetchObjectIDs without a predicate read no record", arguments: FetchFixtures.Kind.underTest)
     func countReadsNothing(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try FetchFixtures.populate(store)
@@ -132,7 +132,7 @@ struct FetchSortWindowTests {
         }
     }
 
-    @Test("a fetch returns faults that fire in batches", arguments: FetchFixtures.Kind.allCases)
+    @Test("a fetch returns faults that fire in batches", arguments: FetchFixtures.Kind.underTest)
     func faults(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try FetchFixtures.populate(store)
@@ -146,7 +146,7 @@ struct FetchSortWindowTests {
         }
     }
 
-    @Test("includesSubentities", arguments: FetchFixtures.Kind.allCases)
+    @Test("includesSubentities", arguments: FetchFixtures.Kind.underTest)
     func subentities(kind: FetchFixtures.Kind) throws {
         try FetchFixtures.withStore(kind) { store in
             try FetchFixtures.populate(store)

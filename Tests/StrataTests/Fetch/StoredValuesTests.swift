@@ -6,7 +6,7 @@ import StrataTestSupport
 /// `ObjectStore.enumerateStoredValues`: an entity's saved objects as ids and values in
 /// key order, the same values faults give, in batches, without sub-entities.
 @Suite struct StoredValuesTests {
-    @Test(arguments: FetchFixtures.Kind.allCases)
+    @Test(arguments: FetchFixtures.Kind.underTest)
     func valuesAndDestinationsMatchWhatFaultsRead(kind: FetchFixtures.Kind) throws {
         var options = StoreOptions()
         options.externalStorageThreshold = 100
