@@ -124,8 +124,9 @@ extension PostgresRecordStore {
 
 #if Postgres
 extension PostgresRecordStore {
-    /// Drops the store's schema and everything in it; the store is closed after it.
-    package func dropStore() throws {
+    /// Deletes the store: drops its schema and everything in it, then closes. Other
+    /// processes that have it open fail from then on.
+    public func dropStore() throws {
         try read { link in try link.query("DROP SCHEMA \(schema) CASCADE") }
         try close()
     }
