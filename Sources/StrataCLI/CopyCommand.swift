@@ -31,7 +31,7 @@ struct CopyCommand: ParsableCommand {
             let to = try Self.open(destination, readOnly: false)
             defer { try? to.close() }
             guard to.lastSequence == 0, try to.keys(in: nil, after: nil, limit: 1).isEmpty else {
-                throw CommandFailure.usage("\(destination) already holds a store: copy into a new directory or an empty schema")
+                throw CommandFailure.usage("\(ObjectStore.shownLocation(destination)) already holds a store: copy into a new directory or an empty schema")
             }
             let started = ContinuousClock.now
             var records = 0, blobs = 0, blobBytes = 0
@@ -59,14 +59,14 @@ struct CopyCommand: ParsableCommand {
             try to.setMetadata(from.metadata)
             let report = try to.verify()
             guard report.isSound else {
-                throw CommandFailure("the copy at \(destination) does not verify: \(report.problems.map(\.description).joined(separator: "; "))")
+                throw CommandFailure("the copy at \(ObjectStore.shownLocation(destination)) does not verify: \(report.problems.map(\.description).joined(separator: "; "))")
             }
             let copied = try to.count(in: nil)
             guard copied == records else {
-                throw CommandFailure("the copy at \(destination) holds \(copied) records, \(records) were copied")
+                throw CommandFailure("the copy at \(ObjectStore.shownLocation(destination)) holds \(copied) records, \(records) were copied")
             }
             let elapsed = ContinuousClock.now - started
-            print("copied \(records) records and \(blobs) blobs (\(blobBytes) bytes) into \(Self.shown(destination)) in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds]))); verified")
+            print("copied \(records) records and \(blobs) blobs (\(blobBytes) bytes) into \(ObjectStore.shownLocation(destination)) in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds]))); verified")
         }
     }
 
@@ -74,13 +74,6 @@ struct CopyCommand: ParsableCommand {
     static let page = 1_024
     /// The history's key tag (FORMAT.md §11.6): not copied.
     static let historyTag: UInt64 = 0xFFFF
-
-    /// A location as output shows it: a PostgreSQL one without its password.
-    static func shown(_ location: String) -> String {
-        guard var url = URLComponents(string: location), url.password != nil else { return location }
-        url.password = nil
-        return url.string ?? location
-    }
 
     static func open(_ location: String, readOnly: Bool) throws -> any RecordStore {
         if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {

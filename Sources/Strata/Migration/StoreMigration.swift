@@ -40,15 +40,9 @@ enum StoreMigrator {
     /// A store type other than the segment log runs in-place stages only (their
     /// metadata written in one transaction, indexes built in batches); a stage that
     /// must rewrite the store is refused with `.migrationFailed`, the store untouched.
-    static func migrate(_ records: any RecordStore, path: String, to target: ObjectModel, options: StoreOptions) throws -> any RecordStore {
-        guard let log = records as? LogStore else {
-            return try migrate(records, stagingFrom: nil, path: path, to: target, options: options)
-        }
-        return try migrate(log, stagingFrom: log, path: path, to: target, options: options)
-    }
-
-    private static func migrate(_ log: any RecordStore, stagingFrom engine: LogStore?, path: String, to target: ObjectModel,
-                                options: StoreOptions) throws -> any RecordStore {
+    static func migrate(_ log: any RecordStore, path: String, to target: ObjectModel, options: StoreOptions) throws -> any RecordStore {
+        // The segment log, which stages rewrites and swaps them in; nil for other types.
+        let engine = log as? LogStore
         // Every record is read through the stored tags and layouts: edited ones would
         // migrate each object as another's.
         try MetadataDigest.check(log.metadata, path: path)

@@ -65,20 +65,22 @@ public final class ObjectStore: Sendable {
         // Before anything is opened: a missing transformer must not cost a migration.
         if options.requiresValueTransformers { try model.checkValueTransformers(path: path) }
         let records: any RecordStore
-        var shown = path
         if let open = options.storeType.opener {
             records = try open(path, options)
-            // A server's address as errors and logs name it: without its password.
-            if var url = URLComponents(string: path), url.password != nil {
-                url.password = nil
-                shown = url.string ?? ""
-            }
         } else if options.storeType == .inMemory {
             records = try LogStore.open(at: "/memory", options: options.log, fileSystem: InMemoryFileSystem(), logger: options.logger)
         } else {
             records = try LogStore.open(at: path, options: options.log, fileSystem: options.fileSystem ?? POSIXFileSystem(), logger: options.logger)
         }
-        try self.init(opened: records, path: options.storeType == .inMemory ? "" : shown, model: model, options: options)
+        try self.init(opened: records, path: options.storeType == .inMemory ? "" : Self.shownLocation(path), model: model, options: options)
+    }
+
+    /// A store's location as errors, logs and output name it: a server's address
+    /// without its password.
+    package static func shownLocation(_ location: String) -> String {
+        guard var url = URLComponents(string: location), url.password != nil else { return location }
+        url.password = nil
+        return url.string ?? ""
     }
 
     /// Opens an object store over records of any store type (``RecordStore``): one of
