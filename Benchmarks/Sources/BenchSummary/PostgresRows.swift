@@ -21,10 +21,13 @@ extension Summary {
         defer { sqliteDirectory.remove() }
         let sqlite = try GRDBEngine(synchronous: .full).create(in: sqliteDirectory.path)
         var inserts: [Double] = []
+        var insertMemory: Sample?
+        let all = employees
         for store in [pg, local, sqlite] {
-            let started = ContinuousClock.now
-            try store.insertInOneTransaction(employees)
-            inserts.append(Self.seconds(ContinuousClock.now - started))
+            // The server's insert with its peak: the client holds a chunk at a time.
+            let sample = try Sample.once(WorkloadIteration(run: { try store.insertInOneTransaction(all); return all.count }, finish: {}), resetPeak: true)
+            if insertMemory == nil { insertMemory = sample }
+            inserts.append(sample.seconds)
         }
         let rows = SummaryRow.Figure.throughput(operations: n, unit: "objects")
         add("Insert \(nLabel) in one transaction, PostgreSQL store (batch insert) vs SQLite", rows,
@@ -66,6 +69,15 @@ extension Summary {
         findings.append("PostgreSQL store, one-object durable save (1,000): " + Self.percentiles(saves[0])
                         + " (target ≤ 2 ms); the local store " + Self.percentiles(saves[1]) + "; SQLite " + Self.percentiles(saves[2]))
         for store in [pg, local, sqlite] { try store.close() }
+
+        progress("postgres: a process serving the store (open, 2,000 lookups, 100 saves, a count), its memory")
+        let extra = EmployeeData.employees(count: n + 1_100)[(n + 1_000)...]
+        let serving = try Sample.once(WorkloadIteration(run: {
+            try PostgresWorkload.serve(pgLocation, count: self.n, lookups: 2_000, saves: Array(extra))
+        }, finish: {}), resetPeak: true)
+        guard serving.result == n + 1_100 else { throw BenchError("serving: counted \(serving.result), expected \(n + 1_100)") }
+        findings.append(String(format: "PostgreSQL store, memory at %@ objects on the server: the batch insert's peak rise %@ MiB (a chunk at a time); a process opening the store, reading 2,000 objects by id, saving 100 and counting, peak rise %@ MiB in %.2f s",
+                               nLabel, Format.mebibytes(insertMemory?.residentRise), Format.mebibytes(serving.residentRise), serving.seconds))
 
         progress("postgres: an in-place lightweight stage (an attribute added) on \(nLabel) objects")
         let started = ContinuousClock.now

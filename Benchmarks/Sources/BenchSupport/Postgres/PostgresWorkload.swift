@@ -23,6 +23,27 @@ public enum PostgresWorkload {
         try StrataObjectEmployeeStore(store: ObjectStore(at: location, model: BenchModels.employees(), options: options()), writer: writer)
     }
 
+    /// What a service process does with a store already on the server, the work that
+    /// must not grow with the store: opens it, reads `name` of `lookups` employees by
+    /// id (serials 1…`count`, spread evenly), saves `saves` new ones one at a time,
+    /// counts the entity, closes. Returns the count.
+    public static func serve(_ location: String, count: Int, lookups: Int, saves: [Employee]) throws -> Int {
+        let store = try ObjectStore(at: location, model: BenchModels.employees(), options: options())
+        defer { try? store.close() }
+        let context = store.newContext()
+        for i in 0..<lookups {
+            let serial = UInt64(i * max(1, count / max(1, lookups)) % count + 1)
+            guard let id = store.objectID(entityName: "Employee", serial: serial) else { throw BenchError("no id for serial \(serial)") }
+            guard try context.object(with: id).string("name") != nil else { throw BenchError("employee \(serial) has no name") }
+            if i % 256 == 255 { context.reset() }
+        }
+        for e in saves {
+            try StrataObjectEmployeeStore.fill(context.insert("Employee"), with: e)
+            try context.save()
+        }
+        return try store.newContext().count(for: FetchRequest(entityName: "Employee"))
+    }
+
     /// Opens the store at `location` with `model`, inferring a migration: the time of
     /// an in-place lightweight stage.
     public static func migrate(_ location: String, to model: ObjectModel) throws {
