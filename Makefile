@@ -21,20 +21,22 @@ demo: deps
 	$(SWIFT) build -c release --product strata
 	$(SWIFT) run -c release --skip-build strata demo $(DEMO_ARGS)
 
-# The suite with the Postgres trait on (StrataPostgres built), then the object-layer
-# suites again on a throwaway PostgreSQL 15 (installed with apt-get when missing),
-# then the example service.
+# The suite with the Postgres trait on (StrataPostgres built), then, on a throwaway
+# PostgreSQL 15 (installed with apt-get when missing), the object-layer suites again
+# and the example service's tests, with its store both local and on the server.
 # The service is built while the PostgreSQL pass runs: the pass waits on the server
 # more than it computes.
 test: deps
 	$(SWIFT) build --build-tests --traits Postgres
 	$(SWIFT) test --skip-build --traits Postgres
 	@mkdir -p .build
-	(cd Examples/Todos && $(SWIFT) build --build-tests) > .build/todos-build.log 2>&1 & build=$$!; \
-		SWIFT=$(SWIFT) Tests/Postgres/run-pass.sh; status=$$?; \
+	dir=$$(mktemp -d /tmp/strata-pg.XXXXXX); trap '$(CURDIR)/Tests/Postgres/server.sh stop "$$dir"' EXIT; \
+		location=$$(Tests/Postgres/server.sh start "$$dir") || exit 1; \
+		(cd Examples/Todos && $(SWIFT) build --build-tests) > .build/todos-build.log 2>&1 & build=$$!; \
+		STRATA_TEST_POSTGRES="$$location" SWIFT=$(SWIFT) Tests/Postgres/run-pass.sh; status=$$?; \
 		if ! wait $$build; then cat .build/todos-build.log; exit 1; fi; \
-		tail -1 .build/todos-build.log; exit $$status
-	cd Examples/Todos && $(SWIFT) test --skip-build --no-parallel
+		tail -1 .build/todos-build.log; [ $$status = 0 ] || exit $$status; \
+		cd Examples/Todos && STRATA_TEST_POSTGRES="$$location" STRATA_REQUIRE_POSTGRES=1 $(SWIFT) test --skip-build --no-parallel
 
 # The object-layer suites on PostgreSQL only (after a build with the trait).
 test-postgres: deps
@@ -51,7 +53,9 @@ postgres-races: deps
 
 # The example service, Examples/Todos (its own package: Hummingbird over Strata and
 # over SQLite through GRDB), built and tested against both engines, one test at a
-# time: the liveness and backup tests each load the two cores with 64 clients.
+# time: the liveness and backup tests each load the two cores with 64 clients. Its
+# tests of a store on PostgreSQL run when STRATA_TEST_POSTGRES names a server (`make
+# test` starts one).
 test-service: deps
 	cd Examples/Todos && $(SWIFT) build --build-tests && $(SWIFT) test --skip-build --no-parallel
 

@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Todos: a Hummingbird service over Strata or SQLite (GRDB), the same routes over
-// either store: TechEmpower's database tests and a small todo API.
+// either store: TechEmpower's database tests and a small todo API. Strata's store is
+// local or on a PostgreSQL server (the `Postgres` trait builds StrataPostgres).
 let package = Package(
     name: "Todos",
     platforms: [.macOS(.v15)],
@@ -10,7 +11,7 @@ let package = Package(
         .executable(name: "Todos", targets: ["Todos"]),
     ],
     dependencies: [
-        .package(name: "Strata", path: "../.."),
+        .package(name: "Strata", path: "../..", traits: ["Postgres"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
@@ -27,6 +28,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Strata", package: "Strata"),
                 .product(name: "StrataService", package: "Strata"),
+                .product(name: "StrataPostgres", package: "Strata"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -71,13 +71,12 @@ extension PostgresRecordStore {
             let advanced = try body(link, locked)
             let sequence = advanced ? locked + 1 : locked
             if advanced {
+                // One round trip: the sequence moves and the other processes are told.
                 var binds = PostgresBindings()
                 binds.append(Int64(bitPattern: sequence))
-                try link.query("UPDATE \(schema).state SET sequence = $1 WHERE id = 1", binds)
-                var notify = PostgresBindings()
-                notify.append(listener.channel)
-                notify.append(String(sequence))
-                try link.query("SELECT pg_notify($1, $2)", notify)
+                binds.append(listener.channel)
+                binds.append(String(sequence))
+                try link.query("WITH moved AS (UPDATE \(schema).state SET sequence = $1 WHERE id = 1) SELECT pg_notify($2, $3)", binds)
             }
             // Whatever COMMIT answers, the transaction is over.
             lockedSequence = nil
@@ -87,9 +86,11 @@ extension PostgresRecordStore {
                 throw StrataError(.io, "PostgreSQL rolled the commit back (\(answer.metadata.command))", path: path)
             }
             knownSequence.withLock { $0 = max($0, sequence) }
-            // Inside ``exclusively(_:)`` the rest of the section stays exclusive: a
-            // section that commits page by page reads each page under the lock.
-            if exclusiveDepth > 0 { try beginLocked() }
+            // Inside ``exclusively(_:)`` the rest of the section stays exclusive: its
+            // next read or commit takes the lock again (``onTransactionOrPool(_:)``,
+            // ``beginLocked()``), so a section that commits page by page reads each
+            // page under the lock, and one that ends with its commit (a save) costs no
+            // further transaction.
             return sequence
         } catch {
             rollbackIfOpen()
@@ -163,40 +164,45 @@ extension PostgresRecordStore {
                 refBlobs.append(Int64(bitPattern: blob.offset))
             }
         }
-        var writtenBinds = PostgresBindings()
-        writtenBinds.append(written)
-        try link.query("DELETE FROM \(schema).terms WHERE key = ANY($1)", writtenBinds)
-        try link.query("DELETE FROM \(schema).blob_refs WHERE key = ANY($1)", writtenBinds)
+        // Two round trips whatever the batch holds: the keys' old terms and blob
+        // references go, then the new versions, terms and references go in, each
+        // statement's parts as data-modifying CTEs over one table each (the parts of
+        // one statement do not see each other's rows, so the deletes come first).
+        var removals = PostgresBindings()
+        removals.append(written)
+        var deletes = ["gone_terms AS (DELETE FROM \(schema).terms WHERE key = ANY($1))"]
         if !removed.isEmpty {
-            var binds = PostgresBindings()
-            binds.append(removed)
-            try link.query("DELETE FROM \(schema).records WHERE key = ANY($1)", binds)
+            removals.append(removed)
+            deletes.append("gone_records AS (DELETE FROM \(schema).records WHERE key = ANY($2))")
+        }
+        try link.query("WITH \(deletes.joined(separator: ", ")) DELETE FROM \(schema).blob_refs WHERE key = ANY($1)", removals)
+
+        var binds = PostgresBindings()
+        var inserts: [String] = []
+        func parameter(_ append: (inout PostgresBindings) -> Void) -> String {
+            append(&binds)
+            return "$\(binds.count)"
         }
         if !keys.isEmpty {
-            var binds = PostgresBindings()
-            binds.append(keys)
-            binds.append(sequenceColumn)
-            binds.append(values)
-            binds.append(blobs)
-            try link.query("""
+            let (k, q, v, b) = (parameter { $0.append(keys) }, parameter { $0.append(sequenceColumn) },
+                                parameter { $0.append(values) }, parameter { $0.append(blobs) })
+            inserts.append("""
                 INSERT INTO \(schema).records (key, sequence, value, blobs)
-                SELECT key, $2, value, blobs FROM unnest($1::bigint[], $3::bytea[], $4::bytea[]) AS w(key, value, blobs)
+                SELECT key, \(q), value, blobs FROM unnest(\(k)::bigint[], \(v)::bytea[], \(b)::bytea[]) AS w(key, value, blobs)
                 ON CONFLICT (key) DO UPDATE SET sequence = excluded.sequence, value = excluded.value, blobs = excluded.blobs
-                """, binds)
+                """)
         }
         if !termKeys.isEmpty {
-            var binds = PostgresBindings()
-            binds.append(termIndexes)
-            binds.append(termValues)
-            binds.append(termKeys)
-            try link.query("INSERT INTO \(schema).terms (index, value, key) SELECT * FROM unnest($1::integer[], $2::bytea[], $3::bigint[]) ON CONFLICT DO NOTHING", binds)
+            let (i, v, k) = (parameter { $0.append(termIndexes) }, parameter { $0.append(termValues) }, parameter { $0.append(termKeys) })
+            inserts.append("INSERT INTO \(schema).terms (index, value, key) SELECT * FROM unnest(\(i)::integer[], \(v)::bytea[], \(k)::bigint[]) ON CONFLICT DO NOTHING")
         }
         if !refKeys.isEmpty {
-            var binds = PostgresBindings()
-            binds.append(refKeys)
-            binds.append(refBlobs)
-            try link.query("INSERT INTO \(schema).blob_refs (key, blob) SELECT * FROM unnest($1::bigint[], $2::bigint[]) ON CONFLICT DO NOTHING", binds)
+            let (k, r) = (parameter { $0.append(refKeys) }, parameter { $0.append(refBlobs) })
+            inserts.append("INSERT INTO \(schema).blob_refs (key, blob) SELECT * FROM unnest(\(k)::bigint[], \(r)::bigint[]) ON CONFLICT DO NOTHING")
         }
+        guard let last = inserts.popLast() else { return }
+        let parts = inserts.enumerated().map { "part\($0.offset) AS (\($0.element))" }
+        try link.query(parts.isEmpty ? last : "WITH \(parts.joined(separator: ", ")) \(last)", binds)
     }
 
     public func reserveSerials(tag: UInt16, count: Int, floor: UInt64) throws -> UInt64? {
@@ -255,11 +261,15 @@ extension PostgresRecordStore {
         return bytes
     }
 
-    /// Runs `body` on the writer when this thread has a transaction open there (what
-    /// the transaction wrote is visible only to it), on a pooled connection otherwise.
+    /// Runs `body` on the writer when this thread is in an exclusive section or has a
+    /// transaction open there (what the transaction wrote is visible only to it), on a
+    /// pooled connection otherwise.
     func onTransactionOrPool<T>(_ body: (PostgresLink) throws -> T) throws -> T {
         if writerLock.try() {
             defer { writerLock.unlock() }
+            // In an exclusive section that has committed, the lock is taken again
+            // before it reads (``withWriteTransaction(_:)`` leaves that to here).
+            if exclusiveDepth > 0 && writeRefusal == nil { try beginLocked() }
             if lockedSequence != nil { return try body(try liveWriter()) }
         }
         return try pool.with(body)

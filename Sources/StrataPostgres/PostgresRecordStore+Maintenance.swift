@@ -45,11 +45,13 @@ extension PostgresRecordStore {
 
     /// The tables' sizes as the server reports them: `segmentBytes` is the records'
     /// and terms' tables with their indexes, `blobBytes` the blobs'. When the server
-    /// cannot be asked: zeros, and a warning in the log.
+    /// cannot be asked: zeros, and a warning in the log; once the store is closed,
+    /// zeros without one (a service's last sample of its gauges comes after the close).
     public var usage: StoreUsage {
         do {
             return try measuredUsage()
         } catch {
+            if closedFlag.withLock({ $0 }) { return StoreUsage() }
             logger.warning("the store's usage could not be read", metadata: ["error": "\(error)", "store": "\(path)"])
             return StoreUsage()
         }

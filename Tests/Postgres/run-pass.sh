@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# The object-layer suites a second time, on PostgreSQL: starts a throwaway server
-# (server.sh), runs the suites of Tests/StrataTests/{Context,Fetch,Validation,Scenarios}
-# and the PostgreSQL-only suites with STRATA_TEST_POSTGRES naming it, then stops it,
-# whatever the outcome. STRATA_REQUIRE_POSTGRES makes a pass without a server fail.
+# The object-layer suites a second time, on PostgreSQL: runs the suites of
+# Tests/StrataTests/{Context,Fetch,Validation,Scenarios} and the PostgreSQL-only suites
+# with STRATA_TEST_POSTGRES naming a server. When STRATA_TEST_POSTGRES is already set,
+# that server; otherwise a throwaway one (server.sh), stopped whatever the outcome.
+# STRATA_REQUIRE_POSTGRES makes a pass without a server fail.
 # Expects `swift build --build-tests --traits Postgres` to have run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SWIFT=${SWIFT:-swift}
-dir=$(mktemp -d /tmp/strata-pg.XXXXXX)
-trap 'Tests/Postgres/server.sh stop "$dir"' EXIT
-location=$(Tests/Postgres/server.sh start "$dir")
+location=${STRATA_TEST_POSTGRES:-}
+if [ -z "$location" ]; then
+    dir=$(mktemp -d /tmp/strata-pg.XXXXXX)
+    trap 'Tests/Postgres/server.sh stop "$dir"' EXIT
+    location=$(Tests/Postgres/server.sh start "$dir")
+fi
 suites=$(grep -ho "^\(final class\|struct\|@Suite.*struct\) [A-Za-z]*Tests\b" \
     Tests/StrataTests/{Context,Fetch,Validation,Scenarios,Postgres}/*.swift Tests/StrataTests/StoreUnderTest.swift \
     | awk '{print $NF}' | sort -u | paste -sd'|')

@@ -3,8 +3,8 @@ import Hummingbird
 import Logging
 import TodosApp
 
-/// `Todos --engine strata|sqlite --data PATH [--hostname 127.0.0.1] [--port 8080]
-/// [--backup-dir DIR]`
+/// `Todos --engine strata|sqlite --data PATH [--store LOCATION] [--hostname 127.0.0.1]
+/// [--port 8080] [--backup-dir DIR]`
 ///
 /// Serves until SIGTERM or SIGINT, then drains the requests in flight, closes the
 /// store and exits 0.
@@ -18,6 +18,9 @@ struct Todos: AsyncParsableCommand, AppArguments {
 
     @Option(name: .customLong("data"), help: "The data directory (created if missing).")
     var dataPath: String
+
+    @Option(name: .customLong("store"), help: "Where the Strata store lives instead of the data directory: a postgres:// URL puts it on a PostgreSQL server, which several instances may serve.")
+    var storeLocation: String?
 
     @Option(help: "The address to listen on.")
     var hostname = "127.0.0.1"

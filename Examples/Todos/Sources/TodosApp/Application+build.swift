@@ -15,10 +15,15 @@ public protocol AppArguments {
     /// Where `POST /admin/backup` writes its backups; nil leaves the route out (404).
     /// The server chooses each backup's name inside it: a request names no path.
     var backupDirectory: String? { get }
+    /// Where the Strata store lives when not in the data directory: a `postgres://`
+    /// URL puts it on a PostgreSQL server, which several instances may share
+    /// (``StrataRepository/storeType(for:)``). Nil keeps it in the data directory.
+    var storeLocation: String? { get }
 }
 
 extension AppArguments {
     public var backupDirectory: String? { nil }
+    public var storeLocation: String? { nil }
 }
 
 /// Builds the application: opens the engine's store, wires the routes over it, and
@@ -42,11 +47,18 @@ public func buildApplication(_ arguments: some AppArguments) async throws -> som
         serverName: "Todos")
     switch arguments.engine {
     case .strata:
-        let repository = try await StrataRepository.open(directory: arguments.dataPath, logger: logger)
+        let repository = try await StrataRepository.open(directory: arguments.dataPath, location: arguments.storeLocation, logger: logger)
+        if arguments.backupDirectory != nil, !repository.isLocal {
+            try? await repository.store.close()
+            throw AppConfigurationError("--backup-dir backs up a store on the local disk; a store on a server is backed up with the server's tools (pg_dump, base backups)")
+        }
         var app = Application(router: buildRouter(repository: repository, backupDirectory: arguments.backupDirectory), configuration: configuration, logger: logger)
         app.addServices(StoreService(store: repository.store, logger: logger))
         return app
     case .sqlite:
+        if arguments.storeLocation != nil {
+            throw AppConfigurationError("--store names a Strata store's location; SQLite keeps Todos.sqlite in the data directory")
+        }
         let repository = try await SQLiteRepository.open(directory: arguments.dataPath, logger: logger)
         var app = Application(router: buildRouter(repository: repository, backupDirectory: arguments.backupDirectory), configuration: configuration, logger: logger)
         app.addServices(SQLiteService(repository: repository, logger: logger))
@@ -67,4 +79,11 @@ func buildRouter(repository: some Repository, backupDirectory: String? = nil) ->
     TodoController(repository: repository).addRoutes(to: router.group("todos"))
     OperationsController(repository: repository, backups: backupDirectory.map { BackupNamer(directory: $0) }).addRoutes(to: router)
     return router
+}
+
+/// Options that cannot go together, refused before the server starts.
+public struct AppConfigurationError: Error, CustomStringConvertible {
+    public var description: String
+
+    init(_ description: String) { self.description = description }
 }

@@ -14,6 +14,7 @@ struct TestArguments: AppArguments {
     var dataPath: String
     var logLevel: Logger.Level? = .warning
     var backupDirectory: String? = nil
+    var storeLocation: String? = nil
 }
 
 /// Every engine: each test runs its body against both.

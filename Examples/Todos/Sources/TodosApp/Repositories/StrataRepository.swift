@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Strata
+import StrataPostgres
 
 /// The repository over a Strata store, through the store's `async` `read` and `write`:
 /// their bodies run on Strata's reader threads and its writer, never on the
@@ -34,20 +35,31 @@ public final class StrataRepository: Repository {
         return options
     }
 
-    /// Opens (or creates) `Todos.strata` in `directory` and seeds the World rows into
-    /// a new store.
+    /// Opens (or creates) the store and seeds the World rows into a new one: the store
+    /// at `location` when one is given, else `Todos.strata` in `directory`.
     ///
-    /// - Throws: the store's errors (`.storeLocked` when another process has it open,
-    ///   `.incompatibleModel`, `.corrupt`…).
-    public static func open(directory: String, options: StoreOptions = StrataRepository.options, logger: Logger) async throws -> StrataRepository {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = (directory as NSString).appendingPathComponent(directoryName)
+    /// The location is the store's description, and the code is the same for every
+    /// store type (``storeType(for:)``): a `postgres://` URL puts the store on a
+    /// PostgreSQL server, where several instances of the service may serve it at once.
+    ///
+    /// - Throws: the store's errors (`.storeLocked` when another process has a local
+    ///   store open, `.incompatibleModel`, `.corrupt`, `.io` for a server that cannot be
+    ///   reached…).
+    public static func open(directory: String, location: String? = nil, options: StoreOptions = StrataRepository.options, logger: Logger) async throws -> StrataRepository {
         var options = options
         options.logger = logger
+        let path: String
+        if let location {
+            path = location
+            options.storeType = storeType(for: location)
+        } else {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            path = (directory as NSString).appendingPathComponent(directoryName)
+        }
         let store = try await ObjectStore.open(at: path, model: try makeModel(), options: options)
         do {
             if try await seedWorlds(in: store) {
-                logger.info("seeded the World table", metadata: ["rows": "\(World.count)", "engine": "strata"])
+                logger.info("seeded the World table", metadata: ["rows": "\(World.count)", "engine": "strata", "store": "\(store.path)"])
             }
         } catch {
             try? await store.close()
@@ -55,6 +67,17 @@ public final class StrataRepository: Repository {
         }
         return StrataRepository(store: store)
     }
+
+    /// The store type a location names: `postgres://` (or `postgresql://`) a store on
+    /// a PostgreSQL server, anything else a directory on the local disk.
+    public static func storeType(for location: String) -> StoreOptions.StoreType {
+        let lowered = location.lowercased()
+        return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") ? .postgres : .segmentLog
+    }
+
+    /// Whether the store is on the local disk, where the service backs it up itself; a
+    /// server's store is backed up with the server's tools.
+    public var isLocal: Bool { store.options.storeType == .segmentLog }
 
     /// Inserts the World rows into a store that has none, in id order, in one batch
     /// insert (records written straight from values, no objects made: a context's
