@@ -15,6 +15,9 @@ import StrataPostgres
 ///   `won I` for each round whose insert saved.
 /// - `commit LOCATION N`: one save of N items; prints `saving` before it (the test
 ///   kills the process while the save runs).
+/// - `rewrite LOCATION N`: opens the store with ``rewrittenModel()``, migrating it by
+///   a mapping (a rewrite into a staging schema) in batches of N; prints `migrating`
+///   before and `migrated` after (the test kills the process in between).
 struct PostgresRaceWorker {
     let mode: String
     let location: String
@@ -32,8 +35,34 @@ struct PostgresRaceWorker {
         }
     }
 
+    /// ``model()`` with an optional `note` on Item: reached by a mapping, which
+    /// rewrites the store rather than changing it in place.
+    static func rewrittenModel() throws -> ObjectModel {
+        try ObjectModel(version: "race-2") {
+            Entity("Counter") {
+                Attribute("name", .string, unique: true)
+                Attribute("value", .int64, default: .int(0))
+            }
+            Entity("Item") {
+                Attribute("name", .string, unique: true)
+                Attribute("note", .string, optional: true)
+            }
+        }
+    }
+
+    /// Options that migrate a store of ``model()`` to ``rewrittenModel()`` by a
+    /// mapping, in batches of `batchSize`.
+    static func rewriteOptions(batchSize: Int) throws -> StoreOptions {
+        var options = StoreOptions()
+        let (old, new) = (try model(), try rewrittenModel())
+        options.migration = .mappings([try MappingModel.inferred(from: old, to: new)], models: [new])
+        options.migrationBatchSize = batchSize
+        return options
+    }
+
     func run() throws {
         #if Postgres
+        if mode == "rewrite" { return try rewrite() }
         var options = StoreOptions()
         options.storeType = .postgres
         let store = try ObjectStore(at: location, model: try Self.model(), options: options)
@@ -105,6 +134,17 @@ struct PostgresRaceWorker {
                 continue
             }
         }
+    }
+
+    private func rewrite() throws {
+        #if Postgres
+        var options = try Self.rewriteOptions(batchSize: count)
+        options.storeType = .postgres
+        CrashWorker.emit("migrating")
+        let store = try ObjectStore(at: location, model: try Self.rewrittenModel(), options: options)
+        CrashWorker.emit("migrated")
+        try store.close()
+        #endif
     }
 
     private func commit(_ store: ObjectStore) throws {

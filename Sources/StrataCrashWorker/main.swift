@@ -4,11 +4,11 @@
 // ConcurrentCrashWorker, ObjectCrashWorker, MigrationWorker and HistoryCrashWorker.
 import Foundation
 let arguments = CommandLine.arguments
-let usage = "usage: StrataCrashWorker (write | compact | bulk | concurrent | objects | migrate | history | increment | insert | unique | commit) STORE SEED"
+let usage = "usage: StrataCrashWorker (write | compact | bulk | concurrent | objects | migrate | history | increment | insert | unique | commit | rewrite) STORE SEED"
 guard arguments.count == 4, let seed = UInt64(arguments[3]) else { CrashWorker.die(usage) }
 do {
     switch arguments[1] {
-    case "increment", "insert", "unique", "commit":
+    case "increment", "insert", "unique", "commit", "rewrite":
         // The PostgreSQL race modes: STORE is a postgres:// location, SEED a count.
         try PostgresRaceWorker(mode: arguments[1], location: arguments[2], count: Int(seed)).run()
         exit(0)

@@ -26,14 +26,24 @@ extension PostgresRecordStore {
         let link = try liveWriter()
         try link.query("BEGIN")
         do {
-            guard let row = try link.query("SELECT sequence FROM \(schema).state WHERE id = 1 FOR UPDATE").first else {
+            guard let row = try link.query("SELECT sequence, metadata_generation FROM \(schema).state WHERE id = 1 FOR UPDATE").first else {
                 throw StrataError(.corrupt, "the store's state row is missing", path: path)
             }
-            lockedSequence = UInt64(try row.decode(Int64.self))
+            let (sequence, generation) = try row.decode((Int64, Int64).self)
+            lockedSequence = UInt64(sequence)
+            lockedGeneration = generation
         } catch {
             _ = try? link.query("ROLLBACK")
             throw error
         }
+    }
+
+    /// Moves the metadata generation on in the open transaction and returns it.
+    func bumpGeneration(on link: PostgresLink) throws -> Int64 {
+        guard let row = try link.query("UPDATE \(schema).state SET metadata_generation = metadata_generation + 1 WHERE id = 1 RETURNING metadata_generation").first else {
+            throw StrataError(.corrupt, "the store's state row is missing", path: path)
+        }
+        return try row.decode(Int64.self)
     }
 
     /// Ends an open transaction without committing; `writerLock` held.
@@ -60,14 +70,22 @@ extension PostgresRecordStore {
     /// Runs `body` in a transaction that holds the state row (the open one of
     /// ``exclusively(_:)``, or a new one), then commits; `body` gets the sequence the
     /// lock read and returns whether it used the next one.
+    ///
+    /// Refused with `.incompatibleModel` when another process changed the metadata
+    /// since this one read it (a migration): what this process writes is encoded by a
+    /// model the store no longer has (`checkingGeneration` false for the writes of
+    /// metadata and of a migration's swap, which check for themselves).
     @discardableResult
-    func withWriteTransaction(_ body: (PostgresLink, UInt64) throws -> Bool) throws -> UInt64 {
+    func withWriteTransaction(checkingGeneration: Bool = true, _ body: (PostgresLink, UInt64) throws -> Bool) throws -> UInt64 {
         writerLock.lock()
         defer { writerLock.unlock() }
         try beginLocked()
         guard let locked = lockedSequence else { throw StrataError(.io, "PostgreSQL: no transaction is open", path: path) }
         let link = try liveWriter()
         do {
+            if checkingGeneration, lockedGeneration != knownGeneration.withLock({ $0 }) {
+                throw StrataError(.incompatibleModel, "another process migrated the store since it was opened here (its model or record layouts changed): open it again", path: path)
+            }
             let advanced = try body(link, locked)
             let sequence = advanced ? locked + 1 : locked
             if advanced {
@@ -232,7 +250,7 @@ extension PostgresRecordStore {
         var binds = PostgresBindings()
         binds.appendBytes(bytes)
         let id = try onTransactionOrPool { link in
-            try link.query("INSERT INTO \(schema).blobs (bytes) VALUES ($1) RETURNING id", binds).first.map { try $0.decode(Int64.self) }
+            try link.query("INSERT INTO \(blobSchema).blobs (bytes) VALUES ($1) RETURNING id", binds).first.map { try $0.decode(Int64.self) }
         }
         guard let id else { throw StrataError(.io, "PostgreSQL: a blob insert returned no id", path: path) }
         count {
@@ -247,7 +265,7 @@ extension PostgresRecordStore {
         var binds = PostgresBindings()
         binds.append(Int64(bitPattern: ref.offset))
         let bytes = try onTransactionOrPool { link in
-            try link.query("SELECT bytes FROM \(schema).blobs WHERE id = $1", binds).first.map { try $0.decode(ByteBuffer.self).bytes }
+            try link.query("SELECT bytes FROM \(blobSchema).blobs WHERE id = $1", binds).first.map { try $0.decode(ByteBuffer.self).bytes }
         }
         guard let bytes else { throw StrataError(.corrupt, "blob \(ref.offset) is missing", path: path, context: ["blob": "\(ref.offset)"]) }
         guard ref.file == 0, UInt64(bytes.count) == ref.length, CRC32C.checksum(bytes) == ref.checksum else {

@@ -126,6 +126,26 @@ extension PostgresRecordStore {
 
 #if Postgres
 extension PostgresRecordStore {
+    /// A digest of everything the store holds but its blobs' bytes — records, terms,
+    /// blob references, metadata, the sequence — and of how many staging schemas it
+    /// has: tests compare it across a refused or killed migration, which must leave
+    /// the store as it was.
+    package func contentDigest() throws -> String {
+        let s = schema
+        return try read { link in
+            let rows = try link.query("""
+                SELECT md5(concat_ws('|',
+                  (SELECT string_agg(key || ':' || sequence || ':' || md5(value) || md5(blobs), ',' ORDER BY key) FROM \(s).records),
+                  (SELECT string_agg(index || ':' || md5(value) || ':' || key, ',' ORDER BY index, value, key) FROM \(s).terms),
+                  (SELECT string_agg(key || ':' || blob, ',' ORDER BY key, blob) FROM \(s).blob_refs),
+                  (SELECT string_agg(name || ':' || md5(value), ',' ORDER BY name) FROM \(s).metadata),
+                  (SELECT sequence::text FROM \(s).state),
+                  (SELECT count(*)::text FROM pg_namespace WHERE nspname ~ '^\(s)_staging[0-9]+$')))
+                """)
+            return try rows.first?.decode(String.self) ?? ""
+        }
+    }
+
     /// Deletes the store: drops its schema and everything in it, then closes. Other
     /// processes that have it open fail from then on.
     public func dropStore() throws {

@@ -33,11 +33,24 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
     var lockedSequence: UInt64?
     /// Guarded by `writerLock`: how deep ``exclusively(_:)`` calls are nested.
     var exclusiveDepth = 0
+    /// Guarded by `writerLock`: the metadata generation the open transaction's lock read.
+    var lockedGeneration: Int64?
+    /// The metadata generation `cachedMetadata` is of: a commit that finds another
+    /// under its lock is refused, since the store was migrated under this process.
+    let knownGeneration: Locked<Int64>
     let cachedMetadata: Locked<[String: [UInt8]]>
     public let storeID: [UInt8]
     let counters = Locked(LogStatistics())
     let closedFlag = Locked(false)
     let listener: CommitListener
+    /// The schema whose `blobs` table holds this store's blobs: its own, or for a
+    /// staging store its owner's, so that a migration carries blobs by id.
+    let blobSchema: String
+    /// For a staging store, what made it: the store it may replace, and how deep in a
+    /// staged plan's chain of staging stores it is (1 for the first).
+    let staging: (root: PostgresRecordStore, depth: Int)?
+    /// For a staging store, the directory of its scratch files, made on first use.
+    let scratchDirectory = Locked<String?>(nil)
 
     /// Opens the store in `location`'s schema, creating its tables when the schema
     /// has none (unless `readOnly`).
@@ -45,23 +58,39 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
     /// - Throws: `.io` when the server cannot be reached or refuses; `.notFound` for a
     ///   read-only open of a schema without a store; `.unsupportedFormat` for tables of
     ///   another layout version.
-    public init(location text: String, readOnly: Bool = false, logger: Logger = Logger(label: "strata.postgres")) throws {
-        location = try PostgresLocation(text)
+    public convenience init(location text: String, readOnly: Bool = false, logger: Logger = Logger(label: "strata.postgres")) throws {
+        try self.init(location: try PostgresLocation(text), readOnly: readOnly, logger: logger, staging: nil)
+    }
+
+    /// Opens a store, or for a staging store (`staging` not nil) creates it afresh in
+    /// `location`'s schema, dropping a leftover of a migration that never finished.
+    init(location: PostgresLocation, readOnly: Bool, logger: Logger, staging: (root: PostgresRecordStore, depth: Int, sequence: UInt64)?) throws {
+        self.location = location
         schema = location.schema
         self.logger = logger
         self.readOnly = readOnly
+        self.staging = staging.map { ($0.root, $0.depth) }
+        blobSchema = staging?.root.schema ?? location.schema
         let writer = try PostgresLink.connect(to: location, logger: logger)
         writerLink = Locked(writer)
         do {
-            try PostgresTables.ensure(schema: schema, on: writer, readOnly: readOnly)
+            if let staging {
+                try PostgresTables.createStaging(schema: schema, storeID: staging.root.storeID, sequence: staging.sequence, on: writer)
+            } else {
+                try PostgresTables.ensure(schema: schema, on: writer, readOnly: readOnly)
+            }
             let rows = try writer.query("SELECT store_id, version FROM \(schema).state WHERE id = 1")
             guard let row = rows.first else { throw StrataError(.corrupt, "the store's state row is missing", path: location.description) }
             let (id, version) = try row.decode((ByteBuffer, Int32).self)
-            guard version == PostgresTables.version else {
+            try PostgresTables.upgrade(schema: schema, from: version, on: writer, readOnly: readOnly)
+            guard version == PostgresTables.version || version == 1 else {
                 throw StrataError(.unsupportedFormat, "the store's tables are of layout version \(version); this build reads \(PostgresTables.version)",
                                   path: location.description)
             }
             storeID = id.bytes
+            // The generation first: a migration between the two reads then looks like
+            // a change not yet seen (refused at the next commit), never the reverse.
+            knownGeneration = Locked(try Self.readGeneration(schema: schema, on: writer))
             cachedMetadata = Locked(try Self.readMetadata(schema: schema, on: writer))
             pool = ConnectionPool(location: location, logger: logger)
             listener = CommitListener(location: location, channel: "strata_\(schema)", logger: logger)
@@ -69,6 +98,10 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
             writer.close()
             throw error
         }
+    }
+
+    static func readGeneration(schema: String, on link: PostgresLink) throws -> Int64 {
+        try link.query("SELECT metadata_generation FROM \(schema).state WHERE id = 1").first.map { try $0.decode(Int64.self) } ?? 0
     }
 
     static func readMetadata(schema: String, on link: PostgresLink) throws -> [String: [UInt8]] {
@@ -90,13 +123,18 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
     public func setMetadata(_ metadata: [String: [UInt8]]) throws {
         if let refusal = writeRefusal { throw refusal }
         let based = cachedMetadata.withLock { $0 }
-        _ = try withWriteTransaction { link, _ in
+        var generation: Int64?
+        // Its own check of the stored metadata stands for the generation's.
+        _ = try withWriteTransaction(checkingGeneration: false) { link, _ in
             // Metadata is rewritten whole from this process's copy: refused when another
             // process changed it since (a migration), rather than undoing its change.
             let stored = try Self.readMetadata(schema: schema, on: link)
             // Two processes creating one store write the same metadata: the second has
             // nothing to do.
-            if stored == metadata { return false }
+            if stored == metadata {
+                generation = lockedGeneration
+                return false
+            }
             guard stored == based else {
                 throw StrataError(.incompatibleModel, "another process changed the store's model or layouts since it was opened here: open it again", path: path)
             }
@@ -107,16 +145,21 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
                 binds.appendBytes(value)
                 try link.query("INSERT INTO \(schema).metadata (name, value) VALUES ($1, $2)", binds)
             }
+            generation = try bumpGeneration(on: link)
             return false
         }
         cachedMetadata.withLock { $0 = metadata }
+        if let generation { knownGeneration.withLock { $0 = generation } }
     }
 
     /// Reads the metadata again, for a process that learns another one changed it
     /// (a migration): returns whether it changed.
     @discardableResult
     public func reloadMetadata() throws -> Bool {
-        let fresh = try pool.with { try Self.readMetadata(schema: schema, on: $0) }
+        let (generation, fresh) = try pool.with { link in
+            (try Self.readGeneration(schema: schema, on: link), try Self.readMetadata(schema: schema, on: link))
+        }
+        knownGeneration.withLock { $0 = generation }
         return cachedMetadata.withLock { current in
             defer { current = fresh }
             return current != fresh
@@ -149,7 +192,9 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
         return nil
     }
 
-    public var hasOtherWriters: Bool { true }
+    /// Other processes may write the store; none writes a staging store but the
+    /// migration that made it.
+    public var hasOtherWriters: Bool { staging == nil }
 
     public var statistics: LogStatistics { counters.withLock { $0 } }
 
@@ -173,6 +218,7 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
         rollbackIfOpen()
         writerLink.withLock { $0 }.close()
         pool.closeAll()
+        removeScratchDirectory()
     }
 
     deinit {

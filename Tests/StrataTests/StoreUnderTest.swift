@@ -68,14 +68,6 @@ enum StoreUnderTest {
 }
 
 extension StoreUnderTest {
-    /// Disables a test on PostgreSQL: it migrates a store, and migrations that rewrite
-    /// a store (staging and swap) run on the segment log only.
-    static var migratesOnSegmentLogOnly: ConditionTrait {
-        .enabled(if: !isPostgres, "migrations that rewrite a store run on the segment log only")
-    }
-}
-
-extension StoreUnderTest {
     /// How many rounds the PostgreSQL race tests run per context or process
     /// (`STRATA_TEST_RACE_COUNT`; the full figures come from `make postgres-races`).
     static var raceCount: Int {
@@ -92,6 +84,44 @@ extension StoreUnderTest {
         var options = StoreOptions()
         options.historyTracking = history
         return try open(location: location, model: model, options: options)
+    }
+
+    /// On PostgreSQL, a digest of the store at `path` (its records, terms, blob
+    /// references, metadata, sequence and staging schemas); nil on the segment log,
+    /// whose tests compare the directory's files instead.
+    static func serverDigest(at path: String) throws -> String? {
+        #if Postgres
+        guard let postgres else { return nil }
+        let records = try PostgresRecordStore(location: location(postgres, schema: schemaName(for: path)), readOnly: true)
+        defer { try? records.close() }
+        return try records.contentDigest()
+        #else
+        return nil
+        #endif
+    }
+
+    /// On PostgreSQL, the bytes the store at `path` keeps its blobs in (the blobs
+    /// table, its TOAST included); nil on the segment log.
+    static func serverBlobBytes(at path: String) throws -> Int? {
+        #if Postgres
+        guard let postgres else { return nil }
+        let records = try PostgresRecordStore(location: location(postgres, schema: schemaName(for: path)), readOnly: true)
+        defer { try? records.close() }
+        return Int(records.usage.blobBytes)
+        #else
+        return nil
+        #endif
+    }
+
+    /// The staging schemas a migration of the store at `location` made and left.
+    static func stagingSchemas(_ location: String) throws -> [String] {
+        #if Postgres
+        let records = try PostgresRecordStore(location: location, readOnly: true)
+        defer { try? records.close() }
+        return try records.stagingSchemaNames()
+        #else
+        return []
+        #endif
     }
 
     /// Ends every server connection that listens for commits (what a network cut or

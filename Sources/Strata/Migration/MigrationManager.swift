@@ -45,7 +45,7 @@ public final class MigrationManager {
 
     let sourceStore: ObjectStore
     let destinationStore: ObjectStore
-    let staging: LogStore
+    let staging: any StagingRecordStore
     var idMaps: [String: IDMap] = [:]
     var policies: [String: EntityMigrationPolicy] = [:]
     /// During the relationship pass: the source keys of the batch's destinations, so
@@ -55,7 +55,7 @@ public final class MigrationManager {
     let stage: Int
     let stageCount: Int
 
-    init(source: ObjectStore, destination: ObjectStore, staging: LogStore, mapping: MappingModel, batchSize: Int,
+    init(source: ObjectStore, destination: ObjectStore, staging: any StagingRecordStore, mapping: MappingModel, batchSize: Int,
          progress: (@Sendable (MigrationProgress) -> Void)?, stage: Int, stageCount: Int) {
         self.sourceStore = source
         self.destinationStore = destination
@@ -167,7 +167,7 @@ public final class MigrationManager {
         if let map = idMaps[name] { return map }
         _ = try entityMapping(name)
         let safe = name.map { $0.isLetter || $0.isNumber ? $0 : "_" }
-        let file = try staging.createScratchFile("idmap-\(String(safe)).map")
+        let file = try staging.scratchFile(named: "idmap-\(String(safe)).map")
         let map = IDMap(file: file, spillThreshold: max(1024, batchSize))
         idMaps[name] = map
         return map

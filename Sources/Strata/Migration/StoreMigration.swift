@@ -37,12 +37,15 @@ enum StoreMigrator {
     /// Migrates the store behind `records` (opened for writing) to `target`. Returns the
     /// records to use from then on (the segment log reopened after a swap).
     ///
-    /// A store type other than the segment log runs in-place stages only (their
-    /// metadata written in one transaction, indexes built in batches); a stage that
-    /// must rewrite the store is refused with `.migrationFailed`, the store untouched.
+    /// A stage that must rewrite the store runs into a staging store of the store's
+    /// type (``StagingRecordStore``); a store type without staging stores runs in-place
+    /// stages only, and refuses one that must rewrite with `.migrationFailed`, the store
+    /// untouched.
     static func migrate(_ log: any RecordStore, path: String, to target: ObjectModel, options: StoreOptions) throws -> any RecordStore {
-        // The segment log, which stages rewrites and swaps them in; nil for other types.
+        // The segment log, whose block cache the budget holds to its share.
         let engine = log as? LogStore
+        // The store as one that stages rewrites and swaps them in; nil when it cannot.
+        let rewritableStore = log as? any StagingRecordStore
         // Every record is read through the stored tags and layouts: edited ones would
         // migrate each object as another's.
         try MetadataDigest.check(log.metadata, path: path)
@@ -80,7 +83,7 @@ enum StoreMigrator {
         // Each stage reads the previous stage's staging store and writes a staging store
         // of its own inside it; only the last is swapped in, so an error or a crash in
         // any stage leaves the store at its old version (FORMAT.md §10).
-        var stagings: [LogStore] = []
+        var stagings: [any StagingRecordStore] = []
         func withCacheLimited(_ body: () throws -> Void) throws {
             guard let engine else { return try body() }
             try engine.withBlockCacheLimited(to: MigrationBudget(options).cacheBytes, body)
@@ -118,11 +121,11 @@ enum StoreMigrator {
                         currentModel = destination
                         continue
                     }
-                    guard let rewritable = stagings.last ?? engine else {
+                    guard let rewritable = stagings.last ?? rewritableStore else {
                         throw StrataError(.migrationFailed, "this stage rewrites the store, and this store type runs in-place stages only (metadata and index builds); migrate a copy on the segment log and copy it back", path: path,
                                           context: ["from": currentModel.versionIdentifier, "to": destination.versionIdentifier])
                     }
-                    let staging = try rewritable.makeStagingStore(overlayEntryLimit: budget.stagingOverlayEntries)
+                    let staging = try rewritable.stagingStore(overlayEntryLimit: budget.stagingOverlayEntries)
                     stagings.append(staging)
                     largestBatch = max(largestBatch, try runStep(rewritable, into: staging, path: path, from: currentModel, to: destination, mapping: mapping, options: options,
                                 stage: index, stageCount: steps.count, willMigrate: step.willMigrate, didMigrate: step.didMigrate,
@@ -138,14 +141,15 @@ enum StoreMigrator {
                 return log
             }
             options.migrationProgress?(MigrationProgress(stage: steps.count - 1, stageCount: steps.count, pass: .swap, entityMapping: "", done: 0, total: 1, largestBatch: largestBatch))
-            try engine?.adoptStaging(last)
+            guard let rewritableStore else { throw StrataError(.migrationFailed, "a staging store without a store to adopt it", path: path) }
+            let adopted = try rewritableStore.adopt(staging: last)
+            closeStagings()
+            return adopted
         } catch {
             closeStagings()
-            engine?.discardStaging()
+            rewritableStore?.discardStagingStores()
             throw error
         }
-        closeStagings()
-        return try LogStore.open(at: path, options: options.log, fileSystem: options.fileSystem ?? POSIXFileSystem(), logger: options.logger)
     }
 
     /// One mapping of a migration.
@@ -160,7 +164,7 @@ enum StoreMigrator {
 
     /// One mapping: three passes from `log` into `staging`. The caller swaps or
     /// discards the staging store; nothing of `log` changes here.
-    static func runStep(_ log: any RecordStore, into staging: LogStore, path: String, from sourceModel: ObjectModel, to destinationModel: ObjectModel,
+    static func runStep(_ log: any RecordStore, into staging: any StagingRecordStore, path: String, from sourceModel: ObjectModel, to destinationModel: ObjectModel,
                         mapping: MappingModel, options: StoreOptions, stage: Int, stageCount: Int,
                         willMigrate: MigrationStage.WillMigrate? = nil, didMigrate: MigrationStage.DidMigrateStage? = nil,
                         isInferred: Bool = false, sourceMetadata: [String: [UInt8]]? = nil) throws -> Int {

@@ -20,8 +20,8 @@ public final class LogStore: Sendable {
     public let path: String
     public let options: LogStoreOptions
     let paths: StorePaths
-    let fileSystem: any FileSystem
-    let logger: Logger
+    package let fileSystem: any FileSystem
+    package let logger: Logger
     let counters = StatisticsCounters()
     let blockCache: BlockCache
     /// Set above a segment id in this store's block-cache keys (bits 32…62), unique to

@@ -7,11 +7,11 @@ import StrataLog
 /// Store-level helpers for the lightweight-migration tests (scenario 2 and the list of
 /// inferred changes): create a store at one model, migrate it on open, check every object
 /// after the migration and again after a plain reopen, and check that a refusal wrote
-/// nothing.
+/// nothing. Stores are the store type under test (``StoreUnderTest``).
 enum InferredStore {
     /// Creates a store at `path` with `model`, fills it in one save and closes it.
     static func create(at path: String, model: ObjectModel, fill: (ObjectContext) throws -> Void) throws {
-        let store = try ObjectStore(at: path, model: model)
+        let store = try StoreUnderTest.open(at: path, model: model)
         let context = store.newContext()
         try fill(context)
         try context.save()
@@ -37,12 +37,12 @@ enum InferredStore {
         check: (ObjectContext) throws -> Void
     ) throws {
         do {
-            let store = try ObjectStore(at: path, model: model, options: options(migration))
+            let store = try StoreUnderTest.open(at: path, model: model, options: options(migration))
             try check(store.newContext())
             #expect(try store.verify().isSound, sourceLocation: sourceLocation)
             try store.close()
         }
-        let store = try ObjectStore(at: path, model: model)
+        let store = try StoreUnderTest.open(at: path, model: model)
         try check(store.newContext())
         #expect(try store.verify().isSound, sourceLocation: sourceLocation)
         try store.close()
@@ -66,8 +66,9 @@ enum InferredStore {
     ) throws -> StrataError? {
         let before = try DirectorySnapshot(path)
         let entriesBefore = try entries(path)
+        let digestBefore = try StoreUnderTest.serverDigest(at: path)
         let error = #expect(throws: StrataError.self, sourceLocation: sourceLocation) {
-            _ = try ObjectStore(at: path, model: model, options: options(migration))
+            _ = try StoreUnderTest.open(at: path, model: model, options: options(migration))
         }
         #expect(error?.code == .migrationInferenceRefused, "\(String(describing: error))", sourceLocation: sourceLocation)
         let listed = error?.context["problems"]?.split(separator: "\n").map(String.init) ?? []
@@ -78,7 +79,8 @@ enum InferredStore {
         #expect(error?.message.contains("nothing was written") == true, sourceLocation: sourceLocation)
         #expect(try DirectorySnapshot(path) == before, "a refused migration wrote nothing", sourceLocation: sourceLocation)
         #expect(try entries(path) == entriesBefore, "no staging left", sourceLocation: sourceLocation)
-        let store = try ObjectStore(at: path, model: old)
+        #expect(try StoreUnderTest.serverDigest(at: path) == digestBefore, "a refused migration wrote nothing", sourceLocation: sourceLocation)
+        let store = try StoreUnderTest.open(at: path, model: old)
         try check(store.newContext())
         #expect(try store.verify().isSound, sourceLocation: sourceLocation)
         try store.close()

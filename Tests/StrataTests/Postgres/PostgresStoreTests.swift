@@ -78,6 +78,77 @@ struct PostgresStoreTests {
         #expect(count == (saved ? 100_000 : 0), "\(outcome.termination), saved: \(saved)")
     }
 
+    /// A migration that rewrites the store into a staging schema, killed at a random
+    /// moment: unless its swap (one transaction) committed, the old model reads every
+    /// object as before; the next migration drops what the killed one left and
+    /// completes.
+    @Test func aKilledRewritingMigrationLeavesTheOldModelReadable() throws {
+        let (location, store) = try freshStore()
+        let items = StoreUnderTest.raceCount * 50
+        _ = try store.batchInsert(entityName: "Item", objects: (0..<items).map { ["name": .string("item-\($0)")] })
+        try store.close()
+        let names = Set((0..<items).map { "item-\($0)" })
+
+        let child = try MigrationCrashProcess(command: "rewrite", store: location, seed: 500)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !child.stdout.lines.contains("migrating") && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        Thread.sleep(forTimeInterval: Double.random(in: 0.05...0.5))
+        let outcome = child.killAndCollect()
+        let migrated = outcome.lines.contains("migrated")
+        Thread.sleep(forTimeInterval: 0.2)  // the server ends the killed connection's transaction
+        let leftovers = try StoreUnderTest.stagingSchemas(location)
+        print("PostgreSQL rewrite killed \(migrated ? "after its swap" : "before its swap"), staging schemas left: \(leftovers.count)")
+
+        if !migrated {
+            let old = try StoreUnderTest.openLocation(location, model: try PostgresRaceWorker.model())
+            let reader = old.newContext()
+            let read = try reader.fetch(FetchRequest(entityName: "Item")).map { try $0.string("name") ?? "" }
+            #expect(Set(read) == names && read.count == items, "the old model reads every item")
+            #expect(try old.verify().isSound)
+            try old.close()
+        }
+        var options = try PostgresRaceWorker.rewriteOptions(batchSize: 1_000)
+        options.storeType = .postgres
+        let started = ContinuousClock.now
+        let again = try ObjectStore(at: location, model: try PostgresRaceWorker.rewrittenModel(), options: options)
+        defer { try? again.close() }
+        print("PostgreSQL rewrite of \(items) objects: \(ContinuousClock.now - started)")
+        let reader = again.newContext()
+        let read = try reader.fetch(FetchRequest(entityName: "Item"))
+        #expect(Set(try read.map { try $0.string("name") ?? "" }) == names && read.count == items)
+        #expect(try read.allSatisfy { try $0.value(forKey: "note") == .null })
+        #expect(try StoreUnderTest.stagingSchemas(location).isEmpty, "the migration dropped the killed one's staging schema")
+        #expect(try again.verify().isSound)
+    }
+
+    /// A process still on the old model after another rewrote the store is refused at
+    /// its next save, rather than writing records of a model the store no longer has.
+    @Test func aProcessOnTheOldModelIsRefusedAfterAnotherMigratesTheStore() throws {
+        let (location, old) = try freshStore()
+        defer { try? old.close() }
+        let context = old.newContext()
+        try context.insert("Item").setValue("before", forKey: "name")
+        try context.save()
+
+        var options = try PostgresRaceWorker.rewriteOptions(batchSize: 100)
+        options.storeType = .postgres
+        let migrated = try ObjectStore(at: location, model: try PostgresRaceWorker.rewrittenModel(), options: options)
+        defer { try? migrated.close() }
+        let editor = migrated.newContext()
+        let note = try #require(try editor.fetch(FetchRequest(entityName: "Item")).first)
+        try note.setValue("kept", forKey: "note")
+        try editor.save()
+
+        let stale = old.newContext()
+        try stale.insert("Item").setValue("after", forKey: "name")
+        let error = #expect(throws: StrataError.self) { try stale.save() }
+        #expect(error?.code == .incompatibleModel, "\(String(describing: error))")
+        let reader = migrated.newContext()
+        let items = try reader.fetch(FetchRequest(entityName: "Item"))
+        #expect(try items.map { try $0.string("name") } == ["before"])
+        #expect(try items.first?.string("note") == "kept")
+    }
+
     @Test func anotherProcessSeesACommitAndAfterADroppedConnectionEveryMissedOne() async throws {
         let (location, writer) = try freshStore(history: true)
         defer { try? writer.close() }

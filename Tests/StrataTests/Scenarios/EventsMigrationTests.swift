@@ -38,7 +38,7 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
         return v1
     }
 
-    @Test(StoreUnderTest.migratesOnSegmentLogOnly) func thePolicyComputesDayMonthAndMemo() throws {
+    @Test func thePolicyComputesDayMonthAndMemo() throws {
         let dir = try TemporaryDirectory("events")
         defer { dir.remove() }
         let v1 = try Self.makeV1Store(at: dir.path)
@@ -72,15 +72,17 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
         let v1 = try Self.makeV1Store(at: dir.path)
         let v2 = try ObjectModel(contentsOf: FixturePaths.model("Events-v2.json"))
         let before = try DirectorySnapshot(dir.path)
+        let digestBefore = try StoreUnderTest.serverDigest(at: dir.path)
         let error = #expect(throws: StrataError.self) { _ = try StoreUnderTest.open(at: dir.path, model: v2) }
         #expect(error?.code == .incompatibleModel)
         #expect(error?.message.contains("the model used to open the store is incompatible with the one used to create the store") == true)
         #expect(error?.message.contains(v1.versionHash) == true)
         #expect(error?.message.contains(v2.versionHash) == true)
         #expect(try DirectorySnapshot(dir.path) == before, "never a silently emptied store")
+        #expect(try StoreUnderTest.serverDigest(at: dir.path) == digestBefore, "the store on the server as it was")
     }
 
-    @Test(StoreUnderTest.migratesOnSegmentLogOnly) func inferredMigrationOfScenarioTwoReadsDefaults() throws {
+    @Test func inferredMigrationOfScenarioTwoReadsDefaults() throws {
         let dir = try TemporaryDirectory("tasks")
         defer { dir.remove() }
         let v1 = try ObjectModel(contentsOf: FixturePaths.model("Tasks-v1.json"))
@@ -109,13 +111,14 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
         }
     }
 
-    @Test(StoreUnderTest.migratesOnSegmentLogOnly) func aRefusedInferenceWritesNothingAndNamesTheProperty() throws {
+    @Test func aRefusedInferenceWritesNothingAndNamesTheProperty() throws {
         let dir = try TemporaryDirectory("tasks-refused")
         defer { dir.remove() }
         let v1 = try ObjectModel(contentsOf: FixturePaths.model("Tasks-v1.json"))
         let v2 = try ObjectModel(contentsOf: FixturePaths.model("Tasks-v2-latitude-required-no-default.json"))
         try StoreUnderTest.open(at: dir.path, model: v1).close()
         let before = try DirectorySnapshot(dir.path)
+        let digestBefore = try StoreUnderTest.serverDigest(at: dir.path)
         var options = StoreOptions()
         options.migration = .inferred
         let error = #expect(throws: StrataError.self) { _ = try StoreUnderTest.open(at: dir.path, model: v2, options: options) }
@@ -123,5 +126,6 @@ final class EventComputedFieldsPolicy: EntityMigrationPolicy, @unchecked Sendabl
         #expect(error?.context["entity"] == "Task" && error?.context["property"] == "latitude", "\(String(describing: error))")
         #expect(error?.message.contains("Task.latitude") == true)
         #expect(try DirectorySnapshot(dir.path) == before)
+        #expect(try StoreUnderTest.serverDigest(at: dir.path) == digestBefore, "the store on the server as it was")
     }
 }

@@ -36,7 +36,7 @@ final class WateringSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
         ])
     }
 
-    @Test(StoreUnderTest.migratesOnSegmentLogOnly) func aV1StoreArrivesAtV4InOneOpen() throws {
+    @Test func aV1StoreArrivesAtV4InOneOpen() throws {
         let dir = try TemporaryDirectory("growing")
         defer { dir.remove() }
         let m = try Self.models()

@@ -162,7 +162,7 @@ import StrataTestSupport
 
     /// Inferred at planning, and "Call Ada", the one task without a due date, fails
     /// the migration by name, the store unchanged.
-    @Test(StoreUnderTest.migratesOnSegmentLogOnly) func dueRequiredWithoutADefaultFailsForTheTaskWithoutOne() throws {
+    @Test func dueRequiredWithoutADefaultFailsForTheTaskWithoutOne() throws {
         let dir = try TemporaryDirectory("tasks-due-refused")
         defer { dir.remove() }
         let v1 = try Self.makeV1Store(at: dir.path)
@@ -172,6 +172,7 @@ import StrataTestSupport
             return try #require(try store.newContext().keyedObjects("Task", by: "title")["Call Ada"]).objectID
         }()
         let before = try DirectorySnapshot(dir.path)
+        let digestBefore = try StoreUnderTest.serverDigest(at: dir.path)
         let error = #expect(throws: StrataError.self) {
             try StoreUnderTest.open(at: dir.path, model: try Self.model("Tasks-v2-due-required-no-default"), options: InferredStore.options(.inferred))
         }
@@ -179,6 +180,7 @@ import StrataTestSupport
         #expect(error?.context["entity"] == "Task" && error?.context["property"] == "due")
         #expect(error?.context["object"] == ada.description)
         #expect(try DirectorySnapshot(dir.path) == before)
+        #expect(try StoreUnderTest.serverDigest(at: dir.path) == digestBefore)
         let store = try StoreUnderTest.open(at: dir.path, model: v1)
         defer { try? store.close() }
         try Self.expectTasks(in: store.newContext())
@@ -216,6 +218,7 @@ import StrataTestSupport
         let v2 = try Self.model(fixture)
         #expect(v1.versionHash != v2.versionHash)
         let before = try DirectorySnapshot(dir.path)
+        let digestBefore = try StoreUnderTest.serverDigest(at: dir.path)
         let error = #expect(throws: StrataError.self) { _ = try StoreUnderTest.open(at: dir.path, model: v2) }
         #expect(error?.code == .incompatibleModel)
         #expect(error?.message.contains("the model used to open the store is incompatible with the one used to create the store") == true)
@@ -224,6 +227,7 @@ import StrataTestSupport
         #expect(error?.context["storeHash"] == v1.versionHash)
         #expect(error?.context["modelHash"] == v2.versionHash)
         #expect(try DirectorySnapshot(dir.path) == before)
+        #expect(try StoreUnderTest.serverDigest(at: dir.path) == digestBefore)
         let store = try StoreUnderTest.open(at: dir.path, model: v1)
         defer { try? store.close() }
         try Self.expectTasks(in: store.newContext())

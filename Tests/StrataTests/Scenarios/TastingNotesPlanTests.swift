@@ -151,7 +151,7 @@ import StrataTestSupport
         var value: Int { lock.withLock { stored } }
     }
 
-    @Test(StoreUnderTest.migratesOnSegmentLogOnly, arguments: ["carry", "stream"])
+    @Test(arguments: ["carry", "stream"])
     func thePlanMergesTheNoteKinds(style: String) throws {
         let dir = try TemporaryDirectory("tasting")
         defer { dir.remove() }
@@ -179,18 +179,20 @@ import StrataTestSupport
         }
     }
 
-    @Test(StoreUnderTest.migratesOnSegmentLogOnly, arguments: ["will", "did"])
+    @Test(arguments: ["will", "did"])
     func anErrorInAHookLeavesTheStoreAtV1ByteForByte(hook: String) throws {
         let dir = try TemporaryDirectory("tasting-fail")
         defer { dir.remove() }
         let (v1, v2) = try Self.models()
         try Self.makeV1(at: dir.path, v1: v1)
         let before = try DirectorySnapshot(dir.path)
+        let digestBefore = try StoreUnderTest.serverDigest(at: dir.path)
         var options = StoreOptions()
         options.migration = .plan(Self.plan(v1, v2, failIn: hook))
         let error = #expect(throws: StrataError.self) { _ = try StoreUnderTest.open(at: dir.path, model: v2, options: options) }
         #expect(error?.message.contains("\(hook)Migrate refused") == true, "the hook's error reaches the caller")
         #expect(try DirectorySnapshot(dir.path) == before)
+        #expect(try StoreUnderTest.serverDigest(at: dir.path) == digestBefore, "the store on the server as it was")
         let store = try StoreUnderTest.open(at: dir.path, model: v1)
         #expect(try store.newContext().count(for: FetchRequest(entityName: "WineNote")) == 3)
         try store.close()

@@ -1,0 +1,123 @@
+#if Postgres
+import Foundation
+import PostgresNIO
+import Strata
+import StrataLog
+
+/// Migrations that rewrite a store on the server: each stage writes the new version of
+/// every object into a staging schema beside the store's (`SCHEMA_staging1`, and for a
+/// staged plan's later stages `_staging2`…), in batched transactions of its own; blobs
+/// stay in the store's table and are carried by id. The swap is one transaction on the
+/// connection that holds the store's state row: the store's records, terms, blob
+/// references and metadata tables are dropped and the staging schema's moved in
+/// (PostgreSQL's DDL is transactional), so other processes see the old store or the
+/// new one, never a mixture, and a killed migration leaves the old store as it was.
+extension PostgresRecordStore: StagingRecordStore {
+    /// The tables a swap replaces; `state`, `blobs` and `serials` stay the store's.
+    static let swappedTables = ["records", "terms", "blob_refs", "metadata"]
+
+    public func stagingStore(overlayEntryLimit: Int?) throws -> any StagingRecordStore {
+        if let refusal = writeRefusal { throw refusal }
+        let root = staging?.root ?? self
+        let depth = (staging?.depth ?? 0) + 1
+        var location = root.location
+        location.schema = "\(root.schema)_staging\(depth)"
+        // Numbered past everything the store holds: a version the migration writes never
+        // looks older than one it replaces.
+        return try PostgresRecordStore(location: location, readOnly: false, logger: logger,
+                                       staging: (root: root, depth: depth, sequence: lastSequence))
+    }
+
+    /// Swaps `staging`'s tables in, in one transaction under the store's lock (the one
+    /// the migration holds, or a new one), and reads the new metadata. Returns this store.
+    public func adopt(staging: any StagingRecordStore) throws -> any RecordStore {
+        guard let staging = staging as? PostgresRecordStore, staging.staging?.root === self else {
+            throw StrataError(.invalidArgument, "only a staging store made from this store can replace its contents", path: path)
+        }
+        if let refusal = writeRefusal { throw refusal }
+        let from = staging.schema
+        let stagingSequence = staging.lastSequence
+        try staging.close()
+        try withWriteTransaction(checkingGeneration: false) { link, locked in
+            // Other processes on the old model are refused from their next commit on.
+            _ = try bumpGeneration(on: link)
+            try link.query("DROP TABLE \(Self.swappedTables.map { "\(schema).\($0)" }.joined(separator: ", "))")
+            for table in Self.swappedTables {
+                try link.query("ALTER TABLE \(from).\(table) SET SCHEMA \(schema)")
+            }
+            // Serials reserved by other processes stay reserved; ones the migration used
+            // past them move the store's counters on.
+            try link.query("""
+                INSERT INTO \(schema).serials AS s (tag, next) SELECT tag, next FROM \(from).serials
+                ON CONFLICT (tag) DO UPDATE SET next = greatest(s.next, excluded.next)
+                """)
+            for leftover in try stagingSchemas(on: link) {
+                try link.query("DROP SCHEMA \(leftover) CASCADE")
+            }
+            // Sequences never go back: the swap is a commit numbered past both stores'.
+            let sequence = max(locked, stagingSequence) + 1
+            var binds = PostgresBindings()
+            binds.append(Int64(bitPattern: sequence))
+            binds.append(listener.channel)
+            binds.append(String(sequence))
+            try link.query("WITH moved AS (UPDATE \(schema).state SET sequence = $1 WHERE id = 1) SELECT pg_notify($2, $3)", binds)
+            return false
+        }
+        try reloadMetadata()
+        logger.info("migration swapped in", metadata: ["store": "\(path)", "from": "\(from)"])
+        return self
+    }
+
+    public func discardStagingStores() {
+        do {
+            try pool.with { link in
+                for leftover in try stagingSchemas(on: link) {
+                    try link.query("DROP SCHEMA IF EXISTS \(leftover) CASCADE")
+                }
+            }
+        } catch {
+            logger.warning("a migration's staging schemas could not be dropped; the next migration drops them", metadata: ["error": "\(error)", "store": "\(path)"])
+        }
+    }
+
+    /// The staging schemas on the server, leftovers of a killed migration included.
+    package func stagingSchemaNames() throws -> [String] {
+        try read { try stagingSchemas(on: $0) }
+    }
+
+    /// The staging schemas made from this store's root store, leftovers included.
+    func stagingSchemas(on link: PostgresLink) throws -> [String] {
+        let root = staging?.root.schema ?? schema
+        var binds = PostgresBindings()
+        binds.append("^\(root)_staging[0-9]+$")  // an identifier: letters, digits and _
+        return try link.query("SELECT nspname::text FROM pg_namespace WHERE nspname ~ $1", binds).map { row -> String in
+            let name = try row.decode(String.self)
+            guard PostgresLocation.isIdentifier(name) else {
+                throw StrataError(.invalidArgument, "schema \(name) is not a name this store type makes", path: path)
+            }
+            return name
+        }
+    }
+
+    /// A file in a temporary directory of this store's, removed when it closes.
+    public func scratchFile(named name: String) throws -> any StorageFile {
+        let fileSystem = POSIXFileSystem()
+        let directory = try scratchDirectory.withLock { directory -> String in
+            if let directory { return directory }
+            let made = NSTemporaryDirectory() + "strata-staging-\(UUID().uuidString)"
+            try fileSystem.createDirectory(made)
+            directory = made
+            return made
+        }
+        let file = directory + "/" + name
+        try fileSystem.remove(file)
+        return try fileSystem.open(file, mode: .create)
+    }
+
+    func removeScratchDirectory() {
+        if let directory = scratchDirectory.withLock({ d -> String? in defer { d = nil }; return d }) {
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+}
+#endif
