@@ -14,6 +14,41 @@ extension PostgresRecordStore {
         }
     }
 
+    /// One query for every term: a save's unique-value checks cost one round trip.
+    public func keys(for terms: [IndexTerm]) throws -> [[RecordKey]] {
+        guard terms.count > 1 else { return try terms.map { try keys(for: $0) } }
+        var binds = PostgresBindings()
+        binds.append(terms.map { Int32(bitPattern: $0.index) })
+        binds.append(terms.map { ByteBuffer(bytes: $0.value) })
+        var found = [[RecordKey]](repeating: [], count: terms.count)
+        try read { link in
+            for row in try link.query("""
+                SELECT w.position, t.key FROM unnest($1::integer[], $2::bytea[]) WITH ORDINALITY AS w(index, value, position)
+                JOIN \(schema).terms t ON t.index = w.index AND t.value = w.value ORDER BY w.position, t.key
+                """, binds) {
+                let (position, key) = try row.decode((Int64, Int64).self)
+                guard position >= 1, position <= Int64(terms.count) else {
+                    throw StrataError(.io, "PostgreSQL answered a term lookup with position \(position) of \(terms.count)", path: path)
+                }
+                found[Int(position) - 1].append(PostgresCoding.key(key))
+            }
+        }
+        return found
+    }
+
+    /// One query for every key.
+    public func liveKeys(among keys: [RecordKey]) throws -> Set<RecordKey> {
+        guard !keys.isEmpty else { return [] }
+        var binds = PostgresBindings()
+        binds.append(keys.map(PostgresCoding.column))
+        return try read { link in
+            Set(try link.query("SELECT key FROM \(schema).records WHERE key = ANY($1)", binds).map { PostgresCoding.key(try $0.decode(Int64.self)) })
+        }
+    }
+
+    /// Each lookup is a round trip to the server.
+    public var prefersBatchedLookups: Bool { true }
+
     public func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [RecordKey] {
         var binds = PostgresBindings()
         binds.append(Int32(bitPattern: index))

@@ -334,28 +334,44 @@ extension ObjectContext {
     /// A stored object that this save deletes, or whose constrained values it
     /// changes, is judged by its new values (through `seen`), not its stored ones.
     private func uniquenessFailures(_ objects: [ManagedObject]) throws -> [UniquenessFailure] {
-        var failures: [UniquenessFailure] = []
-        var seen: [UInt32: [[Value]: ObjectID]] = [:]
+        var checks: [(object: ManagedObject, constraint: UniqueConstraint, values: [Value])] = []
         for object in objects {
             for constraint in object.shape.uniqueConstraints {
-                var values: [Value] = []
-                for name in constraint.attributes {
-                    guard case .value(let value) = try object.field(name) else { break }
-                    values.append(value)
-                }
                 // Null-distinct (SQL's rule): an object with a constrained value missing
                 // is not checked. A stored external binary is not read to be compared.
-                guard values.count == constraint.attributes.count else { continue }
-                let stored = try store.storedDuplicates(of: values, for: constraint) { key in
-                    key == object.recordKey
-                        || (changed[key].map { other in other.isDeleted || constraint.attributes.contains { other.changes[$0] != nil } } ?? false)
-                }
-                if let other = stored.first.flatMap(store.objectID(for:)) ?? seen[constraint.termIndex]?[values] {
-                    failures.append(UniquenessFailure(constraint: constraint, values: values, object: object.objectID, other: other))
-                }
-                seen[constraint.termIndex, default: [:]][values] = object.objectID
+                guard let values = try object.constrainedValues(constraint) else { continue }
+                checks.append((object, constraint, values))
             }
         }
+        guard !checks.isEmpty else { return [] }
+        // On a server, the save's index lookups in one round trip.
+        let prefetched = try store.prefetchedTerms(checks.map { ($0.values, $0.constraint) })
+        var failures: [UniquenessFailure] = []
+        var seen: [UInt32: [[Value]: ObjectID]] = [:]
+        for (object, constraint, values) in checks {
+            let stored = try store.storedDuplicates(of: values, for: constraint, prefetched: prefetched) { key in
+                key == object.recordKey
+                    || (changed[key].map { other in other.isDeleted || constraint.attributes.contains { other.changes[$0] != nil } } ?? false)
+            }
+            if let other = stored.first.flatMap(store.objectID(for:)) ?? seen[constraint.termIndex]?[values] {
+                failures.append(UniquenessFailure(constraint: constraint, values: values, object: object.objectID, other: other))
+            }
+            seen[constraint.termIndex, default: [:]][values] = object.objectID
+        }
         return failures
+    }
+}
+
+extension ManagedObject {
+    /// The values of a uniqueness rule's attributes, or nil when one is missing (a
+    /// rule does not hold objects with a null among its values, as SQL's does not).
+    func constrainedValues(_ constraint: UniqueConstraint) throws -> [Value]? {
+        var values: [Value] = []
+        values.reserveCapacity(constraint.attributes.count)
+        for name in constraint.attributes {
+            guard case .value(let value) = try field(name) else { return nil }
+            values.append(value)
+        }
+        return values
     }
 }

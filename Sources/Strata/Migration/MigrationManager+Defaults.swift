@@ -79,7 +79,9 @@ extension MigrationManager {
     }
 
     private func keyTaken(_ key: RecordKey) throws -> Bool {
-        try destinationContext.held(key) != nil || destinationStore.records.contains(key)
+        if destinationContext.held(key) != nil { return true }
+        if let (asked, live) = batchLiveKeys, asked.contains(key) { return live.contains(key) }
+        return try destinationStore.records.contains(key)
     }
 
     private func attributeValue(_ attribute: AttributeDescription, of source: ManagedObject, mapping: EntityMapping) throws -> FieldValue {

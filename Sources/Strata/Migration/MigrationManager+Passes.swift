@@ -14,6 +14,12 @@ extension MigrationManager {
             if mapping.kind != .remove && mapping.kind != .add,
                let sourceName = mapping.sourceEntityName, let tag = sourceStore.schema.tags[sourceName] {
                 try forEachBatch(of: StoreSchema.range(tag: tag), in: sourceStore.records) { keys, done, total in
+                    // On a server, which of the batch's keys the store already holds,
+                    // in one round trip (an object keeps its key unless it is taken).
+                    if destinationStore.records.prefersBatchedLookups {
+                        batchLiveKeys = (Set(keys), try destinationStore.records.liveKeys(among: keys))
+                    }
+                    defer { batchLiveKeys = nil }
                     for source in try sourceContext.load(keys) {
                         if let predicate = mapping.sourcePredicate, try !predicate.evaluate(with: source) { continue }
                         try MigrationHookFailure.wrap(hook: "createDestinationInstances", mapping: mapping, object: source) {
@@ -98,9 +104,14 @@ extension MigrationManager {
         for entity in destinationModel.entities where !entity.isAbstract {
             guard let tag = destinationStore.schema.tags[entity.name] else { continue }
             try forEachBatch(of: StoreSchema.range(tag: tag), in: destinationStore.records) { keys, done, total in
-                for object in try destinationContext.load(keys) where failures.count < 100 {
+                let objects = try destinationContext.load(keys)
+                // On a server, the batch's index lookups in one round trip.
+                let prefetched = try destinationStore.prefetchedTerms(try objects.flatMap { object in
+                    try object.shape.uniqueConstraints.compactMap { constraint in try object.constrainedValues(constraint).map { ($0, constraint) } }
+                })
+                for object in objects where failures.count < 100 {
                     failures += try validator.failures(of: object)
-                    try checkUniqueness(of: object)
+                    try checkUniqueness(of: object, prefetched: prefetched)
                 }
                 largestBatch = max(largestBatch, destinationContext.liveObjectCount)
                 destinationContext.reset()
@@ -128,16 +139,11 @@ extension MigrationManager {
     ///
     /// - Throws: `.uniquenessViolation` naming the rule (`entity`, `properties`), the
     ///   `value` and the `objects`; the store is unchanged.
-    private func checkUniqueness(of object: ManagedObject) throws {
+    private func checkUniqueness(of object: ManagedObject, prefetched: [IndexTerm: [RecordKey]]?) throws {
         for constraint in object.shape.uniqueConstraints {
-            var values: [Value] = []
-            for name in constraint.attributes {
-                guard case .value(let value) = try object.field(name) else { break }
-                values.append(value)
-            }
-            guard values.count == constraint.attributes.count else { continue }
+            guard let values = try object.constrainedValues(constraint) else { continue }
             let key = object.recordKey
-            guard let other = try destinationStore.storedDuplicates(of: values, for: constraint, excluding: { $0 == key }).first,
+            guard let other = try destinationStore.storedDuplicates(of: values, for: constraint, prefetched: prefetched, excluding: { $0 == key }).first,
                   let otherID = destinationStore.objectID(for: other) else { continue }
             throw constraint.migrationViolation(values: values, objects: [object.objectID, otherID],
                                                 sourceHash: sourceModel.versionHash, destinationHash: destinationModel.versionHash)

@@ -51,6 +51,9 @@ public final class MigrationManager {
     /// During the relationship pass: the source keys of the batch's destinations, so
     /// that finding a destination's sources is not a scan of the map.
     var relationshipPass: (mapping: String, sources: [RecordKey: [RecordKey]])?
+    /// During a creation batch on a store type that batches lookups: the batch's
+    /// source keys, and which of them the destination store holds (looked up at once).
+    var batchLiveKeys: (asked: Set<RecordKey>, live: Set<RecordKey>)?
     let progress: (@Sendable (MigrationProgress) -> Void)?
     let stage: Int
     let stageCount: Int

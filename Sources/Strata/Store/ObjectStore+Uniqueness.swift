@@ -15,8 +15,11 @@ extension ObjectStore {
     /// `strata.blobTerms`, the scope is scanned in pages instead: slower, never wrong.
     ///
     /// - Throws: storage errors, `.corrupt` for a record that does not decode.
+    /// `prefetched` holds the keys of terms already looked up (``prefetchedTerms(_:)``);
+    /// a term it lacks is looked up here.
     func storedDuplicates(
-        of values: [Value], for constraint: UniqueConstraint, limit: Int = 1, excluding: (RecordKey) -> Bool
+        of values: [Value], for constraint: UniqueConstraint, limit: Int = 1,
+        prefetched: [IndexTerm: [RecordKey]]? = nil, excluding: (RecordKey) -> Bool
     ) throws -> [RecordKey] {
         guard !values.contains(where: \.isNull) else { return [] }
         var found: [RecordKey] = []
@@ -28,14 +31,11 @@ extension ObjectStore {
                 found.append(key)
             }
         }
-        // External binaries of a store written before `strata.blobTerms` have no term.
-        let termless = !blobTerms && constraint.attributes.contains { name in
-            schema.shapes[constraint.entity]?.entity.attributesByName[name]?.allowsExternalStorage ?? false
-        }
-        if !termless && (exactTerms || values.allSatisfy(Self.hasSameTermInEveryStore)) {
+        if looksUpByTerm(values, for: constraint) {
             var keys = Set<RecordKey>()
             for term in UniqueConstraint.equalTerms(values, compound: constraint.isCompound) {
-                keys.formUnion(try records.keys(for: IndexTerm(index: constraint.termIndex, value: term)))
+                let term = IndexTerm(index: constraint.termIndex, value: term)
+                keys.formUnion(try prefetched?[term] ?? records.keys(for: term))
             }
             try confirm(keys.sorted())
             return found
@@ -50,6 +50,36 @@ extension ObjectStore {
             }
         }
         return found
+    }
+
+    /// Whether ``storedDuplicates(of:for:limit:prefetched:excluding:)`` finds its
+    /// candidates through the index (else it scans the rule's scope): the store's terms
+    /// are exact, or the values' terms are the same in every store, and no external
+    /// binary of a store written before `strata.blobTerms` (which has no term) is
+    /// among the rule's attributes.
+    private func looksUpByTerm(_ values: [Value], for constraint: UniqueConstraint) -> Bool {
+        let termless = !blobTerms && constraint.attributes.contains { name in
+            schema.shapes[constraint.entity]?.entity.attributesByName[name]?.allowsExternalStorage ?? false
+        }
+        return !termless && (exactTerms || values.allSatisfy(Self.hasSameTermInEveryStore))
+    }
+
+    /// The keys of every term that unique-value checks of `checks` will look up,
+    /// asked in one call, on a store type that prefers it
+    /// (``RecordStore/prefersBatchedLookups``) and for more than one check; nil
+    /// otherwise, and each check asks for its own.
+    func prefetchedTerms(_ checks: [(values: [Value], constraint: UniqueConstraint)]) throws -> [IndexTerm: [RecordKey]]? {
+        guard records.prefersBatchedLookups, checks.count > 1 else { return nil }
+        var terms: [IndexTerm] = []
+        var asked = Set<IndexTerm>()
+        for (values, constraint) in checks where !values.contains(where: \.isNull) && looksUpByTerm(values, for: constraint) {
+            for value in UniqueConstraint.equalTerms(values, compound: constraint.isCompound) {
+                let term = IndexTerm(index: constraint.termIndex, value: value)
+                if asked.insert(term).inserted { terms.append(term) }
+            }
+        }
+        guard !terms.isEmpty else { return [:] }
+        return Dictionary(zip(terms, try records.keys(for: terms)), uniquingKeysWith: { first, _ in first })
     }
 
     /// The values a stored record holds for some attributes, an external binary read

@@ -37,6 +37,15 @@ public protocol RecordStore: AnyObject, Sendable {
     func lastKey(in range: Range<RecordKey>) throws -> RecordKey?
     /// Live keys whose current version carries a term.
     func keys(for term: IndexTerm) throws -> [RecordKey]
+    /// ``keys(for:)`` of several terms at once, in their order (one query on a server).
+    func keys(for terms: [IndexTerm]) throws -> [[RecordKey]]
+    /// Which of `keys` have a live version: ``contains(_:)`` of several keys at once.
+    func liveKeys(among keys: [RecordKey]) throws -> Set<RecordKey>
+    /// Whether many lookups cost less asked in one call than one by one (a server's
+    /// round trips): the object layer then gathers a save's unique-value lookups, and
+    /// a migration's batch, into one call each. The segment log answers each from
+    /// memory and its files, and is asked one by one.
+    var prefersBatchedLookups: Bool { get }
     /// Live keys whose term under `index` lies within the bounds (bytewise).
     func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [RecordKey]
     /// What `keys(index:…)` lists, each key with where its current version lies, for
@@ -179,6 +188,19 @@ extension RecordStore {
         while try produce(&batch, writeBlob) {}
         return try commit(batch)
     }
+
+    /// One lookup per term: for store types that answer each without a round trip.
+    public func keys(for terms: [IndexTerm]) throws -> [[RecordKey]] {
+        try terms.map { try keys(for: $0) }
+    }
+
+    /// One lookup per key: for store types that answer each without a round trip.
+    public func liveKeys(among keys: [RecordKey]) throws -> Set<RecordKey> {
+        try Set(keys.filter { try contains($0) })
+    }
+
+    /// Lookups one by one.
+    public var prefersBatchedLookups: Bool { false }
 
     /// None: for store types that cannot walk an index in term order.
     public func orderedIndexPage(index: UInt32, descending: Bool, after: TermEntry?, limit: Int) throws -> OrderedTermPage? { nil }
