@@ -19,14 +19,18 @@
 /// store and `didMigrate` against the new one, and nothing read in the first reaches the
 /// second: apps keep it in a static variable, and when that is missed the data is
 /// silently lost. Here `willMigrate` returns a ``MigrationCarry`` and `didMigrate`
-/// receives it; a SwiftData hook that returns nothing does not compile until it says
-/// what it hands over. Carry values (strings, numbers, `Sendable` structs), not model
+/// receives it. Carry values (strings, numbers, `Sendable` structs), not model
 /// instances: those belong to the old store's context, which is gone by `didMigrate`.
+///
+/// SwiftData's own form — hooks of one context each that hand nothing over,
+/// ``custom(fromVersion:toVersion:willMigrate:didMigrate:)-(_,_,((ModelContext)->Void)?,_)``
+/// — compiles unchanged too, for a plan written for SwiftData; the carry is the way to
+/// keep data between the two hooks.
 ///
 /// An error thrown by either hook stops the migration and leaves the store at its old
 /// version; it is never printed and swallowed. Changes the hooks make are saved with the
 /// stage. A property read or write that failed inside a hook fails the stage too.
-public enum MigrationStage {
+public enum MigrationStage: Sendable {
     /// Reads the old store before the stage's inferred mapping runs; what it returns
     /// reaches `didMigrate`.
     public typealias WillMigrate = @Sendable (_ old: ModelContext) throws -> MigrationCarry
@@ -39,13 +43,37 @@ public enum MigrationStage {
 
     /// A stage Strata infers (added, removed and renamed properties and models).
     case lightweight(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type)
-    /// The inferred mapping plus hooks before and after it.
+    /// The inferred mapping plus hooks before and after it, `willMigrate`'s carry handed
+    /// to `didMigrate` (which is therefore required: a hook that needs none is
+    /// SwiftData's one-context form).
     case custom(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
-                willMigrate: WillMigrate?, didMigrate: DidMigrate?)
+                willMigrate: WillMigrate?, didMigrate: DidMigrate)
     /// As ``custom(fromVersion:toVersion:willMigrate:didMigrate:)``, with `didMigrate`
     /// reading the old store too (a Strata addition: bounded memory for large stores).
     case customStreaming(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
                          willMigrate: WillMigrate?, didMigrate: DidMigrateReading)
+
+    /// SwiftData's form of a custom stage: hooks that take one context each and hand
+    /// nothing over, either may be nil, so that a plan written for SwiftData compiles
+    /// unchanged. Data one hook reads for the other goes through a ``MigrationCarry``
+    /// with the form whose `didMigrate` takes two arguments.
+    ///
+    /// ```swift
+    /// static let migrateV1toV2 = MigrationStage.custom(
+    ///     fromVersion: TripsV1.self, toVersion: TripsV2.self,
+    ///     willMigrate: { context in
+    ///         let trips = try context.fetch(FetchDescriptor<TripsV1.Trip>())
+    ///         print("migrating \(trips.count) trips")
+    ///     },
+    ///     didMigrate: nil)
+    /// ```
+    public static func custom(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
+                              willMigrate: (@Sendable (_ context: ModelContext) throws -> Void)?,
+                              didMigrate: (@Sendable (_ context: ModelContext) throws -> Void)?) -> MigrationStage {
+        .custom(fromVersion: fromVersion, toVersion: toVersion,
+                willMigrate: willMigrate.map { hook in { @Sendable context in try hook(context); return MigrationCarry() } },
+                didMigrate: { @Sendable context, _ in try didMigrate?(context) })
+    }
 
     func strataStage(_ lookup: (any VersionedSchema.Type) throws -> Schema) throws -> Strata.MigrationStage {
         switch self {
@@ -57,10 +85,8 @@ public enum MigrationStage {
             return .custom(
                 from: old.objectModel, to: new.objectModel,
                 willMigrate: will.map { hook in { @Sendable context in try Self.run(hook, context, old) } },
-                didMigrate: did.map { hook in
-                    { @Sendable context, carry in
-                        _ = try Self.run({ try hook($0, carry); return MigrationCarry() }, context, new)
-                    }
+                didMigrate: { @Sendable context, carry in
+                    _ = try Self.run({ try did($0, carry); return MigrationCarry() }, context, new)
                 })
         case .customStreaming(let from, let to, let will, let did):
             let old = try lookup(from)

@@ -139,6 +139,9 @@ extension PersistentModel {
     public func setValue<Model: PersistentModel>(_ value: Model?, forKey key: String) {
         guard let object = persistentBackingData.object, let context = persistentBackingData.context else {
             persistentBackingData.pending[key] = .other(value)
+            // As in SwiftData, a new model linked to one a context holds joins that
+            // context (and the link with it), rather than being lost at save.
+            value?.persistentBackingData.context?.insert(self)
             return
         }
         do {
@@ -155,6 +158,7 @@ extension PersistentModel {
     public func setValue<Model: PersistentModel>(_ value: [Model], forKey key: String) {
         guard let object = persistentBackingData.object, let context = persistentBackingData.context else {
             persistentBackingData.pending[key] = .other(value)
+            value.lazy.compactMap(\.persistentBackingData.context).first?.insert(self)
             return
         }
         do {

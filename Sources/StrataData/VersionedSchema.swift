@@ -11,7 +11,10 @@
 ///
 /// An entity is named after its class without the enum (`NotesV1.Note` and
 /// `NotesV2.Note` are both entity `Note`), so versions name the same entities.
-public protocol VersionedSchema {
+///
+/// Its metatypes are sendable, so that a plan's stages, which name versions, can be
+/// held in `static let`s in Swift 6 mode.
+public protocol VersionedSchema: SendableMetatype {
     /// The version's identifier.
     static var versionIdentifier: Schema.Version { get }
     /// The version's model classes.

@@ -20,25 +20,35 @@ extension PostgresRecordStore: StagingRecordStore {
         if let refusal = writeRefusal { throw refusal }
         let root = staging?.root ?? self
         let depth = (staging?.depth ?? 0) + 1
+        // A migration runs under the store's lock, so no other one is under way: what
+        // a killed one left goes first.
+        if depth == 1 { try dropStagingSchemas() }
         var location = root.location
         location.schema = "\(root.schema)_staging\(depth)"
         // Numbered past everything the store holds: a version the migration writes never
         // looks older than one it replaces.
+        let sequence = lastSequence
         return try PostgresRecordStore(location: location, readOnly: false, logger: logger,
-                                       staging: (root: root, depth: depth, sequence: lastSequence))
+                                       staging: (root: root, depth: depth, sequence: sequence,
+                                                 rootSequence: staging?.rootSequence ?? sequence))
     }
 
     /// Swaps `staging`'s tables in, in one transaction under the store's lock (the one
-    /// the migration holds, or a new one), and reads the new metadata. Returns this store.
-    public func adopt(staging: any StagingRecordStore) throws -> any RecordStore {
+    /// the migration holds, or a new one), and reads the new metadata.
+    public func adopt(staging: any StagingRecordStore) throws {
         guard let staging = staging as? PostgresRecordStore, staging.staging?.root === self else {
             throw StrataError(.invalidArgument, "only a staging store made from this store can replace its contents", path: path)
         }
         if let refusal = writeRefusal { throw refusal }
         let from = staging.schema
         let stagingSequence = staging.lastSequence
+        let startedAt = staging.staging?.rootSequence ?? 0
         try staging.close()
         try withWriteTransaction(checkingGeneration: false) { link, locked in
+            guard locked == startedAt else {
+                throw StrataError(.migrationFailed, "the store took commits while the migration ran (sequence \(startedAt) when it began, \(locked) now); nothing was swapped in: migrate again", path: path,
+                                  context: ["began": "\(startedAt)", "now": "\(locked)"])
+            }
             // Other processes on the old model are refused from their next commit on.
             _ = try bumpGeneration(on: link)
             try link.query("DROP TABLE \(Self.swappedTables.map { "\(schema).\($0)" }.joined(separator: ", "))")
@@ -65,16 +75,14 @@ extension PostgresRecordStore: StagingRecordStore {
         }
         try reloadMetadata()
         logger.info("migration swapped in", metadata: ["store": "\(path)", "from": "\(from)"])
-        return self
     }
+
+    /// This store: the swap changed its tables, not its connections.
+    public func reopenedAfterAdopting() throws -> any RecordStore { self }
 
     public func discardStagingStores() {
         do {
-            try pool.with { link in
-                for leftover in try stagingSchemas(on: link) {
-                    try link.query("DROP SCHEMA IF EXISTS \(leftover) CASCADE")
-                }
-            }
+            try dropStagingSchemas()
         } catch {
             logger.warning("a migration's staging schemas could not be dropped; the next migration drops them", metadata: ["error": "\(error)", "store": "\(path)"])
         }
@@ -85,17 +93,29 @@ extension PostgresRecordStore: StagingRecordStore {
         try read { try stagingSchemas(on: $0) }
     }
 
-    /// The staging schemas made from this store's root store, leftovers included.
+    func dropStagingSchemas() throws {
+        try pool.with { link in
+            for leftover in try stagingSchemas(on: link) {
+                try link.query("DROP SCHEMA IF EXISTS \(leftover) CASCADE")
+            }
+        }
+    }
+
+    /// The staging schemas made from this store's root store, leftovers included:
+    /// schemas named `ROOT_stagingN` whose state row carries the store's id (a schema
+    /// of that name holding anything else is left alone).
     func stagingSchemas(on link: PostgresLink) throws -> [String] {
         let root = staging?.root.schema ?? schema
         var binds = PostgresBindings()
         binds.append("^\(root)_staging[0-9]+$")  // an identifier: letters, digits and _
-        return try link.query("SELECT nspname::text FROM pg_namespace WHERE nspname ~ $1", binds).map { row -> String in
-            let name = try row.decode(String.self)
-            guard PostgresLocation.isIdentifier(name) else {
-                throw StrataError(.invalidArgument, "schema \(name) is not a name this store type makes", path: path)
-            }
-            return name
+        let names = try link.query("SELECT nspname::text FROM pg_namespace WHERE nspname ~ $1", binds).map { try $0.decode(String.self) }
+        return try names.filter { name in
+            guard PostgresLocation.isIdentifier(name) else { return false }
+            var state = PostgresBindings()
+            state.append(name + ".state")
+            guard try link.query("SELECT to_regclass($1) IS NOT NULL", state).first?.decode(Bool.self) == true else { return false }
+            let id = try link.query("SELECT store_id FROM \(name).state WHERE id = 1").first.map { try $0.decode(ByteBuffer.self).bytes }
+            return id == storeID
         }
     }
 

@@ -46,9 +46,10 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
     /// The schema whose `blobs` table holds this store's blobs: its own, or for a
     /// staging store its owner's, so that a migration carries blobs by id.
     let blobSchema: String
-    /// For a staging store, what made it: the store it may replace, and how deep in a
-    /// staged plan's chain of staging stores it is (1 for the first).
-    let staging: (root: PostgresRecordStore, depth: Int)?
+    /// For a staging store, what made it: the store it may replace, how deep in a
+    /// staged plan's chain of staging stores it is (1 for the first), and the root's
+    /// sequence when the chain began (the swap is refused if the root moved past it).
+    let staging: (root: PostgresRecordStore, depth: Int, rootSequence: UInt64)?
     /// For a staging store, the directory of its scratch files, made on first use.
     let scratchDirectory = Locked<String?>(nil)
 
@@ -64,12 +65,13 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
 
     /// Opens a store, or for a staging store (`staging` not nil) creates it afresh in
     /// `location`'s schema, dropping a leftover of a migration that never finished.
-    init(location: PostgresLocation, readOnly: Bool, logger: Logger, staging: (root: PostgresRecordStore, depth: Int, sequence: UInt64)?) throws {
+    init(location: PostgresLocation, readOnly: Bool, logger: Logger,
+         staging: (root: PostgresRecordStore, depth: Int, sequence: UInt64, rootSequence: UInt64)?) throws {
         self.location = location
         schema = location.schema
         self.logger = logger
         self.readOnly = readOnly
-        self.staging = staging.map { ($0.root, $0.depth) }
+        self.staging = staging.map { ($0.root, $0.depth, $0.rootSequence) }
         blobSchema = staging?.root.schema ?? location.schema
         let writer = try PostgresLink.connect(to: location, logger: logger)
         writerLink = Locked(writer)
@@ -88,10 +90,9 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
                                   path: location.description)
             }
             storeID = id.bytes
-            // The generation first: a migration between the two reads then looks like
-            // a change not yet seen (refused at the next commit), never the reverse.
-            knownGeneration = Locked(try Self.readGeneration(schema: schema, on: writer))
-            cachedMetadata = Locked(try Self.readMetadata(schema: schema, on: writer))
+            let (generation, metadata) = try Self.readMetadataAndGeneration(schema: schema, on: writer)
+            knownGeneration = Locked(generation)
+            cachedMetadata = Locked(metadata)
             pool = ConnectionPool(location: location, logger: logger)
             listener = CommitListener(location: location, channel: "strata_\(schema)", logger: logger)
         } catch {
@@ -100,8 +101,17 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
         }
     }
 
-    static func readGeneration(schema: String, on link: PostgresLink) throws -> Int64 {
-        try link.query("SELECT metadata_generation FROM \(schema).state WHERE id = 1").first.map { try $0.decode(Int64.self) } ?? 0
+    /// The metadata and the generation it is of, in one statement (one snapshot): read
+    /// apart, a migration between the reads would pair them wrongly.
+    static func readMetadataAndGeneration(schema: String, on link: PostgresLink) throws -> (Int64, [String: [UInt8]]) {
+        var generation: Int64 = 0
+        var metadata: [String: [UInt8]] = [:]
+        for row in try link.query("SELECT s.metadata_generation, m.name, m.value FROM \(schema).state s LEFT JOIN \(schema).metadata m ON true WHERE s.id = 1") {
+            let (rowGeneration, name, value) = try row.decode((Int64, String?, ByteBuffer?).self)
+            generation = rowGeneration
+            if let name, let value { metadata[name] = value.bytes }
+        }
+        return (generation, metadata)
     }
 
     static func readMetadata(schema: String, on link: PostgresLink) throws -> [String: [UInt8]] {
@@ -122,6 +132,10 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
 
     public func setMetadata(_ metadata: [String: [UInt8]]) throws {
         if let refusal = writeRefusal { throw refusal }
+        // Held until the copy and its generation are updated: a commit of another
+        // thread in between would find them apart and be refused.
+        writerLock.lock()
+        defer { writerLock.unlock() }
         let based = cachedMetadata.withLock { $0 }
         var generation: Int64?
         // Its own check of the stored metadata stands for the generation's.
@@ -156,9 +170,7 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
     /// (a migration): returns whether it changed.
     @discardableResult
     public func reloadMetadata() throws -> Bool {
-        let (generation, fresh) = try pool.with { link in
-            (try Self.readGeneration(schema: schema, on: link), try Self.readMetadata(schema: schema, on: link))
-        }
+        let (generation, fresh) = try pool.with { try Self.readMetadataAndGeneration(schema: schema, on: $0) }
         knownGeneration.withLock { $0 = generation }
         return cachedMetadata.withLock { current in
             defer { current = fresh }

@@ -142,14 +142,15 @@ enum StoreMigrator {
             }
             options.migrationProgress?(MigrationProgress(stage: steps.count - 1, stageCount: steps.count, pass: .swap, entityMapping: "", done: 0, total: 1, largestBatch: largestBatch))
             guard let rewritableStore else { throw StrataError(.migrationFailed, "a staging store without a store to adopt it", path: path) }
-            let adopted = try rewritableStore.adopt(staging: last)
-            closeStagings()
-            return adopted
+            try rewritableStore.adopt(staging: last)
         } catch {
             closeStagings()
             rewritableStore?.discardStagingStores()
             throw error
         }
+        closeStagings()
+        guard let rewritableStore else { throw StrataError(.migrationFailed, "a staging store without a store to adopt it", path: path) }
+        return try rewritableStore.reopenedAfterAdopting()
     }
 
     /// One mapping of a migration.

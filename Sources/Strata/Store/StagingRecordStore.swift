@@ -25,9 +25,14 @@ public protocol StagingRecordStore: RecordStore {
     /// Replaces this store's contents with `staging`'s — a staging store made from
     /// this one, or from one of its staging stores — in one atomic step: the records,
     /// index terms, blob references and metadata become `staging`'s, blobs stay
-    /// where they are, and sequences never go back. Returns the store to use from then
-    /// on (this one, or the same store opened again). Throws with this store as it was.
-    func adopt(staging: any StagingRecordStore) throws -> any RecordStore
+    /// where they are, and sequences never go back. Refused, with this store as it
+    /// was, when anything committed to this store after the staging began (a commit
+    /// the staging store does not hold would be lost).
+    func adopt(staging: any StagingRecordStore) throws
+
+    /// The store to use after ``adopt(staging:)`` and after the migration closed its
+    /// staging stores: this one, or the same store opened again.
+    func reopenedAfterAdopting() throws -> any RecordStore
 
     /// Deletes every staging store made from this one, after a failed migration (close
     /// them first). This store is untouched.
@@ -43,13 +48,18 @@ extension LogStore: StagingRecordStore {
         try makeStagingStore(overlayEntryLimit: overlayEntryLimit)
     }
 
-    /// Swaps at the manifest rename (``adoptStaging(_:)``), then opens the store again.
-    public func adopt(staging: any StagingRecordStore) throws -> any RecordStore {
+    /// Swaps at the manifest rename (``adoptStaging(_:)``), which closes this store.
+    /// One process writes a segment-log store, and a migration holds it throughout.
+    public func adopt(staging: any StagingRecordStore) throws {
         guard let staging = staging as? LogStore else {
             throw StrataError(.invalidArgument, "a staging store of another store type cannot replace a segment-log store", path: path)
         }
         try adoptStaging(staging)
-        return try LogStore.open(at: path, options: options, fileSystem: fileSystem, logger: logger)
+    }
+
+    /// The store opened again at its path: ``adopt(staging:)`` closed it.
+    public func reopenedAfterAdopting() throws -> any RecordStore {
+        try LogStore.open(at: path, options: options, fileSystem: fileSystem, logger: logger)
     }
 
     public func discardStagingStores() {

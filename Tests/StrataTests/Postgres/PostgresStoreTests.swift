@@ -4,6 +4,9 @@ import StrataLog
 import StrataTestSupport
 import Testing
 @testable import StrataCrashWorker
+#if Postgres
+import StrataPostgres
+#endif
 
 /// What only the PostgreSQL store type promises: several processes writing one store
 /// lose no update, share no id and let one object win a unique value; a commit is
@@ -120,6 +123,26 @@ struct PostgresStoreTests {
         #expect(try StoreUnderTest.stagingSchemas(location).isEmpty, "the migration dropped the killed one's staging schema")
         #expect(try again.verify().isSound)
     }
+
+    #if Postgres
+    /// A swap never drops a commit: a store that took one after its staging store
+    /// began refuses to swap it in, and keeps that commit.
+    @Test func aSwapIsRefusedWhenTheStoreMovedDuringTheRewrite() throws {
+        let (location, store) = try freshStore()
+        try store.close()
+        let root = try PostgresRecordStore(location: location)
+        defer { try? root.close() }
+        let staging = try root.stagingStore(overlayEntryLimit: nil)
+        var batch = WriteBatch()
+        batch.put(RecordKey(0x7F00 << 48 | 1), value: [1, 2, 3])
+        let sequence = try root.commit(batch)
+        let error = #expect(throws: StrataError.self) { try root.adopt(staging: staging) }
+        #expect(error?.code == .migrationFailed, "\(String(describing: error))")
+        #expect(try root.get(RecordKey(0x7F00 << 48 | 1))?.sequence == sequence)
+        root.discardStagingStores()
+        #expect(try StoreUnderTest.stagingSchemas(location).isEmpty)
+    }
+    #endif
 
     /// A process still on the old model after another rewrote the store is refused at
     /// its next save, rather than writing records of a model the store no longer has.

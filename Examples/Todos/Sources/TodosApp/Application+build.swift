@@ -47,11 +47,10 @@ public func buildApplication(_ arguments: some AppArguments) async throws -> som
         serverName: "Todos")
     switch arguments.engine {
     case .strata:
-        let repository = try await StrataRepository.open(directory: arguments.dataPath, location: arguments.storeLocation, logger: logger)
-        if arguments.backupDirectory != nil, !repository.isLocal {
-            try? await repository.store.close()
+        if arguments.backupDirectory != nil, let location = arguments.storeLocation, StrataRepository.storeType(for: location) != .segmentLog {
             throw AppConfigurationError("--backup-dir backs up a store on the local disk; a store on a server is backed up with the server's tools (pg_dump, base backups)")
         }
+        let repository = try await StrataRepository.open(directory: arguments.dataPath, location: arguments.storeLocation, logger: logger)
         var app = Application(router: buildRouter(repository: repository, backupDirectory: arguments.backupDirectory), configuration: configuration, logger: logger)
         app.addServices(StoreService(store: repository.store, logger: logger))
         return app

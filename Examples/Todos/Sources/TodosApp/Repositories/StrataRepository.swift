@@ -75,10 +75,6 @@ public final class StrataRepository: Repository {
         return lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") ? .postgres : .segmentLog
     }
 
-    /// Whether the store is on the local disk, where the service backs it up itself; a
-    /// server's store is backed up with the server's tools.
-    public var isLocal: Bool { store.options.storeType == .segmentLog }
-
     /// Inserts the World rows into a store that has none, in id order, in one batch
     /// insert (records written straight from values, no objects made: a context's
     /// 10,000 inserted objects left the process's heap grown for the rest of its life).

@@ -1,0 +1,177 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+@testable import TodosApp
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Requests that race one another, and clients that go away mid-request, against
+/// each engine (and against two instances serving one store on PostgreSQL, where
+/// saves of one todo conflict across processes and `write` retries them).
+@Suite("Concurrent requests", .serialized)
+struct ConcurrentRequestTests {
+    @Test("concurrent PATCHes of one todo all answer, and the last write is what is stored", arguments: engines)
+    func concurrentPatches(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(.live) { client in
+                let todo = try await client.createTodo("contended")
+                let port = try #require(client.port)
+                let outcome = try await PatchRace.run(ports: [port], todo: todo.id, clients: 16, patchesEach: 10)
+                #expect(outcome.failures.isEmpty, "\(outcome.failures.prefix(5))")
+                #expect(outcome.ok + outcome.conflicts == 160)
+                try await client.execute(uri: "/todos/\(todo.id)", method: .get) { response in
+                    let stored = try response.decoded(as: Todo.self)
+                    #expect(outcome.sentOrders.contains(stored.order ?? -1), "the stored order is one a PATCH sent")
+                    #expect(stored.title == "contended")
+                }
+            }
+        }
+    }
+
+    /// Two instances on one store: their saves of the same todo conflict, and
+    /// `ObjectStore.write` retries each conflict with the object read again; a request
+    /// that runs out of retries is a 409, never a 5xx or a lost write.
+    @Test("two instances PATCHing one todo on PostgreSQL: conflicts are retried", .enabled(if: PostgresServer.location != nil))
+    func conflictsAcrossInstances() async throws {
+        try await PostgresServer.withStore { directory, store in
+            let first = try await buildApplication(TestArguments(engine: .strata, dataPath: directory + "/a", storeLocation: store))
+            let second = try await buildApplication(TestArguments(engine: .strata, dataPath: directory + "/b", storeLocation: store))
+            try await first.test(.live) { one in
+                try await second.test(.live) { other in
+                    let todo = try await one.createTodo("contended across instances")
+                    let retriedBefore = try await Self.conflictsRetried(one)
+                    let ports = [try #require(one.port), try #require(other.port)]
+                    let outcome = try await PatchRace.run(ports: ports, todo: todo.id, clients: 16, patchesEach: 10)
+                    #expect(outcome.failures.isEmpty, "\(outcome.failures.prefix(5))")
+                    #expect(outcome.ok + outcome.conflicts == 160)
+                    let retried = try await Self.conflictsRetried(one) - retriedBefore
+                    #expect(retried > 0, "two instances writing one todo met no conflict to retry")
+                    print("PostgreSQL service: 160 PATCHes from two instances, \(outcome.ok) answered 200, \(outcome.conflicts) 409, \(retried) conflicts retried")
+                    try await other.execute(uri: "/todos/\(todo.id)", method: .get) { response in
+                        let stored = try response.decoded(as: Todo.self)
+                        #expect(outcome.sentOrders.contains(stored.order ?? -1))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("clients that hang up in the middle of their POSTs leave the service serving", arguments: engines)
+    func abandonedRequests(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                let abandoned = 32
+                for i in 0..<abandoned {
+                    let body = #"{"title":"abandoned \#(i)"}"#
+                    // Every other one hangs up before its body is complete.
+                    let cut = i.isMultiple(of: 2) ? body.utf8.count : body.utf8.count / 2
+                    let request = "POST /todos HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + String(decoding: body.utf8.prefix(cut), as: UTF8.self)
+                    try RawSocket.sendAndHangUp(port: port, request)
+                }
+                try await Task.sleep(for: .milliseconds(300))
+                try await client.execute(uri: "/health", method: .get) { #expect($0.status == .ok) }
+                let after = try await client.createTodo("after the hang-ups")
+                let todos = try await client.allTodos()
+                #expect(todos.last == after)
+                for todo in todos.dropLast() {
+                    #expect(todo.title.hasPrefix("abandoned "), "only whole requests were stored: \(todo.title)")
+                }
+                #expect(todos.count <= abandoned / 2 + 1, "a request cut before its body ended stored nothing")
+            }
+        }
+    }
+
+    /// The `strata_conflicts_retried` counters of the process's metrics.
+    static func conflictsRetried(_ client: some TestClientProtocol) async throws -> Double {
+        try await client.execute(uri: "/metrics", method: .get) { response in
+            String(buffer: response.body).split(separator: "\n")
+                .filter { $0.hasPrefix("strata_conflicts_retried") }
+                .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+                .reduce(0, +)
+        }
+    }
+}
+
+/// Clients PATCHing one todo's `order` at once, spread over the given servers.
+enum PatchRace {
+    struct Outcome {
+        var ok = 0
+        var conflicts = 0
+        var failures: [String] = []
+        var sentOrders = Set<Int>()
+    }
+
+    /// The outcome, shared by the clients.
+    final class Tally: Sendable {
+        let value = Mutex(Outcome())
+    }
+
+    static func run(ports: [Int], todo: Int, clients: Int, patchesEach: Int) async throws -> Outcome {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: clients)
+        let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
+        let outcome = Tally()
+        await withTaskGroup(of: Void.self) { tasks in
+            for worker in 0..<clients {
+                tasks.addTask {
+                    let port = ports[worker % ports.count]
+                    for n in 0..<patchesEach {
+                        let order = worker * 1_000 + n
+                        outcome.value.withLock { _ = $0.sentOrders.insert(order) }
+                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/todos/\(todo)")
+                        request.method = .PATCH
+                        request.headers.add(name: "Content-Type", value: "application/json")
+                        request.body = .bytes(ByteBuffer(string: #"{"order":\#(order),"completed":\#(n.isMultiple(of: 2))}"#))
+                        do {
+                            let response = try await client.execute(request, timeout: .seconds(30))
+                            let body = try await response.body.collect(upTo: 1 << 16)
+                            outcome.value.withLock { result in
+                                switch response.status.code {
+                                case 200: result.ok += 1
+                                case 409: result.conflicts += 1
+                                default: result.failures.append("\(response.status.code): \(String(buffer: body))")
+                                }
+                            }
+                        } catch {
+                            outcome.value.withLock { $0.failures.append("\(error)") }
+                        }
+                    }
+                }
+            }
+        }
+        try await client.shutdown()
+        try await group.shutdownGracefully()
+        return outcome.value.withLock { $0 }
+    }
+}
+
+/// A client that writes a request and closes its socket without reading an answer.
+enum RawSocket {
+    static func sendAndHangUp(port: Int, _ request: String) throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EIO) }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        let bytes = Array(request.utf8)
+        let sent = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        guard sent == bytes.count else { throw POSIXError(.EIO) }
+    }
+}
