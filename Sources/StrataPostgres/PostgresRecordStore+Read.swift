@@ -32,18 +32,44 @@ extension PostgresRecordStore {
         return try pool.with(body)
     }
 
+    /// A row of ``recordColumns`` (or ``plainColumns`` without terms) as a record.
+    ///
+    /// Each row carries the metadata generation its statement saw: a record written
+    /// after another process migrated the store is of layouts this process does not
+    /// have, and decoding it with the old ones could read one field as another, so it
+    /// is refused instead.
     private func record(from row: PostgresRow, withTerms: Bool) throws -> Record {
+        let record: Record
+        let generation: Int64
         if withTerms {
-            let (key, sequence, value, blobs, indexes, values) = try row.decode((Int64, Int64, ByteBuffer, ByteBuffer, [Int32], [ByteBuffer]).self)
+            let (key, sequence, value, blobs, indexes, values, seen) = try row.decode((Int64, Int64, ByteBuffer, ByteBuffer, [Int32], [ByteBuffer], Int64).self)
             let recordKey = PostgresCoding.key(key)
             let terms = zip(indexes, values).map { IndexTerm(index: UInt32(bitPattern: $0.0), value: $0.1.bytes) }
-            return Record(key: recordKey, sequence: UInt64(bitPattern: sequence), value: value.bytes,
-                          blobs: try PostgresCoding.decodeBlobs(blobs.bytes, key: recordKey), terms: terms)
+            record = Record(key: recordKey, sequence: UInt64(bitPattern: sequence), value: value.bytes,
+                            blobs: try PostgresCoding.decodeBlobs(blobs.bytes, key: recordKey), terms: terms)
+            generation = seen
+        } else {
+            let (key, sequence, value, blobs, seen) = try row.decode((Int64, Int64, ByteBuffer, ByteBuffer, Int64).self)
+            let recordKey = PostgresCoding.key(key)
+            record = Record(key: recordKey, sequence: UInt64(bitPattern: sequence), value: value.bytes,
+                            blobs: try PostgresCoding.decodeBlobs(blobs.bytes, key: recordKey))
+            generation = seen
         }
-        let (key, sequence, value, blobs) = try row.decode((Int64, Int64, ByteBuffer, ByteBuffer).self)
-        let recordKey = PostgresCoding.key(key)
-        return Record(key: recordKey, sequence: UInt64(bitPattern: sequence), value: value.bytes,
-                      blobs: try PostgresCoding.decodeBlobs(blobs.bytes, key: recordKey))
+        guard generation == knownGeneration.withLock({ $0 }) else {
+            throw StrataError(.incompatibleModel, "another process migrated the store since it was opened here (its model or record layouts changed): open it again", path: path)
+        }
+        return record
+    }
+
+    /// The metadata generation, as a column every row of a statement carries (computed
+    /// once per statement, in its snapshot).
+    private var generationColumn: String {
+        "(SELECT metadata_generation FROM \(schema).state WHERE id = 1)"
+    }
+
+    /// The columns of a record, without its terms.
+    private var plainColumns: String {
+        "r.key, r.sequence, r.value, r.blobs, \(generationColumn)"
     }
 
     /// The columns of a record, its terms with it (in one order, index then value).
@@ -51,7 +77,8 @@ extension PostgresRecordStore {
         """
         r.key, r.sequence, r.value, r.blobs,
         ARRAY(SELECT t.index FROM \(schema).terms t WHERE t.key = r.key ORDER BY t.index, t.value),
-        ARRAY(SELECT t.value FROM \(schema).terms t WHERE t.key = r.key ORDER BY t.index, t.value)
+        ARRAY(SELECT t.value FROM \(schema).terms t WHERE t.key = r.key ORDER BY t.index, t.value),
+        \(generationColumn)
         """
     }
 
@@ -70,7 +97,7 @@ extension PostgresRecordStore {
         var binds = PostgresBindings()
         binds.append(keys.map(PostgresCoding.column))
         let found = try read { link in
-            try link.query("SELECT r.key, r.sequence, r.value, r.blobs FROM \(schema).records r WHERE r.key = ANY($1)", binds)
+            try link.query("SELECT \(plainColumns) FROM \(schema).records r WHERE r.key = ANY($1)", binds)
                 .map { try self.record(from: $0, withTerms: false) }
         }
         count { $0.recordsDecoded += found.count }
@@ -84,7 +111,7 @@ extension PostgresRecordStore {
         var binds = PostgresBindings()
         binds.append(PostgresCoding.column(key))
         let found = try read { link in
-            try link.query("SELECT r.key, r.sequence, r.value, r.blobs FROM \(schema).records r WHERE r.key = $1", binds).first
+            try link.query("SELECT \(plainColumns) FROM \(schema).records r WHERE r.key = $1", binds).first
                 .map { try self.record(from: $0, withTerms: false) }
         }
         guard let record = found else { return false }
@@ -170,7 +197,7 @@ extension PostgresRecordStore {
             if let after { binds.append(after) }
             let page = try read { link in
                 try link.query("""
-                    SELECT \(withTerms ? recordColumns : "r.key, r.sequence, r.value, r.blobs") FROM \(schema).records r
+                    SELECT \(withTerms ? recordColumns : plainColumns) FROM \(schema).records r
                     WHERE \(clause.replacingOccurrences(of: "key", with: "r.key"))\(after == nil ? "" : " AND r.key > $4")
                     ORDER BY r.key LIMIT $3
                     """, binds).map { try self.record(from: $0, withTerms: withTerms) }

@@ -20,9 +20,16 @@ extension PostgresRecordStore: StagingRecordStore {
         if let refusal = writeRefusal { throw refusal }
         let root = staging?.root ?? self
         let depth = (staging?.depth ?? 0) + 1
-        // A migration runs under the store's lock, so no other one is under way: what
-        // a killed one left goes first.
-        if depth == 1 { try dropStagingSchemas() }
+        if depth == 1 {
+            // The lock taken again if the section committed since it last held it, so
+            // that the sequence read below is the one the swap will find.
+            writerLock.lock()
+            defer { writerLock.unlock() }
+            if exclusiveDepth > 0 { try beginLocked() }
+            // A migration runs under the store's lock, so no other one is under way:
+            // what a killed one left goes first.
+            try dropStagingSchemas()
+        }
         var location = root.location
         location.schema = "\(root.schema)_staging\(depth)"
         // Numbered past everything the store holds: a version the migration writes never

@@ -145,7 +145,8 @@ struct PostgresStoreTests {
     #endif
 
     /// A process still on the old model after another rewrote the store is refused at
-    /// its next save, rather than writing records of a model the store no longer has.
+    /// its next save, rather than writing records of a model the store no longer has,
+    /// and at its next read of a record, rather than decoding it with the wrong layout.
     @Test func aProcessOnTheOldModelIsRefusedAfterAnotherMigratesTheStore() throws {
         let (location, old) = try freshStore()
         defer { try? old.close() }
@@ -166,6 +167,12 @@ struct PostgresStoreTests {
         try stale.insert("Item").setValue("after", forKey: "name")
         let error = #expect(throws: StrataError.self) { try stale.save() }
         #expect(error?.code == .incompatibleModel, "\(String(describing: error))")
+        // Its reads are refused too: the records are of layouts it does not have.
+        let staleReader = old.newContext()
+        let readError = #expect(throws: StrataError.self) {
+            try staleReader.fetch(FetchRequest(entityName: "Item")).map { try $0.string("name") }
+        }
+        #expect(readError?.code == .incompatibleModel, "\(String(describing: readError))")
         let reader = migrated.newContext()
         let items = try reader.fetch(FetchRequest(entityName: "Item"))
         #expect(try items.map { try $0.string("name") } == ["before"])
