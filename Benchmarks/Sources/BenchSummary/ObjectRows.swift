@@ -4,6 +4,9 @@ import Foundation
 extension Summary {
     /// The object layer (contexts, `batchInsert`, faults, fetch requests, ObjectStore
     /// open) against the same SQLite work.
+    /// Threads writing at once in the concurrent durable-saves row.
+    static let concurrentWriters = 8
+
     func runObjects() throws {
         let n = self.n, nLabel = self.nLabel, employees = self.employees
         let singles = employees.prefix(BenchScale.singleCommits)
@@ -29,6 +32,10 @@ extension Summary {
                         .throughput(operations: singles.count, unit: "commits"), repetitions: 1,
                         strata: { try Workloads.insertEachInOwnTransaction(contextDurable, singles) },
                         sqlite: { try Workloads.insertEachInOwnTransaction(sqliteFull, singles) })
+            try compare("\(BenchScale.label(singles.count)) single saves through contexts on \(Self.concurrentWriters) threads at once, durable (everyCommit vs FULL)",
+                        .throughput(operations: singles.count, unit: "commits"), repetitions: 1,
+                        strata: { try Workloads.insertEachInOwnTransaction(contextDurable, singles, threads: Self.concurrentWriters) },
+                        sqlite: { try Workloads.insertEachInOwnTransaction(sqliteFull, singles, threads: Self.concurrentWriters) })
         }
 
         progress("building object-layer fixtures of \(nLabel) employees")

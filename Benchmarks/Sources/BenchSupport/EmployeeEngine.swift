@@ -1,3 +1,4 @@
+import Foundation
 /// One engine, in one configuration, under the workloads: Strata's engine (`StrataLog`),
 /// Strata's object layer (`Strata`: contexts and fetch requests), and the peer, SQLite
 /// through GRDB.
@@ -28,6 +29,11 @@ public protocol EmployeeStore: AnyObject {
     func insertInOneTransaction(_ employees: [Employee]) throws
     /// Inserts each employee in a transaction of its own.
     func insertEachInOwnTransaction(_ employees: ArraySlice<Employee>) throws
+    /// Inserts each employee in a transaction of its own, durable before the next one
+    /// on its thread, from `threads` threads at once: how the store serves concurrent
+    /// writers (Strata's group commit shares an fsync among the commits that wait for
+    /// one; SQLite's WAL takes writers one at a time). Throws for an engine without it.
+    func insertEachInOwnTransaction(_ employees: ArraySlice<Employee>, threads: Int) throws
     /// Looks up every id and reads name and salary; returns a checksum of what it read
     /// (so that nothing is optimised away and both engines can be compared).
     func fetchNameAndSalary(ids: [Int64]) throws -> Int
@@ -54,6 +60,31 @@ extension Employee {
 
 extension EmployeeStore {
     public func prepareForFetch() throws {}
+
+    public func insertEachInOwnTransaction(_ employees: ArraySlice<Employee>, threads: Int) throws {
+        throw BenchError("this engine has no concurrent writers")
+    }
+
+    /// Runs `body` on `threads` threads at once, each with its share of `employees`
+    /// (contiguous runs); rethrows the first error.
+    public func onThreads(_ employees: ArraySlice<Employee>, threads: Int, _ body: @Sendable (ArraySlice<Employee>) throws -> Void) throws {
+        let threads = max(1, threads)
+        let share = (employees.count + threads - 1) / threads
+        let failure = NSLock()
+        nonisolated(unsafe) var first: (any Error)?
+        DispatchQueue.concurrentPerform(iterations: threads) { index in
+            let start = employees.startIndex + min(employees.count, index * share)
+            let end = min(employees.endIndex, start + share)
+            do {
+                try body(employees[start..<end])
+            } catch {
+                failure.lock()
+                if first == nil { first = error }
+                failure.unlock()
+            }
+        }
+        if let first { throw first }
+    }
 
     public func run(_ queries: [EmployeeQuery]) throws -> Int {
         throw BenchError("this engine has no queries")

@@ -84,6 +84,21 @@ final class GRDBEmployeeStore: EmployeeStore {
         }
     }
 
+    /// `DatabasePool.write` from every thread: GRDB's writer queue takes them in turn,
+    /// each transaction synced on its own.
+    func insertEachInOwnTransaction(_ employees: ArraySlice<Employee>, threads: Int) throws {
+        let pool = self.pool
+        try onThreads(employees, threads: threads) { share in
+            for e in share {
+                try pool.write { db in
+                    let statement = try db.cachedStatement(sql: Self.insertSQL)
+                    statement.setUncheckedArguments([e.id, e.name, e.email, e.salary, e.departmentID])
+                    try statement.execute()
+                }
+            }
+        }
+    }
+
     func insertEachInOwnTransaction(_ employees: ArraySlice<Employee>) throws {
         for e in employees {
             try pool.write { db in

@@ -19,6 +19,15 @@ public enum Workloads {
             finish: { try store.close(); scratch.remove() })
     }
 
+    /// (2b) Each employee in a transaction of its own, from `threads` threads at once.
+    public static func insertEachInOwnTransaction(_ engine: any EmployeeEngine, _ employees: ArraySlice<Employee>, threads: Int) throws -> WorkloadIteration {
+        let scratch = try ScratchDirectory("concurrent-singles")
+        let store = try engine.create(in: scratch.path)
+        return WorkloadIteration(
+            run: { try store.insertEachInOwnTransaction(employees, threads: threads); return employees.count },
+            finish: { try store.close(); scratch.remove() })
+    }
+
     /// (3) Random lookups by id in an open store of all employees, reading name and
     /// salary. The store stays open across iterations: open it with `openForFetch`.
     public static func openForFetch(_ engine: any EmployeeEngine, _ employees: [Employee]) throws -> any EmployeeStore {
