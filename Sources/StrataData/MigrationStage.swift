@@ -22,10 +22,9 @@
 /// receives it. Carry values (strings, numbers, `Sendable` structs), not model
 /// instances: those belong to the old store's context, which is gone by `didMigrate`.
 ///
-/// SwiftData's own form — hooks of one context each that hand nothing over,
-/// ``custom(fromVersion:toVersion:willMigrate:didMigrate:)-(_,_,((ModelContext)->Void)?,_)``
-/// — compiles unchanged too, for a plan written for SwiftData; the carry is the way to
-/// keep data between the two hooks.
+/// SwiftData's own form — `custom(fromVersion:toVersion:willMigrate:didMigrate:)` with
+/// hooks of one context each that hand nothing over — compiles unchanged too, for a
+/// plan written for SwiftData; the carry is the way to keep data between the two hooks.
 ///
 /// An error thrown by either hook stops the migration and leaves the store at its old
 /// version; it is never printed and swallowed. Changes the hooks make are saved with the
@@ -70,7 +69,9 @@ public enum MigrationStage: Sendable {
     public static func custom(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
                               willMigrate: (@Sendable (_ context: ModelContext) throws -> Void)?,
                               didMigrate: (@Sendable (_ context: ModelContext) throws -> Void)?) -> MigrationStage {
-        .custom(fromVersion: fromVersion, toVersion: toVersion,
+        // Without hooks, the stage is what its mapping infers, and may run in place.
+        if willMigrate == nil && didMigrate == nil { return .lightweight(fromVersion: fromVersion, toVersion: toVersion) }
+        return .custom(fromVersion: fromVersion, toVersion: toVersion,
                 willMigrate: willMigrate.map { hook in { @Sendable context in try hook(context); return MigrationCarry() } },
                 didMigrate: { @Sendable context, _ in try didMigrate?(context) })
     }

@@ -38,12 +38,16 @@ extension PostgresRecordStore {
         }
     }
 
-    /// Moves the metadata generation on in the open transaction and returns it.
+    /// Moves the metadata generation on in the open transaction and returns it; this
+    /// process's reads accept it from now on (``pendingGeneration``), its caller makes
+    /// it the known one once the transaction commits.
     func bumpGeneration(on link: PostgresLink) throws -> Int64 {
         guard let row = try link.query("UPDATE \(schema).state SET metadata_generation = metadata_generation + 1 WHERE id = 1 RETURNING metadata_generation").first else {
             throw StrataError(.corrupt, "the store's state row is missing", path: path)
         }
-        return try row.decode(Int64.self)
+        let generation = try row.decode(Int64.self)
+        pendingGeneration.withLock { $0 = generation }
+        return generation
     }
 
     /// Ends an open transaction without committing; `writerLock` held.
@@ -104,6 +108,9 @@ extension PostgresRecordStore {
                 throw StrataError(.io, "PostgreSQL rolled the commit back (\(answer.metadata.command))", path: path)
             }
             knownSequence.withLock { $0 = max($0, sequence) }
+            // This process's own commit during its migration's staging keeps the swap's
+            // baseline; another process's commit between them does not.
+            if let baseline = stagingBaseline, baseline == locked { stagingBaseline = sequence }
             // Inside ``exclusively(_:)`` the rest of the section stays exclusive: its
             // next read or commit takes the lock again (``onTransactionOrPool(_:)``,
             // ``beginLocked()``), so a section that commits page by page reads each

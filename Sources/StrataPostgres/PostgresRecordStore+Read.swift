@@ -55,7 +55,7 @@ extension PostgresRecordStore {
                             blobs: try PostgresCoding.decodeBlobs(blobs.bytes, key: recordKey))
             generation = seen
         }
-        guard generation == knownGeneration.withLock({ $0 }) else {
+        guard generation == knownGeneration.withLock({ $0 }) || generation == pendingGeneration.withLock({ $0 }) else {
             throw StrataError(.incompatibleModel, "another process migrated the store since it was opened here (its model or record layouts changed): open it again", path: path)
         }
         return record

@@ -21,23 +21,22 @@ extension PostgresRecordStore: StagingRecordStore {
         let root = staging?.root ?? self
         let depth = (staging?.depth ?? 0) + 1
         if depth == 1 {
-            // The lock taken again if the section committed since it last held it, so
-            // that the sequence read below is the one the swap will find.
             writerLock.lock()
             defer { writerLock.unlock() }
+            // The lock taken again if the section committed since it last held it: the
+            // sequence it reads is the swap's baseline.
             if exclusiveDepth > 0 { try beginLocked() }
             // A migration runs under the store's lock, so no other one is under way:
             // what a killed one left goes first.
             try dropStagingSchemas()
+            stagingBaseline = lockedSequence ?? lastSequence
         }
         var location = root.location
         location.schema = "\(root.schema)_staging\(depth)"
         // Numbered past everything the store holds: a version the migration writes never
         // looks older than one it replaces.
-        let sequence = lastSequence
         return try PostgresRecordStore(location: location, readOnly: false, logger: logger,
-                                       staging: (root: root, depth: depth, sequence: sequence,
-                                                 rootSequence: staging?.rootSequence ?? sequence))
+                                       staging: (root: root, depth: depth, sequence: lastSequence))
     }
 
     /// Swaps `staging`'s tables in, in one transaction under the store's lock (the one
@@ -49,9 +48,10 @@ extension PostgresRecordStore: StagingRecordStore {
         if let refusal = writeRefusal { throw refusal }
         let from = staging.schema
         let stagingSequence = staging.lastSequence
-        let startedAt = staging.staging?.rootSequence ?? 0
         try staging.close()
+        defer { pendingGeneration.withLock { $0 = nil } }
         try withWriteTransaction(checkingGeneration: false) { link, locked in
+            let startedAt = stagingBaseline ?? 0
             guard locked == startedAt else {
                 throw StrataError(.migrationFailed, "the store took commits while the migration ran (sequence \(startedAt) when it began, \(locked) now); nothing was swapped in: migrate again", path: path,
                                   context: ["began": "\(startedAt)", "now": "\(locked)"])
@@ -81,6 +81,7 @@ extension PostgresRecordStore: StagingRecordStore {
             return false
         }
         try reloadMetadata()
+        writerLock.withLock { stagingBaseline = nil }
         logger.info("migration swapped in", metadata: ["store": "\(path)", "from": "\(from)"])
     }
 
@@ -88,6 +89,7 @@ extension PostgresRecordStore: StagingRecordStore {
     public func reopenedAfterAdopting() throws -> any RecordStore { self }
 
     public func discardStagingStores() {
+        writerLock.withLock { stagingBaseline = nil }
         do {
             try dropStagingSchemas()
         } catch {

@@ -46,10 +46,18 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
     /// The schema whose `blobs` table holds this store's blobs: its own, or for a
     /// staging store its owner's, so that a migration carries blobs by id.
     let blobSchema: String
-    /// For a staging store, what made it: the store it may replace, how deep in a
-    /// staged plan's chain of staging stores it is (1 for the first), and the root's
-    /// sequence when the chain began (the swap is refused if the root moved past it).
-    let staging: (root: PostgresRecordStore, depth: Int, rootSequence: UInt64)?
+    /// For a staging store, what made it: the store it may replace, and how deep in a
+    /// staged plan's chain of staging stores it is (1 for the first).
+    let staging: (root: PostgresRecordStore, depth: Int)?
+    /// Guarded by `writerLock`, on a store whose migration is staging: the sequence the
+    /// store must still be at when the staging is swapped in — where it was when the
+    /// staging began, moved on by this process's own commits since (a `willMigrate`
+    /// hook's save) as long as no other process's commit came between.
+    var stagingBaseline: UInt64?
+    /// A metadata generation this process is committing (a migration's, or its swap's):
+    /// accepted beside `knownGeneration` while its transaction commits, so that this
+    /// process's other threads are not refused in between.
+    let pendingGeneration = Locked<Int64?>(nil)
     /// For a staging store, the directory of its scratch files, made on first use.
     let scratchDirectory = Locked<String?>(nil)
 
@@ -66,12 +74,12 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
     /// Opens a store, or for a staging store (`staging` not nil) creates it afresh in
     /// `location`'s schema, dropping a leftover of a migration that never finished.
     init(location: PostgresLocation, readOnly: Bool, logger: Logger,
-         staging: (root: PostgresRecordStore, depth: Int, sequence: UInt64, rootSequence: UInt64)?) throws {
+         staging: (root: PostgresRecordStore, depth: Int, sequence: UInt64)?) throws {
         self.location = location
         schema = location.schema
         self.logger = logger
         self.readOnly = readOnly
-        self.staging = staging.map { ($0.root, $0.depth, $0.rootSequence) }
+        self.staging = staging.map { ($0.root, $0.depth) }
         blobSchema = staging?.root.schema ?? location.schema
         let writer = try PostgresLink.connect(to: location, logger: logger)
         writerLink = Locked(writer)
@@ -138,6 +146,7 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
         defer { writerLock.unlock() }
         let based = cachedMetadata.withLock { $0 }
         var generation: Int64?
+        defer { pendingGeneration.withLock { $0 = nil } }
         // Its own check of the stored metadata stands for the generation's.
         _ = try withWriteTransaction(checkingGeneration: false) { link, _ in
             // Metadata is rewritten whole from this process's copy: refused when another
@@ -164,6 +173,7 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
         }
         cachedMetadata.withLock { $0 = metadata }
         if let generation { knownGeneration.withLock { $0 = generation } }
+        pendingGeneration.withLock { $0 = nil }
     }
 
     /// Reads the metadata again, for a process that learns another one changed it

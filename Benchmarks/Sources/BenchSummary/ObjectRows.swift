@@ -2,11 +2,11 @@ import BenchSupport
 import Foundation
 
 extension Summary {
-    /// The object layer (contexts, `batchInsert`, faults, fetch requests, ObjectStore
-    /// open) against the same SQLite work.
     /// Threads writing at once in the concurrent durable-saves row.
     static let concurrentWriters = 8
 
+    /// The object layer (contexts, `batchInsert`, faults, fetch requests, ObjectStore
+    /// open) against the same SQLite work.
     func runObjects() throws {
         let n = self.n, nLabel = self.nLabel, employees = self.employees
         let singles = employees.prefix(BenchScale.singleCommits)

@@ -25,9 +25,10 @@ public protocol StagingRecordStore: RecordStore {
     /// Replaces this store's contents with `staging`'s — a staging store made from
     /// this one, or from one of its staging stores — in one atomic step: the records,
     /// index terms, blob references and metadata become `staging`'s, blobs stay
-    /// where they are, and sequences never go back. Refused, with this store as it
-    /// was, when anything committed to this store after the staging began (a commit
-    /// the staging store does not hold would be lost).
+    /// where they are, and sequences never go back. A store type that other processes
+    /// write refuses, with the store as it was, when one of them committed after the
+    /// staging began (a commit the staging store does not hold would be lost); the
+    /// segment log has no other writer.
     func adopt(staging: any StagingRecordStore) throws
 
     /// The store to use after ``adopt(staging:)`` and after the migration closed its

@@ -125,8 +125,8 @@ struct PostgresStoreTests {
     }
 
     #if Postgres
-    /// A swap never drops a commit: a store that took one after its staging store
-    /// began refuses to swap it in, and keeps that commit.
+    /// A swap never drops a commit: a store that took another process's commit after
+    /// its staging store began refuses to swap it in, and keeps that commit.
     @Test func aSwapIsRefusedWhenTheStoreMovedDuringTheRewrite() throws {
         let (location, store) = try freshStore()
         try store.close()
@@ -135,7 +135,11 @@ struct PostgresStoreTests {
         let staging = try root.stagingStore(overlayEntryLimit: nil)
         var batch = WriteBatch()
         batch.put(RecordKey(0x7F00 << 48 | 1), value: [1, 2, 3])
-        let sequence = try root.commit(batch)
+        // Another process's commit (another connection to the store) while the rewrite
+        // runs; this process's own would move the swap's baseline with it.
+        let other = try PostgresRecordStore(location: location)
+        let sequence = try other.commit(batch)
+        try other.close()
         let error = #expect(throws: StrataError.self) { try root.adopt(staging: staging) }
         #expect(error?.code == .migrationFailed, "\(String(describing: error))")
         #expect(try root.get(RecordKey(0x7F00 << 48 | 1))?.sequence == sequence)
@@ -143,6 +147,33 @@ struct PostgresStoreTests {
         #expect(try StoreUnderTest.stagingSchemas(location).isEmpty)
     }
     #endif
+
+    /// SwiftData's de-duplicate-then-migrate pattern: `willMigrate` saves into the old
+    /// store (its commit is this migration's own, so the swap still goes ahead), and
+    /// the new model's unique rule holds after it.
+    @Test func aWillMigrateHookThatSavesIsPartOfTheRewrite() throws {
+        let (location, store) = try freshStore()
+        let (old, new) = (try PostgresRaceWorker.model(), try PostgresRaceWorker.rewrittenModel())
+        _ = try store.batchInsert(entityName: "Item", objects: (0..<50).map { ["name": .string("item-\($0)")] })
+        try store.close()
+        var options = StoreOptions()
+        options.storeType = .postgres
+        options.migration = .plan(MigrationPlan(models: [old, new], stages: [
+            .custom(from: old, to: new, willMigrate: { context in
+                for item in try context.fetch(FetchRequest(entityName: "Item")) where try item.string("name")?.hasSuffix("7") == true {
+                    try context.delete(item)
+                }
+                try context.save()
+                return MigrationCarry()
+            }, didMigrate: nil),
+        ]))
+        let migrated = try ObjectStore(at: location, model: new, options: options)
+        defer { try? migrated.close() }
+        let reader = migrated.newContext()
+        let names = try reader.fetch(FetchRequest(entityName: "Item")).map { try $0.string("name") ?? "" }
+        #expect(names.count == 45 && !names.contains { $0.hasSuffix("7") })
+        #expect(try StoreUnderTest.stagingSchemas(location).isEmpty)
+    }
 
     /// A process still on the old model after another rewrote the store is refused at
     /// its next save, rather than writing records of a model the store no longer has,
