@@ -105,9 +105,13 @@ enum PostgresTables {
     }
 
     static func exists(schema: String, on link: PostgresLink) throws -> Bool {
+        // A query of pg_class, not `to_regclass`: the name lookup goes through the
+        // session's catalog cache, which an advisory lock does not refresh, so after
+        // waiting for another open's creation it could still answer that no table
+        // exists. A query reads the catalog in the statement's own snapshot.
         var binds = PostgresBindings()
-        binds.append(schema + ".state")
-        let rows = try link.query("SELECT to_regclass($1) IS NOT NULL", binds)
+        binds.append(schema)
+        let rows = try link.query("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = 'state')", binds)
         return try rows.first?.decode(Bool.self) ?? false
     }
 }

@@ -66,6 +66,27 @@ struct PostgresStoreTests {
         #expect(try store.newContext().count(for: FetchRequest(entityName: "Item")) == rounds)
     }
 
+    /// Instances of a service started at once against a store that does not exist yet:
+    /// one creates the tables, every other open waits for it and opens the same store.
+    @Test func opensRacingToCreateOneStoreAllOpenIt() throws {
+        let location = StoreUnderTest.location(for: "create-race-" + UUID().uuidString)
+        let model = try PostgresRaceWorker.model()
+        let opened = Locked<[Result<ObjectStore, any Error>]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            let result = Result { try StoreUnderTest.openLocation(location, model: model) }
+            opened.withLock { $0.append(result) }
+        }
+        let stores = try opened.withLock { $0 }.map { try $0.get() }
+        defer { for store in stores { try? store.close() } }
+        let context = stores[0].newContext()
+        let item = try context.insert("Item")
+        try item.setValue("first", forKey: "name")
+        try context.save()
+        for store in stores {
+            #expect(try store.newContext().count(for: FetchRequest(entityName: "Item")) == 1, "every open is of the one store")
+        }
+    }
+
     @Test func aClientKilledInALargeCommitLeavesNoneOfIt() throws {
         let (location, store) = try freshStore()
         defer { try? store.close() }
