@@ -4,7 +4,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build demo test test-postgres postgres-races bench-postgres test-service service-load service-kill-test test-tsan test-asan fuzz fuzz-build fuzz-damage fuzz-seeds crash-campaign crash-campaign-group-commit bench bench-full bench-summary bench-maintenance bench-history bench-check bench-thresholds clean
+.PHONY: deps build demo test docs test-postgres postgres-races bench-postgres test-service service-load service-kill-test test-tsan test-asan fuzz fuzz-build fuzz-damage fuzz-seeds crash-campaign crash-campaign-group-commit bench bench-full bench-summary bench-maintenance bench-history bench-check bench-thresholds clean
 
 deps:
 	@if ! { pkg-config --exists liblz4 2>/dev/null || [ -f /usr/include/lz4.h ]; }; then \
@@ -29,6 +29,7 @@ demo: deps
 test: deps
 	$(SWIFT) build --build-tests --traits Postgres
 	$(SWIFT) test --skip-build --traits Postgres
+	$(MAKE) --no-print-directory docs
 	@mkdir -p .build
 	dir=$$(mktemp -d /tmp/strata-pg.XXXXXX); trap '$(CURDIR)/Tests/Postgres/server.sh stop "$$dir"' EXIT; \
 		location=$$(Tests/Postgres/server.sh start "$$dir") || exit 1; \
@@ -37,6 +38,16 @@ test: deps
 		if ! wait $$build; then cat .build/todos-build.log; exit 1; fi; \
 		tail -1 .build/todos-build.log; [ $$status = 0 ] || exit $$status; \
 		cd Examples/Todos && STRATA_TEST_POSTGRES="$$location" STRATA_REQUIRE_POSTGRES=1 $(SWIFT) test --skip-build --no-parallel
+
+# Every DocC catalog (StrataLog, Strata, StrataData) through swift-docc-plugin, with
+# warnings as errors: a broken symbol link or an unknown parameter fails the build.
+# The archives land in .build/plugins/Swift-DocC/outputs/.
+docs:
+	for target in StrataLog Strata StrataData; do \
+		$(SWIFT) package generate-documentation --target $$target --warnings-as-errors > .build/docs-$$target.log 2>&1 \
+			|| { grep -A12 -E "^(error|warning)" .build/docs-$$target.log; exit 1; }; \
+		echo "docs: $$target built"; \
+	done
 
 # The object-layer suites on PostgreSQL only (after a build with the trait).
 test-postgres: deps

@@ -11,7 +11,7 @@ import Foundation
 /// let page = try context.fetch(request)
 /// ```
 ///
-/// The predicate is translated into Strata's ``Strata/Predicate`` when the fetch runs, so
+/// The predicate is translated into Strata's `Predicate` when the fetch runs, so
 /// indexes and the query planner serve it; a part that cannot be translated is an
 /// `untranslatablePredicate` error naming it, never a filter run over every object.
 public struct FetchDescriptor<T: PersistentModel> {

@@ -18,7 +18,7 @@
 /// **The hand-over is explicit.** In SwiftData, `willMigrate` runs against the old
 /// store and `didMigrate` against the new one, and nothing read in the first reaches the
 /// second: apps keep it in a static variable, and when that is missed the data is
-/// silently lost. Here `willMigrate` returns a ``MigrationCarry`` and `didMigrate`
+/// silently lost. Here `willMigrate` returns a `MigrationCarry` and `didMigrate`
 /// receives it. Carry values (strings, numbers, `Sendable` structs), not model
 /// instances: those belong to the old store's context, which is gone by `didMigrate`.
 ///
@@ -47,14 +47,14 @@ public enum MigrationStage: Sendable {
     /// SwiftData's one-context form).
     case custom(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
                 willMigrate: WillMigrate?, didMigrate: DidMigrate)
-    /// As ``custom(fromVersion:toVersion:willMigrate:didMigrate:)``, with `didMigrate`
+    /// As `custom(fromVersion:toVersion:willMigrate:didMigrate:)`, with `didMigrate`
     /// reading the old store too (a Strata addition: bounded memory for large stores).
     case customStreaming(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
                          willMigrate: WillMigrate?, didMigrate: DidMigrateReading)
 
     /// SwiftData's form of a custom stage: hooks that take one context each and hand
     /// nothing over, either may be nil, so that a plan written for SwiftData compiles
-    /// unchanged. Data one hook reads for the other goes through a ``MigrationCarry``
+    /// unchanged. Data one hook reads for the other goes through a `MigrationCarry`
     /// with the form whose `didMigrate` takes two arguments.
     ///
     /// ```swift

@@ -1,9 +1,9 @@
-@_spi(Typed) import Strata
+import Strata
 
 /// Where a model's values live, as SwiftData's `BackingData`: its own values until it
-/// is inserted, then its ``ManagedObject`` and ``ModelContext``. `@Model` adds one to
+/// is inserted, then its `ManagedObject` and ``ModelContext``. `@Model` adds one to
 /// each class; code does not use it directly, and must not keep a copy of it beyond
-/// the model's life (the copy would keep the model's ``ModelLink``, and with it the
+/// the model's life (the copy would keep the model's `ModelLink`, and with it the
 /// object's pointer to a model that is gone).
 public struct ModelBackingData {
     /// The object behind the model, once inserted or fetched.

@@ -2,7 +2,7 @@ import Strata
 
 extension ModelContainer {
     /// Opens (or creates, or migrates) the store of `forTypes` off Swift's cooperative
-    /// pool: the async form of ``init(for:migrationPlan:configurations:)-(any PersistentModel.Type...,_,_)``.
+    /// pool: the async form of `init(for:migrationPlan:configurations:)`.
     public static func open(for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
                             configurations: ModelConfiguration...) async throws -> ModelContainer {
         let schema = try Schema(forTypes)
@@ -19,7 +19,7 @@ extension ModelContainer {
     }
 
     /// Runs `body` with a new ``ModelContext`` on one of the store's reader threads,
-    /// as ``ObjectStore/read(_:)``: return values, not models.
+    /// as `ObjectStore.read(_:)`: return values, not models.
     ///
     /// ```swift
     /// let names = try await container.read { context in
@@ -33,7 +33,7 @@ extension ModelContainer {
     }
 
     /// Runs `body` with a new ``ModelContext`` on the store's writer lane and saves it,
-    /// as ``ObjectStore/write(_:)``: durable when it returns, a `.conflict` retried by
+    /// as `ObjectStore.write(_:)`: durable when it returns, a `.conflict` retried by
     /// running `body` again, `.limitExceeded` past the store's pending writes.
     ///
     /// ```swift
@@ -54,7 +54,7 @@ extension ModelContainer {
     }
 
     /// Waits for the reads and writes in flight, then closes the store
-    /// (``ObjectStore/close()-(async)``).
+    /// (`ObjectStore.close() async`).
     public func close() async throws {
         try await store.close()
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The store behind a set of model types, as SwiftData's `ModelContainer`: thin over an
-/// ``ObjectStore`` and, like it, `Sendable` — share one container and make a
+/// `ObjectStore` and, like it, `Sendable` — share one container and make a
 /// ``ModelContext`` per task.
 ///
 /// ```swift
@@ -27,7 +27,7 @@ public final class ModelContainer: Sendable {
     ///   - forTypes: The model classes. Related models are not added for you: list every one.
     ///   - migrationPlan: The versioned schemas and stages that take older stores to this one.
     ///   - configurations: Exactly one configuration.
-    /// - Throws: ``StrataError``: `invalidModel` for a model Strata cannot store,
+    /// - Throws: `StrataError`: `invalidModel` for a model Strata cannot store,
     ///   `incompatibleModel`/migration errors for a store that cannot be brought to this
     ///   schema, `invalidArgument` for no or several configurations.
     public convenience init(
@@ -38,7 +38,7 @@ public final class ModelContainer: Sendable {
         try self.init(for: try Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
-    /// Opens (or creates) the store of `schema`; see ``init(for:migrationPlan:configurations:)-(any PersistentModel.Type...,_,_)``.
+    /// Opens (or creates) the store of `schema`; see `init(for:migrationPlan:configurations:)`.
     public init(
         for schema: Schema,
         migrationPlan: (any SchemaMigrationPlan.Type)? = nil,

@@ -19,7 +19,7 @@ extension ModelContext {
     /// }
     /// ```
     ///
-    /// - Throws: as ``ObjectStore/fetchHistory(after:limit:)`` (`.historyTokenExpired`);
+    /// - Throws: as `ObjectStore.fetchHistory(after:limit:)` (`.historyTokenExpired`);
     ///   what the predicate throws.
     public func fetchHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>) throws -> [DefaultHistoryTransaction] {
         let store = container.store
@@ -44,7 +44,7 @@ extension ModelContext {
     /// the oldest transactions kept (`#Predicate { $0.token < token }`, or none: all).
     ///
     /// - Throws: `.invalidArgument` when the selection leaves out an older transaction
-    ///   than one it holds; as ``ObjectStore/deleteHistory(before:)``.
+    ///   than one it holds; as `ObjectStore.deleteHistory(before:)`.
     public func deleteHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>) throws {
         let store = container.store
         var after: DefaultHistoryToken?
@@ -69,8 +69,8 @@ extension ModelContext {
 
 extension ModelContainer {
     /// A read-only container that answers as this one does now while saves go on:
-    /// the ``ModelContext``s made on it read one state (``ObjectStore/snapshot()``).
-    /// Close it with ``close()`` when done.
+    /// the ``ModelContext``s made on it read one state (`ObjectStore.snapshot()`).
+    /// Close it with `close()` when done.
     ///
     /// ```swift
     /// let snapshot = try container.snapshot()

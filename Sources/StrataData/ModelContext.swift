@@ -1,7 +1,7 @@
-@_spi(Typed) import Strata
+import Strata
 
 /// A scratchpad of models confined to one task, as SwiftData's `ModelContext`: thin over
-/// an ``ObjectContext`` (not `Sendable`; one per task). It inserts, deletes, fetches and
+/// an `ObjectContext` (not `Sendable`; one per task). It inserts, deletes, fetches and
 /// saves models, and keeps one model instance per object, so `a.department === b.department`
 /// when both are the same department.
 ///

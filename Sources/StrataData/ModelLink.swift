@@ -1,4 +1,4 @@
-@_spi(Typed) import Strata
+import Strata
 
 /// How a managed object finds the one model instance that views it, without a weak
 /// reference. The model's backing data holds the link (the only strong reference to

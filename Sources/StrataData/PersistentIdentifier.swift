@@ -1,4 +1,4 @@
-/// The identity of a model, as SwiftData's `PersistentIdentifier`: the ``ObjectID`` of
+/// The identity of a model, as SwiftData's `PersistentIdentifier`: the `ObjectID` of
 /// its object once inserted (stable, `Sendable`, how models cross contexts and tasks),
 /// a temporary one before.
 ///

@@ -1,7 +1,7 @@
 /// A class whose instances a ``ModelContext`` stores: what `@Model` makes of a class,
 /// as SwiftData's `PersistentModel`. Do not conform by hand.
 ///
-/// A model instance is a typed view of one ``ManagedObject``: before it is inserted it
+/// A model instance is a typed view of one `ManagedObject`: before it is inserted it
 /// keeps its values itself; once inserted or fetched, every property reads and writes
 /// the managed object (``managedObject``), so typed and untyped code see one object.
 ///

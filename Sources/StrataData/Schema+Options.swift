@@ -29,7 +29,7 @@ extension Schema {
 
     /// The options of `@Relationship`, as the macro records them.
     public struct Relationship: Sendable, Hashable {
-        /// What deleting the source does to the destinations: Strata's ``Strata/DeleteRule``
+        /// What deleting the source does to the destinations: Strata's `DeleteRule`
         /// (nullify, cascade, deny, noAction), the same four as SwiftData's.
         public typealias DeleteRule = Strata.DeleteRule
 

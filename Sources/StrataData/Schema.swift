@@ -1,4 +1,4 @@
-/// The model types a container holds and the ``ObjectModel`` built from them, as
+/// The model types a container holds and the `ObjectModel` built from them, as
 /// SwiftData's `Schema`.
 ///
 /// ```swift
@@ -29,7 +29,7 @@ public struct Schema: @unchecked Sendable {
 
     /// Builds the schema of `types`.
     ///
-    /// - Throws: ``StrataError`` `invalidModel` naming the model and property at fault
+    /// - Throws: `StrataError` `invalidModel` naming the model and property at fault
     ///   (an inverse that does not exist, a `#Unique` or `#Index` naming no
     ///   persisted attribute, a default value that does not encode, a non-optional
     ///   `Codable` property that has no value to return from a failed read — an enum

@@ -24,7 +24,7 @@ public protocol VersionedSchema: SendableMetatype {
 extension VersionedSchema {
     /// The schema of this version.
     ///
-    /// - Throws: `invalidModel` as ``Schema/init(_:version:)-(_,_)``.
+    /// - Throws: `invalidModel` as `Schema.init(_:version:)`.
     public static func schema() throws -> Schema {
         try Schema(models, version: versionIdentifier)
     }

@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import StrataLog
+import StrataLog
 
 /// Recomputes the checksums of edited files (FORMAT.md §3.1, §3.2, §5.2, §6.1, §7),
 /// as a bad backup tool or an attacker would: the damage then reaches the fields the

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Fuzzing) import Strata
+import Strata
 
 /// The structure-aware corruption test: every case of the catalogue (one field of one
 /// file of the template edited, checksums recomputed) is opened and read as the

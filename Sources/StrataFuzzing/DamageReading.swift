@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Fuzzing) import Strata
+import Strata
 
 /// What one read answered. A damaged store may refuse a read (a `StrataError`), never
 /// answer it differently from the untouched store.

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Fuzzing) import Strata
+import Strata
 
 /// The store the damage catalogue edits (FORMAT.md §3–§11): three entities with a
 /// to-one/to-many pair, a many-to-many and an ordered to-many (both edge relations,

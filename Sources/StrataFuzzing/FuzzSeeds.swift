@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Fuzzing) import StrataLog
+import StrataLog
 
 /// The seed corpus of each target, made from the store template and the fixtures: the
 /// files a real store holds, the record values in them, predicates from the docs and

@@ -1,5 +1,5 @@
-@_spi(Fuzzing) import Strata
-@_spi(Fuzzing) import StrataLog
+import Strata
+import StrataLog
 
 /// The engine's file formats, one decoder at a time. Each input starts with a mode
 /// byte whose bit 0 asks for the file's checksums to be recomputed first, so that

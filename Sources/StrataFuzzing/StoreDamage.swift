@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Fuzzing) import Strata
+import Strata
 
 /// The store target: the input picks a template (records compressed or not) and up
 /// to sixteen edits — a field set to an edge value, a byte flipped, a file cut,

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-@_spi(Fuzzing) import Strata
+import Strata
 
 /// The small valid store the store target edits: two entities with a relationship,
 /// external binaries in blob files, several sealed segments with their index files,

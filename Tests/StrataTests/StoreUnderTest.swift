@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Fuzzing) import Strata
+import Strata
 import StrataLog
 import StrataPostgres
 import Testing

@@ -46,16 +46,16 @@ public enum RecoveryTask: String, Sendable, CaseIterable {
 
     private static func killedChunkedCommit(_ employees: [Employee], in directory: String) throws {
         let path = StrataLogEngine.storePath(in: directory)
-        let fileSystem = FaultInjectingFileSystem(wrapping: POSIXFileSystem())
-        var options = LogStoreOptions()
-        options.durability = .everyCommit
-        let store = try LogStore.open(at: path, options: options, fileSystem: fileSystem, logger: Logger(label: "strata.bench") { _ in SwiftLogNoOpLogHandler() })
         // One write to the segment per chunk, then the commit frame, then the seal frame.
         // Two chunks at least: a transaction of one chunk is an ordinary commit, with no
         // seal to stop before (at N = 10k the scale section's N/10 fit in one).
         let chunk = min(StrataLogEmployeeStore.chunk, max(1, (employees.count + 1) / 2))
         let chunks = (employees.count + chunk - 1) / chunk
-        fileSystem.inject(.fail(.write, matching: .contains("segments/"), on: .nth(chunks + 2)))
+        let fileSystem = FailingWriteFileSystem()
+        var options = LogStoreOptions()
+        options.durability = .everyCommit
+        let store = try LogStore.open(at: path, options: options, fileSystem: fileSystem, logger: Logger(label: "strata.bench") { _ in SwiftLogNoOpLogHandler() })
+        fileSystem.failWrite(chunks + 2, toPathsContaining: "segments/")
         var next = employees.startIndex
         do {
             try store.commit { batch, _ in

@@ -4,7 +4,7 @@ import StrataLog
 extension ObjectStore {
     /// Copies the store, as it was at one transaction, into a new directory at
     /// `destination`, while contexts go on reading and saving: the engine's
-    /// ``LogStore/backup(to:progress:)``, run on a thread of its own so that the copy
+    /// `LogStore.backup(to:progress:)`, run on a thread of its own so that the copy
     /// never holds a thread of the cooperative pool.
     ///
     /// ```swift
@@ -19,7 +19,7 @@ extension ObjectStore {
     ///   - destination: the backup's directory; it must not exist, its parent must.
     ///   - progress: called on the backup's thread as files are linked or copied.
     /// - Throws: `.invalidArgument` for an in-memory store ("this store type has no file
-    ///   backup") and as ``LogStore/backup(to:progress:)`` does.
+    ///   backup") and as `LogStore.backup(to:progress:)` does.
     public func backup(to destination: String, progress: (@Sendable (BackupProgress) -> Void)? = nil) async throws -> BackupReport {
         guard options.storeType == .segmentLog, let log = records as? LogStore else {
             throw StrataError(.invalidArgument, "this store type has no file backup", path: path)

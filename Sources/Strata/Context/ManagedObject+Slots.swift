@@ -5,9 +5,9 @@ import StrataLog
 /// and write through. The untyped `value(forKey:)` resolves the name on every call (the
 /// attribute, then the field number, then the unsaved change, each a hash of the
 /// name); a typed model looks its slot up once per access and goes by field number.
-@_spi(Typed) public struct AttributeSlot: Sendable {
+package struct AttributeSlot: Sendable {
     /// The attribute's name.
-    public let key: String
+    package let key: String
     let type: AttributeType
     /// What a transient attribute reads before it is set.
     let defaultValue: Value?
@@ -62,10 +62,10 @@ extension StoreSchema.EntityShape {
 
 extension ManagedObject {
     /// The entity's attributes resolved for access by field number, by name.
-    @_spi(Typed) public var attributeSlots: [String: AttributeSlot] { shape.attributeSlots }
+    package var attributeSlots: [String: AttributeSlot] { shape.attributeSlots }
 
     /// `value(forKey:)` for a resolved attribute: the same answer and errors.
-    @_spi(Typed) public func value(at slot: AttributeSlot) throws -> Value {
+    package func value(at slot: AttributeSlot) throws -> Value {
         guard let number = slot.number else { return transientValues[slot.key] ?? slot.defaultValue ?? .null }
         return try storedValue(number: number, key: slot.key)
     }
@@ -86,7 +86,7 @@ extension ManagedObject {
     }
 
     /// `setValue(_:forKey:)` for a resolved attribute: the same checks and effect.
-    @_spi(Typed) public func setValue(_ value: Value, at slot: AttributeSlot) throws {
+    package func setValue(_ value: Value, at slot: AttributeSlot) throws {
         guard let number = slot.number else {
             guard value.conforms(to: slot.type) else { throw typeMismatch(value, key: slot.key, type: slot.type) }
             _ = try requireContext()

@@ -56,9 +56,9 @@ public final class ManagedObject: Hashable, CustomStringConvertible {
     /// so an unused model goes when its last user lets go. (A `weak` reference would do
     /// the same at the price of a side table per model and slow-path reference counting
     /// on every retain of the model.)
-    @_spi(Typed) public unowned(unsafe) var typedModelLink: AnyObject?
+    package unowned(unsafe) var typedModelLink: AnyObject?
     /// The object's entity's name, read without copying its description.
-    @_spi(Typed) public var entityName: String { shape.entity.name }
+    package var entityName: String { shape.entity.name }
     /// Sibling faults that fire together (batch faulting), when the object came from a fetch.
     var faultGroup: FaultGroup?
 

@@ -31,7 +31,7 @@ extension ObjectStore {
     }
 
     /// For a store opened read-only while another process writes it
-    /// (``LogStoreOptions/readOnly``): takes in that process's commits since the open
+    /// (`LogStoreOptions.readOnly`): takes in that process's commits since the open
     /// or the last refresh, so that contexts made from now on see them. Returns whether
     /// anything changed. A store open for writing sees its commits already.
     ///

@@ -19,7 +19,7 @@ extension MappingModel {
     /// since those need the intermediate objects; an earlier one may not have a policy.
     /// Run such mappings one after the other instead.
     ///
-    /// - Throws: ``StrataError`` `invalidArgument` for an empty list or hashes that do not
+    /// - Throws: `StrataError` `invalidArgument` for an empty list or hashes that do not
     ///   chain; `migrationFailed` naming the entity mapping that does not compose.
     public static func composed(_ mappings: [MappingModel]) throws -> MappingModel {
         guard var result = mappings.first else {

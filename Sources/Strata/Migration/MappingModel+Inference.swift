@@ -20,7 +20,7 @@ extension MappingModel {
     /// // latitude ← <default> ?? double(0.0)
     /// ```
     ///
-    /// - Throws: ``StrataError`` `migrationFailed` listing every change that cannot be
+    /// - Throws: `StrataError` `migrationFailed` listing every change that cannot be
     ///   inferred, each as `Entity.property: reason` (message, and `problems` in the
     ///   context, one per line).
     public static func inferred(from source: ObjectModel, to destination: ObjectModel) throws -> MappingModel {

@@ -25,7 +25,7 @@ public enum MappingTransform: Sendable, Hashable {
 
     /// Applies the step to a value.
     ///
-    /// - Throws: ``StrataError`` `migrationFailed` when the value does not have the
+    /// - Throws: `StrataError` `migrationFailed` when the value does not have the
     ///   source type of a conversion, or the conversion is not a lossless one.
     public func apply(to value: Value) throws -> Value {
         switch self {

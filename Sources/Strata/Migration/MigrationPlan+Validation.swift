@@ -4,7 +4,7 @@ extension MigrationPlan {
     /// model `i` to model `i + 1`, so that the stages chain and every listed version
     /// has a way on; every stage's mapping can be inferred or names the right hashes.
     ///
-    /// - Throws: ``StrataError`` listing every problem (context `problems`, one per
+    /// - Throws: `StrataError` listing every problem (context `problems`, one per
     ///   line): `migrationInferenceRefused` when every problem is a lightweight stage
     ///   that cannot be inferred (with the context ``MappingModel/inferred(from:to:)``
     ///   gives: `entity`, `property`, `reason`, both hashes; and `stage`), else

@@ -46,7 +46,7 @@ public struct MigrationPlan: Sendable {
     /// try plan.path(fromHash: growingV2.versionHash).map(\.label)  // ["'2' → '3'", "'3' → '4'"]
     /// ```
     ///
-    /// - Throws: ``StrataError`` as ``validate()`` when the plan is invalid;
+    /// - Throws: `StrataError` as ``validate()`` when the plan is invalid;
     ///   `noMigrationPath` when no listed model has this hash: the message names the hash
     ///   and the listed versions; the context holds `storeHash`, `knownHashes`,
     ///   `knownVersions` and the newest model's `modelHash` and `modelVersion`.

@@ -177,7 +177,7 @@ public struct MigrationStage: Sendable {
 
     /// The mapping model the stage runs: its own, or the inferred one.
     ///
-    /// - Throws: ``StrataError`` `migrationFailed` when the inferred mapping cannot be
+    /// - Throws: `StrataError` `migrationFailed` when the inferred mapping cannot be
     ///   inferred, or the stage's own mapping names other model hashes.
     public func mappingModel() throws -> MappingModel {
         guard let mapping else { return try MappingModel.inferred(from: source, to: destination) }

@@ -44,7 +44,7 @@ public struct PropertyMapping: Sendable {
     /// The value to store, from the value the expression produced: applies
     /// ``transforms`` in order.
     ///
-    /// - Throws: ``StrataError`` `migrationFailed` when a conversion does not apply.
+    /// - Throws: `StrataError` `migrationFailed` when a conversion does not apply.
     public func finalValue(from expressionValue: Value) throws -> Value {
         try transforms.reduce(expressionValue) { try $1.apply(to: $0) }
     }

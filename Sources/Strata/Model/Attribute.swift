@@ -24,7 +24,7 @@ public struct Attribute: Sendable, Hashable {
     ///   - name: The attribute's name, an ASCII identifier.
     ///   - type: Its storage type.
     ///   - optional: Whether it may be null. Default `false`.
-    ///   - default: The value new objects start with (and migration fills in).
+    ///   - defaultValue: The value new objects start with (and migration fills in).
     ///   - transient: Kept in memory only, never stored.
     ///   - externalStorage: Large values go to the blob area (binary and transformable).
     ///   - indexed: The store keeps an index on it.

@@ -7,7 +7,7 @@ extension ObjectModel {
     /// let model = try ObjectModel(jsonData: Data(contentsOf: url))
     /// ```
     ///
-    /// - Throws: ``StrataError`` with code `invalidModel` when the JSON does not follow
+    /// - Throws: `StrataError` with code `invalidModel` when the JSON does not follow
     ///   the format (the message gives the JSON path, such as
     ///   `entities[1].properties[0].type`), when the format version is not one this
     ///   release reads, or when the model is inconsistent.
@@ -17,7 +17,7 @@ extension ObjectModel {
 
     /// Reads a model from a JSON model file and validates it.
     ///
-    /// - Throws: ``StrataError`` with code `notFound` or `io` when the file cannot be
+    /// - Throws: `StrataError` with code `notFound` or `io` when the file cannot be
     ///   read, and `invalidModel` as ``init(jsonData:)`` does, with the file's path.
     public init(contentsOf url: URL) throws {
         let data: Data
@@ -36,7 +36,7 @@ extension ObjectModel {
     /// The model as a JSON model file (docs/MODEL.md): pretty-printed, keys sorted,
     /// options at their default left out. Reading it back gives an equal model.
     ///
-    /// - Throws: ``StrataError`` with code `invalidModel` if encoding fails, which a
+    /// - Throws: `StrataError` with code `invalidModel` if encoding fails, which a
     ///   valid model does not cause.
     public func jsonData() throws -> Data {
         let encoder = JSONEncoder()
@@ -52,7 +52,7 @@ extension ObjectModel {
 
     /// Writes the model as a JSON model file, atomically.
     ///
-    /// - Throws: ``StrataError`` with code `io` when the file cannot be written.
+    /// - Throws: `StrataError` with code `io` when the file cannot be written.
     public func write(to url: URL) throws {
         let data = try jsonData()
         do {

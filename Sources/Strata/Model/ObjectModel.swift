@@ -25,14 +25,14 @@ import Foundation
 /// or read one from a JSON model file (docs/MODEL.md) with ``init(contentsOf:)``.
 ///
 /// A model is a value: it validates itself when built (every initializer throws a
-/// ``StrataError`` with code `invalidModel` naming the entity and property at fault), and
+/// `StrataError` with code `invalidModel` naming the entity and property at fault), and
 /// never changes afterwards. Its ``versionHash`` identifies what it means for storage.
 ///
 /// ## Topics
 ///
 /// ### Building
-/// - ``init(version:_:)``
-/// - ``init(version:entities:)``
+/// - ``init(version:fetchRequestTemplates:_:)``
+/// - ``init(version:entities:fetchRequestTemplates:)``
 /// - ``init(jsonData:)``
 /// - ``init(contentsOf:)``
 ///
@@ -94,7 +94,7 @@ public struct ObjectModel: Sendable, Hashable {
     ///   - version: The version identifier.
     ///   - entities: The entities, in any order; the model sorts them by name.
     ///   - fetchRequestTemplates: Named fetch requests, in any order.
-    /// - Throws: ``StrataError`` with code `invalidModel` when the model is inconsistent;
+    /// - Throws: `StrataError` with code `invalidModel` when the model is inconsistent;
     ///   the message and `context` (`entity`, `property`) name where.
     public init(version: String, entities: [EntityDescription], fetchRequestTemplates: [FetchRequestTemplate] = []) throws {
         try Self.validateNamesAndParents(entities)
@@ -127,7 +127,7 @@ public struct ObjectModel: Sendable, Hashable {
     /// }
     /// ```
     ///
-    /// - Throws: ``StrataError`` with code `invalidModel` when the model is inconsistent.
+    /// - Throws: `StrataError` with code `invalidModel` when the model is inconsistent.
     public init(
         version: String, fetchRequestTemplates: [FetchRequestTemplate] = [],
         @ModelBuilder _ content: () throws -> [Entity]

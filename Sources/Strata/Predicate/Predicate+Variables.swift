@@ -29,7 +29,7 @@ extension Predicate {
 
     /// The predicate with its `$variables` replaced by `Value`s.
     ///
-    /// - Throws: as ``withSubstitutionVariables(_:)-([String:any PredicateArgument])``.
+    /// - Throws: as `withSubstitutionVariables(_:)` taking a dictionary.
     public func withSubstitutionVariables(_ variables: [String: Value]) throws -> Predicate {
         try withSubstitutionVariables(variables.mapValues { $0 as any PredicateArgument })
     }

@@ -11,7 +11,7 @@
 /// ```
 ///
 /// A predicate is a value: `Sendable`, `Hashable`, and independent of any model until
-/// ``validate(against:)`` checks it against an entity.
+/// ``validate(against:in:)`` checks it against an entity.
 ///
 /// Foundation also declares a (generic) `Predicate`. In a file that imports both
 /// Foundation and Strata, write `Strata.Predicate`, or declare
@@ -20,8 +20,9 @@
 /// ## Topics
 /// - ``init(format:_:)``
 /// - ``evaluate(with:)``
-/// - ``withSubstitutionVariables(_:)``
-/// - ``validate(against:)``
+/// - ``withSubstitutionVariables(_:)-([String:PredicateArgument])``
+/// - ``withSubstitutionVariables(_:)-([String:Value])``
+/// - ``validate(against:in:)``
 /// - ``indexableConditions()``
 public indirect enum Predicate: Sendable, Hashable {
     /// Always true: `TRUEPREDICATE`.

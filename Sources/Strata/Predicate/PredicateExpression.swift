@@ -11,7 +11,7 @@ public indirect enum PredicateExpression: Sendable, Hashable {
     /// The number of objects a to-many key path leads to: `employees.@count`.
     /// The associated key path is the one before `.@count`.
     case count(String)
-    /// A substitution variable, `$name`, replaced by ``Predicate/withSubstitutionVariables(_:)``.
+    /// A substitution variable, `$name`, replaced by `Predicate.withSubstitutionVariables(_:)`.
     case variable(String)
     /// A list literal, `{1, 2, 3}`: the right side of `IN` and `BETWEEN`.
     case list([PredicateExpression])

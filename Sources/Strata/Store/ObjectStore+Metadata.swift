@@ -2,7 +2,7 @@ import StrataLog
 
 extension ObjectStore {
     /// Reads the model a store records, without opening it: one read of its MANIFEST
-    /// through the engine (``LogStore/readManifest(at:fileSystem:)``). No lock is taken,
+    /// through the engine (`LogStore.readManifest(at:fileSystem:)`). No lock is taken,
     /// nothing is migrated, recovered or written, so it works while another process has
     /// the store open, and leaves the directory byte for byte as it was.
     ///

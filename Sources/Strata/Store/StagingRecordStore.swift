@@ -49,7 +49,7 @@ extension LogStore: StagingRecordStore {
         try makeStagingStore(overlayEntryLimit: overlayEntryLimit)
     }
 
-    /// Swaps at the manifest rename (``adoptStaging(_:)``), which closes this store.
+    /// Swaps at the manifest rename (`adoptStaging(_:)`), which closes this store.
     /// One process writes a segment-log store, and a migration holds it throughout.
     public func adopt(staging: any StagingRecordStore) throws {
         guard let staging = staging as? LogStore else {

@@ -101,10 +101,10 @@ public struct StoreOptions: Sendable {
     public var scratchDirectory: String?
     /// Called as a migration advances (objects done, total), for bars and logs.
     public var migrationProgress: (@Sendable (MigrationProgress) -> Void)?
-    /// The file system a `.segmentLog` store opens over, instead of the real one: the
-    /// fault-injection tests and the fuzz targets put a store on an
-    /// `InMemoryFileSystem` or a `FaultInjectingFileSystem`. Not for applications.
-    @_spi(Fuzzing) public var fileSystem: (any FileSystem)?
+    /// The file system a `.segmentLog` store opens over, instead of the real one
+    /// (nil): any `FileSystem`, such as one that injects I/O errors in a test of how
+    /// a service copes with a failing disk. The same seam as `LogStore.open`'s.
+    public var fileSystem: (any FileSystem)?
 
     /// Whether opening fails when a `transformable` attribute names a value transformer
     /// that is not registered (``ValueTransformers``): on by default, so a missing

@@ -1,7 +1,7 @@
 extension Fault {
     /// The kinds of file-system operation that a `FaultInjectingFileSystem` counts and
     /// can fail: one per throwing method of `FileSystem` and `StorageFile`.
-    public enum Operation: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    package enum Operation: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
         /// `open` with `.readOnly` or `.readWrite`.
         case open
         /// `open` with `.create` (counted apart from `open`, so "the 2nd create" is exact).
@@ -23,6 +23,6 @@ extension Fault {
         case syncDirectory
         case lock
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 }

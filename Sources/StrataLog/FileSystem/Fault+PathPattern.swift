@@ -1,30 +1,30 @@
 extension Fault {
     /// Which paths a fault aims at. A string literal means "the path contains it":
     /// `matching: "segments/"`, `matching: "MANIFEST"`.
-    public struct PathPattern: Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    package struct PathPattern: Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
         private let predicate: @Sendable (String) -> Bool
-        public let description: String
+        package let description: String
 
         /// Matches where `predicate` returns true; `description` names it in messages.
-        public init(_ description: String, _ predicate: @escaping @Sendable (String) -> Bool) {
+        package init(_ description: String, _ predicate: @escaping @Sendable (String) -> Bool) {
             self.description = description
             self.predicate = predicate
         }
 
-        public init(stringLiteral value: String) {
+        package init(stringLiteral value: String) {
             self = .contains(value)
         }
 
         /// Every path.
-        public static var any: PathPattern { PathPattern("any path") { _ in true } }
+        package static var any: PathPattern { PathPattern("any path") { _ in true } }
 
         /// Paths containing `text`.
-        public static func contains(_ text: String) -> PathPattern {
+        package static func contains(_ text: String) -> PathPattern {
             PathPattern("paths containing \"\(text)\"") { $0.contains(text) }
         }
 
         /// Paths ending with `suffix`, e.g. `".seg"`.
-        public static func hasSuffix(_ suffix: String) -> PathPattern {
+        package static func hasSuffix(_ suffix: String) -> PathPattern {
             PathPattern("paths ending in \"\(suffix)\"") { $0.hasSuffix(suffix) }
         }
 

@@ -4,7 +4,7 @@ extension Fault {
     ///
     /// To fail each fsync of a workload in turn, run it once to count them
     /// (`FaultInjectingFileSystem.count(of:)`), then once per `n` with `.nth(n)`.
-    public enum Trigger: Sendable, Equatable, CustomStringConvertible {
+    package enum Trigger: Sendable, Equatable, CustomStringConvertible {
         /// Every matching operation.
         case always
         /// Only the nth matching operation.
@@ -15,7 +15,7 @@ extension Fault {
         case first(Int)
 
         /// The next matching operation only.
-        public static var once: Trigger { .nth(1) }
+        package static var once: Trigger { .nth(1) }
 
         func fires(onMatch count: Int) -> Bool {
             switch self {
@@ -26,7 +26,7 @@ extension Fault {
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .always: "always"
             case .nth(let n): "on match \(n)"

@@ -17,9 +17,9 @@ import SystemPackage
 /// - ``Operation``
 /// - ``Trigger``
 /// - ``PathPattern``
-public struct Fault: Sendable, CustomStringConvertible {
+package struct Fault: Sendable, CustomStringConvertible {
     /// What happens when the fault fires.
-    public enum Effect: Sendable, Equatable {
+    package enum Effect: Sendable, Equatable {
         /// The operation does nothing and throws `.io` with `errno`.
         case fail(errno: Int32)
         /// A write stores its first `keepingBytes` bytes, then throws `.io` with `errno`:
@@ -31,16 +31,16 @@ public struct Fault: Sendable, CustomStringConvertible {
     }
 
     /// What happens when the fault fires.
-    public var effect: Effect
+    package var effect: Effect
     /// The operation it aims at (`.write` for short writes and a full disk, which also
     /// refuses creates, directory creates and growing truncates).
-    public var operation: Operation
+    package var operation: Operation
     /// The paths it aims at; a rename matches on its source or its destination.
-    public var paths: PathPattern
+    package var paths: PathPattern
     /// Which of the matching operations, counted from injection, fail.
-    public var trigger: Trigger
+    package var trigger: Trigger
 
-    public init(_ effect: Effect, operation: Operation, paths: PathPattern = .any, trigger: Trigger = .always) {
+    package init(_ effect: Effect, operation: Operation, paths: PathPattern = .any, trigger: Trigger = .always) {
         self.effect = effect
         self.operation = operation
         self.paths = paths
@@ -54,7 +54,7 @@ public struct Fault: Sendable, CustomStringConvertible {
     ///   - errno: the error number the `StrataError` carries (EIO = 5, ENOSPC = 28).
     ///   - paths: which paths; a string literal means "contains".
     ///   - trigger: which matching occurrences fail; every one unless told.
-    public static func fail(
+    package static func fail(
         _ operation: Operation, errno: Int32 = Errno.ioError.rawValue,
         matching paths: PathPattern = .any, on trigger: Trigger = .always
     ) -> Fault {
@@ -63,7 +63,7 @@ public struct Fault: Sendable, CustomStringConvertible {
 
     /// Makes writes short: the first `bytes` bytes of a matching write land in the file,
     /// then it throws `.io` with `errno` (ENOSPC unless told).
-    public static func shortWrite(
+    package static func shortWrite(
         keeping bytes: Int, errno: Int32 = Errno.noSpace.rawValue,
         matching paths: PathPattern = .any, on trigger: Trigger = .always
     ) -> Fault {
@@ -74,11 +74,11 @@ public struct Fault: Sendable, CustomStringConvertible {
     /// writes, creates, directory creates and growing truncates fail with ENOSPC. The
     /// write that crosses the line stores what fits. Reads, syncs, renames and removes
     /// go on working, so that the engine can report the failure and clean up.
-    public static func diskFull(afterBytes bytes: Int64) -> Fault {
+    package static func diskFull(afterBytes bytes: Int64) -> Fault {
         Fault(.diskFull(capacity: max(0, bytes)), operation: .write)
     }
 
-    public var description: String {
+    package var description: String {
         switch effect {
         case .fail(let errno): "fail \(operation) on \(paths) \(trigger) with errno \(errno)"
         case .shortWrite(let keep, let errno): "short write of \(keep) bytes on \(paths) \(trigger) with errno \(errno)"
@@ -87,7 +87,7 @@ public struct Fault: Sendable, CustomStringConvertible {
     }
 
     /// Names an injected fault, to remove it or ask how often it fired.
-    public struct ID: Hashable, Sendable {
+    package struct ID: Hashable, Sendable {
         let rawValue: Int
     }
 }

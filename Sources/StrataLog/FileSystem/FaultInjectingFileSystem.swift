@@ -29,13 +29,13 @@ import SystemPackage
 /// - ``counts``
 /// - ``isRecording``
 /// - ``events``
-public final class FaultInjectingFileSystem: FileSystem {
+package final class FaultInjectingFileSystem: FileSystem {
     /// The file system that operations reach when no fault fires.
-    public let base: any FileSystem
+    package let base: any FileSystem
     let state = Locked(FaultInjectionState())
 
     /// Wraps `base`; no fault is injected until `inject(_:)`.
-    public init(wrapping base: any FileSystem) {
+    package init(wrapping base: any FileSystem) {
         self.base = base
     }
 
@@ -44,109 +44,109 @@ public final class FaultInjectingFileSystem: FileSystem {
     /// Adds a fault; it applies from the next operation on, together with those already
     /// injected (the first that fires decides an operation's fate).
     @discardableResult
-    public func inject(_ fault: Fault) -> Fault.ID {
+    package func inject(_ fault: Fault) -> Fault.ID {
         state.withLock { $0.inject(fault) }
     }
 
     /// Removes one fault.
-    public func removeFault(_ id: Fault.ID) {
+    package func removeFault(_ id: Fault.ID) {
         state.withLock { $0.remove(id) }
     }
 
     /// Removes every fault (counters and the journal stay).
-    public func clearFaults() {
+    package func clearFaults() {
         state.withLock { $0.clear() }
     }
 
     /// The faults in force, in injection order.
-    public var faults: [Fault] {
+    package var faults: [Fault] {
         state.withLock { $0.rules.map(\.fault) }
     }
 
     /// How many operations `id` has failed, even after it was removed.
-    public func timesFired(_ id: Fault.ID) -> Int {
+    package func timesFired(_ id: Fault.ID) -> Int {
         state.withLock { $0.fired[id] ?? 0 }
     }
 
     /// How many operations all faults have failed.
-    public var totalFaultsFired: Int {
+    package var totalFaultsFired: Int {
         state.withLock { $0.fired.values.reduce(0, +) }
     }
 
     /// Operations attempted so far, per kind (failed ones included).
-    public var counts: [Fault.Operation: Int] {
+    package var counts: [Fault.Operation: Int] {
         state.withLock { $0.counts }
     }
 
     /// Operations of one kind attempted so far.
-    public func count(of operation: Fault.Operation) -> Int {
+    package func count(of operation: Fault.Operation) -> Int {
         state.withLock { $0.counts[operation] ?? 0 }
     }
 
     /// Bytes that writes have passed to the wrapped file system.
-    public var bytesWritten: Int64 {
+    package var bytesWritten: Int64 {
         state.withLock { $0.bytesWritten }
     }
 
     /// Zeroes the counters, `bytesWritten` and the journal (triggers keep their counts).
-    public func resetCounts() {
+    package func resetCounts() {
         state.withLock { $0.resetCounts() }
     }
 
     /// Whether each operation is appended to `events`. Off by default, so that long
     /// workloads do not grow a journal nobody reads.
-    public var isRecording: Bool {
+    package var isRecording: Bool {
         get { state.withLock { $0.isRecording } }
         set { state.withLock { $0.isRecording = newValue } }
     }
 
     /// The operations seen while `isRecording` was on, in order.
-    public var events: [Event] {
+    package var events: [Event] {
         state.withLock { $0.events }
     }
 
     // MARK: FileSystem
 
-    public func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
+    package func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
         try admit(mode == .create ? .create : .open, path, "cannot open file")
         return FaultInjectingFile(base: try base.open(path, mode: mode), owner: self)
     }
 
-    public func createDirectory(_ path: String) throws {
+    package func createDirectory(_ path: String) throws {
         try admit(.createDirectory, path, "cannot create directory")
         try base.createDirectory(path)
     }
 
-    public func contentsOfDirectory(_ path: String) throws -> [String] {
+    package func contentsOfDirectory(_ path: String) throws -> [String] {
         try admit(.listDirectory, path, "cannot list directory")
         return try base.contentsOfDirectory(path)
     }
 
-    public func exists(_ path: String) -> Bool { base.exists(path) }
+    package func exists(_ path: String) -> Bool { base.exists(path) }
 
-    public func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
+    package func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
 
-    public func remove(_ path: String) throws {
+    package func remove(_ path: String) throws {
         try admit(.remove, path, "cannot remove")
         try base.remove(path)
     }
 
-    public func rename(_ source: String, to destination: String) throws {
+    package func rename(_ source: String, to destination: String) throws {
         try admit(.rename, [source, destination], "cannot rename to \(destination)")
         try base.rename(source, to: destination)
     }
 
-    public func link(_ source: String, to destination: String) throws {
+    package func link(_ source: String, to destination: String) throws {
         try admit(.link, [source, destination], "cannot link to \(destination)")
         try base.link(source, to: destination)
     }
 
-    public func syncDirectory(_ path: String) throws {
+    package func syncDirectory(_ path: String) throws {
         try admit(.syncDirectory, path, "fsync of directory failed")
         try base.syncDirectory(path)
     }
 
-    public func lock(_ path: String) throws -> any FileLock {
+    package func lock(_ path: String) throws -> any FileLock {
         try admit(.lock, path, "cannot lock store")
         return try base.lock(path)
     }

@@ -2,7 +2,7 @@ extension InMemoryFileSystem {
     /// Simulates a power loss: every file goes back to its durable bytes, every
     /// directory to its durable entries; open handles become invalid (their operations
     /// throw `.io` with EIO) and locks are released.
-    public func crash() {
+    package func crash() {
         crash(keepingUnsyncedBytes: 0)
     }
 
@@ -11,14 +11,14 @@ extension InMemoryFileSystem {
     ///
     /// Only bytes past the end of a file's durable bytes are kept; unsynced overwrites
     /// inside them and unsynced directory changes are lost as in `crash()`.
-    public func crash(keepingUnsyncedBytes unsyncedBytes: Int) {
+    package func crash(keepingUnsyncedBytes unsyncedBytes: Int) {
         state.withLock { $0.crash(keepingUnsyncedBytes: unsyncedBytes) }
     }
 
     /// A new file system holding what a power loss at this instant would leave, while
     /// this one goes on: a test cuts the power under writers that keep running, with
     /// no write of theirs reaching the copy after the cut.
-    public func crashedCopy() -> InMemoryFileSystem {
+    package func crashedCopy() -> InMemoryFileSystem {
         var image = state.withLock { $0 }
         image.crash(keepingUnsyncedBytes: 0)
         let copy = InMemoryFileSystem()
@@ -28,18 +28,18 @@ extension InMemoryFileSystem {
 
     /// Makes every file's bytes and every directory's entries durable, as if everything
     /// had been fsynced: the starting point of a fixture that a test then crashes.
-    public func makeAllDurable() {
+    package func makeAllDurable() {
         state.withLock { $0.makeAllDurable() }
     }
 
     /// The current bytes of the file at `path`, or nil when there is no file there.
-    public func bytes(of path: String) -> [UInt8]? {
+    package func bytes(of path: String) -> [UInt8]? {
         state.withLock { state in state.node(at: path).flatMap { state.files[$0]?.current } }
     }
 
     /// The bytes that a crash now would leave at `path` (through durable entries and
     /// durable file contents), or nil when a crash would leave no file there.
-    public func durableBytes(of path: String) -> [UInt8]? {
+    package func durableBytes(of path: String) -> [UInt8]? {
         state.withLock { state in state.node(at: path, durable: true).flatMap { state.files[$0]?.durable } }
     }
 
@@ -53,28 +53,28 @@ extension InMemoryFileSystem {
     /// ```
     ///
     /// - Throws: `.io` when the parent directory is missing or `path` is a directory.
-    public func setBytes(_ bytes: [UInt8], of path: String) throws {
+    package func setBytes(_ bytes: [UInt8], of path: String) throws {
         try state.withLock { try $0.setBytes(bytes, of: path) }
     }
 
     /// The current size of the file at `path`, or nil when there is no file there.
-    public func fileSize(_ path: String) -> Int? {
+    package func fileSize(_ path: String) -> Int? {
         bytes(of: path)?.count
     }
 
     /// The bytes of all files reachable from `/` now, e.g. to check that compaction
     /// reclaimed space.
-    public var totalBytes: Int {
+    package var totalBytes: Int {
         state.withLock { $0.totalBytes }
     }
 
     /// How many handles are open (not closed, not killed by a crash); catches leaks.
-    public var openFileCount: Int {
+    package var openFileCount: Int {
         state.withLock { $0.openHandleCount }
     }
 
     /// Whether a lock on `path` is held.
-    public func isLocked(_ path: String) -> Bool {
+    package func isLocked(_ path: String) -> Bool {
         state.withLock { $0.isLocked(path) }
     }
 }

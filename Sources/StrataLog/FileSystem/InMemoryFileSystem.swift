@@ -40,13 +40,13 @@ import Synchronization
 /// - ``bytes(of:)``
 /// - ``durableBytes(of:)``
 /// - ``setBytes(_:of:)``
-public final class InMemoryFileSystem: FileSystem {
+package final class InMemoryFileSystem: FileSystem {
     let state = Locked(InMemoryFileSystemState())
 
     /// An empty file system: only the root directory `/`, which is durable.
-    public init() {}
+    package init() {}
 
-    public func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
+    package func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
         let (handle, generation) = try state.withLock { state in
             let node = try state.openFile(path, create: mode == .create)
             return (state.openHandle(to: node), state.generation)
@@ -55,43 +55,43 @@ public final class InMemoryFileSystem: FileSystem {
             path: path, fileSystem: self, handle: handle, generation: generation, isWritable: mode != .readOnly)
     }
 
-    public func createDirectory(_ path: String) throws {
+    package func createDirectory(_ path: String) throws {
         try state.withLock { try $0.createDirectory(path) }
     }
 
-    public func contentsOfDirectory(_ path: String) throws -> [String] {
+    package func contentsOfDirectory(_ path: String) throws -> [String] {
         try state.withLock { try $0.contentsOfDirectory(path) }
     }
 
-    public func exists(_ path: String) -> Bool {
+    package func exists(_ path: String) -> Bool {
         state.withLock { $0.node(at: path) != nil }
     }
 
-    public func isDirectory(_ path: String) -> Bool {
+    package func isDirectory(_ path: String) -> Bool {
         state.withLock { state in state.node(at: path).map { state.directories[$0] != nil } ?? false }
     }
 
-    public func remove(_ path: String) throws {
+    package func remove(_ path: String) throws {
         try state.withLock { try $0.remove(path) }
     }
 
-    public func rename(_ source: String, to destination: String) throws {
+    package func rename(_ source: String, to destination: String) throws {
         try state.withLock { try $0.rename(source, to: destination) }
     }
 
     /// A second entry for the same node: both names share the bytes, as on POSIX.
-    public func link(_ source: String, to destination: String) throws {
+    package func link(_ source: String, to destination: String) throws {
         try state.withLock { try $0.link(source, to: destination) }
     }
 
-    public func syncDirectory(_ path: String) throws {
+    package func syncDirectory(_ path: String) throws {
         try state.withLock { try $0.syncDirectory(path) }
     }
 
     /// Exclusive per path within this instance: a second lock on the same path throws
     /// `.storeLocked` until the first is unlocked (or a crash releases it). Creates the
     /// lock file when missing, as `flock` on a fresh LOCK file does.
-    public func lock(_ path: String) throws -> any FileLock {
+    package func lock(_ path: String) throws -> any FileLock {
         let token = try state.withLock { try $0.lock(path) }
         return InMemoryLock(path: path, token: token, fileSystem: self)
     }

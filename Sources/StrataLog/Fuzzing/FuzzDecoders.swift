@@ -1,5 +1,5 @@
-/// The engine's file decoders, reachable from the fuzz targets and their corpus replay
-/// (`Fuzz/`, `Tests/StrataFuzzing`) without making the decoders themselves public.
+/// The engine's file decoders, for the fuzz targets and their corpus replay (`Fuzz/`
+/// through `StrataFuzzing`, `Tests/StrataFuzzing`): package API, not public.
 ///
 /// Each function takes a whole file's bytes, decodes them the way open and reads do,
 /// and returns what it found; a decoding failure is a thrown `StrataError`, never a
@@ -7,23 +7,23 @@
 /// encodes back to what decodes to the same value), and nothing else.
 ///
 /// ```swift
-/// @_spi(Fuzzing) import StrataLog
+/// import StrataLog
 /// let records = try FuzzDecoders.scanSegment(bytes)
 /// ```
-@_spi(Fuzzing) public enum FuzzDecoders {
+package enum FuzzDecoders {
     /// What a segment scan found: committed records and where scanning stopped.
-    public struct SegmentSummary: Sendable {
-        public var records: [Record]
-        public var damageOffset: Int64?
-        public var sealed: Bool
-        public var validEnd: Int64
+    package struct SegmentSummary: Sendable {
+        package var records: [Record]
+        package var damageOffset: Int64?
+        package var sealed: Bool
+        package var validEnd: Int64
     }
 
     /// Scans `bytes` as a segment file (its header is not checked, as open checks it
     /// apart): every frame, records block and commit (FORMAT.md §3–§4.1).
     ///
     /// - Throws: `StrataError` when the bytes cannot be read as a segment at all.
-    public static func scanSegment(_ bytes: [UInt8]) throws -> SegmentSummary {
+    package static func scanSegment(_ bytes: [UInt8]) throws -> SegmentSummary {
         let file = try memoryFile(bytes, name: "000001.seg")
         let scan = try SegmentScanner(file: file, segmentID: 1, statistics: nil).scan()
         return SegmentSummary(records: scan.records.map(\.record), damageOffset: scan.damage?.offset, sealed: scan.sealed, validEnd: scan.validEnd)
@@ -32,7 +32,7 @@
     /// Decodes one records block (a records frame's raw payload, FORMAT.md §3.3).
     ///
     /// - Throws: `StrataError.corrupt` at the first field that does not parse.
-    public static func decodeRecordsBlock(_ bytes: [UInt8]) throws -> [Record] {
+    package static func decodeRecordsBlock(_ bytes: [UInt8]) throws -> [Record] {
         var reader = ByteReader(bytes, path: "records block")
         let count = Int(try reader.u32("record count"))
         var records: [Record] = []
@@ -44,7 +44,7 @@
     ///
     /// - Returns: whether the round trip held (a fuzz target treats `false` as a finding).
     /// - Throws: `StrataError` when the bytes are not a manifest.
-    public static func decodeManifest(_ bytes: [UInt8]) throws -> Bool {
+    package static func decodeManifest(_ bytes: [UInt8]) throws -> Bool {
         let manifest = try Manifest.decode(bytes, path: "MANIFEST")
         return (try? Manifest.decode(manifest.encoded(), path: "MANIFEST")) == manifest
     }
@@ -53,7 +53,7 @@
     /// checks its round trip, like `decodeManifest`.
     ///
     /// - Returns: whether the round trip held, and the number of entries.
-    public static func decodeIndexFile(_ bytes: [UInt8]) throws -> (roundTrip: Bool, entries: Int) {
+    package static func decodeIndexFile(_ bytes: [UInt8]) throws -> (roundTrip: Bool, entries: Int) {
         // Format 2 (FORMAT.md §7): the footer names its segment and store; every block
         // is read and checked.
         if bytes.count >= IndexFooter.size, Array(bytes[(bytes.count - IndexFooter.size)..<(bytes.count - IndexFooter.size + 8)]) == Format.indexMagic {
@@ -79,7 +79,7 @@
     ///
     /// - Returns: the blobs read, and the end of the last whole entry.
     /// - Throws: `StrataError` when an entry the walk accepted cannot be read.
-    public static func readBlobFile(_ bytes: [UInt8]) throws -> (blobs: [[UInt8]], validEnd: Int64) {
+    package static func readBlobFile(_ bytes: [UInt8]) throws -> (blobs: [[UInt8]], validEnd: Int64) {
         let file = try memoryFile(bytes, name: "000001.blob")
         let end = try BlobReader.validEnd(of: file)
         var blobs: [[UInt8]] = []
@@ -98,12 +98,12 @@
     /// from a record, which a damaged or hostile store controls as much as the file.
     ///
     /// - Throws: `StrataError` when the reference does not lead to an intact entry.
-    public static func readBlob(_ ref: BlobRef, fromFile bytes: [UInt8]) throws -> [UInt8] {
+    package static func readBlob(_ ref: BlobRef, fromFile bytes: [UInt8]) throws -> [UInt8] {
         try BlobReader.read(ref, from: try memoryFile(bytes, name: "000001.blob")).bytes
     }
 
     /// The frame checksum of FORMAT.md §3.2, for targets that edit frames and keep them valid.
-    public static func frameChecksum(header: [UInt8], payload: [UInt8]) -> UInt32 {
+    package static func frameChecksum(header: [UInt8], payload: [UInt8]) -> UInt32 {
         FrameCodec.checksum(header: header, payload: payload)
     }
 

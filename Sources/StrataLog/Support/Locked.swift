@@ -10,7 +10,7 @@ import Darwin
 /// does not see, so every correctly locked access reads as a race and `make test-tsan`
 /// could never pass. pthread mutexes are intercepted by the sanitizer; the cost is the
 /// same uncontended.
-public final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only touched between lock and unlock below. For the same
     // reason its accesses are not checked for exclusivity at run time: the mutex
     // already makes them exclusive, and the check (an access set entered and left on
@@ -18,7 +18,7 @@ public final class Locked<Value>: @unchecked Sendable {
     @exclusivity(unchecked) private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -45,7 +45,7 @@ public final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 import StrataLog
 import StrataTestSupport
 import Testing

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import StrataTestSupport
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 @testable import StrataLog
 
 /// A save of more than `StoreOptions.insertChunkSize` objects commits in chunks

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import StrataLog
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// A context's registry does not retain its objects, and each object takes its entry
 /// out as it goes, so a context that walks many objects one at a time holds memory for

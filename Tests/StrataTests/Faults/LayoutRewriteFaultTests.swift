@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import StrataTestSupport
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// The fault sweep over a compaction that rewrites records of older layouts and then
 /// drops the layouts: the Nth write, fsync, rename, directory fsync or create fails

@@ -1,6 +1,6 @@
 import Foundation
 import StrataTestSupport
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// The object-layer operations the fault sweep fails one I/O at a time.
 extension ObjectFaultSweepTests {

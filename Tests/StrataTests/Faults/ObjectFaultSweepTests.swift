@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import StrataTestSupport
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// The engine's fault sweep (StrataLogTests/Faults) over the object layer's own
 /// operations: a context save with relationships and external binaries, a batch

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import StrataTestSupport
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 import StrataLog
 
 /// `batchInsert(entityName:dictionaryHandler:)`: objects produced one at a time and

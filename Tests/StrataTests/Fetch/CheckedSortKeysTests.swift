@@ -1,7 +1,7 @@
 import Testing
 import StrataLog
 import StrataTestSupport
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// Sort key paths are checked once per store (`CheckedSortKeys`): a valid key path is
 /// kept and not checked again, a misspelt one fails every fetch with the same error,

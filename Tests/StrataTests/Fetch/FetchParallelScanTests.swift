@@ -2,7 +2,7 @@ import Foundation
 import StrataLog
 import Testing
 import StrataTestSupport
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// A sorted scan of a large entity is judged on two threads, the entity's keys cut in
 /// half, and so are the many candidates of an index (`StoreOptions.parallelScanMinimum`

@@ -1,7 +1,7 @@
 import Foundation
 import StrataLog
 import Testing
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// Integer predicates judged as plain tests (`CompiledPredicate.integerTests`) against
 /// the interpreter, at the edges: the extreme constants (nothing lies below Int64.min

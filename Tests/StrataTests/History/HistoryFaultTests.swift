@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import StrataTestSupport
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// History under failing I/O, through the fault-injecting file system over an
 /// in-memory one: a save whose write or fsync fails, a deleteHistory whose transactions

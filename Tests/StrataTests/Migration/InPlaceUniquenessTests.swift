@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import StrataLog
 import StrataTestSupport
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// A new uniqueness rule — a unique attribute or a compound constraint — is
 /// checked in place by a scan that writes nothing (an external merge sort of the rule's

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import StrataTestSupport
 @testable import StrataLog
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// An index file that is damaged while its segment is damaged too cannot be rebuilt.
 /// Reads that need it must not answer "nothing" then: a query would miss objects the

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import StrataLog
 import StrataTestSupport
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// A unique or indexed attribute that may be stored in the blob area holds as an
 /// inline one does. Before `strata.blobTerms` its external values carried no index

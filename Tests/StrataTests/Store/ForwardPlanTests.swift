@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import StrataLog
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// A record of an older layout is read forward by its layout's plan (FORMAT.md §11.4):
 /// the plan must answer exactly what checking the record against its layout, applying

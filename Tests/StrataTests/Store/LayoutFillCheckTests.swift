@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import StrataLog
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// A layout table's `fill` is what records of older layouts read for a field they lack
 /// (FORMAT.md §11.4): one that is not a value's encoding is damage, refused at open —

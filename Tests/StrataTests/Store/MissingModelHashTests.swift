@@ -1,4 +1,4 @@
-@_spi(Fuzzing) import Strata
+import Strata
 import StrataLog
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import StrataLog
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// `ObjectStore.verify()` holds the records to the model as well as the files to their
 /// checksums, and `paranoidChecks` refuses at open a store it finds unsound: damage

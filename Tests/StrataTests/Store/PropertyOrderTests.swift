@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import StrataLog
 import StrataTestSupport
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// Reordering properties is not a model change (the version hash does not cover the
 /// order, as in Core Data), so a store opens with the reordered model — and must read

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import StrataLog
-@_spi(Fuzzing) @testable import Strata
+@testable import Strata
 
 /// An object record is held to its layout wherever it is read: a field missing or
 /// extra, a value of another kind than its attribute's, bytes after the last field or
