@@ -2,12 +2,12 @@
 /// methods there, one at a time, so a context it holds (not `Sendable`) stays confined
 /// and its reads and saves never block Swift's cooperative pool. StrataData's
 /// `@ModelActor` actors run on one each.
-public final class LaneExecutor: SerialExecutor, Sendable {
+package final class LaneExecutor: SerialExecutor, Sendable {
     private let queue: WorkQueue
 
     /// An executor whose thread, named `name`, starts with its first job and ends when
     /// the executor is released.
-    public init(name: String = "strata.actor") {
+    package init(name: String = "strata.actor") {
         queue = WorkQueue(name: name, threads: 1)
     }
 
@@ -15,13 +15,13 @@ public final class LaneExecutor: SerialExecutor, Sendable {
         queue.stop()
     }
 
-    public func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
         queue.enqueue { job.runSynchronously(on: executor) }
     }
 
-    public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+    package func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 

@@ -3,14 +3,14 @@ import StrataLog
 
 /// One saved object as ``ObjectStore/enumerateStoredValues(entityName:attributes:toOneRelationships:batchSize:_:)``
 /// hands it over: its id and the values asked for, without a managed object.
-public struct StoredValues: Sendable {
+package struct StoredValues: Sendable {
     /// The object's id.
-    public var objectID: ObjectID
+    package var objectID: ObjectID
     /// The attributes asked for, in the order asked (external binaries read from the
     /// blob area; `.null` when unset).
-    public var values: [Value]
+    package var values: [Value]
     /// The to-one relationships asked for, in the order asked (nil when unset).
-    public var destinations: [ObjectID?]
+    package var destinations: [ObjectID?]
 }
 
 extension ObjectStore {
@@ -39,7 +39,7 @@ extension ObjectStore {
     /// - Throws: `.unknownKeyPath` for an unknown entity or property (or a transient
     ///   attribute, a to-many), `.invalidArgument` for a batch size below 1,
     ///   `.corrupt` for a damaged record or blob.
-    public func enumerateStoredValues(entityName: String, attributes: [String], toOneRelationships: [String] = [],
+    package func enumerateStoredValues(entityName: String, attributes: [String], toOneRelationships: [String] = [],
                                       batchSize: Int = 512, _ body: ([StoredValues]) throws -> Void) throws {
         guard batchSize >= 1 else {
             throw StrataError(.invalidArgument, "the batch size must be at least 1, not \(batchSize)", context: ["entity": entityName])

@@ -79,12 +79,12 @@ public struct EntityMapping: Sendable {
     }
 
     /// A new policy object for one migration: the mapping's own, or the default one.
-    public func makePolicy() -> EntityMigrationPolicy {
+    package func makePolicy() -> EntityMigrationPolicy {
         policyFactory?() ?? EntityMigrationPolicy()
     }
 
     /// Whether the mapping names a policy of its own.
-    public var hasCustomPolicy: Bool { policyFactory != nil }
+    package var hasCustomPolicy: Bool { policyFactory != nil }
 
     /// Whether a relationship mapping reads what another entity mapping made
     /// (``MappingExpression/destinationInstances(of:entityMapping:)``): such a mapping

@@ -25,7 +25,7 @@
 ///               policy: { PhotoSplitPolicy() })
 /// ```
 ///
-/// A policy is made fresh for each migration (``EntityMapping/makePolicy()``), so a
+/// A policy is made fresh for each migration (`EntityMapping.makePolicy()`), so a
 /// subclass may keep state across its hooks, such as counts for validation.
 open class EntityMigrationPolicy {
     /// Creates a policy. Subclasses that add stored properties give them initial values.

@@ -8,7 +8,7 @@ import StrataLog
 /// again: `due` going from optional to non-optional with a default gets
 /// `.replaceNil(with: default)`, `priority` going from Int16 to Int64 gets
 /// `.convert(from: .int16, to: .int64)`. A custom mapping may write the conversions
-/// inference does not make (``isInferred(from:to:)``), such as Int64 → String. ``PropertyMapping/finalValue(from:)`` applies
+/// inference does not make (``isInferred(from:to:)``), such as Int64 → String. `PropertyMapping.finalValue(from:)` applies
 /// them in order.
 ///
 /// ```swift
@@ -27,7 +27,7 @@ public enum MappingTransform: Sendable, Hashable {
     ///
     /// - Throws: `StrataError` `migrationFailed` when the value does not have the
     ///   source type of a conversion, or the conversion is not a lossless one.
-    public func apply(to value: Value) throws -> Value {
+    package func apply(to value: Value) throws -> Value {
         switch self {
         case .replaceNil(let replacement):
             return value.isNull ? replacement : value

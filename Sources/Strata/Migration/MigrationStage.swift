@@ -179,7 +179,7 @@ public struct MigrationStage: Sendable {
     ///
     /// - Throws: `StrataError` `migrationFailed` when the inferred mapping cannot be
     ///   inferred, or the stage's own mapping names other model hashes.
-    public func mappingModel() throws -> MappingModel {
+    package func mappingModel() throws -> MappingModel {
         guard let mapping else { return try MappingModel.inferred(from: source, to: destination) }
         if let problem = mappingHashProblem(mapping) { throw problem.planError() }
         return mapping

@@ -11,7 +11,7 @@
 ///
 /// The manager computes a value as: evaluate ``valueExpression`` on the source object
 /// (`.defaultValue` gives the destination attribute's default, or `.null`), then
-/// ``finalValue(from:)``.
+/// `finalValue(from:)`.
 public struct PropertyMapping: Sendable {
     /// The destination property's name.
     public var name: String
@@ -39,19 +39,19 @@ public struct PropertyMapping: Sendable {
     }
 
     /// Whether the mapping copies the same-named source property unchanged.
-    public var isIdentity: Bool { sourcePropertyName == name && transforms.isEmpty }
+    package var isIdentity: Bool { sourcePropertyName == name && transforms.isEmpty }
 
     /// The value to store, from the value the expression produced: applies
     /// ``transforms`` in order.
     ///
     /// - Throws: `StrataError` `migrationFailed` when a conversion does not apply.
-    public func finalValue(from expressionValue: Value) throws -> Value {
+    package func finalValue(from expressionValue: Value) throws -> Value {
         try transforms.reduce(expressionValue) { try $1.apply(to: $0) }
     }
 
     /// The value that nil becomes, when a transform says so (optional → non-optional
     /// with a default, or a new attribute with a default).
-    public var nilReplacement: Value? {
+    package var nilReplacement: Value? {
         for case .replaceNil(let value) in transforms.reversed() { return value }
         return nil
     }

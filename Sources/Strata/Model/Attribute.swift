@@ -16,7 +16,7 @@
 /// ```
 public struct Attribute: Sendable, Hashable {
     /// The description this declaration stands for.
-    public var attributeDescription: AttributeDescription
+    package var attributeDescription: AttributeDescription
 
     /// Declares an attribute.
     ///

@@ -124,7 +124,7 @@ public struct AttributeDescription: Sendable, Hashable {
     }
 
     /// Whether any validation rule (range, length, pattern) is set.
-    public var hasValidationRules: Bool {
+    package var hasValidationRules: Bool {
         minimumValue != nil || maximumValue != nil || minimumLength != nil
             || maximumLength != nil || pattern != nil
     }

@@ -27,7 +27,7 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
     case transformable
 
     /// Whether values of this type are numbers, so that minimum and maximum rules apply.
-    public var isNumeric: Bool {
+    package var isNumeric: Bool {
         switch self {
         case .int16, .int32, .int64, .float, .double, .decimal: true
         default: false
@@ -36,9 +36,9 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable, Codable {
 
     /// Whether values of this type are ordered, so that minimum and maximum rules apply:
     /// the numbers and dates.
-    public var isComparable: Bool { isNumeric || self == .date }
+    package var isComparable: Bool { isNumeric || self == .date }
 
     /// Whether values of this type have a length, so that length rules apply: strings
     /// (counted in characters) and binary data (counted in bytes).
-    public var hasLength: Bool { self == .string || self == .binary }
+    package var hasLength: Bool { self == .string || self == .binary }
 }

@@ -17,7 +17,7 @@
 /// ```
 public struct Entity: Sendable, Hashable {
     /// The description this declaration stands for.
-    public var entityDescription: EntityDescription
+    package var entityDescription: EntityDescription
 
     /// Declares an entity.
     ///

@@ -48,7 +48,7 @@ public struct FetchedPropertyDescription: Sendable, Hashable {
 /// ```
 public struct FetchedProperty: Sendable, Hashable {
     /// The description this declaration stands for.
-    public var fetchedPropertyDescription: FetchedPropertyDescription
+    package var fetchedPropertyDescription: FetchedPropertyDescription
 
     /// Declares a fetched property.
     ///

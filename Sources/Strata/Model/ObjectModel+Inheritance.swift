@@ -4,7 +4,7 @@ extension ObjectModel {
     /// n costs n² in time and memory; real models stay under ten levels (Core Data's
     /// editor shows one line per level). 100 is far above any of them and keeps a
     /// hostile model file of 100,000 levels an error, not minutes of work.
-    public static let maximumInheritanceDepth = 100
+    package static let maximumInheritanceDepth = 100
 
     /// Checks names, duplicates, parents and inheritance cycles: everything that must
     /// hold before the inheritance tree can be walked.

@@ -4,7 +4,7 @@ extension ObjectModel {
     /// Every stored `transformable` attribute whose value transformer is not
     /// registered, as `(entity, attribute, transformer name)`, in entity then
     /// declaration order; each attribute once, under the entity that declares it.
-    public var unregisteredValueTransformers: [(entity: String, attribute: String, name: String)] {
+    package var unregisteredValueTransformers: [(entity: String, attribute: String, name: String)] {
         var missing: [(entity: String, attribute: String, name: String)] = []
         for entity in entities {
             for case .attribute(let attribute) in entity.declaredProperties

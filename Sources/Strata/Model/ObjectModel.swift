@@ -53,7 +53,6 @@ import Foundation
 /// - ``versionIdentifier``
 /// - ``versionHash``
 /// - ``entityVersionHashes``
-/// - ``indexHash``
 /// - ``canonicalDescription``
 ///
 /// ### Writing
@@ -77,7 +76,7 @@ public struct ObjectModel: Sendable, Hashable {
     /// model change that a migration carries out: it builds the new index and checks
     /// the stored values against a new constraint); this hash tells a change of them
     /// from a change of the records.
-    public let indexHash: String
+    package let indexHash: String
     /// The model's named fetch requests, sorted by name (``FetchRequestTemplate``).
     /// They do not count in ``versionHash``.
     public let fetchRequestTemplates: [FetchRequestTemplate]

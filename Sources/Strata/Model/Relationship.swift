@@ -13,7 +13,7 @@
 /// ```
 public struct Relationship: Sendable, Hashable {
     /// The description this declaration stands for.
-    public var relationshipDescription: RelationshipDescription
+    package var relationshipDescription: RelationshipDescription
 
     /// Declares a relationship.
     ///

@@ -6,9 +6,9 @@
 /// predicate.indexableConditions()
 /// // [age ≥ 18, age < 65]  (as .range conditions); BEGINSWITH is not indexable here
 /// ```
-public struct IndexableCondition: Sendable, Hashable {
+package struct IndexableCondition: Sendable, Hashable {
     /// What the condition asks of the attribute's value.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         /// `key == value` (`value` may be `.null`).
         case equalTo(Value)
         /// `key IN {values}`.
@@ -19,29 +19,29 @@ public struct IndexableCondition: Sendable, Hashable {
     }
 
     /// One end of a range.
-    public struct Bound: Sendable, Hashable {
+    package struct Bound: Sendable, Hashable {
         /// The bounding value; never `.null`.
-        public var value: Value
+        package var value: Value
         /// Whether the bound itself is within the range.
-        public var isInclusive: Bool
+        package var isInclusive: Bool
 
         /// Creates a bound.
-        public init(_ value: Value, inclusive: Bool) {
+        package init(_ value: Value, inclusive: Bool) {
             self.value = value
             self.isInclusive = inclusive
         }
     }
 
     /// The attribute's name: a plain key, never a path through a relationship.
-    public var key: String
+    package var key: String
     /// What the condition asks.
-    public var kind: Kind
+    package var kind: Kind
     /// The `AND`-ed operand this condition came from, so a planner can drop it from
     /// what remains to evaluate once an index serves it.
-    public var source: Predicate
+    package var source: Predicate
 
     /// Creates a condition.
-    public init(key: String, kind: Kind, source: Predicate) {
+    package init(key: String, kind: Kind, source: Predicate) {
         self.key = key
         self.kind = kind
         self.source = source

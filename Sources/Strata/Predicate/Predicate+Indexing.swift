@@ -7,13 +7,13 @@ extension Predicate {
     /// so substitute `$variables` first; and not comparisons with `[c]`/`[d]` folding or
     /// a quantifier, which an index of raw values cannot answer. Everything under an
     /// `OR` or a `NOT` is left out. The predicate as a whole must still be evaluated
-    /// (or the conditions' ``IndexableCondition/source`` operands removed from it).
+    /// (or the conditions' `IndexableCondition.source` operands removed from it).
     ///
     /// ```swift
     /// let predicate = try Predicate(format: "department.name == 'R&D' AND age BETWEEN {30, 40}")
     /// predicate.indexableConditions().map(\.key)   // ["age"]
     /// ```
-    public func indexableConditions() -> [IndexableCondition] {
+    package func indexableConditions() -> [IndexableCondition] {
         switch self {
         case .and(let operands):
             return operands.flatMap { $0.indexableConditions() }

@@ -23,7 +23,6 @@
 /// - ``withSubstitutionVariables(_:)-([String:PredicateArgument])``
 /// - ``withSubstitutionVariables(_:)-([String:Value])``
 /// - ``validate(against:in:)``
-/// - ``indexableConditions()``
 public indirect enum Predicate: Sendable, Hashable {
     /// Always true: `TRUEPREDICATE`.
     case truePredicate

@@ -1,8 +1,7 @@
 /// One side of a comparison: a constant, a key path, a collection count, a
 /// `$variable`, or a list of expressions (the right side of `IN` and `BETWEEN`).
 ///
-/// Key paths are dotted strings as in a format string (`"department.name"`);
-/// ``PredicateExpression/keyPathComponents`` splits them.
+/// Key paths are dotted strings as in a format string (`"department.name"`).
 public indirect enum PredicateExpression: Sendable, Hashable {
     /// A literal value; `.constant(.null)` is `nil`/`NULL`.
     case constant(Value)
@@ -21,7 +20,7 @@ public indirect enum PredicateExpression: Sendable, Hashable {
     case object(ObjectID)
 
     /// The key path's components, or an empty array for an expression without a key path.
-    public var keyPathComponents: [String] {
+    package var keyPathComponents: [String] {
         switch self {
         case .keyPath(let path), .count(let path):
             return path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)

@@ -29,7 +29,7 @@ public enum PredicateOperator: String, Sendable, Hashable, CaseIterable {
     case between = "BETWEEN"
 
     /// Whether the operator works on strings only.
-    public var isStringOperator: Bool {
+    package var isStringOperator: Bool {
         switch self {
         case .beginsWith, .endsWith, .contains, .like, .matches: return true
         default: return false
@@ -37,7 +37,7 @@ public enum PredicateOperator: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Whether the operator orders values (`<`, `<=`, `>`, `>=`, `BETWEEN`).
-    public var isOrdering: Bool {
+    package var isOrdering: Bool {
         switch self {
         case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo, .between: return true
         default: return false

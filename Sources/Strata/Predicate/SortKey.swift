@@ -91,7 +91,7 @@ public struct SortKey: Sendable, Hashable {
     }
 
     /// The ascending total order of two values: `nil` first, then by kind, then by value.
-    public static func totalOrder(_ lhs: Value, _ rhs: Value, options: StringComparisonOptions = []) -> ComparisonResult {
+    package static func totalOrder(_ lhs: Value, _ rhs: Value, options: StringComparisonOptions = []) -> ComparisonResult {
         let (leftRank, rightRank) = (rank(lhs), rank(rhs))
         if leftRank != rightRank { return leftRank < rightRank ? .orderedAscending : .orderedDescending }
         if let order = PredicateValueComparison.orderOfSameKind(lhs, rhs, options: options) { return order }

@@ -15,7 +15,7 @@ public struct StringComparisonOptions: OptionSet, Sendable, Hashable {
     public static let diacriticInsensitive = Self(rawValue: 1 << 1)
 
     /// The modifier as written after an operator: `""`, `"[c]"`, `"[d]"` or `"[cd]"`.
-    public var modifier: String {
+    package var modifier: String {
         var letters = ""
         if contains(.caseInsensitive) { letters += "c" }
         if contains(.diacriticInsensitive) { letters += "d" }

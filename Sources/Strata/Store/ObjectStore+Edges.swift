@@ -81,7 +81,7 @@ extension ObjectStore {
     /// The relation `Entity.relationship` whose edge records use `key`, nil when `key`
     /// is not an edge record's (an object's, or outside the model). `strata verify`
     /// uses it to tell edges from stray records.
-    public func edgeRelationName(forKey key: RecordKey) -> String? {
+    package func edgeRelationName(forKey key: RecordKey) -> String? {
         schema.edgeByTag[StoreSchema.tag(of: key)]?.name
     }
 }
