@@ -21,6 +21,9 @@ let package = Package(
         // only with the `Postgres` trait, so that a default build compiles no NIO.
         .library(name: "StrataPostgres", targets: ["StrataPostgres"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
+        // Scenario 1's models and migration policy, defined once for the demo, the
+        // crash worker, the benchmarks and the tests (and for trying Strata out).
+        .library(name: "StrataScenarios", targets: ["StrataScenarios"]),
         // The fuzz targets' entry functions, shared by the libFuzzer executables in
         // Fuzz/ (a package of its own) and the corpus replay in the tests.
         .library(name: "StrataFuzzing", targets: ["StrataFuzzing"]),
@@ -126,10 +129,15 @@ let package = Package(
             name: "StrataImport",
             dependencies: ["Strata"]
         ),
+        .target(
+            name: "StrataScenarios",
+            dependencies: ["Strata"]
+        ),
         .executableTarget(
             name: "StrataCLI",
             dependencies: [
                 "Strata",
+                "StrataScenarios",
                 "StrataPostgres",
                 "StrataImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -140,7 +148,7 @@ let package = Package(
         // commit, and is killed with SIGKILL by the test at a random moment.
         .executableTarget(
             name: "StrataCrashWorker",
-            dependencies: ["StrataLog", "Strata", "StrataPostgres", "StrataTestSupport"]
+            dependencies: ["StrataLog", "Strata", "StrataPostgres", "StrataScenarios", "StrataTestSupport"]
         ),
         // Writes the committed fixture stores the `strata` command cannot make at fixture
         // size (Fixtures/stores/regenerate.sh).
@@ -163,7 +171,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataTests",
-            dependencies: ["Strata", "StrataLog", "StrataPostgres", "StrataTestSupport", "StrataCrashWorker", "StrataFixtureWriter", "StrataFuzzing"]
+            dependencies: ["Strata", "StrataLog", "StrataPostgres", "StrataScenarios", "StrataTestSupport", "StrataCrashWorker", "StrataFixtureWriter", "StrataFuzzing"]
         ),
         .testTarget(
             name: "StrataServiceTests",
@@ -176,7 +184,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataDataTests",
-            dependencies: ["StrataData", "Strata", "StrataTestSupport"]
+            dependencies: ["StrataData", "Strata", "StrataScenarios", "StrataTestSupport"]
         ),
         .testTarget(
             name: "StrataMacroKitTests",

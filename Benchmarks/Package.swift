@@ -26,6 +26,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Strata", package: "Strata"),
                 .product(name: "StrataData", package: "Strata"),
+                .product(name: "StrataScenarios", package: "Strata"),
                 .product(name: "StrataLog", package: "Strata"),
                 .product(name: "StrataPostgres", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Strata
+import StrataScenarios
 
 /// `strata demo`: scenario 1 as a user would watch it. Employees with photos in the blob
 /// area; a list screen that reads names and not one photo byte; a migration that moves
@@ -29,8 +30,8 @@ struct DemoCommand: ParsableCommand {
         try? FileManager.default.removeItem(atPath: path)
         let clock = ContinuousClock()
         var rows: [(String, String)] = []
-        let v1 = try DemoModels.v1()
-        let v2 = try DemoModels.v2()
+        let v1 = try EmployeesScenario.v1()
+        let v2 = try EmployeesScenario.v2()
         var options = StoreOptions()
         options.logger = CLILogging.logger
 
@@ -74,7 +75,7 @@ struct DemoCommand: ParsableCommand {
         // 3. Migrate v1 → v2: photos move to their own entity, by reference.
         let blobBytesBefore = Terminal.directoryBytes(path + "/blobs")
         var migrating = options
-        migrating.migration = .mappings([try DemoModels.photoSplit(v1, v2)], models: [v2])
+        migrating.migration = .mappings([try EmployeesScenario.photoSplit(from: v1, to: v2)], models: [v2])
         migrating.migrationMemoryBudget = memoryBudgetMiB << 20
         let largest = LargestBatch()
         migrating.migrationProgress = { progress in

@@ -1,5 +1,6 @@
 import Foundation
 import StrataData
+import StrataScenarios
 import StrataTestSupport
 import Testing
 
@@ -17,7 +18,6 @@ enum EmployeesV1: VersionedSchema {
     }
 
     @Model final class Employee {
-        #Index<Employee>([\.name])
         var name: String
         var salary: Double = 0
         @Attribute(.externalStorage) var photo: Data?
@@ -37,7 +37,6 @@ enum EmployeesV2: VersionedSchema {
     }
 
     @Model final class Employee {
-        #Index<Employee>([\.name])
         var name: String
         var salary: Double = 0
         var department: Department?
@@ -103,6 +102,15 @@ enum EmployeesPlan: SchemaMigrationPlan {
         #expect(names.count == count)
         #expect(container.store.statistics.blobBytesRead == 0, "listing names reads no photo bytes")
         try container.close()
+    }
+
+    /// The typed twins are scenario 1's models (`EmployeesScenario`): they store the
+    /// same entities, properties and relationships.
+    @Test func typedModelsAreTheScenarioModels() throws {
+        let pairs = [(try EmployeesV1.schema().objectModel, try EmployeesScenario.v1()), (try EmployeesV2.schema().objectModel, try EmployeesScenario.v2())]
+        for (typed, scenario) in pairs {
+            #expect(typed.canonicalDescription == scenario.canonicalDescription)
+        }
     }
 
     @Test func photosMoveToTheirOwnModel() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import StrataTestSupport
 import Strata
+import StrataScenarios
 
 /// Scenario 1 on the committed stores: every format's `employees-v1` (imported) and
 /// `employees-lifecycle-v1` (after overwrites, deletes and a compaction) still opens with
@@ -101,7 +102,7 @@ import Strata
         try fixture.withCopy { path in
             let blobBytesBefore = try EmployeesPhotoSplitMigrationTests.blobBytesOnDisk(path)
             var options = StoreOptions()
-            options.migration = .mappings([try EmployeesPhotoSplitMigrationTests.photoSplitMapping(v1, v2)], models: [v2])
+            options.migration = .mappings([try EmployeesScenario.photoSplit(from: v1, to: v2)], models: [v2])
             options.migrationBatchSize = 5
             do {
                 let store = try ObjectStore(at: path, model: v2, options: options)

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataScenarios
 
 @Suite("Model DSL")
 struct ModelDSLTests {
     @Test func buildsTheEmployeesModel() throws {
-        let model = try ModelTestSupport.employeesV1()
+        let model = try EmployeesScenario.v1()
         #expect(model.versionIdentifier == "1")
         #expect(model.entities.map(\.name) == ["Department", "Employee"])
 
@@ -115,7 +116,7 @@ struct ModelDSLTests {
     }
 
     @Test func programmaticConstructionEqualsDSL() throws {
-        let dsl = try ModelTestSupport.employeesV1()
+        let dsl = try EmployeesScenario.v1()
         let code = try ObjectModel(version: "1", entities: [
             EntityDescription(name: "Employee", properties: [
                 .attribute(AttributeDescription(name: "name", type: .string)),
@@ -142,7 +143,7 @@ struct ModelDSLTests {
     }
 
     @Test func propertyLookup() throws {
-        let employee = try #require(try ModelTestSupport.employeesV1().entity(named: "Employee"))
+        let employee = try #require(try EmployeesScenario.v1().entity(named: "Employee"))
         #expect(employee.property(named: "salary")?.attribute?.type == .double)
         #expect(employee.property(named: "department")?.relationship?.destinationEntityName == "Department")
         #expect(employee.property(named: "salary")?.relationship == nil)

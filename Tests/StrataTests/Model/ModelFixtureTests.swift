@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataScenarios
 
 @Suite("Model fixtures")
 struct ModelFixtureTests {
@@ -33,8 +34,10 @@ struct ModelFixtureTests {
         }
     }
 
-    @Test func employeesV1MatchesTheDSL() throws {
-        #expect(try Self.load("Employees-v1.json") == (try ModelTestSupport.employeesV1()))
+    /// Scenario 1 is defined once, in `EmployeesScenario`: its JSON files are the same models.
+    @Test func employeesFilesAreTheScenarioModels() throws {
+        #expect(try Self.load("Employees-v1.json") == (try EmployeesScenario.v1()))
+        #expect(try Self.load("Employees-v2.json") == (try EmployeesScenario.v2()))
     }
 
     @Test func employeesV2MovesThePhoto() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import StrataTestSupport
 @testable import Strata
+import StrataScenarios
 
 @Suite("Model JSON files")
 struct ModelJSONTests {
@@ -91,7 +92,7 @@ struct ModelJSONTests {
     }
 
     @Test func writtenFileLeavesDefaultsOut() throws {
-        let model = try ModelTestSupport.employeesV1()
+        let model = try EmployeesScenario.v1()
         let text = String(decoding: try model.jsonData(), as: UTF8.self)
         #expect(text.contains(#""formatVersion" : 1"#))
         #expect(!text.contains("transient"))
@@ -149,7 +150,7 @@ struct ModelJSONTests {
         let directory = try TemporaryDirectory("model-json")
         defer { directory.remove() }
         let url = URL(fileURLWithPath: directory.appending("Employees.json"))
-        let model = try ModelTestSupport.employeesV1()
+        let model = try EmployeesScenario.v1()
         try model.write(to: url)
         #expect(try ObjectModel(contentsOf: url) == model)
     }

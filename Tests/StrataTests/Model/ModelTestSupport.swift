@@ -13,23 +13,6 @@ enum ModelTestSupport {
             .deletingLastPathComponent()  // repository
             .appendingPathComponent("Fixtures/models")
     }
-
-    /// Scenario 1's first model, built with the DSL.
-    static func employeesV1() throws -> ObjectModel {
-        try ObjectModel(version: "1") {
-            Entity("Department") {
-                Attribute("name", .string)
-                Relationship("employees", to: "Employee", inverse: "department",
-                             toMany: true, deleteRule: .cascade)
-            }
-            Entity("Employee") {
-                Attribute("name", .string)
-                Attribute("salary", .double, default: .double(0))
-                Attribute("photo", .binary, optional: true, externalStorage: true)
-                Relationship("department", to: "Department", inverse: "employees", deleteRule: .nullify)
-            }
-        }
-    }
 }
 
 /// Expects `build` to throw an `invalidModel` error whose message and context name

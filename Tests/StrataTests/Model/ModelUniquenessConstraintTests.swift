@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataScenarios
 
 /// Compound uniqueness constraints in the model: the DSL, the JSON model file and
 /// validation.
@@ -43,7 +44,7 @@ struct ModelUniquenessConstraintTests {
         #expect(read.versionHash == model.versionHash)
         #expect(try read.jsonData() == data)
         // Without constraints the key is left out, so older files read the same.
-        let plain = try ModelTestSupport.employeesV1()
+        let plain = try EmployeesScenario.v1()
         #expect(!String(decoding: try plain.jsonData(), as: UTF8.self).contains("uniquenessConstraints"))
     }
 

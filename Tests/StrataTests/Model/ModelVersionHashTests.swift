@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Strata
+import StrataScenarios
 
 @Suite("Model version hash")
 struct ModelVersionHashTests {
@@ -205,7 +206,7 @@ struct ModelVersionHashTests {
     /// per compound constraint; the version 1 text below stays pinned, as it is what
     /// version-1 stores record and how they are recognised.
     @Test func canonicalDescriptionIsPinned() throws {
-        let model = try ModelTestSupport.employeesV1()
+        let model = try EmployeesScenario.v1()
         #expect(model.canonicalDescription == """
             strata-model-v2
             entity Department abstract=0 parent=-
@@ -224,7 +225,7 @@ struct ModelVersionHashTests {
 
     /// Version 1, which the committed stores of Fixtures/stores/format-1 record.
     @Test func legacyCanonicalDescriptionIsPinned() throws {
-        let model = try ModelTestSupport.employeesV1()
+        let model = try EmployeesScenario.v1()
         #expect(model.legacyCanonicalDescription == """
             strata-model-v1
             entity Department abstract=0 parent=-

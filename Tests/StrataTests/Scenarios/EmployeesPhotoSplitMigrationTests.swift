@@ -2,35 +2,15 @@ import Foundation
 import Testing
 import StrataTestSupport
 @testable import Strata
+import StrataScenarios
 
-/// Scenario 1, v1 → v2: the photo moves into its own entity through a custom entity
-/// migration policy that calls `super` and adds to it. The bytes are carried by
-/// reference: the migration writes no blob bytes, and the list screen still reads none.
-final class PhotoSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
-    override func createDestinationInstances(forSource employee: ManagedObject, mapping: EntityMapping, manager: MigrationManager) throws {
-        try super.createDestinationInstances(forSource: employee, mapping: mapping, manager: manager)
-        guard try employee.hasValue("photo") else { return }
-        let destinations = try manager.destinationInstances(forEntityMapping: mapping.name, sourceInstances: [employee])
-        guard let destination = destinations.first else {
-            throw StrataError(.migrationFailed, "no destination for \(employee.objectID)")
-        }
-        let photo = try manager.destinationContext.insert("Photo")
-        try photo.takeValue(forKey: "photo", from: employee)
-        try destination.setObject(photo, forKey: "profile")
-    }
-}
-
+/// Scenario 1, v1 → v2 (`EmployeesScenario`): the photo moves into its own entity
+/// through a custom entity migration policy that calls `super` and adds to it. The
+/// bytes are carried by reference: the migration writes no blob bytes, and the list
+/// screen still reads none.
 @Suite struct EmployeesPhotoSplitMigrationTests {
     static let v1URL = FixturePaths.model("Employees-v1.json")
     static let v2URL = FixturePaths.model("Employees-v2.json")
-
-    static func photoSplitMapping(_ v1: ObjectModel, _ v2: ObjectModel) throws -> MappingModel {
-        var mapping = try MappingModel.inferred(from: v1, to: v2)
-        let index = try #require(mapping.entityMappings.firstIndex { $0.destinationEntityName == "Employee" })
-        mapping.entityMappings[index].kind = .custom
-        mapping.entityMappings[index].policyFactory = { PhotoSplitPolicy() }
-        return mapping
-    }
 
     /// The bytes the store's blobs take: its blob files, or on PostgreSQL its blobs table.
     static func blobBytesOnDisk(_ path: String) throws -> Int {
@@ -63,7 +43,7 @@ final class PhotoSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
         let blobBytesBefore = try Self.blobBytesOnDisk(dir.path)
 
         var options = StoreOptions()
-        options.migration = .mappings([try Self.photoSplitMapping(v1, v2)], models: [v2])
+        options.migration = .mappings([try EmployeesScenario.photoSplit(from: v1, to: v2)], models: [v2])
         options.migrationBatchSize = batchSize
         let progress = ProgressLog()
         options.migrationProgress = { progress.append($0) }

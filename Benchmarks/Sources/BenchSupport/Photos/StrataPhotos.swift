@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataScenarios
 import StrataLog
 
 /// Scenario 1 on Strata's object layer: building a v1 store, the list screen, and the
@@ -21,7 +22,7 @@ public enum StrataPhotos {
     /// Writes a v1 store of the scenario into `directory` (not measured): departments
     /// through a context, employees with `batchInsert` in transactions of 256.
     public static func build(in directory: String, _ scenario: PhotoScenario) throws {
-        let store = try ObjectStore(at: storePath(in: directory), model: BenchModels.photosV1(), options: options(durability: .none))
+        let store = try ObjectStore(at: storePath(in: directory), model: EmployeesScenario.v1(), options: options(durability: .none))
         defer { try? store.close() }
         let context = store.newContext()
         var departments: [ManagedObject] = []
@@ -47,7 +48,7 @@ public enum StrataPhotos {
     /// The list screen: open the v1 store (set-up), then fetch every employee and read
     /// its name. Notes `blobBytesRead` and `segmentBytesRead` of the measured part.
     public static func listNames(in directory: String) throws -> WorkloadIteration {
-        let store = try ObjectStore(at: storePath(in: directory), model: BenchModels.photosV1(), options: options())
+        let store = try ObjectStore(at: storePath(in: directory), model: EmployeesScenario.v1(), options: options())
         let notes = Notes()
         return WorkloadIteration(
             run: {
@@ -75,10 +76,10 @@ public enum StrataPhotos {
         let notes = Notes()
         notes["recordBytes"] = DiskUsage.bytes(at: (path as NSString).appendingPathComponent("segments"))
         let sampler = DiskSampler(path: path)
-        let v1 = try BenchModels.photosV1()
-        let v2 = try BenchModels.photosV2()
+        let v1 = try EmployeesScenario.v1()
+        let v2 = try EmployeesScenario.v2()
         var migrating = options()
-        migrating.migration = .mappings([try BenchModels.photoSplit(v1, v2)], models: [v2])
+        migrating.migration = .mappings([try EmployeesScenario.photoSplit(from: v1, to: v2)], models: [v2])
         if ProcessInfo.processInfo.environment["STRATA_BENCH_TRACE_MIGRATION"] == "1" {
             // Diagnostics: the resident set at every progress report, on stderr.
             migrating.migrationProgress = { progress in
