@@ -52,7 +52,7 @@ private protocol ConjunctionLeft {
 
 extension PredicateExpressions.Conjunction: ConjunctionLeft where LHS: StandardPredicateExpression, LHS.Output == Bool {
     var leftToken: DefaultHistoryToken? {
-        guard let left = lhs as? any StandardPredicateExpression<Bool> else { return nil }
+        let left: any StandardPredicateExpression<Bool> = lhs
         return HistoryDescriptor<DefaultHistoryTransaction>.startTokenOf(left)
     }
 }

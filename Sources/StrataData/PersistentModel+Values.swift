@@ -70,7 +70,7 @@ extension PersistentModel {
     @_disfavoredOverload
     public func setValue<Value: Codable>(_ value: Value, forKey key: String) {
         guard let object = persistentBackingData.object else {
-            persistentBackingData.pending[key] = .other(value)
+            persistentBackingData.pending[key] = .other(value as Any)
             return
         }
         do {
@@ -138,7 +138,7 @@ extension PersistentModel {
 
     public func setValue<Model: PersistentModel>(_ value: Model?, forKey key: String) {
         guard let object = persistentBackingData.object, let context = persistentBackingData.context else {
-            persistentBackingData.pending[key] = .other(value)
+            persistentBackingData.pending[key] = .other(value as Any)
             // As in SwiftData, a new model linked to one a context holds joins that
             // context (and the link with it), rather than being lost at save.
             value?.persistentBackingData.context?.insert(self)

@@ -11,7 +11,7 @@
 /// let container = try ModelContainer(for: NotesV2.Note.self, migrationPlan: NotesPlan.self,
 ///                                    configurations: ModelConfiguration(url: url))
 /// ```
-public protocol SchemaMigrationPlan {
+public protocol SchemaMigrationPlan: SendableMetatype {
     /// The versions, oldest first.
     static var schemas: [any VersionedSchema.Type] { get }
     /// The stages, one from each version to the next, in order.

@@ -292,12 +292,18 @@ extension PostgresRecordStore {
     func onTransactionOrPool<T>(_ body: (PostgresLink) throws -> T) throws -> T {
         if writerLock.try() {
             defer { writerLock.unlock() }
-            // In an exclusive section that has committed, the lock is taken again
-            // before it reads (``withWriteTransaction(_:)`` leaves that to here).
-            if exclusiveDepth > 0 && writeRefusal == nil { try beginLocked() }
+            try relockIfExclusive()
             if lockedSequence != nil { return try body(try liveWriter()) }
         }
         return try pool.with(body)
+    }
+
+    /// In an exclusive section that has committed, takes the store's lock again before
+    /// the section reads on (``withWriteTransaction(_:)`` leaves that to its next read),
+    /// so that nothing commits between what it reads and what it writes next. The
+    /// caller holds `writerLock`.
+    func relockIfExclusive() throws {
+        if exclusiveDepth > 0 && writeRefusal == nil { try beginLocked() }
     }
 }
 #endif

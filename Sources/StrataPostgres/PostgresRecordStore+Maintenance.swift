@@ -117,7 +117,7 @@ extension PostgresRecordStore {
     /// Ends the server connections that listen for this store's commits (other
     /// processes' included): tests cut them to check that feeds catch up.
     package func terminateListeningConnections() throws {
-        try read { link in
+        _ = try read { link in
             try link.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE 'LISTEN %'")
         }
     }
@@ -149,7 +149,7 @@ extension PostgresRecordStore {
     /// Deletes the store: drops its schema and everything in it, then closes. Other
     /// processes that have it open fail from then on.
     public func dropStore() throws {
-        try read { link in try link.query("DROP SCHEMA \(schema) CASCADE") }
+        _ = try read { link in try link.query("DROP SCHEMA \(schema) CASCADE") }
         try close()
     }
 }

@@ -20,14 +20,12 @@ extension PostgresRecordStore {
         return (all ? "key >= $1 AND key <= $2" : "key >= $1 AND key < $2", binds)
     }
 
-    /// Runs `body` on a pooled connection. Inside an exclusive section that has
-    /// committed, the store's lock is taken again first, so that nothing commits
-    /// between what the section reads and what it writes next.
+    /// Runs `body` on a pooled connection, after ``relockIfExclusive()``.
     func read<T>(_ body: (PostgresLink) throws -> T) throws -> T {
         try checkOpen()
         if writerLock.try() {
             defer { writerLock.unlock() }
-            if exclusiveDepth > 0 && writeRefusal == nil { try beginLocked() }
+            try relockIfExclusive()
         }
         return try pool.with(body)
     }
