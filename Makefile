@@ -4,7 +4,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 
-.PHONY: deps build demo test docs test-postgres postgres-races bench-postgres test-service service-load service-kill-test test-tsan test-asan fuzz fuzz-build fuzz-damage fuzz-seeds crash-campaign crash-campaign-group-commit bench bench-full bench-summary bench-maintenance bench-history bench-check bench-thresholds clean
+.PHONY: deps build demo test docs test-postgres postgres-races bench-postgres test-service service-load service-kill-test test-tsan test-asan fuzz fuzz-build fuzz-damage fuzz-seeds crash-campaign crash-campaign-group-commit bench bench-full bench-summary bench-maintenance bench-history bench-instructions bench-check bench-thresholds clean
 
 deps:
 	@if ! { pkg-config --exists liblz4 2>/dev/null || [ -f /usr/include/lz4.h ]; }; then \
@@ -172,6 +172,13 @@ bench-maintenance: deps
 # on and off, bytes per save, history's bytes after deleteHistory and a compaction, a
 # stalled feed (Benchmarks/RESULTS-history.md).
 HISTORY_SIZES ?= 100000 1000000
+# Instructions (callgrind) the local store's object-layer paths execute at BASE and at
+# the working tree, from one driver: Benchmarks/RESULTS-instructions.md.
+bench-instructions: deps
+	@[ -n "$(BASE)" ] || { echo "usage: make bench-instructions BASE=COMMIT"; exit 2; }
+	@command -v valgrind >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; }
+	SWIFT=$(SWIFT) Benchmarks/instruction-counts.sh $(BASE)
+
 bench-history: deps
 	cd Benchmarks && $(SWIFT) build -c release --product BenchSummary
 	{ echo "# History beside SQLite"; echo; \
