@@ -42,10 +42,11 @@ test: deps
 # Every DocC catalog (StrataLog, Strata, StrataData) through swift-docc-plugin, with
 # warnings as errors: a broken symbol link or an unknown parameter fails the build.
 # The archives land in .build/plugins/Swift-DocC/outputs/.
-docs:
+docs: deps
+	@mkdir -p .build
 	for target in StrataLog Strata StrataData; do \
 		$(SWIFT) package generate-documentation --target $$target --warnings-as-errors > .build/docs-$$target.log 2>&1 \
-			|| { grep -A12 -E "^(error|warning)" .build/docs-$$target.log; exit 1; }; \
+			|| { grep -A12 -E "(error|warning):" .build/docs-$$target.log || tail -40 .build/docs-$$target.log; exit 1; }; \
 		echo "docs: $$target built"; \
 	done
 

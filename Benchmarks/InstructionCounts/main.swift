@@ -8,9 +8,10 @@ import StrataLog
 // its store shows as a difference in instructions, which the machine's noise does
 // not blur. It uses only API both sides have.
 //
-// Usage: InstructionCounts WORKLOAD DIRECTORY. `setup` opens and closes an empty
-// store; `prepared` also batch-inserts 20,000 employees, which the read and update
-// workloads start from. A workload's count is its total minus its base's.
+// Usage: InstructionCounts WORKLOAD DIRECTORY (which must not exist). `setup` opens
+// and closes an empty store (`setup-durable` with an fsync per commit); `prepared`
+// also batch-inserts 20,000 employees, which the read and update workloads start
+// from. A workload's count is its total minus its base's.
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
@@ -18,7 +19,6 @@ guard arguments.count == 3 else {
     exit(2)
 }
 let (workload, directory) = (arguments[1], arguments[2])
-try? FileManager.default.removeItem(atPath: directory)
 
 let model = try ObjectModel(version: "1") {
     Entity("Employee") {
@@ -29,7 +29,7 @@ let model = try ObjectModel(version: "1") {
     }
 }
 var options = StoreOptions()
-options.log.durability = workload == "durable-saves" ? .everyCommit : .none
+options.log.durability = workload.hasPrefix("durable") || workload == "setup-durable" ? .everyCommit : .none
 
 func employee(_ i: Int) -> [String: Value] {
     ["name": .string("Employee \(i)"), "email": .string("e\(i)@example.com"),
@@ -37,10 +37,10 @@ func employee(_ i: Int) -> [String: Value] {
 }
 
 let store = try ObjectStore(at: directory, model: model, options: options)
-let startsEmpty: Set = ["setup", "saves", "durable-saves", "batch-insert"]
+let startsEmpty: Set = ["setup", "setup-durable", "saves", "durable-saves", "batch-insert"]
 let ids = startsEmpty.contains(workload) ? [] : try store.batchInsert(entityName: "Employee", objects: (0..<20_000).map(employee))
 switch workload {
-case "setup", "prepared":
+case "setup", "setup-durable", "prepared":
     break
 case "saves", "durable-saves":
     // One object per save, each in a new context.

@@ -12,9 +12,11 @@ extension MigrationWorkload {
     /// kill can land in either of two stages (and between them).
     static func v2Draft() throws -> ObjectModel {
         var entities = try v2().entities
-        if let index = entities.firstIndex(where: { $0.name == "Employee" }) {
-            entities[index].declaredProperties.insert(.attribute(AttributeDescription(name: "badge", type: .string, defaultValue: .string("new"))), at: 2)
+        guard let index = entities.firstIndex(where: { $0.name == "Employee" }),
+              let salary = entities[index].declaredProperties.firstIndex(where: { $0.name == "salary" }) else {
+            throw StrataError(.invalidModel, "scenario 1's v2 has no Employee.salary to put the draft's badge after")
         }
+        entities[index].declaredProperties.insert(.attribute(AttributeDescription(name: "badge", type: .string, defaultValue: .string("new"))), at: salary + 1)
         return try ObjectModel(version: "2-draft", entities: entities)
     }
 

@@ -7,13 +7,36 @@ import Strata
 ///
 /// Defined once here and used by the demo (`strata demo`), the crash worker, the
 /// benchmarks and the tests; `Fixtures/models/Employees-v1.json` and `-v2.json` are
-/// the same models as JSON, and a test holds them and the typed twins to these.
+/// the same models as JSON, and a test holds them and the typed twins to these. This
+/// is example material for trying Strata out, not API to build on: it changes with
+/// the scenario.
 ///
 /// ```swift
 /// let (v1, v2) = (try EmployeesScenario.v1(), try EmployeesScenario.v2())
 /// options.migration = .mappings([try EmployeesScenario.photoSplit(from: v1, to: v2)], models: [v2])
 /// ```
 public enum EmployeesScenario {
+    /// Scenario 1's migration policy: for each employee, the default copy (`super`), then,
+    /// when it has a photo, a `Photo` that takes the photo by reference (no blob byte read
+    /// or written), linked through `profile`.
+    ///
+    /// An employee whose copy cannot be found fails the migration: going on would drop
+    /// its photo without a word.
+    public final class PhotoSplitPolicy: EntityMigrationPolicy {
+        override public init() {}
+
+        override public func createDestinationInstances(forSource employee: ManagedObject, mapping: EntityMapping, manager: MigrationManager) throws {
+            try super.createDestinationInstances(forSource: employee, mapping: mapping, manager: manager)
+            guard try employee.hasValue("photo") else { return }
+            guard let destination = try manager.destinationInstances(forEntityMapping: mapping.name, sourceInstances: [employee]).first else {
+                throw StrataError(.migrationFailed, "the photo split found no destination for \(employee.objectID)")
+            }
+            let photo = try manager.destinationContext.insert("Photo")
+            try photo.takeValue(forKey: "photo", from: employee)
+            try destination.setObject(photo, forKey: "profile")
+        }
+    }
+
     /// Departments (cascade to their employees) and employees with a `photo`.
     public static func v1() throws -> ObjectModel {
         try ObjectModel(version: "1") {
@@ -42,7 +65,7 @@ public enum EmployeesScenario {
     }
 
     /// The mapping from a model of v1's shape to one of v2's: the inferred one, with the
-    /// Employee mapping made custom and given ``PhotoSplitPolicy``.
+    /// Employee mapping made custom and given a ``PhotoSplitPolicy``.
     ///
     /// - Throws: `.migrationFailed` when the models infer no mapping of `Employee`.
     public static func photoSplit(from source: ObjectModel, to destination: ObjectModel) throws -> MappingModel {
@@ -53,12 +76,6 @@ public enum EmployeesScenario {
         mapping.entityMappings[index].kind = .custom
         mapping.entityMappings[index].policyFactory = { PhotoSplitPolicy() }
         return mapping
-    }
-
-    /// v1 → v2 as a plan of one custom stage.
-    public static func plan() throws -> MigrationPlan {
-        let (v1, v2) = (try v1(), try v2())
-        return MigrationPlan(models: [v1, v2], stages: [.custom(from: v1, to: v2, mapping: try photoSplit(from: v1, to: v2))])
     }
 
     private static var department: Entity {
@@ -73,29 +90,5 @@ public enum EmployeesScenario {
             Attribute("photo", .binary, optional: true, externalStorage: true)
             Relationship("employee", to: "Employee", inverse: "profile", deleteRule: .nullify)
         }
-    }
-}
-
-/// Scenario 1's migration policy: for each employee, the default copy (`super`), then,
-/// when it has a photo, a `Photo` that takes the photo by reference (no blob byte read
-/// or written), linked through `profile`.
-///
-/// An employee whose copy cannot be found fails the migration: going on would drop
-/// its photo without a word.
-public final class PhotoSplitPolicy: EntityMigrationPolicy, @unchecked Sendable {
-    // @unchecked: no stored state; the base class is not Sendable because subclasses
-    // may keep some, and a migration uses each policy from one thread.
-
-    override public init() {}
-
-    override public func createDestinationInstances(forSource employee: ManagedObject, mapping: EntityMapping, manager: MigrationManager) throws {
-        try super.createDestinationInstances(forSource: employee, mapping: mapping, manager: manager)
-        guard try employee.hasValue("photo") else { return }
-        guard let destination = try manager.destinationInstances(forEntityMapping: mapping.name, sourceInstances: [employee]).first else {
-            throw StrataError(.migrationFailed, "the photo split found no destination for \(employee.objectID)")
-        }
-        let photo = try manager.destinationContext.insert("Photo")
-        try photo.takeValue(forKey: "photo", from: employee)
-        try destination.setObject(photo, forKey: "profile")
     }
 }

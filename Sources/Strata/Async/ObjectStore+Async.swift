@@ -30,7 +30,7 @@ extension ObjectStore {
     /// }
     /// ```
     ///
-    /// - Throws: what `body` throws; `.closed` once `close() async` began;
+    /// - Throws: what `body` throws; `.closed` once ``close()-1eu98`` began;
     ///   `CancellationError` when the task is cancelled before `body` starts.
     public func read<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
         try Task.checkCancellation()
@@ -64,7 +64,7 @@ extension ObjectStore {
     /// - Throws: what `body` or the save throws (`.validationFailed`, `.conflict` after
     ///   the retries, `.io`); `.limitExceeded` at once when
     ///   ``StoreOptions/maxPendingWrites`` writes are pending (a service answers 503);
-    ///   `.closed` once `close() async` began; `CancellationError` when the task is
+    ///   `.closed` once ``close()-1eu98`` began; `CancellationError` when the task is
     ///   cancelled before `body` starts (nothing is written).
     public func write<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
         try Task.checkCancellation()

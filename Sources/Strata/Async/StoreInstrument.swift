@@ -35,7 +35,7 @@ public struct StoreOperation: RawRepresentable, Hashable, Sendable, CustomString
     public static let fetch = Self(rawValue: "fetch")
     /// A context's save.
     public static let save = Self(rawValue: "save")
-    /// `ObjectStore.compact(force:)`.
+    /// ``ObjectStore/compact(force:bytesPerSecond:)``.
     public static let compact = Self(rawValue: "compact")
     /// ``ObjectStore/backup(to:progress:)``.
     public static let backup = Self(rawValue: "backup")

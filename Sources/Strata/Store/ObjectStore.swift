@@ -242,7 +242,7 @@ public final class ObjectStore: Sendable {
     }
 
     /// Flushes, releases the write lock and ends change streams; reads and writes of the
-    /// async API fail with `.closed` from here on (`close() async` waits for those
+    /// async API fail with `.closed` from here on (``close()-1eu98`` waits for those
     /// in flight first).
     public func close() throws {
         lanes.refuseNewWork()

@@ -3,7 +3,7 @@ import StrataLog
 /// The seam between the object layer and storage, as Core Data's persistent stores
 /// are: versioned records under 64-bit keys, blobs by reference, secondary terms and
 /// metadata. The segment log (`LogStore`) is the default store type; the in-memory
-/// store type is the same engine over an `InMemoryFileSystem`. A database-server store
+/// store type is the same engine over a file system held in memory. A database-server store
 /// type can stand behind the same protocol: nothing in the object layer reaches
 /// around it into files.
 public protocol RecordStore: AnyObject, Sendable {

@@ -2,9 +2,10 @@ import SystemPackage
 
 /// The seam through which the engine does all its I/O.
 ///
-/// `POSIXFileSystem` is the real one; tests substitute `InMemoryFileSystem` (which can
-/// forget everything not fsynced, as a power loss does) or wrap either in
-/// `FaultInjectingFileSystem` to fail chosen operations with EIO or ENOSPC.
+/// `POSIXFileSystem` is the real one. A conformance of your own can wrap it to fail
+/// chosen operations with EIO or ENOSPC in a test of how a service copes with a failing
+/// disk; the engine's own tests run it over in-memory and fault-injecting file systems
+/// (package API), which can forget everything not fsynced, as a power loss does.
 /// Paths are plain absolute strings; the engine builds every file name in one place
 /// (`StorePaths`).
 public protocol FileSystem: Sendable {

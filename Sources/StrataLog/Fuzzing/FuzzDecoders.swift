@@ -1,5 +1,5 @@
 /// The engine's file decoders, for the fuzz targets and their corpus replay (`Fuzz/`
-/// through `StrataFuzzing`, `Tests/StrataFuzzing`): package API, not public.
+/// through `StrataFuzzing`, `Tests/StrataTests/Fuzzing`): package API, not public.
 ///
 /// Each function takes a whole file's bytes, decodes them the way open and reads do,
 /// and returns what it found; a decoding failure is a thrown `StrataError`, never a

@@ -18,6 +18,7 @@ enum EmployeesV1: VersionedSchema {
     }
 
     @Model final class Employee {
+        #Index<Employee>([\.name])
         var name: String
         var salary: Double = 0
         @Attribute(.externalStorage) var photo: Data?
@@ -37,6 +38,7 @@ enum EmployeesV2: VersionedSchema {
     }
 
     @Model final class Employee {
+        #Index<Employee>([\.name])
         var name: String
         var salary: Double = 0
         var department: Department?
@@ -105,11 +107,15 @@ enum EmployeesPlan: SchemaMigrationPlan {
     }
 
     /// The typed twins are scenario 1's models (`EmployeesScenario`): they store the
-    /// same entities, properties and relationships.
+    /// same entities, properties and relationships. They index `name` besides, so that
+    /// an index is carried across the custom stage; that flag alone may differ.
     @Test func typedModelsAreTheScenarioModels() throws {
+        func shape(_ canonicalDescription: String) -> String {
+            canonicalDescription.replacingOccurrences(of: "indexed=1", with: "indexed=0")
+        }
         let pairs = [(try EmployeesV1.schema().objectModel, try EmployeesScenario.v1()), (try EmployeesV2.schema().objectModel, try EmployeesScenario.v2())]
         for (typed, scenario) in pairs {
-            #expect(typed.canonicalDescription == scenario.canonicalDescription)
+            #expect(shape(typed.canonicalDescription) == shape(scenario.canonicalDescription))
         }
     }
 

@@ -76,8 +76,10 @@ struct PostgresStoreTests {
             let result = Result { try StoreUnderTest.openLocation(location, model: model) }
             opened.withLock { $0.append(result) }
         }
-        let stores = try opened.withLock { $0 }.map { try $0.get() }
+        let results = opened.withLock { $0 }
+        let stores = results.compactMap { try? $0.get() }
         defer { for store in stores { try? store.close() } }
+        for result in results { _ = try result.get() }
         let context = stores[0].newContext()
         let item = try context.insert("Item")
         try item.setValue("first", forKey: "name")

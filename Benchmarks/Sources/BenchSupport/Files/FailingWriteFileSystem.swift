@@ -1,3 +1,4 @@
+import Foundation
 import StrataLog
 import Synchronization
 
@@ -56,7 +57,7 @@ private final class FailingWriteFile: StorageFile {
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int { try file.read(into: buffer, at: offset) }
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
         if fileSystem.countWrite(to: file.path) {
-            throw StrataError(.io, "injected write failure", path: file.path, errno: 5)
+            throw StrataError(.io, "injected write failure", path: file.path, errno: EIO)
         }
         try file.write(bytes, at: offset)
     }
