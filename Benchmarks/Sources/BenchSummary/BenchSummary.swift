@@ -20,6 +20,10 @@ struct BenchSummary {
         if arguments.first == ChildProcess.flag, arguments.count == 3 {
             ChildProcess.main(task: arguments[1], directory: arguments[2])
         }
+        // The postgres section's other process, following the store's feed.
+        if arguments.first == "--follow", arguments.count == 3, let changes = Int(arguments[2]) {
+            exit(PostgresWorkload.followUntilDone(arguments[1], changes: changes))
+        }
         let summary = Summary()
         var iterator = arguments.makeIterator()
         func count(_ text: String?, default value: Int) -> Int {

@@ -5,8 +5,9 @@ extension Summary {
     /// The PostgreSQL store type beside the local store and SQLite, all durable (the
     /// server with fsync on, the local store syncing every commit, SQLite FULL): fetch
     /// by id and one-object saves timed one at a time (targets: p50 ≤ 0.3 ms and
-    /// ≤ 2 ms), a batch insert (target ≥ 20k objects/s), an in-place lightweight stage
-    /// (target at 1M ≤ 1 s). `--postgres LOCATION` names the server (`make bench-postgres`
+    /// ≤ 2 ms), a batch insert (target ≥ 20k objects/s), the time a commit takes to
+    /// reach another process's feed (target p99 ≤ 100 ms), an in-place lightweight
+    /// stage (target at 1M ≤ 1 s). `--postgres LOCATION` names the server (`make bench-postgres`
     /// starts one on a Unix socket).
     func runPostgres() throws {
         guard let server = postgres else { throw BenchError("the postgres section needs --postgres LOCATION") }
@@ -70,6 +71,9 @@ extension Summary {
                         + " (target ≤ 2 ms); the local store " + Self.percentiles(saves[1]) + "; SQLite " + Self.percentiles(saves[2]))
         for store in [pg, local, sqlite] { try store.close() }
 
+        progress("postgres: commits seen by another process through its feed")
+        findings.append("PostgreSQL store, a commit seen by another process (its `changes(after:)` feed, LISTEN/NOTIFY), 200 one-object saves 5 ms apart: " + Self.percentiles(try Self.feedDelays(server: server, commits: 200)) + " (target p99 ≤ 100 ms)")
+
         progress("postgres: a process serving the store (open, 2,000 lookups, 100 saves, a count), its memory")
         let extra = EmployeeData.employees(count: n + 1_100)[(n + 1_000)...]
         let serving = try Sample.once(WorkloadIteration(run: {
@@ -84,6 +88,52 @@ extension Summary {
         try PostgresWorkload.migrate(pgLocation, to: BenchModels.employeesWithBonus())
         let stage = Self.seconds(ContinuousClock.now - started)
         findings.append(String(format: "PostgreSQL store, an in-place lightweight stage (bonus added) on %@ objects: %.0f ms, open included (target at 1M ≤ 1 s)", nLabel, stage * 1000))
+    }
+
+    /// Saves `commits` employees one at a time into a new store with history while
+    /// another BenchSummary process (`--follow`) follows its feed; returns, for each
+    /// commit, the seconds from its save's return to its arrival in the other process
+    /// (both read the wall clock of this machine).
+    static func feedDelays(server: String, commits: Int) throws -> [Double] {
+        let location = PostgresWorkload.location(server, name: "feed")
+        defer { try? PostgresWorkload.drop(location) }
+        let store = try PostgresWorkload.createFollowed(at: location)
+        defer { try? store.close() }
+        let follower = Process()
+        follower.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        follower.arguments = ["--follow", location, String(commits)]
+        let output = Pipe()
+        follower.standardOutput = output
+        try follower.run()
+        // A follower that stops hearing commits would hold the run forever.
+        let watchdog = DispatchWorkItem { follower.terminate() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120, execute: watchdog)
+        defer { watchdog.cancel() }
+        var printed = Data()
+        while !printed.contains(Data("READY\n".utf8)) {
+            let more = output.fileHandleForReading.availableData
+            guard !more.isEmpty else { throw BenchError("the follower ended before it was ready") }
+            printed.append(more)
+        }
+        Thread.sleep(forTimeInterval: 0.5)  // its listening connection up
+        var saved: [Double] = []
+        for e in EmployeeData.employees(count: commits) {
+            saved.append(try PostgresWorkload.saveOne(e, in: store))
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        printed.append(output.fileHandleForReading.readDataToEndOfFile())
+        follower.waitUntilExit()
+        guard follower.terminationStatus == 0 else { throw BenchError("the follower exited with \(follower.terminationStatus)") }
+        var delays: [Double] = []
+        for line in String(decoding: printed, as: UTF8.self).split(separator: "\n") where line.hasPrefix("ARRIVED ") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, let at = Double(fields[1]), let seen = Int(fields[2]), seen <= commits else {
+                throw BenchError("the follower printed \(line)")
+            }
+            while delays.count < seen { delays.append(at - saved[delays.count]) }
+        }
+        guard delays.count == commits else { throw BenchError("the follower saw \(delays.count) of \(commits) commits") }
+        return delays
     }
 
     static func seconds(_ duration: Duration) -> Double {

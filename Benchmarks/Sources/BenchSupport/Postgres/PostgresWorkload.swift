@@ -60,3 +60,64 @@ public enum PostgresWorkload {
         try records.dropStore()
     }
 }
+
+extension PostgresWorkload {
+    /// A store of employees with history tracking, so that other processes can follow
+    /// its commits (`changes(after:)`).
+    public static func createFollowed(at location: String) throws -> ObjectStore {
+        var options = options()
+        options.historyTracking = true
+        return try ObjectStore(at: location, model: BenchModels.employees(), options: options)
+    }
+
+    /// The follower's side, in a process of its own: opens the store at `location`,
+    /// prints `READY` once its feed is listening, then for each transaction that
+    /// arrives the wall-clock time it arrived (seconds since 1970) and the changes seen
+    /// so far, until `changes` have arrived.
+    public static func follow(_ location: String, changes: Int) async throws {
+        let store = try createFollowed(at: location)
+        defer { try? store.close() }
+        var seen = 0
+        let feed = store.changes(after: store.currentHistoryToken)
+        // Unbuffered writes: the other side reads them as they come.
+        FileHandle.standardOutput.write(Data("READY\n".utf8))
+        for try await transaction in feed {
+            seen += transaction.changes.count
+            FileHandle.standardOutput.write(Data(String(format: "ARRIVED %.6f %d\n", Date().timeIntervalSince1970, seen).utf8))
+            if seen >= changes { return }
+        }
+    }
+
+    /// One new employee saved through a context in `store`; returns the wall-clock time
+    /// the save returned (seconds since 1970).
+    public static func saveOne(_ employee: Employee, in store: ObjectStore) throws -> Double {
+        let context = store.newContext()
+        try StrataObjectEmployeeStore.fill(context.insert("Employee"), with: employee)
+        try context.save()
+        return Date().timeIntervalSince1970
+    }
+}
+
+extension PostgresWorkload {
+    /// ``follow(_:changes:)`` from synchronous code (BenchSummary's `--follow`):
+    /// returns the process's exit status.
+    public static func followUntilDone(_ location: String, changes: Int) -> Int32 {
+        final class Outcome: @unchecked Sendable {
+            // @unchecked: written by the task before it signals, read after the wait.
+            var status: Int32 = 1
+        }
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                try await follow(location, changes: changes)
+                outcome.status = 0
+            } catch {
+                FileHandle.standardError.write(Data("follow failed: \(error)\n".utf8))
+            }
+            done.signal()
+        }
+        done.wait()
+        return outcome.status
+    }
+}
