@@ -120,9 +120,7 @@ extension PostgresRecordStore: StagingRecordStore {
         let names = try link.query("SELECT nspname::text FROM pg_namespace WHERE nspname ~ $1", binds).map { try $0.decode(String.self) }
         return try names.filter { name in
             guard PostgresLocation.isIdentifier(name) else { return false }
-            var state = PostgresBindings()
-            state.append(name + ".state")
-            guard try link.query("SELECT to_regclass($1) IS NOT NULL", state).first?.decode(Bool.self) == true else { return false }
+            guard try PostgresTables.exists(schema: name, on: link) else { return false }
             let id = try link.query("SELECT store_id FROM \(name).state WHERE id = 1").first.map { try $0.decode(ByteBuffer.self).bytes }
             return id == storeID
         }
