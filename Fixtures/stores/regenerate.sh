@@ -75,7 +75,7 @@ done
 "$writer" lifecycle "$work/employees-lifecycle-v1.strata" "$root/Fixtures/models/Employees-v1.json" "$work/employees-lifecycle-v1.jsonl"
 "$strata" verify "$work/employees-lifecycle-v1.strata"
 check_version "$work/employees-lifecycle-v1.strata"
-# Scenario 2's tasks through two lightweight stages run in place (issue 15): records of
+# Scenario 2's tasks through two lightweight stages run in place: records of
 # three layouts in one store, some compacted. Written by StrataFixtureWriter too.
 "$writer" layouts "$work/tasks-layouts.strata" "$root/Fixtures/models/Tasks-v1.json" \
     "$root/Fixtures/models/Tasks-layouts-v2.json" "$root/Fixtures/models/Tasks-layouts-v3.json" "$work/tasks-layouts.jsonl"

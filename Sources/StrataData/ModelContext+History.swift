@@ -81,4 +81,20 @@ extension ModelContainer {
     public func snapshot() throws -> ModelContainer {
         ModelContainer(schema: schema, store: try store.snapshot())
     }
+
+    /// A read-only container that answers as this one did right after the transaction
+    /// of `token` (`ObjectStore.snapshot(at:)`): its ``ModelContext``s fetch the
+    /// models as they were then. Any token history still answers for can be read as of.
+    ///
+    /// ```swift
+    /// let before = try container.snapshot(at: transaction.token)
+    /// defer { try? before.close() }
+    /// let trips = try ModelContext(before).fetch(FetchDescriptor<Trip>())
+    /// ```
+    ///
+    /// - Throws: as `ObjectStore.snapshot(at:)` (`.historyTokenExpired` for a token
+    ///   older than the horizon or from before a migration).
+    public func snapshot(at token: DefaultHistoryToken) throws -> ModelContainer {
+        ModelContainer(schema: schema, store: try store.snapshot(at: token))
+    }
 }

@@ -122,7 +122,7 @@ extension ObjectStore {
         }
     }
 
-    private func checkedHistory(after token: HistoryToken?) throws -> HistoryLog.State {
+    func checkedHistory(after token: HistoryToken?) throws -> HistoryLog.State {
         if let token { try checkStore(of: token) }
         guard let state = try historyState(), state.tracking else {
             throw StrataError(.historyTokenExpired, "this store does not track history: open it with historyTracking on", path: path)

@@ -30,6 +30,50 @@ extension ObjectStore {
         return ObjectStore(uncheckedRecords: try log.snapshot(), model: model, schema: schema, serials: serials.withLock { $0 }, options: options)
     }
 
+    /// A read-only store that answers as this one did right after the transaction of
+    /// `token`, while commits and compaction go on: its contexts fetch, fault and count
+    /// as of then, as ``snapshot()`` does as of now. Objects inserted later are absent,
+    /// objects deleted since are back as they were, relationships as they stood.
+    ///
+    /// ```swift
+    /// let yesterday = try store.snapshot(at: savedToken)
+    /// defer { try? yesterday.close() }
+    /// let then = try yesterday.newContext().fetch(FetchRequest(entityName: "Employee"))
+    /// ```
+    ///
+    /// Any token history can still answer for (from ``historyHorizon()`` on) can be read
+    /// as of: with ``StoreOptions/historyTracking`` on, compaction keeps the superseded
+    /// versions, tombstones and blobs newer than the horizon, and for each object its
+    /// version at the horizon, and reclaims them once ``deleteHistory(before:)`` or the
+    /// retention moves the horizon past them. A migration restarts history: a token from
+    /// before it cannot be read as of, since its objects were of another model.
+    ///
+    /// Taking one reads the segments holding commits after the token (memory grows with
+    /// the objects changed since, not with the store); the older segments answer from
+    /// their index files. Close it when done.
+    ///
+    /// - Throws: `.historyTokenExpired` for a token older than the horizon, from before
+    ///   a migration, or when history is not tracked; `.invalidArgument` for a token of
+    ///   another store, one newer than the last commit, or a store type without
+    ///   snapshots.
+    public func snapshot(at token: HistoryToken) throws -> ObjectStore {
+        guard let log = records as? LogStore else {
+            throw StrataError(.invalidArgument, "this store type does not take snapshots", path: path)
+        }
+        let state = try checkedHistory(after: token)
+        // The history a migration restarts begins with its own entry; the state just
+        // before it was of the older model.
+        if token.sequence + 1 == state.horizon, let first = try records.get(HistoryLog.key(state.horizon)),
+           try HistoryEntry.decode(first.value).author == Self.migrationAuthor {
+            throw StrataError(.historyTokenExpired, "the store was migrated after token \(token.sequence): it cannot be read as of a state of the older model",
+                              path: path, context: ["token": "\(token.sequence)"])
+        }
+        var options = self.options
+        options.log.readOnly = true
+        options.instrument = nil
+        return ObjectStore(uncheckedRecords: try log.snapshot(asOf: token.sequence), model: model, schema: schema, serials: serials.withLock { $0 }, options: options)
+    }
+
     /// For a store opened read-only while another process writes it
     /// (`LogStoreOptions.readOnly`): takes in that process's commits since the open
     /// or the last refresh, so that contexts made from now on see them. Returns whether

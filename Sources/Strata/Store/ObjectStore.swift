@@ -158,6 +158,15 @@ public final class ObjectStore: Sendable {
                 throw error
             }
         }
+        // Compaction keeps the versions that reads as of a token history still answers
+        // for need (FORMAT.md §8, §11.6): those newer than the horizon's token.
+        if let log = records as? LogStore, !options.log.readOnly {
+            log.setVersionRetention { [weak log] in
+                guard let log, let value = try? log.get(HistoryLog.stateKey)?.value,
+                      let state = try? HistoryLog.State.decode(value), state.tracking else { return nil }
+                return max(state.horizon, 1) - 1
+            }
+        }
         do {
             try settleHistory(migrated: migrated != nil)
         } catch {

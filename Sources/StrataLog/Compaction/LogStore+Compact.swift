@@ -41,6 +41,9 @@ extension LogStore {
 
     private func runCompaction(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport {
         var report = CompactionReport()
+        // Every version newer than this is kept, and each key's newest at or below it
+        // (FORMAT.md §8): read once, as the retention only moves forward.
+        let retention = versionRetention.withLock { $0 }?()
         let threshold = force ? 0.0 : options.compactionGarbageRatio
         // Roll the active blob file too when it holds enough garbage to collect.
         _ = try writer.withLock { w -> Bool in
@@ -71,9 +74,12 @@ extension LogStore {
         let rewriting = recordRewriter.withLock { $0 } != nil ? rewriteBelow.withLock { $0 } : nil
         if force || !collect.isEmpty || rewriting.map({ activeID < $0 }) == true { try sealActiveSegment() }
 
-        let chosen = try state.withLock { s -> (inputs: [UInt32], blobs: Set<UInt32>) in
+        let chosen = state.withLock { s -> (inputs: [UInt32], blobs: Set<UInt32>) in
             var inputs = Set<UInt32>()
             for info in s.manifest.segments where info.state == .sealed {
+                // Every version of a segment newer than the retention is kept: it has
+                // nothing to reclaim, whatever its garbage.
+                if let retention, info.minSequence > retention { continue }
                 let total = s.recordBytesBySegment[info.id] ?? 0
                 let live = s.index.counters.liveBytesBySegment[info.id] ?? 0
                 if total > 0 && Double(total - live) / Double(total) > threshold { inputs.insert(info.id) }
@@ -90,6 +96,11 @@ extension LogStore {
         // Segments holding current versions that reference a collected blob file: found
         // by streaming the index files, not from a per-key table.
         if !chosen.blobs.isEmpty { inputs.formUnion(try repairingIndex { try segmentsReferencing(chosen.blobs) }) }
+        // Superseded versions a retention keeps may reference a collected file too, in
+        // any sealed segment: the index does not list them, so every segment is read.
+        if !chosen.blobs.isEmpty, retention != nil {
+            inputs.formUnion(state.withLock { s in s.manifest.segments.filter { $0.state == .sealed }.map(\.id) })
+        }
         let sealedNow = state.withLock { s in Set(s.manifest.segments.filter { $0.state == .sealed }.map(\.id)) }
         let plan = (inputs: inputs.intersection(sealedNow).sorted(), blobs: chosen.blobs)
         guard !plan.inputs.isEmpty || !plan.blobs.isEmpty else { return report }
@@ -115,14 +126,14 @@ extension LogStore {
             groupBytes += try file.size()
             groupKeys &+= keys
             if groupBytes >= Int64(options.compactionBatchBytes) || groupKeys >= keysPerGroup || position == plan.inputs.count - 1 {
-                try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, output: output, throttle: &throttle, report: &report)
+                try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, retention: retention, output: output, throttle: &throttle, report: &report)
                 group = []
                 groupBytes = 0
                 groupKeys = 0
             }
         }
         if group.isEmpty == false {
-            try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, output: output, throttle: &throttle, report: &report)
+            try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, retention: retention, output: output, throttle: &throttle, report: &report)
         }
         if let blob = output.blob {
             // A collected file's live blobs now sit in `blob`; register it even when no
@@ -145,7 +156,7 @@ extension LogStore {
         return report
     }
 
-    private func compactGroup(_ group: [UInt32], allInputs: Set<UInt32>, collecting: Set<UInt32>, output: CompactionOutput,
+    private func compactGroup(_ group: [UInt32], allInputs: Set<UInt32>, collecting: Set<UInt32>, retention: UInt64?, output: CompactionOutput,
                               throttle: inout CompactionThrottle, report: inout CompactionReport) throws {
         var recordsRewritten = 0
         var tombstonesDropped = 0
@@ -163,6 +174,33 @@ extension LogStore {
         // file's blob copied out, a record rewritten in the current layout).
         var blobDelta: [UInt32: Int64] = [:]
         var bytesBefore: Int64 = 0
+        // With a retention: for each key written after it, the newest version at or
+        // below it the group holds (kept once every segment was read), and the keys
+        // copied as their current version with its sequence (the swap tells them from
+        // superseded versions kept).
+        var older: [RecordKey: (sequence: UInt64, location: RecordLocation)] = [:]
+        var copiedCurrent: [RecordKey: UInt64] = [:]
+        /// Rewrites a record in the current layout and moves its blobs out of collected
+        /// files; a current version's live blob bytes move with it.
+        func carry(_ record: inout Record, live: Bool, blobFiles: [UInt32: any StorageFile]) throws {
+            let original = record.blobs
+            if !record.isTombstone, let rewriter, let rewritten = try rewriter(record) {
+                // Same key and sequence: the copy stays the version it was.
+                record.value = rewritten.value
+                record.blobs = rewritten.blobs
+                record.terms = rewritten.terms
+                report.recordsReencoded += 1
+            }
+            for (i, blob) in record.blobs.enumerated() where collecting.contains(blob.file) {
+                guard let source = blobFiles[blob.file] else { continue }
+                record.blobs[i] = try output.move(blob, from: source)
+                report.blobsMoved += 1
+            }
+            if live && record.blobs != original {
+                for blob in original { blobDelta[blob.file, default: 0] &-= IndexCounters.blobBytes(blob) }
+                for blob in record.blobs { blobDelta[blob.file, default: 0] &+= IndexCounters.blobBytes(blob) }
+            }
+        }
         for id in group {
             let (file, olderElsewhere, blobFiles) = try state.withLock { s -> (any StorageFile, [UInt64], [UInt32: any StorageFile]) in
                 guard let file = s.segmentFiles[id] else { throw StrataError(.corrupt, "segment not open", path: paths.segment(id)) }
@@ -175,15 +213,19 @@ extension LogStore {
             report.segmentBytesBefore += size
             bytesBefore += size
             var keep: [Record] = []
+            var keepRetained: [Bool] = []
             var keepSequence: UInt64?
             // Locations the index names for a version this segment holds twice (a key
             // written twice in one transaction: the later record is the current one),
             // not met yet: each must be met before the segment ends.
             var awaited: [RecordLocation: RecordKey] = [:]
             func flush() throws {
-                defer { keep.removeAll(keepingCapacity: true) }
+                defer {
+                    keep.removeAll(keepingCapacity: true)
+                    keepRetained.removeAll(keepingCapacity: true)
+                }
                 guard let sequence = keepSequence, !keep.isEmpty else { return }
-                _ = try output.append(keep, sequence: sequence)
+                _ = try output.append(keep, sequence: sequence, retained: keepRetained)
                 recordsRewritten += keep.count
             }
             // Records come a frame at a time (each frame belongs to one transaction, all
@@ -213,29 +255,33 @@ extension LogStore {
                 for (scanned, entry) in zip(records, entries) {
                     current.append(try crossCheck(scanned, against: entry, segment: id, awaited: &awaited, path: file.path))
                 }
-                for (scanned, isCurrent) in zip(records, current) where isCurrent {
+                for ((scanned, isCurrent), entry) in zip(zip(records, current), entries) {
                     var record = scanned.record
-                    if record.isTombstone && !olderElsewhere.contains(where: { $0 <= record.sequence }) {
-                        tombstonesDropped += 1
-                        continue
+                    if isCurrent {
+                        // A tombstone goes once no older version can be left behind it:
+                        // none in another segment, none kept for the retention.
+                        if record.isTombstone && retention.map({ record.sequence <= $0 }) ?? true
+                            && !olderElsewhere.contains(where: { $0 <= record.sequence }) {
+                            tombstonesDropped += 1
+                            continue
+                        }
+                        if retention != nil { copiedCurrent[record.key] = record.sequence }
+                    } else {
+                        // Superseded (by a later transaction: a record the same one
+                        // rewrote is never a version). Kept when newer than the
+                        // retention; at or below it, only the newest the group holds
+                        // of a key written after it.
+                        guard let retention, let entry, entry.sequence > record.sequence else { continue }
+                        if record.sequence <= retention {
+                            if entry.sequence > retention, older[record.key].map({ $0.sequence <= record.sequence }) ?? true {
+                                older[record.key] = (record.sequence, scanned.location)
+                            }
+                            continue
+                        }
                     }
-                    if !record.isTombstone, let rewriter, let rewritten = try rewriter(record) {
-                        // Same key and sequence: the copy stays the key's current version.
-                        record.value = rewritten.value
-                        record.blobs = rewritten.blobs
-                        record.terms = rewritten.terms
-                        report.recordsReencoded += 1
-                    }
-                    for (i, blob) in record.blobs.enumerated() where collecting.contains(blob.file) {
-                        guard let source = blobFiles[blob.file] else { continue }
-                        record.blobs[i] = try output.move(blob, from: source)
-                        report.blobsMoved += 1
-                    }
-                    if record.blobs != scanned.record.blobs {
-                        for blob in scanned.record.blobs { blobDelta[blob.file, default: 0] &-= IndexCounters.blobBytes(blob) }
-                        for blob in record.blobs { blobDelta[blob.file, default: 0] &+= IndexCounters.blobBytes(blob) }
-                    }
+                    try carry(&record, live: isCurrent, blobFiles: blobFiles)
                     keep.append(record)
+                    keepRetained.append(!isCurrent)
                 }
                 if keep.count >= pieceLimit { try flush() }
             }
@@ -246,6 +292,33 @@ extension LogStore {
                 let (location, key) = (missed.key, missed.value)
                 throw StrataError(.corrupt, "the index locates key \(key.rawValue)'s current version at frame \(location.frameOffset) (record \(location.recordOffset), \(location.recordLength) bytes), where the segment holds no record of it",
                                   path: file.path, offset: Int64(location.frameOffset), context: ["key": "\(key.rawValue)"])
+            }
+            try flush()
+        }
+        // The superseded versions at or below the retention that the step keeps, read
+        // back from the group's segments: a transaction per sequence.
+        if !older.isEmpty {
+            let (segmentFiles, blobFiles) = state.withLock { ($0.segmentFiles, $0.blobFiles) }
+            let ordered = older.sorted { a, b in a.value.sequence != b.value.sequence ? a.value.sequence < b.value.sequence : a.key < b.key }
+            var batch: [Record] = []
+            func flush() throws {
+                guard let sequence = batch.first?.sequence else { return }
+                _ = try output.append(batch, sequence: sequence, retained: Array(repeating: true, count: batch.count))
+                recordsRewritten += batch.count
+                batch.removeAll(keepingCapacity: true)
+            }
+            for (key, version) in ordered {
+                if let sequence = batch.first?.sequence, sequence != version.sequence || batch.count >= pieceLimit { try flush() }
+                guard let file = segmentFiles[version.location.segment] else {
+                    throw StrataError(.corrupt, "segment not open", path: paths.segment(version.location.segment))
+                }
+                var record = try readRecord(at: version.location, in: file)
+                guard record.key == key, record.sequence == version.sequence else {
+                    throw StrataError(.corrupt, "the record read back for key \(key.rawValue)'s version \(version.sequence) is \(record.key.rawValue)@\(record.sequence)",
+                                      path: file.path, offset: Int64(version.location.frameOffset), context: ["key": "\(key.rawValue)"])
+                }
+                try carry(&record, live: false, blobFiles: blobFiles)
+                batch.append(record)
             }
             try flush()
         }
@@ -281,10 +354,10 @@ extension LogStore {
                 let activeBlob = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
                 manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: activeBlob)
             }
-            let superseded = try supersededCopies(since: since, written: written, group: groupSet)
+            let superseded = try supersededCopies(since: since, written: written, group: groupSet, copiedCurrent: retention == nil ? nil : copiedCurrent)
             var counters = state.withLock { $0.index.counters }
             for id in group { counters.liveBytesBySegment[id] = nil }
-            for w in written { counters.liveBytesBySegment[w.id, default: 0] &+= w.recordBytes }
+            for w in written { counters.liveBytesBySegment[w.id, default: 0] &+= w.currentBytes }
             for (file, bytes) in blobDelta { counters.liveBytesByBlobFile[file, default: 0] &+= bytes }
             for copy in superseded { copy.unsettle(&counters) }
             manifest.counters = counters
@@ -292,6 +365,10 @@ extension LogStore {
             // The group's files are deleted after this swap: if that does not finish,
             // open knows them for garbage, not for segments the manifest lost.
             manifest.retire(segments: group, blobFiles: [], isPresent: retiredFileIsPresent)
+            // Without a retention the step dropped every superseded version, so the
+            // store reads as of its last sequence at the earliest (FORMAT.md §6.3).
+            let last = state.withLock { $0.lastSequence }
+            manifest.raiseVersionFloor(to: retention ?? last, lastSequence: last)
             try writeManifest(manifest)
             state.withLock { s in
                 for w in written {
@@ -349,7 +426,8 @@ extension LogStore {
     /// The copies in `written` whose keys a commit after `since` wrote. Called under the
     /// writer lock with the active segment just sealed, so those commits lie in the
     /// sealed segments newer than `since`; they are one step's commits, not the store's.
-    private func supersededCopies(since: UInt64, written: [CompactionOutput.Written], group: Set<UInt32>) throws -> [SupersededCopy] {
+    private func supersededCopies(since: UInt64, written: [CompactionOutput.Written], group: Set<UInt32>,
+                                  copiedCurrent: [RecordKey: UInt64]?) throws -> [SupersededCopy] {
         let (files, groupFiles) = state.withLock { s in
             (s.index.files.filter { !group.contains($0.segmentID) && $0.footer.maxSequence > since },
              s.index.files.filter { group.contains($0.segmentID) })
@@ -360,7 +438,16 @@ extension LogStore {
         }
         var found: [SupersededCopy] = []
         for key in keys {
-            guard let copy = try written.lazy.compactMap({ try $0.index.entry(key) }).first else { continue }
+            // With a retention the outputs also hold superseded versions, which were
+            // never counted: only a key's current copy is taken back.
+            let copies = try written.compactMap { try $0.index.entry(key) }
+            let copy: IndexEntry?
+            if let copiedCurrent {
+                copy = copiedCurrent[key].flatMap { sequence in copies.first { $0.sequence == sequence } }
+            } else {
+                copy = copies.first
+            }
+            guard let copy else { continue }
             guard let original = try groupFiles.lazy.compactMap({ try $0.entry(key) }).first(where: { $0.sequence == copy.sequence }) else {
                 throw StrataError(.corrupt, "compaction copied version \(copy.sequence) of key \(key.rawValue), which no segment it read holds in its index",
                                   path: paths.segments, context: ["key": "\(key.rawValue)"])

@@ -4,11 +4,11 @@
 public enum Format {
     /// The on-disk format version this release writes (FORMAT.md §1). Readers accept
     /// every version in `readableVersions`.
-    public static let version: UInt32 = 4
+    public static let version: UInt32 = 5
     /// Versions this release can open (FORMAT.md §1).
-    public static let readableVersions: ClosedRange<UInt32> = 1...4
-    /// Index files exist since format 2; their bytes did not change in formats 3 and 4.
-    static let readableIndexVersions: ClosedRange<UInt32> = 2...4
+    public static let readableVersions: ClosedRange<UInt32> = 1...5
+    /// Index files exist since format 2; their bytes did not change in formats 3 to 5.
+    static let readableIndexVersions: ClosedRange<UInt32> = 2...5
 
     // §3 Segment files
     static let segmentMagic: [UInt8] = Array("STRATSEG".utf8)

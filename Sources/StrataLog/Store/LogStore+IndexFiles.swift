@@ -146,6 +146,7 @@ extension LogStore {
             guard manifest.version < Format.version else { return }
             var upgraded = manifest
             upgraded.version = Format.version
+            upgraded.startVersionFloor(upgradingFrom: manifest.version, lastSequence: state.withLock { $0.lastSequence })
             try writeManifest(upgraded)
             logger.info("upgraded the store to format \(Format.version)", metadata: ["path": "\(path)", "from": "\(manifest.version)"])
             return
@@ -159,6 +160,7 @@ extension LogStore {
             }
             var upgraded = manifest
             upgraded.version = Format.version
+            upgraded.startVersionFloor(upgradingFrom: manifest.version, lastSequence: state.withLock { $0.lastSequence })
             upgraded.counters = counters
             upgraded.countersKnown = true
             try writeManifest(upgraded)

@@ -44,7 +44,7 @@ extension LogStore {
             if manifest.generation == generation, manifest.activeSegment?.id == w.segmentID {
                 return try readNewCommits(&w)
             }
-            if let refused = refusal(manifest.metadata.filter { $0.key != Manifest.retiredKey }) { throw refused }
+            if let refused = refusal(manifest.callerMetadata) { throw refused }
             try reopen(&w, accepting: refusal)
             return true
         }
@@ -82,7 +82,7 @@ extension LogStore {
                 let fresh = try Self.recover(paths: paths, options: options, fileSystem: fileSystem, logger: logger, lock: nil, cache: blockCache)
                 let taken = fresh.state.withLock { $0 }
                 // The manifest read may differ from the one the open read after it.
-                if let refused = refusal(taken.manifest.metadata.filter { $0.key != Manifest.retiredKey }) { throw refused }
+                if let refused = refusal(taken.manifest.callerMetadata) { throw refused }
                 try state.withLock { s in
                     if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
                     s = taken

@@ -128,6 +128,9 @@ extension LogStore {
                 // The staging store counted every blob it references, this store's own
                 // blob files included; its sealed segments' counters become this store's.
                 manifest.version = Format.version
+                // No version from before the swap is left to read as of (FORMAT.md §6.3).
+                manifest.metadata[Manifest.versionFloorKey] = nil
+                manifest.raiseVersionFloor(to: floor + 1, lastSequence: floor)
                 manifest.counters = stagingManifest.counters
                 manifest.countersKnown = true
                 manifest.generation = try Checked.successor(of: manifest.generation, "manifest generation", path: paths.manifest)

@@ -403,10 +403,10 @@ extension LogStore {
             try checkWritable()
             try upgradeIfNeeded()
             var manifest = state.withLock { $0.manifest }
-            let retired = manifest.metadata[Manifest.retiredKey]
+            let engine = manifest.metadata.filter { Manifest.engineKeys.contains($0.key) }
             manifest.metadata = metadata
-            // The engine's own entry is not the caller's to replace (FORMAT.md §6.3).
-            manifest.metadata[Manifest.retiredKey] = retired
+            // The engine's own entries are not the caller's to replace (FORMAT.md §6.3).
+            for key in Manifest.engineKeys { manifest.metadata[key] = engine[key] }
             try writeManifest(manifest)
         }
     }

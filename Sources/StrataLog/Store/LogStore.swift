@@ -49,6 +49,8 @@ public final class LogStore: Sendable {
     let indexRepairGate = Locked(0)
     /// What compaction applies to each current record it copies (``setRecordRewriter(_:)``).
     let recordRewriter = Locked<RecordRewriter?>(nil)
+    /// The sequence after which compaction keeps every version (``setVersionRetention(_:)``).
+    let versionRetention = Locked<(@Sendable () -> UInt64?)?>(nil)
     /// Segments below this id are rewritten whatever their garbage (``rewriteSegments(below:)``).
     let rewriteBelow = Locked<UInt32?>(nil)
     /// Called with the step's number when a compaction step has written its outputs
@@ -72,6 +74,21 @@ public final class LogStore: Sendable {
     /// Installs the rewriter compaction applies to the records it copies; nil removes it.
     public func setRecordRewriter(_ rewriter: RecordRewriter?) {
         recordRewriter.withLock { $0 = rewriter }
+    }
+
+    /// Has compaction keep, from now on, every version newer than the sequence
+    /// `retention` answers when a compaction starts, and for each key the newest
+    /// version at or below it, so that ``snapshot(asOf:)`` can read the store as of any
+    /// sequence from there on (FORMAT.md §8). Nil (or a nil answer) keeps current
+    /// versions only. The object layer keeps what its history's horizon needs.
+    package func setVersionRetention(_ retention: (@Sendable () -> UInt64?)?) {
+        versionRetention.withLock { $0 = retention }
+    }
+
+    /// The oldest sequence ``snapshot(asOf:)`` can read as of: compaction has dropped
+    /// versions below it (FORMAT.md §6.3).
+    public var versionFloor: UInt64 {
+        state.withLock { $0.manifest.versionFloor(lastSequence: $0.lastSequence) }
     }
 
     /// Makes compaction rewrite every segment whose id is below `id`, garbage or not,
@@ -207,7 +224,7 @@ public final class LogStore: Sendable {
     }
 
     /// The caller's metadata, kept in the manifest (the object layer stores the model hash here).
-    public var metadata: [String: [UInt8]] { state.withLock { $0.manifest.metadata.filter { $0.key != Manifest.retiredKey } } }
+    public var metadata: [String: [UInt8]] { state.withLock { $0.manifest.callerMetadata } }
 
     /// The on-disk format version of this store.
     public var formatVersion: UInt32 { state.withLock { $0.manifest.version } }

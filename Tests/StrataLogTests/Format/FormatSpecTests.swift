@@ -28,7 +28,7 @@ import StrataTestSupport
     static let storeID: [UInt8] = Array(0x00...0x0F)
 
     /// §3.1 / §5.1: magic · version · file id · store UUID · 12 reserved zeros · CRC of bytes 0..<44.
-    static func fileHeader(_ magic: String, id: UInt32, storeID: [UInt8], version: UInt32 = 4) -> [UInt8] {
+    static func fileHeader(_ magic: String, id: UInt32, storeID: [UInt8], version: UInt32 = 5) -> [UInt8] {
         let body = Array(magic.utf8) + u32(version) + u32(id) + storeID + [UInt8](repeating: 0, count: 12)
         return body + u32(crc32c(body))
     }
@@ -111,7 +111,7 @@ import StrataTestSupport
     /// §7: the index file of a segment holding §9's record (key 1, sequence 1, in the
     /// records frame at 48 of 43 bytes, at 4 in its block, 27 bytes), with one term
     /// (index 7, value 0xAB) when `withTerm`.
-    static func indexFile(withTerm: Bool, version: UInt32 = 4) -> [UInt8] {
+    static func indexFile(withTerm: Bool, version: UInt32 = 5) -> [UInt8] {
         // §7.2 data block: count, then key · sequence · kind · 4 × u32 location · blob count.
         let data = block(u32(1) + u64(1) + u64(1) + [1] + u32(48) + u32(43) + u32(4) + u32(27) + u16(0))
         var file = data                                                            // 0..<43

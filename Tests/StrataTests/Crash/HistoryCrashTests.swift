@@ -16,7 +16,8 @@ import StrataLog
 /// has an entry that is not such a commit (maintenance commits, opens, an interrupted
 /// operation that did not land); the interrupted operation landed whole or not at all,
 /// and has its entry exactly when it landed; `fetchHistory()` is in strictly increasing
-/// order; the objects are what the journal says; `verify` and the history checks are clean.
+/// order; the objects are what the journal says, and as of tokens from the horizon on
+/// (`snapshot(at:)`) what it said then; `verify` and the history checks are clean.
 @Suite(.serialized) struct HistoryCrashTests {
     static let rounds = 10
 
@@ -201,6 +202,9 @@ struct HistoryCrashOracle {
 
     /// The objects, by key.
     var items: [UInt64: Item] = [:]
+    /// The objects right after each object-changing commit, by its sequence (from the
+    /// horizon on; 0: before the first). A token reads as of the greatest at or below it.
+    var states: [UInt64: [UInt64: Item]] = [0: [:]]
     /// The object-changing commits, by sequence: exactly these have entries.
     var entries: [UInt64: Expected] = [:]
     /// Every sequence up to here is accounted for: an object-changing commit is in
@@ -251,6 +255,7 @@ struct HistoryCrashOracle {
                 objectCommits += 1
                 entries[first] = expected
                 problems += apply(expected.changes)
+                states[first] = items
             }
         }
         return problems
@@ -343,6 +348,7 @@ struct HistoryCrashOracle {
                         expected.changes = changes
                         entries[gap[0]] = expected
                         problems += apply(changes)
+                        states[gap[0]] = items
                     }
                 }
             }
@@ -382,8 +388,42 @@ struct HistoryCrashOracle {
                     "\(String($0, radix: 16)): store \(stored[$0].map(\.description) ?? "none"), journal \(items[$0].map(\.description) ?? "none")"
                 }.joined(separator: "; "))
             }
+            problems += checkPast(store, horizon: horizon.sequence, last: last)
         } catch {
             problems.append("reading the store failed: \(error)")
+        }
+        return problems
+    }
+
+    /// The store as of up to 16 tokens from the horizon to the last sequence (the first,
+    /// the last and ones between), against the journal's states; states older than the
+    /// horizon are dropped, but the one a token at the horizon reads.
+    mutating func checkPast(_ store: ObjectStore, horizon: UInt64, last: UInt64) -> [String] {
+        let base = states.keys.filter { $0 <= horizon }.max() ?? 0
+        states = states.filter { $0.key >= base }
+        let known = states.keys.sorted()
+        guard last >= horizon else { return [] }
+        let span = last - horizon
+        var tokens = Set([horizon, last])
+        for i in 1..<15 { tokens.insert(horizon + span * UInt64(i) / 15) }
+        var problems: [String] = []
+        for sequence in tokens.sorted() {
+            guard let at = known.last(where: { $0 <= sequence }), let expected = states[at] else { continue }
+            do {
+                let then = try store.snapshot(at: HistoryToken(sequence: sequence, storeIdentifier: store.identifier))
+                defer { try? then.close() }
+                let reader = then.newContext()
+                var found: [UInt64: Item] = [:]
+                for object in try reader.fetch(FetchRequest(entityName: "Item")) {
+                    found[object.objectID.key.rawValue] = Item(name: try object.string("name") ?? "", note: try object.string("note"), value: try object.int("value") ?? -1)
+                }
+                if found != expected {
+                    let differing = Set(found.keys).union(expected.keys).filter { found[$0] != expected[$0] }.count
+                    problems.append("as of \(sequence) (horizon \(horizon), last \(last)): \(differing) objects differ from the journal's")
+                }
+            } catch {
+                problems.append("reading as of \(sequence) (horizon \(horizon), last \(last)) failed: \(error)")
+            }
         }
         return problems
     }

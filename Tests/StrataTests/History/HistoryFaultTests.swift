@@ -7,7 +7,8 @@ import StrataTestSupport
 /// in-memory one: a save whose write or fsync fails, a deleteHistory whose transactions
 /// fail part-way, and a compaction that fails under an open snapshot. After each, the
 /// power goes, and the reopened store's history is still one entry per object-changing
-/// commit, and every token it accepts is answered without a gap.
+/// commit, every token it accepts is answered without a gap, and the store reads as of
+/// each of them as it did before.
 @Suite struct HistoryFaultTests {
     static let root = "/store"
 
@@ -358,6 +359,18 @@ import StrataTestSupport
         let model = try model()
         var expectedItems: [String]
         var expectedHistory: [HistoryTransaction]
+        // The items as of tokens from the horizon on, read before the compaction.
+        var past: [HistoryToken: [String]] = [:]
+        func checkPast(_ store: ObjectStore, _ when: String) throws {
+            for (token, expected) in past.sorted(by: { $0.key < $1.key }) {
+                let then = try store.snapshot(at: token)
+                defer { try? then.close() }
+                if try items(then) != expected {
+                    run.problems.append("\(when), the items as of \(token.sequence) differ")
+                    return
+                }
+            }
+        }
         do {
             let store = try ObjectStore(at: root, model: model, options: options(fs))
             let context = store.newContext()
@@ -389,6 +402,11 @@ import StrataTestSupport
             }
             expectedItems = try items(store)
             expectedHistory = try store.fetchHistory()
+            for (i, transaction) in expectedHistory.enumerated() where i % 3 == 0 || i == expectedHistory.count - 1 {
+                let then = try store.snapshot(at: transaction.token)
+                past[transaction.token] = try items(then)
+                try await then.close()
+            }
 
             fs.resetCounts()
             let id = fault.map { fs.inject($0) }
@@ -406,6 +424,7 @@ import StrataTestSupport
             if try snapshot.fetchHistory() != snapshotHistory { run.problems.append("the snapshot's history changed") }
             if try items(store) != expectedItems { run.problems.append("the store's items changed") }
             if try store.fetchHistory() != expectedHistory { run.problems.append("the store's history changed") }
+            try checkPast(store, "after the compaction")
             // A store still writing keeps history with its commits.
             if store.records.writeRefusal == nil {
                 try objects[1].setValue("after-the-compaction", forKey: "name")
@@ -426,11 +445,13 @@ import StrataTestSupport
         }
         run.problems += store.historyProblems(limit: 5).map { "history: \($0)" }
         if !(try store.verify().isSound) { run.problems.append("verify is not sound after reopening") }
+        try checkPast(store, "after the power loss")
         // It compacts cleanly now, and keeps all of it.
         _ = try await store.compact(force: true)
         if try items(store) != expectedItems || (try store.fetchHistory()) != expectedHistory {
             run.problems.append("a compaction after reopening changed the items or the history")
         }
+        try checkPast(store, "after compacting again")
         if !(try store.verify().isSound) { run.problems.append("verify is not sound after compacting again") }
         try await store.close()
         return run

@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+import StrataTestSupport
+@testable import StrataLog
+
+/// A store read as of a past sequence answers as it did then: against a reference
+/// model that keeps every state, through overwrites, deletes, keys written twice in one
+/// transaction, blobs, rolls and compactions that keep what a moving retention asks for.
+@Suite struct PastSnapshotTests {
+    static func options() -> LogStoreOptions {
+        var options = LogStoreOptions()
+        options.durability = .none
+        options.overlayEntryLimit = 48
+        options.segmentSizeLimit = 6 << 10
+        options.blobFileSizeLimit = 16 << 10
+        options.compactionGarbageRatio = 0.2
+        return options
+    }
+
+    /// What a key holds in the reference model: its value, its blob's bytes, its term.
+    struct Held: Equatable {
+        var value: [UInt8]
+        var blob: [UInt8]?
+        var term: UInt8
+    }
+
+    /// One key's state as the store answers it.
+    static func held(_ record: Record, in store: LogStore) throws -> Held {
+        Held(value: record.value, blob: try record.blobs.first.map { try store.readBlob($0) }, term: record.terms.first?.value.first ?? 0)
+    }
+
+    /// Every key, value, blob and term of `store`, and what its term index lists.
+    static func answers(_ store: LogStore, keys: ClosedRange<UInt64>) throws -> (held: [UInt64: Held], byTerm: [UInt8: [UInt64]], count: Int) {
+        var held: [UInt64: Held] = [:]
+        try store.scan { records in for r in records { held[r.key.rawValue] = try Self.held(r, in: store) } }
+        // Point reads agree with the scan, for keys present or not.
+        for k in keys {
+            let got = try store.get(RecordKey(k)).map { try Self.held($0, in: store) }
+            if got != held[k] { Issue.record("get(\(k)) disagrees with the scan") }
+        }
+        var byTerm: [UInt8: [UInt64]] = [:]
+        for term in UInt8(0)..<5 {
+            byTerm[term] = try store.keys(for: IndexTerm(index: 1, value: [term])).map(\.rawValue)
+        }
+        return (held, byTerm, try store.count(in: nil))
+    }
+
+    static func expected(_ state: [UInt64: Held]) -> (held: [UInt64: Held], byTerm: [UInt8: [UInt64]], count: Int) {
+        var byTerm: [UInt8: [UInt64]] = [:]
+        for term in UInt8(0)..<5 { byTerm[term] = state.filter { $0.value.term == term }.keys.sorted() }
+        return (state, byTerm, state.count)
+    }
+
+    @Test func everySequenceFromTheFloorReadsAsTheReferenceModelHadIt() throws {
+        let memory = InMemoryFileSystem()
+        let store = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory)
+        let retention = Locked<UInt64?>(0)
+        store.setVersionRetention { retention.withLock { $0 } }
+        var rng = SplitMix(seed: 0x5EED_0F_7A57)
+        let keys: ClosedRange<UInt64> = 1...160
+        var state: [UInt64: Held] = [:]
+        var states: [UInt64: [UInt64: Held]] = [0: [:]]
+        var compactions = 0
+        for step in 1...1_600 {
+            var batch = WriteBatch()
+            var next = state
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                let k = UInt64.random(in: keys, using: &rng)
+                if Int.random(in: 0..<5, using: &rng) == 0 {
+                    batch.delete(RecordKey(k))
+                    next[k] = nil
+                } else {
+                    let value = Array("\(k)@\(step)".utf8)
+                    let term = UInt8.random(in: 0..<5, using: &rng)
+                    let blob: [UInt8]? = k % 7 == 0 ? Array(repeating: UInt8(truncatingIfNeeded: step), count: 200 + Int(k)) : nil
+                    batch.put(RecordKey(k), value: value, blobs: try blob.map { [try store.writeBlob($0)] } ?? [],
+                              terms: [IndexTerm(index: 1, value: [term])])
+                    next[k] = Held(value: value, blob: blob, term: term)
+                }
+            }
+            let sequence = try store.commit(batch)
+            state = next
+            states[sequence] = state
+            if step % 100 == 0 {
+                // The retention moves forward, as a history horizon does.
+                retention.withLock { $0 = sequence > 500 ? sequence - 500 : 0 }
+                try store.compact(force: step % 200 == 0)
+                compactions += 1
+            }
+        }
+        #expect(compactions == 16)
+        let report = try store.verify()
+        #expect(report.isSound, "\(report.problems)")
+        let floor = store.versionFloor
+        let last = store.lastSequence
+        #expect(floor == retention.withLock { $0 })
+        #expect(floor > 0 && floor < last)
+        for sequence in floor...last {
+            let snapshot = try store.snapshot(asOf: sequence)
+            defer { try? snapshot.close() }
+            let got = try Self.answers(snapshot, keys: keys)
+            let want = Self.expected(states[sequence] ?? [:])
+            let wrong = keys.filter { got.held[$0] != want.held[$0] }
+            #expect(wrong.isEmpty, "as of \(sequence), keys read wrong: \(wrong.prefix(8))")
+            #expect(got.byTerm == want.byTerm, "terms as of \(sequence)")
+            #expect(got.count == want.count, "count as of \(sequence)")
+            #expect(snapshot.lastSequence == sequence)
+            // One wrong state is enough to say; the rest would repeat it.
+            if !wrong.isEmpty || got.count != want.count { break }
+        }
+        #expect { try store.snapshot(asOf: floor - 1) } throws: { ($0 as? StrataError)?.code == .historyTokenExpired }
+        #expect { try store.snapshot(asOf: last + 1) } throws: { ($0 as? StrataError)?.code == .invalidArgument }
+    }
+
+    @Test func aSnapshotAsOfThePastSurvivesCommitsAndACompactionWhileOpen() throws {
+        let memory = InMemoryFileSystem()
+        let store = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory)
+        store.setVersionRetention { 0 }
+        var batch = WriteBatch()
+        for k in UInt64(1)...50 { batch.put(RecordKey(k), value: [1], terms: [IndexTerm(index: 1, value: [1])]) }
+        let first = try store.commit(batch)
+        var second = WriteBatch()
+        for k in UInt64(1)...50 where k % 2 == 0 { second.delete(RecordKey(k)) }
+        for k in UInt64(51)...60 { second.put(RecordKey(k), value: [2]) }
+        try store.commit(second)
+        let then = try store.snapshot(asOf: first)
+        defer { try? then.close() }
+        for round in UInt8(3)..<40 {
+            var more = WriteBatch()
+            for k in UInt64(1)...60 { more.put(RecordKey(k), value: [round], terms: [IndexTerm(index: 1, value: [round])]) }
+            try store.commit(more)
+        }
+        try store.compact(force: true)
+        #expect(try then.keys(in: nil).map(\.rawValue) == Array(1...50))
+        #expect(try then.keys(for: IndexTerm(index: 1, value: [1])).count == 50)
+        #expect(try then.get(RecordKey(2))?.value == [1])
+        #expect(try then.get(RecordKey(55)) == nil)
+        // Compacted with the retention at 0, the store still reads as of the first commit.
+        let again = try store.snapshot(asOf: first)
+        defer { try? again.close() }
+        #expect(try again.keys(in: nil).map(\.rawValue) == Array(1...50))
+        #expect(try again.get(RecordKey(2))?.value == [1])
+    }
+
+    @Test func withoutARetentionCompactionRaisesTheFloorToItsLastSequence() throws {
+        let memory = InMemoryFileSystem()
+        let store = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory)
+        for round in UInt8(0)..<30 {
+            var batch = WriteBatch()
+            for k in UInt64(1)...40 { batch.put(RecordKey(k), value: [round]) }
+            try store.commit(batch)
+        }
+        #expect(store.versionFloor == 0)
+        let early = try store.snapshot(asOf: 3)
+        #expect(try early.get(RecordKey(1))?.value == [2])
+        try early.close()
+        try store.compact(force: true)
+        #expect(store.versionFloor == store.lastSequence)
+        #expect { try store.snapshot(asOf: 3) } throws: { ($0 as? StrataError)?.code == .historyTokenExpired }
+        // The floor is kept across a reopen, and is the engine's: callers' metadata
+        // neither shows nor replaces it.
+        try store.setMetadata(["app": [1]])
+        #expect(store.metadata == ["app": [1]])
+        let floor = store.versionFloor
+        try store.close()
+        let reopened = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory)
+        #expect(reopened.versionFloor == floor)
+        try reopened.close()
+    }
+}
