@@ -5,7 +5,8 @@ extension Summary {
     /// History: durable one-object saves with history on and off (target: on ≤ 1.10×
     /// off), bytes a 100-object save writes (target: ≤ 5% more), beside SQLite with a
     /// trigger-kept history table; history's bytes after deleteHistory and a
-    /// compaction (target: ≤ 5% of before); a stalled feed delivering every transaction.
+    /// compaction (target: ≤ 5% of before); a read as of a past token, with and without
+    /// a compaction since; a stalled feed delivering every transaction.
     func runHistory() throws {
         let singles = employees.prefix(min(employees.count, 3_000))
         let label = BenchScale.label(singles.count)
@@ -61,6 +62,17 @@ extension Summary {
         findings.append(String(format: "History of %@ one-object saves: %d bytes kept; after deleteHistory(before:) and a compaction %d bytes (%.1f%% of it, target ≤ 5%%)",
                                BenchScale.label(min(employees.count, 10_000)), retention.kept, retention.afterDelete,
                                retention.kept > 0 ? Double(retention.afterDelete) / Double(retention.kept) * 100 : 0))
+
+        progress("history: \(nLabel) read as of a token 1k saves back")
+        for task in [HistoryTask.pastSnapshot, .pastSnapshotCompacted] {
+            let directory = try task.prepare(count: n)
+            defer { directory.remove() }
+            let sample = try ChildProcess.run(task.rawValue, directory: directory.path)
+            guard sample.result == n else { throw BenchError("\(task.rawValue): \(sample.result) employees as of the token, expected \(n)") }
+            findings.append(String(format: "snapshot(at:) a token 1k one-object saves back, %@, then a count and an indexed count as of it: %.1f ms, rise of the resident set %@ MiB (its process's peak %@ MiB)",
+                                   task == .pastSnapshot ? "no compaction since" : "after a compaction (the versions it needs in compacted segments)",
+                                   sample.seconds * 1e3, Format.mebibytes(sample.residentRise), Format.mebibytes(sample.peakResident)))
+        }
 
         progress("history: a feed consumer stalled for 10k commits")
         let feed = try HistoryWorkload.stalledFeed(commits: 10_000)

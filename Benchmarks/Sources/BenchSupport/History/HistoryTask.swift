@@ -1,13 +1,16 @@
 import Foundation
 
-/// History's one large save, one side at a time in a fresh child process of
-/// BenchSummary, so that each side's peak resident set is its own: N employees
-/// inserted through a context and saved once (SQLite: one transaction), history off or on.
+/// History's memory-heavy parts, each in a fresh child process of BenchSummary so that
+/// its peak resident set is its own: N employees inserted through a context and saved
+/// once (SQLite: one transaction), history off or on; a read as of a past token.
 public enum HistoryTask: String, Sendable, CaseIterable {
     case strataOff = "history-save-off"
     case strataOn = "history-save-on"
     case sqliteOff = "history-sqlite-off"
     case sqliteOn = "history-sqlite-on"
+    /// A read as of a token 1,000 saves back, on a fresh log and after a compaction.
+    case pastSnapshot = "history-past-snapshot"
+    case pastSnapshotCompacted = "history-past-snapshot-compacted"
 
     /// A scratch directory naming the employee count (the caller removes it).
     public func prepare(count: Int) throws -> ScratchDirectory {
@@ -26,6 +29,8 @@ public enum HistoryTask: String, Sendable, CaseIterable {
         case .strataOn: return try HistoryWorkload.strataOneSave(employees, history: true)
         case .sqliteOff: return try HistoryWorkload.sqliteOneTransaction(employees, history: false)
         case .sqliteOn: return try HistoryWorkload.sqliteOneTransaction(employees, history: true)
+        case .pastSnapshot: return try HistoryWorkload.strataPastSnapshot(count: count, commitsBack: 1_000, compacted: false)
+        case .pastSnapshotCompacted: return try HistoryWorkload.strataPastSnapshot(count: count, commitsBack: 1_000, compacted: true)
         }
     }
 

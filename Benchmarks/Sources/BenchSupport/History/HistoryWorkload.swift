@@ -142,6 +142,55 @@ public enum HistoryWorkload {
         return (try segmentBytes(history: true, deleting: false) - without, try segmentBytes(history: true, deleting: true) - without)
     }
 
+    /// A read as of a past token (`snapshot(at:)`): `count` employees batch-inserted with
+    /// history on, then `commitsBack` one-object saves that raise a salary; after them
+    /// (and a compaction when `compacted`, which leaves the versions the token needs in
+    /// compacted segments that reach past it) the store is closed and opened again. The
+    /// measured part takes the snapshot as of the token before those saves, counts its
+    /// employees and those earning at least the median salary, and closes it. Returns
+    /// the count, which must be `count`.
+    public static func strataPastSnapshot(count: Int, commitsBack: Int, compacted: Bool) throws -> WorkloadIteration {
+        let scratch = try ScratchDirectory("history-past")
+        let employees = EmployeeData.employees(count: count)
+        var token: HistoryToken
+        do {
+            let store = try strataStore(in: scratch.path, history: true, durability: .none)
+            var next = employees.startIndex
+            try store.batchInsert(entityName: "Employee") { values in
+                guard next < employees.endIndex else { return true }
+                let e = employees[next]
+                values = ["name": .string(e.name), "email": .string(e.email), "salary": .int(e.salary), "departmentID": .int(e.departmentID)]
+                next += 1
+                return false
+            }
+            token = store.currentHistoryToken
+            let context = store.newContext()
+            let step = max(1, count / commitsBack)
+            for i in 0..<commitsBack {
+                guard let id = store.objectID(entityName: "Employee", serial: UInt64(1 + (i * step) % count)) else { throw BenchError("no object id") }
+                let employee = try context.existingObject(with: id)
+                try employee.setValue(.int(Int64(1_000_000 + i)), forKey: "salary")
+                try context.save()
+            }
+            if compacted { _ = try store.records.compact(force: true) }
+            try store.close()
+        }
+        let store = try strataStore(in: scratch.path, history: true, durability: .none)
+        let median = employees.map(\.salary).sorted()[count / 2]
+        let expectedRich = employees.filter { $0.salary >= median }.count
+        return WorkloadIteration(
+            run: {
+                let then = try store.snapshot(at: token)
+                let context = then.newContext()
+                let total = try context.count(for: FetchRequest(entityName: "Employee"))
+                let rich = try context.count(for: FetchRequest(entityName: "Employee", predicate: try Predicate(format: "salary >= %@", median)))
+                try then.close()
+                guard rich == expectedRich else { throw BenchError("as of the token, \(rich) earn at least the median, not \(expectedRich)") }
+                return total
+            },
+            finish: { try store.close(); scratch.remove() })
+    }
+
     /// A consumer of `changes(after:)` that stalls while `commits` saves land, then reads
     /// on: whether it got every transaction once, in order.
     public static func stalledFeed(commits: Int) throws -> (delivered: Int, inOrder: Bool) {
