@@ -69,7 +69,7 @@ extension Summary {
             defer { directory.remove() }
             let sample = try ChildProcess.run(task.rawValue, directory: directory.path)
             guard sample.result == n else { throw BenchError("\(task.rawValue): \(sample.result) employees as of the token, expected \(n)") }
-            findings.append(String(format: "snapshot(at:) a token 1k one-object saves back, %@, then a count and an indexed count as of it: %.1f ms, rise of the resident set %@ MiB (its process's peak %@ MiB)",
+            findings.append(String(format: "snapshot(at:) a token 1k one-object saves back, %@, then a count and the 1k changed employees read as of it: %.1f ms, rise of the resident set %@ MiB (its process's peak %@ MiB)",
                                    task == .pastSnapshot ? "no compaction since" : "after a compaction (the versions it needs in compacted segments)",
                                    sample.seconds * 1e3, Format.mebibytes(sample.residentRise), Format.mebibytes(sample.peakResident)))
         }

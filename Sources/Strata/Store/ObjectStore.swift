@@ -162,8 +162,11 @@ public final class ObjectStore: Sendable {
         // for need (FORMAT.md §8, §11.6): those newer than the horizon's token.
         if let log = records as? LogStore, !options.log.readOnly {
             log.setVersionRetention { [weak log] in
-                guard let log, let value = try? log.get(HistoryLog.stateKey)?.value,
-                      let state = try? HistoryLog.State.decode(value), state.tracking else { return nil }
+                // A state record that cannot be read stops the compaction: taken for
+                // "no history", it would drop the versions the tokens still need.
+                guard let log, let value = try log.get(HistoryLog.stateKey)?.value else { return nil }
+                let state = try HistoryLog.State.decode(value)
+                guard state.tracking else { return nil }
                 return max(state.horizon, 1) - 1
             }
         }

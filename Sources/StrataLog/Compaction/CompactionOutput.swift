@@ -10,12 +10,16 @@ final class CompactionOutput {
         /// `recordBytes` less the versions kept for a retention (FORMAT.md §8): what
         /// the segment's live-bytes counter starts from.
         var currentBytes: Int64
+        /// The greatest sequence of the versions that superseded those kept.
+        var keptUntil: UInt64
         var index: IndexFile
     }
 
     let store: LogStore
     private(set) var finished: [Written] = []
-    private var current: (id: UInt32, file: any StorageFile, end: Int64, min: UInt64, max: UInt64, bytes: Int64, currentBytes: Int64)?
+    /// Every segment this compaction wrote, swapped in or not yet.
+    private(set) var segmentIDs: Set<UInt32> = []
+    private var current: (id: UInt32, file: any StorageFile, end: Int64, min: UInt64, max: UInt64, bytes: Int64, currentBytes: Int64, keptUntil: UInt64)?
     /// The index of the segment being written, fed as transactions are appended.
     private var builder = IndexFileBuilder()
     private(set) var blob: (id: UInt32, file: any StorageFile, end: Int64)?
@@ -40,8 +44,9 @@ final class CompactionOutput {
     /// Appends one transaction's surviving records with their original sequence, so
     /// ordering against newer versions elsewhere is unchanged. Returns their new locations.
     /// `retained[i]` marks a record kept although superseded (a version a retention
-    /// keeps): its bytes are not live.
-    func append(_ records: [Record], sequence: UInt64, retained: [Bool] = []) throws -> [RecordLocation] {
+    /// keeps): its bytes are not live. `keptUntil` is the greatest sequence of the
+    /// versions that superseded those.
+    func append(_ records: [Record], sequence: UInt64, retained: [Bool] = [], keptUntil: UInt64 = 0) throws -> [RecordLocation] {
         if current == nil { try startSegment() }
         guard var segment = current else { return [] }
         let (bytes, locations) = try store.encodeTransaction(records, sequence: sequence, segmentID: segment.id, startingAt: segment.end)
@@ -54,6 +59,7 @@ final class CompactionOutput {
         segment.currentBytes += locations.indices.reduce(0) { total, i in
             i < retained.count && retained[i] ? total : total + Int64(locations[i].recordLength)
         }
+        segment.keptUntil = max(segment.keptUntil, keptUntil)
         for (record, location) in zip(records, locations) {
             builder.add(IndexEntry(key: record.key, sequence: sequence, isTombstone: record.isTombstone, location: location, blobs: record.blobs), terms: record.terms)
         }
@@ -102,7 +108,8 @@ final class CompactionOutput {
         unsyncedSegmentBytes = 0
         let id = try store.allocateFileID(blob: false)
         let file = try LogStore.createFile(store.paths.segment(id), magic: Format.segmentMagic, id: id, storeID: store.storeID, fileSystem: store.fileSystem)
-        current = (id, file, Int64(Format.segmentHeaderSize), .max, 0, 0, 0)
+        current = (id, file, Int64(Format.segmentHeaderSize), .max, 0, 0, 0, 0)
+        segmentIDs.insert(id)
     }
 
     /// Seals the segment being written: seal frame, fsync, index file (FORMAT.md §8).
@@ -123,7 +130,7 @@ final class CompactionOutput {
         try LogStore.writeIndexFile(bytes, segmentID: segment.id, paths: store.paths, fileSystem: store.fileSystem)
         let index = try LogStore.openIndexFile(segment.id, paths: store.paths, storeID: store.storeID, fileSystem: store.fileSystem, cache: store.blockCache)
         finished.append(Written(id: segment.id, file: segment.file, minSequence: minSequence, maxSequence: segment.max, recordBytes: segment.bytes,
-                                currentBytes: segment.currentBytes, index: index))
+                                currentBytes: segment.currentBytes, keptUntil: segment.keptUntil, index: index))
     }
 
     /// Makes everything written durable before the manifest may name it.

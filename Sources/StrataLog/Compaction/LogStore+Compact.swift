@@ -43,7 +43,7 @@ extension LogStore {
         var report = CompactionReport()
         // Every version newer than this is kept, and each key's newest at or below it
         // (FORMAT.md §8): read once, as the retention only moves forward.
-        let retention = versionRetention.withLock { $0 }?()
+        let retention = try versionRetention.withLock { $0 }?()
         let threshold = force ? 0.0 : options.compactionGarbageRatio
         // Roll the active blob file too when it holds enough garbage to collect.
         _ = try writer.withLock { w -> Bool in
@@ -58,7 +58,7 @@ extension LogStore {
             for info in s.manifest.blobFiles where info.state == .sealed {
                 guard let file = s.blobFiles[info.id] else { continue }
                 let size = (try file.size()) - Int64(Format.blobHeaderSize)
-                let live = s.index.counters.liveBytesByBlobFile[info.id] ?? 0
+                let live = (s.index.counters.liveBytesByBlobFile[info.id] ?? 0) + (force ? 0 : s.keptBytesByBlobFile[info.id]?.bytes(below: retention) ?? 0)
                 let pinned = (s.pendingBlobFiles[info.id] ?? 0) > 0
                 if size > 0 && !pinned && Double(size - live) / Double(size) > threshold { collect.insert(info.id) }
             }
@@ -81,7 +81,7 @@ extension LogStore {
                 // nothing to reclaim, whatever its garbage.
                 if let retention, info.minSequence > retention { continue }
                 let total = s.recordBytesBySegment[info.id] ?? 0
-                let live = s.index.counters.liveBytesBySegment[info.id] ?? 0
+                let live = (s.index.counters.liveBytesBySegment[info.id] ?? 0) + (force ? 0 : s.keptBytesBySegment[info.id]?.bytes(below: retention) ?? 0)
                 if total > 0 && Double(total - live) / Double(total) > threshold { inputs.insert(info.id) }
             }
             // Segments that may hold records the rewriter writes anew (older layouts)
@@ -148,7 +148,7 @@ extension LogStore {
                 }
             }
         }
-        try collectBlobFiles(plan.blobs, report: &report)
+        try collectBlobFiles(plan.blobs, retention: retention, rewritten: inputSet.union(output.segmentIDs), report: &report)
         report.duration = ContinuousClock.now - started
         counters.compactions.add(1)
         counters.compactionBytesReclaimed.add(Int(max(0, report.segmentBytesBefore - report.segmentBytesAfter) + report.blobBytesReclaimed))
@@ -178,11 +178,17 @@ extension LogStore {
         // below it the group holds (kept once every segment was read), and the keys
         // copied as their current version with its sequence (the swap tells them from
         // superseded versions kept).
-        var older: [RecordKey: (sequence: UInt64, location: RecordLocation)] = [:]
+        var older: [RecordKey: (sequence: UInt64, location: RecordLocation, supersededAt: UInt64)] = [:]
         var copiedCurrent: [RecordKey: UInt64] = [:]
+        // Tombstones the group dropped: a version below one is not the key's newest at
+        // the retention whatever a later commit did (a commit during the step can make
+        // the key's older versions look worth keeping after its tombstone was dropped).
+        var droppedTombstones: [RecordKey: UInt64] = [:]
+        // Blob bytes of kept superseded versions, by the blob file they were moved to.
+        var keptBlobBytes: [UInt32: KeptBytes] = [:]
         /// Rewrites a record in the current layout and moves its blobs out of collected
         /// files; a current version's live blob bytes move with it.
-        func carry(_ record: inout Record, live: Bool, blobFiles: [UInt32: any StorageFile]) throws {
+        func carry(_ record: inout Record, live: Bool, supersededAt: UInt64, blobFiles: [UInt32: any StorageFile]) throws {
             let original = record.blobs
             if !record.isTombstone, let rewriter, let rewritten = try rewriter(record) {
                 // Same key and sequence: the copy stays the version it was.
@@ -192,9 +198,13 @@ extension LogStore {
                 report.recordsReencoded += 1
             }
             for (i, blob) in record.blobs.enumerated() where collecting.contains(blob.file) {
-                guard let source = blobFiles[blob.file] else { continue }
+                guard let source = blobFiles[blob.file] else {
+                    throw StrataError(.corrupt, "a record of key \(record.key.rawValue) references blob file \(blob.file), which the store does not have",
+                                      path: paths.blob(blob.file), context: ["key": "\(record.key.rawValue)"])
+                }
                 record.blobs[i] = try output.move(blob, from: source)
                 report.blobsMoved += 1
+                if !live { keptBlobBytes[record.blobs[i].file, default: KeptBytes()].add(IndexCounters.blobBytes(blob), until: supersededAt) }
             }
             if live && record.blobs != original {
                 for blob in original { blobDelta[blob.file, default: 0] &-= IndexCounters.blobBytes(blob) }
@@ -215,6 +225,11 @@ extension LogStore {
             var keep: [Record] = []
             var keepRetained: [Bool] = []
             var keepSequence: UInt64?
+            var keptUntil: UInt64 = 0
+            // Where in `keep` each kept superseded version of the piece lies, and those a
+            // later write of the same transaction replaced (only its last is a version).
+            var retainedAt: [RecordKey: Int] = [:]
+            var replaced = Set<Int>()
             // Locations the index names for a version this segment holds twice (a key
             // written twice in one transaction: the later record is the current one),
             // not met yet: each must be met before the segment ends.
@@ -223,9 +238,17 @@ extension LogStore {
                 defer {
                     keep.removeAll(keepingCapacity: true)
                     keepRetained.removeAll(keepingCapacity: true)
+                    retainedAt.removeAll(keepingCapacity: true)
+                    replaced.removeAll(keepingCapacity: true)
+                    keptUntil = 0
                 }
                 guard let sequence = keepSequence, !keep.isEmpty else { return }
-                _ = try output.append(keep, sequence: sequence, retained: keepRetained)
+                if !replaced.isEmpty {
+                    let kept = keep.indices.filter { !replaced.contains($0) }
+                    keep = kept.map { keep[$0] }
+                    keepRetained = kept.map { keepRetained[$0] }
+                }
+                _ = try output.append(keep, sequence: sequence, retained: keepRetained, keptUntil: keptUntil)
                 recordsRewritten += keep.count
             }
             // Records come a frame at a time (each frame belongs to one transaction, all
@@ -263,6 +286,7 @@ extension LogStore {
                         if record.isTombstone && retention.map({ record.sequence <= $0 }) ?? true
                             && !olderElsewhere.contains(where: { $0 <= record.sequence }) {
                             tombstonesDropped += 1
+                            if retention != nil { droppedTombstones[record.key] = record.sequence }
                             continue
                         }
                         if retention != nil { copiedCurrent[record.key] = record.sequence }
@@ -274,12 +298,19 @@ extension LogStore {
                         guard let retention, let entry, entry.sequence > record.sequence else { continue }
                         if record.sequence <= retention {
                             if entry.sequence > retention, older[record.key].map({ $0.sequence <= record.sequence }) ?? true {
-                                older[record.key] = (record.sequence, scanned.location)
+                                older[record.key] = (record.sequence, scanned.location, entry.sequence)
                             }
                             continue
                         }
                     }
-                    try carry(&record, live: isCurrent, blobFiles: blobFiles)
+                    let supersededAt = entry?.sequence ?? 0
+                    try carry(&record, live: isCurrent, supersededAt: supersededAt, blobFiles: blobFiles)
+                    if !isCurrent {
+                        keptUntil = max(keptUntil, supersededAt)
+                        // A key the transaction wrote twice: only its last write is a version.
+                        if let earlier = retainedAt[record.key] { replaced.insert(earlier) }
+                        retainedAt[record.key] = keep.count
+                    }
                     keep.append(record)
                     keepRetained.append(!isCurrent)
                 }
@@ -294,18 +325,22 @@ extension LogStore {
                                   path: file.path, offset: Int64(location.frameOffset), context: ["key": "\(key.rawValue)"])
             }
             try flush()
+            try compactionDidReadSegment.withLock { $0 }?(id)
         }
         // The superseded versions at or below the retention that the step keeps, read
         // back from the group's segments: a transaction per sequence.
         if !older.isEmpty {
             let (segmentFiles, blobFiles) = state.withLock { ($0.segmentFiles, $0.blobFiles) }
-            let ordered = older.sorted { a, b in a.value.sequence != b.value.sequence ? a.value.sequence < b.value.sequence : a.key < b.key }
+            let ordered = older.filter { key, version in droppedTombstones[key].map { version.sequence > $0 } ?? true }
+                .sorted { a, b in a.value.sequence != b.value.sequence ? a.value.sequence < b.value.sequence : a.key < b.key }
             var batch: [Record] = []
+            var batchUntil: UInt64 = 0
             func flush() throws {
                 guard let sequence = batch.first?.sequence else { return }
-                _ = try output.append(batch, sequence: sequence, retained: Array(repeating: true, count: batch.count))
+                _ = try output.append(batch, sequence: sequence, retained: Array(repeating: true, count: batch.count), keptUntil: batchUntil)
                 recordsRewritten += batch.count
                 batch.removeAll(keepingCapacity: true)
+                batchUntil = 0
             }
             for (key, version) in ordered {
                 if let sequence = batch.first?.sequence, sequence != version.sequence || batch.count >= pieceLimit { try flush() }
@@ -317,8 +352,9 @@ extension LogStore {
                     throw StrataError(.corrupt, "the record read back for key \(key.rawValue)'s version \(version.sequence) is \(record.key.rawValue)@\(record.sequence)",
                                       path: file.path, offset: Int64(version.location.frameOffset), context: ["key": "\(key.rawValue)"])
                 }
-                try carry(&record, live: false, blobFiles: blobFiles)
+                try carry(&record, live: false, supersededAt: version.supersededAt, blobFiles: blobFiles)
                 batch.append(record)
+                batchUntil = max(batchUntil, version.supersededAt)
             }
             try flush()
         }
@@ -336,6 +372,8 @@ extension LogStore {
         let pauseStart = ContinuousClock.now
         try writer.withLock { w in
             try checkWritable()
+            // The floor below is format 5's: a store of an older one is upgraded first.
+            try upgradeIfNeeded()
             if w.segmentEnd > Int64(Format.segmentHeaderSize) { try roll(&w) }
             var manifest = state.withLock { $0.manifest }
             // The group's highest sequence must outlive it even when every record that
@@ -374,14 +412,17 @@ extension LogStore {
                 for w in written {
                     s.segmentFiles[w.id] = w.file
                     s.recordBytesBySegment[w.id] = w.recordBytes
+                    if w.recordBytes > w.currentBytes { s.keptBytesBySegment[w.id] = KeptBytes(bytes: w.recordBytes - w.currentBytes, until: w.keptUntil) }
                     s.index.install(w.index)
                 }
+                for (file, kept) in keptBlobBytes { s.keptBytesByBlobFile[file, default: KeptBytes()].add(kept.bytes, until: kept.until) }
                 if let blob = output.blob { s.blobFiles[blob.id] = blob.file }
                 s.index.remove(segments: groupSet)
                 s.index.counters = counters
                 for id in group {
                     s.segmentFiles[id] = nil
                     s.recordBytesBySegment[id] = nil
+                    s.keptBytesBySegment[id] = nil
                 }
             }
         }
@@ -495,11 +536,24 @@ extension LogStore {
         return false
     }
 
-    /// Deletes collected blob files once no current version references them.
-    private func collectBlobFiles(_ collect: Set<UInt32>, report: inout CompactionReport) throws {
+    /// Deletes collected blob files once no current version references them — nor,
+    /// with a retention, a superseded version kept for it: the compaction moved the
+    /// blobs of those in the segments it rewrote (`rewritten`), and the segments
+    /// written since by commits are read for any that still points into one (a commit
+    /// may carry an unchanged reference over, and be superseded in turn).
+    private func collectBlobFiles(_ collect: Set<UInt32>, retention: UInt64?, rewritten: Set<UInt32>, report: inout CompactionReport) throws {
         guard !collect.isEmpty else { return }
         try writer.withLock { _ in
             var referenced = try repairingIndex { try blobFilesReferenced(among: collect) }
+            if retention != nil {
+                let (others, files) = state.withLock { s in (s.manifest.segments.map(\.id).filter { !rewritten.contains($0) }, s.segmentFiles) }
+                for id in others {
+                    guard let file = files[id] else { continue }
+                    _ = try SegmentScanner(file: file, segmentID: id, statistics: counters).scan(collect: false, provisional: true) { records in
+                        for r in records { for blob in r.record.blobs where collect.contains(blob.file) { referenced.insert(blob.file) } }
+                    }
+                }
+            }
             let (stillReferenced, sizes) = state.withLock { s -> (Set<UInt32>, [UInt32: Int64]) in
                 for (file, count) in s.pendingBlobFiles where count > 0 { referenced.insert(file) }
                 var sizes: [UInt32: Int64] = [:]
@@ -508,15 +562,21 @@ extension LogStore {
             }
             let removable = collect.subtracting(stillReferenced)
             guard !removable.isEmpty else { return }
+            try upgradeIfNeeded()
             var manifest = state.withLock { $0.manifest }
             manifest.blobFiles.removeAll { removable.contains($0.id) }
             for id in removable { manifest.counters.liveBytesByBlobFile[id] = nil }
             manifest.retire(segments: [], blobFiles: removable.sorted(), isPresent: retiredFileIsPresent)
+            // Superseded versions that referenced these blobs and were not kept are
+            // gone: without a retention the store reads as of its last sequence only.
+            let last = state.withLock { $0.lastSequence }
+            manifest.raiseVersionFloor(to: retention ?? last, lastSequence: last)
             try writeManifest(manifest)
             state.withLock { s in
                 for id in removable {
                     s.blobFiles[id] = nil
                     s.index.counters.liveBytesByBlobFile[id] = nil
+                    s.keptBytesByBlobFile[id] = nil
                 }
             }
             for id in removable {
@@ -598,5 +658,25 @@ extension LogStore {
             state.withLock { $0.removalsNotDurable = true }
             logger.warning("could not fsync directory after removing compacted files; open will remove any that return", metadata: ["path": "\(directory)", "error": "\(error)"])
         }
+    }
+}
+
+/// Bytes of superseded versions a compaction kept for a retention, in one file, and
+/// the greatest sequence of the versions that superseded them.
+struct KeptBytes: Sendable {
+    var bytes: Int64 = 0
+    var until: UInt64 = 0
+
+    mutating func add(_ more: Int64, until sequence: UInt64) {
+        bytes &+= more
+        until = max(until, sequence)
+    }
+
+    /// What still counts as kept under `retention`: all of it while the retention is
+    /// below `until` (some may still be needed), none once it is not (every one may
+    /// be reclaimable) or without one.
+    func bytes(below retention: UInt64?) -> Int64 {
+        guard let retention, retention < until else { return 0 }
+        return bytes
     }
 }

@@ -61,7 +61,10 @@ extension LogStore {
             for id in reaching {
                 guard let file = s.segmentFiles[id] else { throw StrataError(.corrupt, "segment not open", path: paths.segment(id)) }
                 let active = s.manifest.activeSegment?.id == id
-                let result = try SegmentScanner(file: file, segmentID: id, statistics: counters).scan(collect: false) { records in
+                // A sealed segment's records come a frame at a time (a chunked commit's
+                // transaction is not held whole); the active one's only once committed,
+                // as bytes past its last commit may be a transaction being written.
+                let result = try SegmentScanner(file: file, segmentID: id, statistics: counters).scan(collect: false, provisional: !active) { records in
                     for r in records where r.record.sequence <= last { body(r) }
                 }
                 // The active segment may end in a commit being written now.

@@ -50,13 +50,16 @@ public final class LogStore: Sendable {
     /// What compaction applies to each current record it copies (``setRecordRewriter(_:)``).
     let recordRewriter = Locked<RecordRewriter?>(nil)
     /// The sequence after which compaction keeps every version (``setVersionRetention(_:)``).
-    let versionRetention = Locked<(@Sendable () -> UInt64?)?>(nil)
+    let versionRetention = Locked<(@Sendable () throws -> UInt64?)?>(nil)
     /// Segments below this id are rewritten whatever their garbage (``rewriteSegments(below:)``).
     let rewriteBelow = Locked<UInt32?>(nil)
     /// Called with the step's number when a compaction step has written its outputs
     /// and is about to swap them in, holding no lock: where tests commit between a
     /// step's copy and its swap, and where crash workers stop a process.
     package let compactionWillSwap = Locked<(@Sendable (Int) throws -> Void)?>(nil)
+    /// Called with a segment's id when a compaction step has read it, holding no lock:
+    /// where tests commit between the segments of one step.
+    package let compactionDidReadSegment = Locked<(@Sendable (UInt32) throws -> Void)?>(nil)
     /// Durable commits wait here, outside the writer lock, for an fsync that covers them.
     let groupCommit: GroupCommit
     /// Set on a snapshot (``snapshot()``): its files are its store's, which closes them.
@@ -80,8 +83,9 @@ public final class LogStore: Sendable {
     /// `retention` answers when a compaction starts, and for each key the newest
     /// version at or below it, so that ``snapshot(asOf:)`` can read the store as of any
     /// sequence from there on (FORMAT.md §8). Nil (or a nil answer) keeps current
-    /// versions only. The object layer keeps what its history's horizon needs.
-    package func setVersionRetention(_ retention: (@Sendable () -> UInt64?)?) {
+    /// versions only; an error it throws stops the compaction. The object layer keeps
+    /// what its history's horizon needs.
+    package func setVersionRetention(_ retention: (@Sendable () throws -> UInt64?)?) {
         versionRetention.withLock { $0 = retention }
     }
 
@@ -122,6 +126,15 @@ public final class LogStore: Sendable {
         var lastSequence: UInt64 = 0
         /// Bytes of all committed records per segment (superseded ones too).
         var recordBytesBySegment: [UInt32: Int64] = [:]
+        /// Bytes of superseded versions that compaction kept for a retention, per
+        /// segment and blob file it wrote them to, as far as this process knows: left
+        /// out of the garbage compaction chooses by while the retention is below
+        /// `until` (the greatest sequence of the versions that superseded them, past
+        /// which every one of them may be reclaimed), so that it does not rewrite them
+        /// at every run. Not kept on disk: after a reopen they count as garbage again,
+        /// until the first compaction that meets them learns them anew.
+        var keptBytesBySegment: [UInt32: KeptBytes] = [:]
+        var keptBytesByBlobFile: [UInt32: KeptBytes] = [:]
         /// Blobs written but not yet referenced by a commit, per blob file. Compaction
         /// must not collect a file that holds one: the commit that references it may
         /// be on its way. A blob never committed pins its file until the store reopens.

@@ -142,6 +142,105 @@ import StrataTestSupport
         #expect(try again.get(RecordKey(2))?.value == [1])
     }
 
+    /// A tombstone the step drops (current when read, at or below the retention), then
+    /// a commit writes its key again before the step reads an older segment holding an
+    /// earlier version: that version is not the key's newest at the retention (the
+    /// tombstone was), so it must not be kept, or the key would come back as of then.
+    @Test func aVersionBelowATombstoneTheStepDroppedIsNotKeptWhenACommitRacesIt() throws {
+        let memory = InMemoryFileSystem()
+        var options = Self.options()
+        options.segmentSizeLimit = 64 << 20
+        let store = try LogStore.open(at: "/s", options: options, fileSystem: memory)
+        let retention = Locked<UInt64?>(nil)
+        store.setVersionRetention { retention.withLock { $0 } }
+        let key = RecordKey(7)
+        // Each segment is given garbage (a key written twice), so that compaction takes it.
+        func put(_ k: RecordKey, _ value: UInt8) throws {
+            var batch = WriteBatch()
+            batch.put(k, value: [value])
+            try store.commit(batch)
+        }
+        try put(key, 0)
+        try put(key, 1)
+        try store.sealActiveSegment()
+        // The put moves to a compaction output, whose id is above the active segment's.
+        try store.compact(force: true)
+        var delete = WriteBatch()
+        delete.delete(key)
+        let deleted = try store.commit(delete)
+        try put(RecordKey(8), 8)
+        try put(RecordKey(8), 9)
+        try store.sealActiveSegment()
+        retention.withLock { $0 = deleted }
+        let ids = Locked<[UInt32]>([])
+        store.compactionDidReadSegment.withLock { hook in
+            hook = { id in
+                let first = ids.withLock { $0.append(id); return $0.count == 1 }
+                guard first else { return }
+                var again = WriteBatch()
+                again.put(key, value: [3])
+                try store.commit(again)
+            }
+        }
+        try store.compact(force: true)
+        store.compactionDidReadSegment.withLock { $0 = nil }
+        #expect(ids.withLock { $0.count } >= 2)
+        let then = try store.snapshot(asOf: deleted)
+        defer { try? then.close() }
+        #expect(try then.get(key) == nil, "the deleted key reads as of its deletion")
+        #expect(try then.get(RecordKey(8)) == nil)
+        #expect(try store.get(key)?.value == [3])
+        #expect(try store.verify().isSound)
+    }
+
+    /// A commit during the compaction carries over a reference into a blob file being
+    /// collected, and a later one supersedes it: the version kept for the retention
+    /// still names the file, which must not be deleted.
+    @Test func aBlobFileAKeptVersionWrittenDuringTheCompactionNamesIsNotCollected() throws {
+        let memory = InMemoryFileSystem()
+        let store = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory)
+        let retention = Locked<UInt64?>(0)
+        store.setVersionRetention { retention.withLock { $0 } }
+        let key = RecordKey(1)
+        let bytes = [UInt8](repeating: 7, count: 4_000)
+        let blob = try store.writeBlob(bytes)
+        var first = WriteBatch()
+        first.put(key, value: [1], blobs: [blob])
+        try store.commit(first)
+        // Garbage in the blob file: blobs written and superseded, then the file rolls.
+        for round in 0..<6 {
+            var batch = WriteBatch()
+            batch.put(RecordKey(100 + UInt64(round)), value: [2], blobs: [try store.writeBlob([UInt8](repeating: UInt8(round), count: 3_000))])
+            try store.commit(batch)
+            var drop = WriteBatch()
+            drop.delete(RecordKey(100 + UInt64(round)))
+            try store.commit(drop)
+        }
+        let carriedAt = Locked<UInt64>(0)
+        store.compactionDidReadSegment.withLock { hook in
+            hook = { _ in
+                guard carriedAt.withLock({ $0 }) == 0 else { return }
+                var again = WriteBatch()
+                again.put(key, value: [2], blobs: [blob])     // the reference carried over
+                let sequence = try store.commit(again)
+                carriedAt.withLock { $0 = sequence }
+                var replace = WriteBatch()
+                replace.put(key, value: [3])
+                try store.commit(replace)
+            }
+        }
+        let report = try store.compact(force: true)
+        store.compactionDidReadSegment.withLock { $0 = nil }
+        let carried = carriedAt.withLock { $0 }
+        #expect(carried > 0 && report.segmentsCompacted > 0)
+        let then = try store.snapshot(asOf: carried)
+        defer { try? then.close() }
+        let version = try #require(try then.get(key))
+        #expect(version.value == [2])
+        #expect(try then.readBlob(try #require(version.blobs.first)) == bytes)
+        #expect(try store.verify().isSound)
+    }
+
     @Test func withoutARetentionCompactionRaisesTheFloorToItsLastSequence() throws {
         let memory = InMemoryFileSystem()
         let store = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory)
