@@ -12,7 +12,12 @@ extension ObjectStore {
 
     /// The state record, nil when history was never tracked here.
     func historyState() throws -> HistoryLog.State? {
-        try records.get(HistoryLog.stateKey).map { try HistoryLog.State.decode($0.value) }
+        // History is kept by the store, not by what it was: entries deleted since are
+        // not kept for reads as of the past.
+        if (records as? LogStore)?.readsAsOfThePast == true {
+            throw StrataError(.invalidArgument, "a store read as of a past token has no history: read history from the store itself", path: path)
+        }
+        return try records.get(HistoryLog.stateKey).map { try HistoryLog.State.decode($0.value) }
     }
 
     /// Brings the stored history in line with the options at open: tracking starts

@@ -50,7 +50,8 @@ extension ObjectStore {
     ///
     /// Taking one reads the segments holding commits after the token (memory grows with
     /// the objects changed since, not with the store); the older segments answer from
-    /// their index files. Close it when done.
+    /// their index files. It reads objects, not history: its ``fetchHistory(after:limit:)``
+    /// throws `.invalidArgument`. Close it when done.
     ///
     /// - Throws: `.historyTokenExpired` for a token older than the horizon, from before
     ///   a migration, or when history is not tracked; `.invalidArgument` for a token of

@@ -167,7 +167,10 @@ public final class ObjectStore: Sendable {
                 guard let log, let value = try log.get(HistoryLog.stateKey)?.value else { return nil }
                 let state = try HistoryLog.State.decode(value)
                 guard state.tracking else { return nil }
-                return max(state.horizon, 1) - 1
+                // History's own entries are exempt: a read as of the past never reads
+                // them (a store read so has no history), and the entries deleteHistory
+                // removed would otherwise be kept as the versions of the horizon.
+                return VersionRetention(after: max(state.horizon, 1) - 1, exempt: HistoryLog.entries)
             }
         }
         do {

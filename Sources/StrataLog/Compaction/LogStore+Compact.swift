@@ -43,7 +43,8 @@ extension LogStore {
         var report = CompactionReport()
         // Every version newer than this is kept, and each key's newest at or below it
         // (FORMAT.md §8): read once, as the retention only moves forward.
-        let retention = try versionRetention.withLock { $0 }?()
+        let asked = try versionRetention.withLock { $0 }?()
+        let retention = asked?.sequence
         let threshold = force ? 0.0 : options.compactionGarbageRatio
         // Roll the active blob file too when it holds enough garbage to collect.
         _ = try writer.withLock { w -> Bool in
@@ -126,14 +127,14 @@ extension LogStore {
             groupBytes += try file.size()
             groupKeys &+= keys
             if groupBytes >= Int64(options.compactionBatchBytes) || groupKeys >= keysPerGroup || position == plan.inputs.count - 1 {
-                try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, retention: retention, output: output, throttle: &throttle, report: &report)
+                try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, retention: retention, exempt: asked?.exempt, output: output, throttle: &throttle, report: &report)
                 group = []
                 groupBytes = 0
                 groupKeys = 0
             }
         }
         if group.isEmpty == false {
-            try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, retention: retention, output: output, throttle: &throttle, report: &report)
+            try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, retention: retention, exempt: asked?.exempt, output: output, throttle: &throttle, report: &report)
         }
         if let blob = output.blob {
             // A collected file's live blobs now sit in `blob`; register it even when no
@@ -156,7 +157,7 @@ extension LogStore {
         return report
     }
 
-    private func compactGroup(_ group: [UInt32], allInputs: Set<UInt32>, collecting: Set<UInt32>, retention: UInt64?, output: CompactionOutput,
+    private func compactGroup(_ group: [UInt32], allInputs: Set<UInt32>, collecting: Set<UInt32>, retention: UInt64?, exempt: Range<RecordKey>?, output: CompactionOutput,
                               throttle: inout CompactionThrottle, report: inout CompactionReport) throws {
         var recordsRewritten = 0
         var tombstonesDropped = 0
@@ -280,13 +281,15 @@ extension LogStore {
                 }
                 for ((scanned, isCurrent), entry) in zip(zip(records, current), entries) {
                     var record = scanned.record
+                    // The retention this key is under: none for keys it exempts.
+                    let keepAfter = exempt?.contains(record.key) == true ? nil : retention
                     if isCurrent {
                         // A tombstone goes once no older version can be left behind it:
                         // none in another segment, none kept for the retention.
-                        if record.isTombstone && retention.map({ record.sequence <= $0 }) ?? true
+                        if record.isTombstone && keepAfter.map({ record.sequence <= $0 }) ?? true
                             && !olderElsewhere.contains(where: { $0 <= record.sequence }) {
                             tombstonesDropped += 1
-                            if retention != nil { droppedTombstones[record.key] = record.sequence }
+                            if keepAfter != nil { droppedTombstones[record.key] = record.sequence }
                             continue
                         }
                         if retention != nil { copiedCurrent[record.key] = record.sequence }
@@ -295,9 +298,9 @@ extension LogStore {
                         // rewrote is never a version). Kept when newer than the
                         // retention; at or below it, only the newest the group holds
                         // of a key written after it.
-                        guard let retention, let entry, entry.sequence > record.sequence else { continue }
-                        if record.sequence <= retention {
-                            if entry.sequence > retention, older[record.key].map({ $0.sequence <= record.sequence }) ?? true {
+                        guard let keepAfter, let entry, entry.sequence > record.sequence else { continue }
+                        if record.sequence <= keepAfter {
+                            if entry.sequence > keepAfter, older[record.key].map({ $0.sequence <= record.sequence }) ?? true {
                                 older[record.key] = (record.sequence, scanned.location, entry.sequence)
                             }
                             continue

@@ -107,6 +107,7 @@ extension LogStore {
             if t.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
             t.index = index
             t.lastSequence = sequence
+            t.readsAsOfThePast = true
         }
     }
 }

@@ -50,7 +50,7 @@ public final class LogStore: Sendable {
     /// What compaction applies to each current record it copies (``setRecordRewriter(_:)``).
     let recordRewriter = Locked<RecordRewriter?>(nil)
     /// The sequence after which compaction keeps every version (``setVersionRetention(_:)``).
-    let versionRetention = Locked<(@Sendable () throws -> UInt64?)?>(nil)
+    let versionRetention = Locked<(@Sendable () throws -> VersionRetention?)?>(nil)
     /// Segments below this id are rewritten whatever their garbage (``rewriteSegments(below:)``).
     let rewriteBelow = Locked<UInt32?>(nil)
     /// Called with the step's number when a compaction step has written its outputs
@@ -85,9 +85,13 @@ public final class LogStore: Sendable {
     /// sequence from there on (FORMAT.md §8). Nil (or a nil answer) keeps current
     /// versions only; an error it throws stops the compaction. The object layer keeps
     /// what its history's horizon needs.
-    package func setVersionRetention(_ retention: (@Sendable () throws -> UInt64?)?) {
+    package func setVersionRetention(_ retention: (@Sendable () throws -> VersionRetention?)?) {
         versionRetention.withLock { $0 = retention }
     }
+
+    /// Whether this is a snapshot read as of a sequence before its store's last
+    /// (``snapshot(asOf:)``): keys a retention exempts may not read as they were.
+    package var readsAsOfThePast: Bool { state.withLock { $0.readsAsOfThePast } }
 
     /// The oldest sequence ``snapshot(asOf:)`` can read as of: compaction has dropped
     /// versions below it (FORMAT.md §6.3).
@@ -155,6 +159,8 @@ public final class LogStore: Sendable {
         /// A format-1 store whose index files are still in memory: its first write
         /// upgrades it to format 2 (FORMAT.md §12), with these counters of its sealed segments.
         var legacySealedCounters: IndexCounters?
+        /// Set on a snapshot read as of a sequence before its store's last.
+        var readsAsOfThePast = false
         /// Set when a write or fsync failed: the store is read-only until reopened.
         var failure: StrataError?
         var isClosed = false
@@ -266,5 +272,19 @@ public final class LogStore: Sendable {
         let failure = (error as? StrataError) ?? StrataError(.io, "\(error)", path: path)
         state.withLock { s in if s.failure == nil { s.failure = failure } }
         logger.warning("store is read-only until reopened", metadata: ["path": "\(path)", "error": "\(failure)"])
+    }
+}
+
+/// What compaction keeps for reads as of past sequences (``LogStore/setVersionRetention(_:)``):
+/// every version newer than `sequence`, and each key's newest at or below it — but for
+/// keys in `exempt`, whose superseded versions go as if there were no retention (the
+/// object layer's history entries: a read as of the past never asks for them).
+package struct VersionRetention: Sendable {
+    package var sequence: UInt64
+    package var exempt: Range<RecordKey>?
+
+    package init(after sequence: UInt64, exempt: Range<RecordKey>? = nil) {
+        self.sequence = sequence
+        self.exempt = exempt
     }
 }

@@ -154,6 +154,39 @@ import Testing
         #expect(ids.count == 1)
     }
 
+    /// A store read as of the past has no history (its entries are not kept for it),
+    /// and the history deleteHistory removed is reclaimed by compaction, not kept as the
+    /// versions of the horizon.
+    @Test func historyIsNotReadAsOfThePastNorKeptForIt() async throws {
+        func historyBytes(tracking: Bool) async throws -> (kept: Int64, afterDelete: Int64) {
+            let store = try HistoryTests.store { $0.historyTracking = tracking; $0.log.durability = .none }
+            let context = store.newContext()
+            let employee = try HistoryTests.insert(context, "Ada")
+            try context.save()
+            for i in 0..<400 {
+                try employee.setValue(Double(i), forKey: "salary")
+                try context.save()
+            }
+            let log = try #require(store.records as? LogStore)
+            _ = try await store.compact(force: true)
+            let kept = log.usage.segmentBytes
+            if tracking {
+                let past = try store.snapshot(at: try #require(try store.historyHorizon()))
+                #expect { try past.fetchHistory() } throws: { ($0 as? StrataError)?.code == .invalidArgument }
+                #expect(try past.newContext().count(for: FetchRequest(entityName: "Employee")) == 0)
+                try await past.close()
+                try store.deleteHistory(before: store.currentHistoryToken)
+            }
+            _ = try await store.compact(force: true)
+            return (kept, log.usage.segmentBytes)
+        }
+        let without = try await historyBytes(tracking: false)
+        let with = try await historyBytes(tracking: true)
+        let history = with.kept - without.kept
+        #expect(history > 10_000)
+        #expect(with.afterDelete - without.afterDelete <= history / 20, "history took \(history) bytes, and \(with.afterDelete - without.afterDelete) after deleteHistory and a compaction")
+    }
+
     /// In place (Int32 to Int64) and through a staging store (to Double).
     @Test(arguments: [AttributeType.int64, .double])
     func aTokenFromBeforeAMigrationIsRefused(level: AttributeType) throws {
