@@ -72,4 +72,34 @@ import Testing
         #expect(try ModelContext(snapshot).fetchCount(FetchDescriptor<Trip>()) == 5)
         #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 9)
     }
+
+    /// A container as of each past transaction a history fetch hands out: the trips as
+    /// they were right after it, changed and deleted ones included.
+    @Test func aContainerAsOfATransactionReadsTheModelsThen() throws {
+        let (container, context) = try Self.container()
+        let rome = Trip(name: "Rome", destination: "Italy")
+        context.insert(rome)
+        context.insert(Trip(name: "Oslo", destination: "Norway"))
+        try context.save()
+        rome.days = 5
+        try context.save()
+        context.delete(rome)
+        try context.save()
+        let transactions = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(transactions.count == 3)
+        var seen: [[String: Int]] = []
+        for transaction in transactions {
+            let then = try container.snapshot(at: transaction.token)
+            defer { try? then.close() }
+            let trips = try ModelContext(then).fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+            seen.append(Dictionary(uniqueKeysWithValues: trips.map { ($0.name, $0.days) }))
+        }
+        #expect(seen == [["Oslo": 1, "Rome": 1], ["Oslo": 1, "Rome": 5], ["Oslo": 1]])
+        // Before the history kept, and of another store: refused.
+        let second = transactions[1].token
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token <= second }))
+        #expect { try container.snapshot(at: transactions[0].token) } throws: { ($0 as? StrataError)?.code == .historyTokenExpired }
+        let (other, _) = try Self.container()
+        #expect { try other.snapshot(at: transactions[2].token) } throws: { ($0 as? StrataError)?.code == .invalidArgument }
+    }
 }
