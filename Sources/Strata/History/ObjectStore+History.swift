@@ -9,7 +9,8 @@ extension ObjectStore {
     }
 
     /// The oldest token history can still answer for: ``fetchHistory(after:limit:)``
-    /// with an older one throws `.historyTokenExpired`. Nil when history is not tracked.
+    /// with an older one throws `.historyTokenExpired`. Nil when history is not tracked;
+    /// throws `.invalidArgument` on a store read as of a past token (``snapshot(at:)``).
     public func historyHorizon() throws -> HistoryToken? {
         guard let state = try historyState(), state.tracking else { return nil }
         return HistoryToken(sequence: max(state.horizon, 1) - 1, storeIdentifier: identifier)

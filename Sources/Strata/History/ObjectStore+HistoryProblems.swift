@@ -9,6 +9,9 @@ extension ObjectStore {
     /// or an entry that does not decode, an entry of a transaction after the last
     /// commit or of none (sequence 0), a change of a key under no entity's tag.
     package func historyProblems(limit: Int) -> [StrataError] {
+        // A store read as of a past token keeps no history to hold to anything: its
+        // entries' older versions were not kept for it (FORMAT.md §11.6).
+        if (records as? LogStore)?.readsAsOfThePast == true { return [] }
         var problems: [StrataError] = []
         func add(_ error: any Error, _ key: RecordKey) {
             guard problems.count < limit else { return }

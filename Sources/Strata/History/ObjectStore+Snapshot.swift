@@ -42,7 +42,8 @@ extension ObjectStore {
     /// ```
     ///
     /// Any token history can still answer for (from ``historyHorizon()`` on) can be read
-    /// as of: with ``StoreOptions/historyTracking`` on, compaction keeps the superseded
+    /// as of, but for tokens from before the store's upgrade to on-disk format 5, whose
+    /// older versions earlier releases did not keep: with ``StoreOptions/historyTracking`` on, compaction keeps the superseded
     /// versions, tombstones and blobs newer than the horizon, and for each object its
     /// version at the horizon, and reclaims them once ``deleteHistory(before:)`` or the
     /// retention moves the horizon past them. A migration restarts history: a token from
@@ -50,11 +51,12 @@ extension ObjectStore {
     ///
     /// Taking one reads the segments holding commits after the token (memory grows with
     /// the objects changed since, not with the store); the older segments answer from
-    /// their index files. It reads objects, not history: its ``fetchHistory(after:limit:)``
-    /// throws `.invalidArgument`. Close it when done.
+    /// their index files. It reads objects, not history: its history reads
+    /// (``fetchHistory(after:limit:)``, ``historyHorizon()``, ``changes(after:)``) throw
+    /// `.invalidArgument`. Close it when done.
     ///
     /// - Throws: `.historyTokenExpired` for a token older than the horizon, from before
-    ///   a migration, or when history is not tracked; `.invalidArgument` for a token of
+    ///   a migration or the store's upgrade to format 5, or when history is not tracked; `.invalidArgument` for a token of
     ///   another store, one newer than the last commit, or a store type without
     ///   snapshots.
     public func snapshot(at token: HistoryToken) throws -> ObjectStore {

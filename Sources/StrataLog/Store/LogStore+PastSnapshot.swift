@@ -5,15 +5,16 @@ extension LogStore {
     /// absent. Reads, ranges, term queries and counts all answer as of it.
     ///
     /// ```swift
-    /// let then = try store.snapshot(asOf: token)
+    /// let then = try store.snapshot(asOf: sequence)
     /// defer { try? then.close() }
-    /// let before = try then.get(RecordKey(1))   // as it was after transaction `token`
+    /// let before = try then.get(RecordKey(1))   // as it was after that transaction
     /// ```
     ///
-    /// Any sequence from ``versionFloor`` to ``lastSequence`` can be read. Compaction
-    /// keeps the versions that needs only while a retention asks for them (the object
-    /// layer's history does); otherwise it drops superseded versions and raises the
-    /// floor to the last sequence it compacted at (FORMAT.md §8).
+    /// ``lastSequence``, and any sequence from ``versionFloor`` to it, can be read.
+    /// Compaction keeps the versions that needs only while a retention asks for them
+    /// (the object layer's history does), and not for the keys a retention exempts
+    /// (history's own), which may not read as they were; otherwise it drops superseded
+    /// versions and raises the floor to the last sequence it compacted at (FORMAT.md §8).
     ///
     /// Taking one reads the segments that hold a version newer than `sequence` (the
     /// active one, and sealed ones whose sequences reach past it) twice: once to

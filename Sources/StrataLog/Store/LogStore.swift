@@ -93,8 +93,10 @@ public final class LogStore: Sendable {
     /// (``snapshot(asOf:)``): keys a retention exempts may not read as they were.
     package var readsAsOfThePast: Bool { state.withLock { $0.readsAsOfThePast } }
 
-    /// The oldest sequence ``snapshot(asOf:)`` can read as of: compaction has dropped
-    /// versions below it (FORMAT.md §6.3).
+    /// The oldest sequence before ``lastSequence`` that ``snapshot(asOf:)`` can read as
+    /// of: compaction has dropped versions below it. ``lastSequence`` itself can always
+    /// be read. It lies above ``lastSequence`` after a migration's swap, and is
+    /// 2⁶⁴ − 1 when the manifest's value is malformed (FORMAT.md §6.3).
     public var versionFloor: UInt64 {
         state.withLock { $0.manifest.versionFloor(lastSequence: $0.lastSequence) }
     }

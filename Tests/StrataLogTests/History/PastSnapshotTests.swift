@@ -241,6 +241,29 @@ import StrataTestSupport
         #expect(try store.verify().isSound)
     }
 
+    /// A floor value that is not 8 bytes refuses every past sequence; the last one
+    /// still reads.
+    @Test func aMalformedFloorRefusesEveryPastSequence() throws {
+        let memory = InMemoryFileSystem()
+        let store = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory)
+        for round in UInt8(0)..<3 {
+            var batch = WriteBatch()
+            batch.put(RecordKey(1), value: [round])
+            try store.commit(batch)
+        }
+        try store.writer.withLock { _ in
+            var manifest = store.state.withLock { $0.manifest }
+            manifest.metadata[Manifest.versionFloorKey] = [1, 2, 3]
+            try store.writeManifest(manifest)
+        }
+        #expect(store.versionFloor == .max)
+        #expect(store.metadata.isEmpty)
+        #expect { try store.snapshot(asOf: 1) } throws: { ($0 as? StrataError)?.code == .historyTokenExpired }
+        let now = try store.snapshot(asOf: store.lastSequence)
+        #expect(try now.get(RecordKey(1))?.value == [2])
+        try now.close()
+    }
+
     @Test func withoutARetentionCompactionRaisesTheFloorToItsLastSequence() throws {
         let memory = InMemoryFileSystem()
         let store = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory)

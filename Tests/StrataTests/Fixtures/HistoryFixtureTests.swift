@@ -84,6 +84,11 @@ import StrataTestSupport
         #expect(checked >= 5)
     }
 
+    /// The employees of `store` but the newcomer the test adds.
+    static func employees(before store: ObjectStore) throws -> Int {
+        try store.newContext().count(for: FetchRequest(entityName: "Employee")) - 1
+    }
+
     @Test(arguments: folders)
     func aCopyGoesOnWritingHistory(folder: String) throws {
         let fixture = FixtureStore(folder: folder, name: "employees-history-v1")
@@ -93,6 +98,7 @@ import StrataTestSupport
             defer { try? store.close() }
             let before = try store.fetchHistory()
             let token = store.currentHistoryToken
+            let oldest = try #require(before.first).token
             let context = store.newContext()
             context.transactionAuthor = "later"
             let employee = try context.insert("Employee")
@@ -102,6 +108,17 @@ import StrataTestSupport
             #expect(after.count == 1)
             #expect(after.first?.author == "later")
             #expect(try store.fetchHistory().count == before.count + 1)
+            // The write upgraded a format-4 copy: it reads as of its last sequence then
+            // and on, not earlier (its older versions were not kept); a format-5 one
+            // reads as of every token its history holds.
+            let then = try store.snapshot(at: token)
+            #expect(try then.newContext().count(for: FetchRequest(entityName: "Employee")) == (try Self.employees(before: store)))
+            try then.close()
+            if FixtureStore.formatVersion(ofFolder: folder) == 4 {
+                #expect { try store.snapshot(at: oldest) } throws: { ($0 as? StrataError)?.code == .historyTokenExpired }
+            } else {
+                try store.snapshot(at: oldest).close()
+            }
         }
     }
 }
