@@ -61,7 +61,7 @@ import StrataTestSupport
         var state: [UInt64: Held] = [:]
         var states: [UInt64: [UInt64: Held]] = [0: [:]]
         var compactions = 0
-        for step in 1...1_600 {
+        for step in 1...1_200 {
             var batch = WriteBatch()
             var next = state
             for _ in 0..<Int.random(in: 1...3, using: &rng) {
@@ -88,7 +88,7 @@ import StrataTestSupport
                 compactions += 1
             }
         }
-        #expect(compactions == 16)
+        #expect(compactions == 12)
         let report = try store.verify()
         #expect(report.isSound, "\(report.problems)")
         let floor = store.versionFloor

@@ -105,8 +105,8 @@ import Testing
         let horizon = try #require(try store.historyHorizon())
         let kept = tokens.filter { $0.sequence >= horizon.sequence }
         #expect(kept.count >= 300)
-        // Every kept token in a long run (STRATA_EVERY_TOKEN=1); every seventh otherwise.
-        let every = ProcessInfo.processInfo.environment["STRATA_EVERY_TOKEN"] == "1" ? 1 : 7
+        // Every kept token in a long run (STRATA_EVERY_TOKEN=1); every tenth otherwise.
+        let every = ProcessInfo.processInfo.environment["STRATA_EVERY_TOKEN"] == "1" ? 1 : 10
         for (i, token) in kept.enumerated() where i % every == 0 || i == kept.count - 1 {
             let snapshot = try store.snapshot(at: token)
             defer { try? snapshot.close() }
