@@ -21,13 +21,18 @@ extension ObjectStore {
     ///
     /// - Throws: `.closed`; `.invalidArgument` for a store type without snapshots.
     public func snapshot() throws -> ObjectStore {
+        try readOnlyView { try $0.snapshot() }
+    }
+
+    /// A read-only store over the snapshot `take` makes of this store's segment log.
+    private func readOnlyView(_ take: (LogStore) throws -> LogStore) throws -> ObjectStore {
         guard let log = records as? LogStore else {
             throw StrataError(.invalidArgument, "this store type does not take snapshots", path: path)
         }
         var options = self.options
         options.log.readOnly = true
         options.instrument = nil
-        return ObjectStore(uncheckedRecords: try log.snapshot(), model: model, schema: schema, serials: serials.withLock { $0 }, options: options)
+        return ObjectStore(uncheckedRecords: try take(log), model: model, schema: schema, serials: serials.withLock { $0 }, options: options)
     }
 
     /// A read-only store that answers as this one did right after the transaction of
@@ -60,7 +65,7 @@ extension ObjectStore {
     ///   another store, one newer than the last commit, or a store type without
     ///   snapshots.
     public func snapshot(at token: HistoryToken) throws -> ObjectStore {
-        guard let log = records as? LogStore else {
+        guard records is LogStore else {
             throw StrataError(.invalidArgument, "this store type does not take snapshots", path: path)
         }
         let state = try checkedHistory(after: token)
@@ -71,10 +76,7 @@ extension ObjectStore {
             throw StrataError(.historyTokenExpired, "the store was migrated after token \(token.sequence): it cannot be read as of a state of the older model",
                               path: path, context: ["token": "\(token.sequence)"])
         }
-        var options = self.options
-        options.log.readOnly = true
-        options.instrument = nil
-        return ObjectStore(uncheckedRecords: try log.snapshot(asOf: token.sequence), model: model, schema: schema, serials: serials.withLock { $0 }, options: options)
+        return try readOnlyView { try $0.snapshot(asOf: token.sequence) }
     }
 
     /// For a store opened read-only while another process writes it

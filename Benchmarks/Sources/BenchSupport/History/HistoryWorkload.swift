@@ -158,14 +158,7 @@ public enum HistoryWorkload {
         var token: HistoryToken
         do {
             let store = try strataStore(in: scratch.path, history: true, durability: .none)
-            var next = employees.startIndex
-            try store.batchInsert(entityName: "Employee") { values in
-                guard next < employees.endIndex else { return true }
-                let e = employees[next]
-                values = ["name": .string(e.name), "email": .string(e.email), "salary": .int(e.salary), "departmentID": .int(e.departmentID)]
-                next += 1
-                return false
-            }
+            try StrataObjectEmployeeStore.batchInsert(employees, into: store)
             token = store.currentHistoryToken
             let context = store.newContext()
             for (i, serial) in serials.enumerated() {

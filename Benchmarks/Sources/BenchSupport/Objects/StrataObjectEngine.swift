@@ -92,17 +92,22 @@ final class StrataObjectEmployeeStore: EmployeeStore {
             for e in employees { try Self.fill(context.insert("Employee"), with: e) }
             try context.save()
         case .batchInsert:
-            // The handler form (Core Data's `dictionaryHandler`): one dictionary at a
-            // time, as SQLite is handed one row at a time, so the insert holds a chunk
-            // and not N dictionaries and records (the array form holds both at once).
-            var next = employees.startIndex
-            try store.batchInsert(entityName: "Employee") { values in
-                guard next < employees.endIndex else { return true }
-                let e = employees[next]
-                values = ["name": .string(e.name), "email": .string(e.email), "salary": .int(e.salary), "departmentID": .int(e.departmentID)]
-                next += 1
-                return false
-            }
+            try Self.batchInsert(employees, into: store)
+        }
+    }
+
+    /// `employees` in one `batchInsert` of the handler form (Core Data's
+    /// `dictionaryHandler`): one dictionary at a time, as SQLite is handed one row at a
+    /// time, so the insert holds a chunk and not N dictionaries and records (the array
+    /// form holds both at once).
+    static func batchInsert(_ employees: some Collection<Employee>, into store: ObjectStore) throws {
+        var next = employees.startIndex
+        try store.batchInsert(entityName: "Employee") { values in
+            guard next < employees.endIndex else { return true }
+            let e = employees[next]
+            values = ["name": .string(e.name), "email": .string(e.email), "salary": .int(e.salary), "departmentID": .int(e.departmentID)]
+            employees.formIndex(after: &next)
+            return false
         }
     }
 
