@@ -8,7 +8,7 @@ extension PostgresRecordStore {
     /// Runs `body` holding the store's `state` row in an open transaction: commits
     /// of other processes wait until `body`'s own commit (which ends the transaction)
     /// or its end. A read-only store runs `body` as it is.
-    public func exclusively<T>(_ body: () throws -> T) throws -> T {
+    package func exclusively<T>(_ body: () throws -> T) throws -> T {
         writerLock.lock()
         defer { writerLock.unlock() }
         exclusiveDepth += 1
@@ -123,7 +123,7 @@ extension PostgresRecordStore {
         }
     }
 
-    public func commit(_ batch: WriteBatch) throws -> UInt64 {
+    package func commit(_ batch: WriteBatch) throws -> UInt64 {
         if let refusal = writeRefusal { throw refusal }
         // Nothing to write: no transaction, as on the segment log.
         if batch.isEmpty { return lastSequence }
@@ -137,7 +137,7 @@ extension PostgresRecordStore {
 
     /// One transaction handed over in chunks, each written as it comes: the server
     /// holds the transaction, this process one chunk.
-    public func commit(chunks produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool) throws -> UInt64 {
+    package func commit(chunks produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool) throws -> UInt64 {
         if let refusal = writeRefusal { throw refusal }
         var wrote = false
         let sequence = try withWriteTransaction { link, locked in
@@ -230,7 +230,7 @@ extension PostgresRecordStore {
         try link.query(parts.isEmpty ? last : "WITH \(parts.joined(separator: ", ")) \(last)", binds)
     }
 
-    public func reserveSerials(tag: UInt16, count: Int, floor: UInt64) throws -> UInt64? {
+    package func reserveSerials(tag: UInt16, count: Int, floor: UInt64) throws -> UInt64? {
         if let refusal = writeRefusal { throw refusal }
         guard count >= 0, floor < UInt64(Int64.max) - UInt64(count) else {
             throw StrataError(.invalidArgument, "cannot reserve \(count) object ids of tag \(tag) from \(floor)")
@@ -252,7 +252,7 @@ extension PostgresRecordStore {
 
     // MARK: Blobs
 
-    public func writeBlob(_ bytes: [UInt8]) throws -> BlobRef {
+    package func writeBlob(_ bytes: [UInt8]) throws -> BlobRef {
         if let refusal = writeRefusal { throw refusal }
         var binds = PostgresBindings()
         binds.appendBytes(bytes)
@@ -267,7 +267,7 @@ extension PostgresRecordStore {
         return BlobRef(file: 0, offset: UInt64(id), length: UInt64(bytes.count), checksum: CRC32C.checksum(bytes))
     }
 
-    public func readBlob(_ ref: BlobRef) throws -> [UInt8] {
+    package func readBlob(_ ref: BlobRef) throws -> [UInt8] {
         try checkOpen()
         var binds = PostgresBindings()
         binds.append(Int64(bitPattern: ref.offset))

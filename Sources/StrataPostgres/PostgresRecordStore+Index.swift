@@ -4,7 +4,7 @@ import PostgresNIO
 import StrataLog
 
 extension PostgresRecordStore {
-    public func keys(for term: IndexTerm) throws -> [RecordKey] {
+    package func keys(for term: IndexTerm) throws -> [RecordKey] {
         var binds = PostgresBindings()
         binds.append(Int32(bitPattern: term.index))
         binds.appendBytes(term.value)
@@ -15,7 +15,7 @@ extension PostgresRecordStore {
     }
 
     /// One query for every term: a save's unique-value checks cost one round trip.
-    public func keys(for terms: [IndexTerm]) throws -> [[RecordKey]] {
+    package func keys(for terms: [IndexTerm]) throws -> [[RecordKey]] {
         guard terms.count > 1 else { return try terms.map { try keys(for: $0) } }
         var binds = PostgresBindings()
         binds.append(terms.map { Int32(bitPattern: $0.index) })
@@ -37,7 +37,7 @@ extension PostgresRecordStore {
     }
 
     /// One query for every key.
-    public func liveKeys(among keys: [RecordKey]) throws -> Set<RecordKey> {
+    package func liveKeys(among keys: [RecordKey]) throws -> Set<RecordKey> {
         guard !keys.isEmpty else { return [] }
         var binds = PostgresBindings()
         binds.append(keys.map(PostgresCoding.column))
@@ -47,9 +47,9 @@ extension PostgresRecordStore {
     }
 
     /// Each lookup is a round trip to the server.
-    public var prefersBatchedLookups: Bool { true }
+    package var prefersBatchedLookups: Bool { true }
 
-    public func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [RecordKey] {
+    package func keys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [RecordKey] {
         var binds = PostgresBindings()
         binds.append(Int32(bitPattern: index))
         var clause = "index = $1"
@@ -67,7 +67,7 @@ extension PostgresRecordStore {
         }
     }
 
-    public func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) throws -> [TermEntry] {
+    package func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) throws -> [TermEntry] {
         var binds = PostgresBindings()
         binds.append(Int32(bitPattern: index))
         binds.appendBytes(prefix)
@@ -90,7 +90,7 @@ extension PostgresRecordStore {
         }
     }
 
-    public func orderedIndexPage(index: UInt32, descending: Bool, after: TermEntry?, limit: Int) throws -> OrderedTermPage? {
+    package func orderedIndexPage(index: UInt32, descending: Bool, after: TermEntry?, limit: Int) throws -> OrderedTermPage? {
         let limit = max(1, limit)
         var binds = PostgresBindings()
         binds.append(Int32(bitPattern: index))

@@ -8,7 +8,7 @@ extension PostgresRecordStore {
     /// references name a blob of that length and checksum, every term and blob
     /// reference belongs to a record, and the blob references decode. The server
     /// checks its pages itself (`data_checksums`).
-    public func verify() throws -> VerifyReport {
+    package func verify() throws -> VerifyReport {
         var report = VerifyReport()
         try scanPages(nil, batchSize: 512, withTerms: false) { page in
             for record in page {
@@ -47,7 +47,7 @@ extension PostgresRecordStore {
     /// and terms' tables with their indexes, `blobBytes` the blobs'. When the server
     /// cannot be asked: zeros, and a warning in the log; once the store is closed,
     /// zeros without one (a service's last sample of its gauges comes after the close).
-    public var usage: StoreUsage {
+    package var usage: StoreUsage {
         do {
             return try measuredUsage()
         } catch {
@@ -78,7 +78,7 @@ extension PostgresRecordStore {
     /// written outside a commit's transaction may be waiting for its commit), then
     /// has PostgreSQL vacuum the tables. Superseded versions need no compaction here:
     /// an update replaces its row, and the server's autovacuum reclaims the space.
-    public func compact(force: Bool) throws -> CompactionReport {
+    package func compact(force: Bool) throws -> CompactionReport {
         if let refusal = writeRefusal { throw refusal }
         let started = ContinuousClock.now
         var report = CompactionReport()

@@ -80,7 +80,7 @@ extension PostgresRecordStore {
         """
     }
 
-    public func get(_ key: RecordKey) throws -> Record? {
+    package func get(_ key: RecordKey) throws -> Record? {
         var binds = PostgresBindings()
         binds.append(PostgresCoding.column(key))
         let record = try read { link in
@@ -90,7 +90,7 @@ extension PostgresRecordStore {
         return record
     }
 
-    public func get(_ keys: [RecordKey]) throws -> [Record?] {
+    package func get(_ keys: [RecordKey]) throws -> [Record?] {
         guard !keys.isEmpty else { return [] }
         var binds = PostgresBindings()
         binds.append(keys.map(PostgresCoding.column))
@@ -105,7 +105,7 @@ extension PostgresRecordStore {
 
     /// A fault's read: the record without its terms, which only verification and
     /// copies need.
-    public func withRecord(_ key: RecordKey, _ body: (RecordView) throws -> Void) throws -> Bool {
+    package func withRecord(_ key: RecordKey, _ body: (RecordView) throws -> Void) throws -> Bool {
         var binds = PostgresBindings()
         binds.append(PostgresCoding.column(key))
         let found = try read { link in
@@ -122,7 +122,7 @@ extension PostgresRecordStore {
         return true
     }
 
-    public func sequence(of key: RecordKey) throws -> UInt64? {
+    package func sequence(of key: RecordKey) throws -> UInt64? {
         var binds = PostgresBindings()
         binds.append(PostgresCoding.column(key))
         return try read { link in
@@ -130,22 +130,22 @@ extension PostgresRecordStore {
         }
     }
 
-    public func contains(_ key: RecordKey) throws -> Bool {
+    package func contains(_ key: RecordKey) throws -> Bool {
         try sequence(of: key) != nil
     }
 
-    public func keys(in range: Range<RecordKey>?) throws -> [RecordKey] {
+    package func keys(in range: Range<RecordKey>?) throws -> [RecordKey] {
         let (clause, binds) = rangeClause(range)
         return try read { link in
             try link.query("SELECT key FROM \(schema).records WHERE \(clause) ORDER BY key", binds).map { PostgresCoding.key(try $0.decode(Int64.self)) }
         }
     }
 
-    public func locatedKeys(in range: Range<RecordKey>?) throws -> [LocatedKey] {
+    package func locatedKeys(in range: Range<RecordKey>?) throws -> [LocatedKey] {
         try keys(in: range).map(LocatedKey.init)
     }
 
-    public func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) throws -> [RecordKey] {
+    package func keys(in range: Range<RecordKey>?, after: RecordKey?, limit: Int) throws -> [RecordKey] {
         var (clause, binds) = rangeClause(range)
         if let after {
             binds.append(PostgresCoding.column(after))
@@ -158,14 +158,14 @@ extension PostgresRecordStore {
         }
     }
 
-    public func count(in range: Range<RecordKey>?) throws -> Int {
+    package func count(in range: Range<RecordKey>?) throws -> Int {
         let (clause, binds) = rangeClause(range)
         return try read { link in
             Int(try link.query("SELECT count(*) FROM \(schema).records WHERE \(clause)", binds).first?.decode(Int64.self) ?? 0)
         }
     }
 
-    public func lastKey(in range: Range<RecordKey>) throws -> RecordKey? {
+    package func lastKey(in range: Range<RecordKey>) throws -> RecordKey? {
         let (clause, binds) = rangeClause(range)
         return try read { link in
             try link.query("SELECT key FROM \(schema).records WHERE \(clause) ORDER BY key DESC LIMIT 1", binds).first
@@ -173,7 +173,7 @@ extension PostgresRecordStore {
         }
     }
 
-    public func scan(_ range: Range<RecordKey>?, batchSize: Int, _ body: ([Record]) throws -> Void) throws {
+    package func scan(_ range: Range<RecordKey>?, batchSize: Int, _ body: ([Record]) throws -> Void) throws {
         try scanPages(range, batchSize: batchSize) { page in
             try body(page)
             return true
@@ -209,7 +209,7 @@ extension PostgresRecordStore {
 
     /// A range's records a page at a time, in key order: bounded memory however large
     /// the range.
-    public func visitRecords(in range: Range<RecordKey>, wants: ((RecordKey) -> Bool)?, _ body: (RecordView) throws -> Bool) throws {
+    package func visitRecords(in range: Range<RecordKey>, wants: ((RecordKey) -> Bool)?, _ body: (RecordView) throws -> Bool) throws {
         try scanPages(range, batchSize: 512, withTerms: false) { page in
             for record in page where wants?(record.key) ?? true {
                 let more = try record.value.withUnsafeBytes { bytes in

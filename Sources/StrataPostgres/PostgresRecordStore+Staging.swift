@@ -16,7 +16,7 @@ extension PostgresRecordStore: StagingRecordStore {
     /// The tables a swap replaces; `state`, `blobs` and `serials` stay the store's.
     static let swappedTables = ["records", "terms", "blob_refs", "metadata"]
 
-    public func stagingStore(overlayEntryLimit: Int?) throws -> any StagingRecordStore {
+    package func stagingStore(overlayEntryLimit: Int?) throws -> any StagingRecordStore {
         if let refusal = writeRefusal { throw refusal }
         let root = staging?.root ?? self
         let depth = (staging?.depth ?? 0) + 1
@@ -41,7 +41,7 @@ extension PostgresRecordStore: StagingRecordStore {
 
     /// Swaps `staging`'s tables in, in one transaction under the store's lock (the one
     /// the migration holds, or a new one), and reads the new metadata.
-    public func adopt(staging: any StagingRecordStore) throws {
+    package func adopt(staging: any StagingRecordStore) throws {
         guard let staging = staging as? PostgresRecordStore, staging.staging?.root === self else {
             throw StrataError(.invalidArgument, "only a staging store made from this store can replace its contents", path: path)
         }
@@ -86,9 +86,9 @@ extension PostgresRecordStore: StagingRecordStore {
     }
 
     /// This store: the swap changed its tables, not its connections.
-    public func reopenedAfterAdopting() throws -> any RecordStore { self }
+    package func reopenedAfterAdopting() throws -> any RecordStore { self }
 
-    public func discardStagingStores() {
+    package func discardStagingStores() {
         writerLock.withLock { stagingBaseline = nil }
         do {
             try dropStagingSchemas()
@@ -127,7 +127,7 @@ extension PostgresRecordStore: StagingRecordStore {
     }
 
     /// A file in a temporary directory of this store's, removed when it closes.
-    public func scratchFile(named name: String) throws -> any StorageFile {
+    package func scratchFile(named name: String) throws -> any StorageFile {
         let fileSystem = POSIXFileSystem()
         let directory = try scratchDirectory.withLock { directory -> String in
             if let directory { return directory }

@@ -39,7 +39,7 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
     /// under its lock is refused, since the store was migrated under this process.
     let knownGeneration: Locked<Int64>
     let cachedMetadata: Locked<[String: [UInt8]]>
-    public let storeID: [UInt8]
+    package let storeID: [UInt8]
     let counters = Locked(LogStatistics())
     let closedFlag = Locked(false)
     let listener: CommitListener
@@ -132,13 +132,13 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
     }
 
     /// The location as errors name it (no password).
-    public var path: String { location.description }
+    package var path: String { location.description }
 
     // MARK: Metadata and state
 
-    public var metadata: [String: [UInt8]] { cachedMetadata.withLock { $0 } }
+    package var metadata: [String: [UInt8]] { cachedMetadata.withLock { $0 } }
 
-    public func setMetadata(_ metadata: [String: [UInt8]]) throws {
+    package func setMetadata(_ metadata: [String: [UInt8]]) throws {
         if let refusal = writeRefusal { throw refusal }
         // Held until the copy and its generation are updated: a commit of another
         // thread in between would find them apart and be refused.
@@ -179,7 +179,7 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
     /// Reads the metadata again, for a process that learns another one changed it
     /// (a migration): returns whether it changed.
     @discardableResult
-    public func reloadMetadata() throws -> Bool {
+    package func reloadMetadata() throws -> Bool {
         let (generation, fresh) = try pool.with { try Self.readMetadataAndGeneration(schema: schema, on: $0) }
         knownGeneration.withLock { $0 = generation }
         return cachedMetadata.withLock { current in
@@ -190,7 +190,7 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
 
     /// The last committed sequence as the server has it; when the server cannot be
     /// asked, the last one this process saw, and a warning in the log.
-    public var lastSequence: UInt64 {
+    package var lastSequence: UInt64 {
         do {
             let sequence = try pool.with { link in
                 try link.query("SELECT sequence FROM \(schema).state WHERE id = 1").first.map { UInt64(try $0.decode(Int64.self)) } ?? 0
@@ -208,7 +208,7 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
     /// The newest sequence this process committed or read.
     let knownSequence = Locked<UInt64>(0)
 
-    public var writeRefusal: StrataError? {
+    package var writeRefusal: StrataError? {
         if closedFlag.withLock({ $0 }) { return StrataError(.closed, "the store is closed", path: path) }
         if readOnly { return StrataError(.readOnly, "the store was opened read-only", path: path) }
         return nil
@@ -216,15 +216,15 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
 
     /// Other processes may write the store; none writes a staging store but the
     /// migration that made it.
-    public var hasOtherWriters: Bool { staging == nil }
+    package var hasOtherWriters: Bool { staging == nil }
 
-    public var statistics: LogStatistics { counters.withLock { $0 } }
+    package var statistics: LogStatistics { counters.withLock { $0 } }
 
-    public func resetStatistics() { counters.withLock { $0 = LogStatistics() } }
+    package func resetStatistics() { counters.withLock { $0 = LogStatistics() } }
 
     func count(_ update: (inout LogStatistics) -> Void) { counters.withLock(update) }
 
-    public func observeCommits(_ observer: (@Sendable (UInt64) -> Void)?) {
+    package func observeCommits(_ observer: (@Sendable (UInt64) -> Void)?) {
         listener.start(observer)
     }
 

@@ -65,7 +65,7 @@ public final class StoreMetrics: StoreInstrument, @unchecked Sendable {
         pendingWrites = Gauge(label: "strata.pending.writes", dimensions: self.dimensions, factory: factory)
     }
 
-    public func operationFinished(_ operation: StoreOperation, duration: Duration, error: (any Error)?) {
+    package func operationFinished(_ operation: StoreOperation, duration: Duration, error: (any Error)?) {
         let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
         guard let error else {
             let timer = timers[operation]
@@ -79,11 +79,11 @@ public final class StoreMetrics: StoreInstrument, @unchecked Sendable {
         Counter(label: "strata.errors", dimensions: failed, factory: factory).increment()
     }
 
-    public func conflictRetried(_ operation: StoreOperation) {
+    package func conflictRetried(_ operation: StoreOperation) {
         conflicts.increment()
     }
 
-    public func compacted(_ report: CompactionReport) {
+    package func compacted(_ report: CompactionReport) {
         reclaimed.increment(by: max(0, report.segmentBytesBefore - report.segmentBytesAfter) + report.blobBytesReclaimed)
         compactionSteps.increment(by: report.steps)
         let pause = report.longestPause.components

@@ -6,7 +6,7 @@ import StrataLog
 ///
 /// Calls come from the thread that did the work, often a store's own: keep them
 /// short and never block.
-public protocol StoreInstrument: Sendable {
+package protocol StoreInstrument: Sendable {
     /// `operation` finished after `duration`, with `error` when it failed.
     func operationFinished(_ operation: StoreOperation, duration: Duration, error: (any Error)?)
     /// A write met a `.conflict` and runs its closure again.
@@ -17,30 +17,30 @@ public protocol StoreInstrument: Sendable {
 
 extension StoreInstrument {
     /// Nothing, unless the instrument reports compactions.
-    public func compacted(_ report: CompactionReport) {}
+    package func compacted(_ report: CompactionReport) {}
 }
 
 /// An operation a store reports to its ``StoreInstrument``; the raw values are
 /// OpenTelemetry's `db.operation.name`.
-public struct StoreOperation: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public var description: String { rawValue }
+package struct StoreOperation: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: String
+    package init(rawValue: String) { self.rawValue = rawValue }
+    package var description: String { rawValue }
 
     /// ``ObjectStore/read(_:)``.
-    public static let read = Self(rawValue: "read")
+    package static let read = Self(rawValue: "read")
     /// ``ObjectStore/write(_:)``, its save included.
-    public static let write = Self(rawValue: "write")
+    package static let write = Self(rawValue: "write")
     /// A context's fetch, count or id list.
-    public static let fetch = Self(rawValue: "fetch")
+    package static let fetch = Self(rawValue: "fetch")
     /// A context's save.
-    public static let save = Self(rawValue: "save")
+    package static let save = Self(rawValue: "save")
     /// ``ObjectStore/compact(force:bytesPerSecond:)``.
-    public static let compact = Self(rawValue: "compact")
+    package static let compact = Self(rawValue: "compact")
     /// ``ObjectStore/backup(to:progress:)``.
-    public static let backup = Self(rawValue: "backup")
+    package static let backup = Self(rawValue: "backup")
     /// A migration at open.
-    public static let migrate = Self(rawValue: "migrate")
+    package static let migrate = Self(rawValue: "migrate")
 }
 
 extension ObjectStore {

@@ -26,7 +26,7 @@ public final class ObjectStore: Sendable {
     /// The options the store was opened with.
     public let options: StoreOptions
     /// The storage behind the store (its type's seam).
-    public let records: any RecordStore
+    package let records: any RecordStore
     let schema: StoreSchema
     /// The store's UUID as hex: the host part of object URIs.
     public let identifier: String
@@ -93,7 +93,7 @@ public final class ObjectStore: Sendable {
     /// ```
     ///
     /// - Throws: as ``init(at:model:options:)``.
-    public convenience init(records: any RecordStore, model: ObjectModel, options: StoreOptions = StoreOptions()) throws {
+    package convenience init(records: any RecordStore, model: ObjectModel, options: StoreOptions = StoreOptions()) throws {
         if options.deleteStoreIfMigrationNeeded && options.migration.isRequested {
             try? records.close()
             throw StrataError(.invalidArgument, "deleteStoreIfMigrationNeeded and a migration are both set: choose whether an older store is migrated or deleted")
@@ -148,7 +148,7 @@ public final class ObjectStore: Sendable {
         self.identifier = records.storeID.map { String(format: "%02x", $0) }.joined()
         // Compaction writes records of older layouts in the current one, so that they
         // go as the store is compacted (FORMAT.md §11.4).
-        if schema.hasOlderLayouts, let log = records as? LogStore {
+        if schema.hasOlderLayouts, options.compactionRewritesOlderLayouts, let log = records as? LogStore {
             let schema = self.schema
             log.setRecordRewriter { schema.rewrittenInCurrentLayout($0) }
             do {
@@ -220,6 +220,17 @@ public final class ObjectStore: Sendable {
 
     /// Sets every statistics counter back to zero, to measure one operation.
     public func resetStatistics() { records.resetStatistics() }
+
+    /// How much the store holds on disk and how much of it is garbage (superseded
+    /// versions, deleted objects, unreferenced blobs): what compaction would reclaim.
+    public var usage: StoreUsage { records.usage }
+
+    /// The segment log the store's records live in, for the engine's own operations
+    /// (`LogStore.sealActiveSegment()`, `LogStore.compact(force:)`, reading
+    /// records by key); nil for other store types. Writes made through it bypass the
+    /// object layer's checks, its layouts and its history: read through it, and write
+    /// through contexts.
+    public var segmentLog: LogStore? { records as? LogStore }
 
     /// Every committed change, as it is committed, by any context of this store.
     ///

@@ -6,7 +6,7 @@ import StrataLog
 /// store type is the same engine over a file system held in memory. A database-server store
 /// type can stand behind the same protocol: nothing in the object layer reaches
 /// around it into files.
-public protocol RecordStore: AnyObject, Sendable {
+package protocol RecordStore: AnyObject, Sendable {
     /// The caller's metadata (model hash, schema tags, the model itself).
     var metadata: [String: [UInt8]] { get }
     /// Replaces the metadata durably.
@@ -147,79 +147,79 @@ public protocol RecordStore: AnyObject, Sendable {
 }
 
 extension LogStore: RecordStore {
-    public func exclusively<T>(_ body: () throws -> T) throws -> T {
+    package func exclusively<T>(_ body: () throws -> T) throws -> T {
         try commitSection.withLock { _ in try body() }
     }
 
-    public func orderedIndexPage(index: UInt32, descending: Bool, after: TermEntry?, limit: Int) throws -> OrderedTermPage? {
+    package func orderedIndexPage(index: UInt32, descending: Bool, after: TermEntry?, limit: Int) throws -> OrderedTermPage? {
         try orderedTermPage(index: index, descending: descending, after: after, limit: limit)
     }
 }
 
 extension RecordStore {
     /// None: one process writes the store, and hands serials out itself.
-    public func reserveSerials(tag: UInt16, count: Int, floor: UInt64) throws -> UInt64? { nil }
+    package func reserveSerials(tag: UInt16, count: Int, floor: UInt64) throws -> UInt64? { nil }
 
     /// Nothing to report: one process writes the store.
-    public func observeCommits(_ observer: (@Sendable (UInt64) -> Void)?) {}
+    package func observeCommits(_ observer: (@Sendable (UInt64) -> Void)?) {}
 
     /// One process writes the store.
-    public var hasOtherWriters: Bool { false }
+    package var hasOtherWriters: Bool { false }
 
     /// Nothing to read again: this process is the only writer.
-    @discardableResult public func reloadMetadata() throws -> Bool { false }
+    @discardableResult package func reloadMetadata() throws -> Bool { false }
 
     /// A commit durable when it returns: for store types without group commit.
-    public func commitPending(_ batch: WriteBatch) throws -> PendingCommit {
+    package func commitPending(_ batch: WriteBatch) throws -> PendingCommit {
         PendingCommit(durableSequence: try commit(batch))
     }
 
     /// Nothing to wait for: ``commitPending(_:)``'s default is durable when it returns.
-    public func waitUntilDurable(_ commit: PendingCommit) throws {}
+    package func waitUntilDurable(_ commit: PendingCommit) throws {}
 
     /// Nothing to wait for: ``commitPending(_:)``'s default is durable when it returns.
-    public func durable(_ commit: PendingCommit) async throws {}
+    package func durable(_ commit: PendingCommit) async throws {}
 
     /// Gathers the chunks into one batch: for store types that cannot write a
     /// transaction in parts.
     @discardableResult
-    public func commit(chunks produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool) throws -> UInt64 {
+    package func commit(chunks produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool) throws -> UInt64 {
         var batch = WriteBatch()
         while try produce(&batch, writeBlob) {}
         return try commit(batch)
     }
 
     /// One lookup per term: for store types that answer each without a round trip.
-    public func keys(for terms: [IndexTerm]) throws -> [[RecordKey]] {
+    package func keys(for terms: [IndexTerm]) throws -> [[RecordKey]] {
         try terms.map { try keys(for: $0) }
     }
 
     /// One lookup per key: for store types that answer each without a round trip.
-    public func liveKeys(among keys: [RecordKey]) throws -> Set<RecordKey> {
+    package func liveKeys(among keys: [RecordKey]) throws -> Set<RecordKey> {
         try Set(keys.filter { try contains($0) })
     }
 
     /// Lookups one by one.
-    public var prefersBatchedLookups: Bool { false }
+    package var prefersBatchedLookups: Bool { false }
 
     /// None: for store types that cannot walk an index in term order.
-    public func orderedIndexPage(index: UInt32, descending: Bool, after: TermEntry?, limit: Int) throws -> OrderedTermPage? { nil }
+    package func orderedIndexPage(index: UInt32, descending: Bool, after: TermEntry?, limit: Int) throws -> OrderedTermPage? { nil }
 
     /// Keys without locations: for store types that do not locate while listing.
-    public func locatedKeys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [LocatedKey] {
+    package func locatedKeys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool, upperInclusive: Bool) throws -> [LocatedKey] {
         try keys(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive).map(LocatedKey.init)
     }
 
     /// Looks every key up: for store types that do not locate while listing.
-    public func visitRecords(located: [LocatedKey], _ body: (Int, RecordView) throws -> Bool) throws {
+    package func visitRecords(located: [LocatedKey], _ body: (Int, RecordView) throws -> Bool) throws {
         try visitRecords(located.map(\.key), body)
     }
 
     /// Counts by listing the range's keys: for store types without counters.
-    public func count(in range: Range<RecordKey>?) throws -> Int { try keys(in: range).count }
+    package func count(in range: Range<RecordKey>?) throws -> Int { try keys(in: range).count }
 
     /// Reads the records with `get` and views their copies: for store types without blocks.
-    public func visitRecords(_ keys: [RecordKey], _ body: (Int, RecordView) throws -> Bool) throws {
+    package func visitRecords(_ keys: [RecordKey], _ body: (Int, RecordView) throws -> Bool) throws {
         var start = 0
         while start < keys.count {
             let end = min(keys.count, start + 512)
@@ -237,7 +237,7 @@ extension RecordStore {
     }
 
     /// Reads the record with `get` and views its copy: for store types without blocks.
-    public func withRecord(_ key: RecordKey, _ body: (RecordView) throws -> Void) throws -> Bool {
+    package func withRecord(_ key: RecordKey, _ body: (RecordView) throws -> Void) throws -> Bool {
         guard let record = try get(key) else { return false }
         try record.value.withUnsafeBytes { bytes in
             try record.blobs.withUnsafeBufferPointer { blobs in
@@ -248,30 +248,30 @@ extension RecordStore {
     }
 
     /// Lists the range's keys, then visits them: for store types without a range walk.
-    public func visitRecords(in range: Range<RecordKey>, wants: ((RecordKey) -> Bool)?, _ body: (RecordView) throws -> Bool) throws {
+    package func visitRecords(in range: Range<RecordKey>, wants: ((RecordKey) -> Bool)?, _ body: (RecordView) throws -> Bool) throws {
         let keys = try keys(in: range)
         try visitRecords(wants.map { keys.filter($0) } ?? keys) { try body($1) }
     }
 
     /// Each record a run of its own: for store types without blocks.
-    public func visitRecordRuns(in range: Range<RecordKey>, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws {
+    package func visitRecordRuns(in range: Range<RecordKey>, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws {
         try visitRecords(in: range, wants: nil) { view in
             try withUnsafePointer(to: view) { try body(UnsafeBufferPointer(start: $0, count: 1)) }
         }
     }
 
     /// Without a block cache, nothing to count.
-    public func visitRecordRuns(in range: Range<RecordKey>, scanned: inout Int, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws {
+    package func visitRecordRuns(in range: Range<RecordKey>, scanned: inout Int, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws {
         try visitRecordRuns(in: range, body)
     }
 
     /// Lists the range's keys: for store types that cannot read back from a range's end.
-    public func lastKey(in range: Range<RecordKey>) throws -> RecordKey? { try keys(in: range).last }
+    package func lastKey(in range: Range<RecordKey>) throws -> RecordKey? { try keys(in: range).last }
 }
 
 extension RecordStore {
     /// A store type with no rate to hold compacts as fast as it goes.
-    @discardableResult public func compact(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport {
+    @discardableResult package func compact(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport {
         try compact(force: force)
     }
 }

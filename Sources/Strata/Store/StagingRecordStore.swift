@@ -10,7 +10,7 @@ import StrataLog
 /// rename; a store type on a database server stages into tables of its own and swaps
 /// them in one transaction. A store type that does not conform runs in-place stages
 /// only (metadata, index builds), and refuses a stage that must rewrite.
-public protocol StagingRecordStore: RecordStore {
+package protocol StagingRecordStore: RecordStore {
     /// An empty store of this type for a migration to fill. It shares this store's id
     /// and may reference this store's blobs, so that blobs are carried into it by
     /// reference, never copied. A staging store may make one of its own (a staged
@@ -45,13 +45,13 @@ public protocol StagingRecordStore: RecordStore {
 }
 
 extension LogStore: StagingRecordStore {
-    public func stagingStore(overlayEntryLimit: Int?) throws -> any StagingRecordStore {
+    package func stagingStore(overlayEntryLimit: Int?) throws -> any StagingRecordStore {
         try makeStagingStore(overlayEntryLimit: overlayEntryLimit)
     }
 
     /// Swaps at the manifest rename (`adoptStaging(_:)`), which closes this store.
     /// One process writes a segment-log store, and a migration holds it throughout.
-    public func adopt(staging: any StagingRecordStore) throws {
+    package func adopt(staging: any StagingRecordStore) throws {
         guard let staging = staging as? LogStore else {
             throw StrataError(.invalidArgument, "a staging store of another store type cannot replace a segment-log store", path: path)
         }
@@ -59,15 +59,15 @@ extension LogStore: StagingRecordStore {
     }
 
     /// The store opened again at its path: ``adopt(staging:)`` closed it.
-    public func reopenedAfterAdopting() throws -> any RecordStore {
+    package func reopenedAfterAdopting() throws -> any RecordStore {
         try LogStore.open(at: path, options: options, fileSystem: fileSystem, logger: logger)
     }
 
-    public func discardStagingStores() {
+    package func discardStagingStores() {
         discardStaging()
     }
 
-    public func scratchFile(named name: String) throws -> any StorageFile {
+    package func scratchFile(named name: String) throws -> any StorageFile {
         try createScratchFile(name)
     }
 }

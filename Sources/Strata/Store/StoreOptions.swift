@@ -22,7 +22,7 @@ public struct StoreOptions: Sendable {
         /// A store type whose records `open` opens or creates, given the location the
         /// store is opened at (``ObjectStore/init(at:model:options:)``'s `path`: a
         /// directory, or a server's address) and the options.
-        public static func custom(_ name: String, open: @escaping @Sendable (_ location: String, _ options: StoreOptions) throws -> any RecordStore) -> StoreType {
+        package static func custom(_ name: String, open: @escaping @Sendable (_ location: String, _ options: StoreOptions) throws -> any RecordStore) -> StoreType {
             StoreType(name: name, opener: open)
         }
 
@@ -128,7 +128,7 @@ public struct StoreOptions: Sendable {
     /// ones are dropped and reported in ``ChangeSet/missed``.
     public var changeBufferLimit = 1_024
     /// Where the store reports each operation's duration and outcome (metrics).
-    public var instrument: (any StoreInstrument)?
+    package var instrument: (any StoreInstrument)?
     /// Open checks the whole store before it answers anything, as LevelDB's
     /// `paranoid_checks`: ``ObjectStore/verify()`` runs — the engine's checks (every
     /// index file rebuilt from its segment and compared, every counter recounted) and
@@ -153,6 +153,12 @@ public struct StoreOptions: Sendable {
     /// ``ObjectStore/changes(after:)`` consumer waits: the bound on how late another
     /// process's commit is seen.
     public var refreshInterval: Duration = .milliseconds(50)
+    /// Whether compaction writes the records of older layouts (left by lightweight
+    /// migrations run in place) in their entity's current layout as it copies them, so
+    /// that reads stop forwarding them and the layouts leave the table (docs/FORMAT.md
+    /// §11.4). Off, compaction copies them as they are and
+    /// ``ObjectStore/rewriteOlderLayouts(batchSize:)`` remains the way to rewrite them.
+    public var compactionRewritesOlderLayouts = true
 
     /// Default options: segment log, durable commits, no migration.
     public init() {}

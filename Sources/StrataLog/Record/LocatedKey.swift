@@ -5,8 +5,8 @@
 ///
 /// A key the caller adds itself (`LocatedKey(key)`) carries no location and is looked
 /// up when visited, as is a listed key whose segment a compaction has since retired.
-public struct LocatedKey: Sendable {
-    public let key: RecordKey
+package struct LocatedKey: Sendable {
+    package let key: RecordKey
     /// The version found by the listing (its sequence and location, no blob
     /// references: reading the record needs none); nil for a key added by the caller.
     /// Trivially copied: holding the whole `IndexEntry` retained and released its blob
@@ -14,7 +14,7 @@ public struct LocatedKey: Sendable {
     let version: (sequence: UInt64, location: RecordLocation)?
 
     /// A key without a location: looked up when visited.
-    public init(_ key: RecordKey) {
+    package init(_ key: RecordKey) {
         self.key = key
         version = nil
     }

@@ -9,13 +9,13 @@
 ///     return true
 /// }
 /// ```
-public struct RecordView {
+package struct RecordView {
     /// The record's key.
-    public let key: RecordKey
+    package let key: RecordKey
     /// The transaction that wrote this version.
-    public let sequence: UInt64
+    package let sequence: UInt64
     /// The value's bytes (FORMAT.md §3.3), valid during the call only.
-    public let value: UnsafeRawBufferPointer
+    package let value: UnsafeRawBufferPointer
     private let blobSource: BlobSource
 
     /// Pointers only, like `value`: a view is copied and dropped once per record a
@@ -44,7 +44,7 @@ public struct RecordView {
     ///     }
     /// }
     /// ```
-    public init(key: RecordKey, sequence: UInt64, value: UnsafeRawBufferPointer, blobs: UnsafeBufferPointer<BlobRef>) {
+    package init(key: RecordKey, sequence: UInt64, value: UnsafeRawBufferPointer, blobs: UnsafeBufferPointer<BlobRef>) {
         self.key = key
         self.sequence = sequence
         self.value = value
@@ -52,7 +52,7 @@ public struct RecordView {
     }
 
     /// How many blob references the record carries.
-    public var blobCount: Int {
+    package var blobCount: Int {
         switch blobSource {
         case .encoded(_, let count): count
         case .decoded(let blobs): blobs.count
@@ -62,7 +62,7 @@ public struct RecordView {
     /// The record's blob references, decoded.
     ///
     /// - Throws: `.corrupt` for a reference past any blob file (FORMAT.md §5.3).
-    public func blobs() throws -> [BlobRef] {
+    package func blobs() throws -> [BlobRef] {
         switch blobSource {
         case .decoded(let blobs):
             return Array(blobs)
@@ -79,7 +79,7 @@ public struct RecordView {
     /// record a fetch decodes).
     ///
     /// - Throws: as ``blobs()``, for that reference.
-    public func blob(at index: Int) throws -> BlobRef {
+    package func blob(at index: Int) throws -> BlobRef {
         switch blobSource {
         case .decoded(let blobs):
             return blobs[index]
@@ -99,7 +99,7 @@ public struct RecordView {
     /// The record copied out of its block (its value and blobs; terms are not kept).
     ///
     /// - Throws: as ``blobs()``.
-    public func record() throws -> Record {
+    package func record() throws -> Record {
         Record(key: key, sequence: sequence, value: Array(value), blobs: try blobs())
     }
 
@@ -108,7 +108,7 @@ public struct RecordView {
     /// the new record's bytes over the old one's, where `record()` allocated an array
     /// per row entering and freed one per row leaving. `record` is unchanged when the
     /// blob references cannot be read.
-    public func copy(into record: inout Record) throws {
+    package func copy(into record: inout Record) throws {
         let blobs = blobCount == 0 ? [] : try self.blobs()
         record.key = key
         record.sequence = sequence

@@ -17,14 +17,14 @@ struct LogPoint: Comparable, Sendable {
 /// ``LogStore/durable(_:)`` return once an fsync covers it. The object layer takes its
 /// save's checks and append under one lock and waits outside it, so that saves that
 /// arrive while an fsync runs share the next one.
-public struct PendingCommit: Sendable {
+package struct PendingCommit: Sendable {
     /// The transaction's sequence number.
-    public let sequence: UInt64
+    package let sequence: UInt64
     /// Where its bytes end; nil when it was durable when made (no fsync is asked for).
     let point: LogPoint?
 
     /// A commit that is already as durable as it will be.
-    public init(durableSequence sequence: UInt64) {
+    package init(durableSequence sequence: UInt64) {
         self.sequence = sequence
         self.point = nil
     }

@@ -19,7 +19,7 @@ extension LogStore {
     ///
     /// - Throws: `.readOnly`, `.closed`, `.io`; on an error before the manifest rename the
     ///   store is as it was.
-    public func replaceWithEmptyStore() throws -> LogStore {
+    package func replaceWithEmptyStore() throws -> LogStore {
         let old = try writer.withLock { w -> Manifest in
             try checkWritable()
             let old = state.withLock { $0.manifest }

@@ -62,7 +62,7 @@ extension LogStore {
     /// ``keys(in:)``, each key with where its current version lies, for
     /// ``visitRecords(located:_:)``: a fetch's faults read their records without
     /// looking each key up again in an index file.
-    public func locatedKeys(in range: Range<RecordKey>? = nil) throws -> [LocatedKey] {
+    package func locatedKeys(in range: Range<RecordKey>? = nil) throws -> [LocatedKey] {
         try readIndexLogging { try $0.index.locatedKeys(in: range) }
     }
 
@@ -90,7 +90,7 @@ extension LogStore {
 
     /// What ``keys(index:from:through:lowerInclusive:upperInclusive:)`` lists, each key
     /// with where its current version lies, for ``visitRecords(located:_:)``.
-    public func locatedKeys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool = true, upperInclusive: Bool = true) throws -> [LocatedKey] {
+    package func locatedKeys(index: UInt32, from lower: [UInt8]?, through upper: [UInt8]?, lowerInclusive: Bool = true, upperInclusive: Bool = true) throws -> [LocatedKey] {
         try readIndexLogging {
             try $0.index.entries(index: index, from: lower, through: upper, lowerInclusive: lowerInclusive, upperInclusive: upperInclusive)
         }
@@ -106,7 +106,7 @@ extension LogStore {
     /// var page = try store.orderedTermPage(index: 3, descending: true, after: nil, limit: 64)
     /// while true { …; guard let next = page.next else { break }; page = try store.orderedTermPage(index: 3, descending: true, after: next, limit: 64) }
     /// ```
-    public func orderedTermPage(index: UInt32, from lower: [UInt8]? = nil, through upper: [UInt8]? = nil, descending: Bool,
+    package func orderedTermPage(index: UInt32, from lower: [UInt8]? = nil, through upper: [UInt8]? = nil, descending: Bool,
                                 after: TermEntry?, limit: Int) throws -> OrderedTermPage {
         try readIndexLogging { s in
             let (values, entries, next) = try s.index.orderedTermPage(index: index, from: lower, through: upper, descending: descending, after: after, limit: limit)
@@ -122,7 +122,7 @@ extension LogStore {
     /// var page = store.termEntries(index: 7, prefix: ownerBytes, after: nil, limit: 1024)
     /// while let last = page.last { …; page = store.termEntries(index: 7, prefix: ownerBytes, after: last, limit: 1024) }
     /// ```
-    public func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) throws -> [TermEntry] {
+    package func termEntries(index: UInt32, prefix: [UInt8], after: TermEntry?, limit: Int) throws -> [TermEntry] {
         try readIndexLogging { try $0.index.termEntries(index: index, prefix: prefix, after: after, limit: limit) }
     }
 

@@ -17,7 +17,7 @@ extension LogStore {
     ///
     /// - Throws: `.corrupt` naming the file and offset for a damaged frame or a record
     ///   that is not the version the index holds; whatever `body` throws.
-    public func visitRecords(_ keys: [RecordKey], _ body: (Int, RecordView) throws -> Bool) throws {
+    package func visitRecords(_ keys: [RecordKey], _ body: (Int, RecordView) throws -> Bool) throws {
         try visitRecords(count: keys.count, { (keys[$0], nil) }, body)
     }
 
@@ -27,7 +27,7 @@ extension LogStore {
     /// segment a compaction retired since, is looked up as ``visitRecords(_:_:)`` does.
     /// A version replaced since the listing is still read (a fetch racing a writer sees
     /// one of the two, as with any read that lists before it reads).
-    public func visitRecords(located: [LocatedKey], _ body: (Int, RecordView) throws -> Bool) throws {
+    package func visitRecords(located: [LocatedKey], _ body: (Int, RecordView) throws -> Bool) throws {
         try visitRecords(count: located.count, { i in
             let l = located[i]
             return (l.key, l.version.map { VisitTarget(key: l.key, sequence: $0.sequence, location: $0.location) })
@@ -45,7 +45,7 @@ extension LogStore {
     /// ```
     ///
     /// - Throws: as ``visitRecords(_:_:)``.
-    public func withRecord(_ key: RecordKey, _ body: (RecordView) throws -> Void) throws -> Bool {
+    package func withRecord(_ key: RecordKey, _ body: (RecordView) throws -> Void) throws -> Bool {
         // Not generic over an answer: a generic closure makes the runtime look up its
         // result's metadata on every call, and a fault makes one.
         guard let (entry, file) = try locate(key) else { return false }
@@ -104,7 +104,7 @@ extension LogStore {
     /// every key without asking a closure per key.
     ///
     /// - Throws: as ``visitRecords(_:_:)``.
-    public func visitRecords(in range: Range<RecordKey>, wants: ((RecordKey) -> Bool)? = nil, _ body: (RecordView) throws -> Bool) throws {
+    package func visitRecords(in range: Range<RecordKey>, wants: ((RecordKey) -> Bool)? = nil, _ body: (RecordView) throws -> Bool) throws {
         var start = range.lowerBound
         var frame = VisitFrame()
         defer { counters.recordsDecoded.add(frame.visited) }
@@ -171,7 +171,7 @@ extension LogStore {
     /// ```
     ///
     /// - Throws: as ``visitRecords(_:_:)``.
-    public func visitRecordRuns(in range: Range<RecordKey>, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws {
+    package func visitRecordRuns(in range: Range<RecordKey>, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws {
         var scanned = 0
         try visitRecordRuns(in: range, scanned: &scanned, body)
     }
@@ -183,7 +183,7 @@ extension LogStore {
     /// keeping them). Counted per range, a million-record scan cut into sixteen
     /// filled and emptied the cache again in each, its lock contended by both
     /// threads.
-    public func visitRecordRuns(in range: Range<RecordKey>, scanned: inout Int, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws {
+    package func visitRecordRuns(in range: Range<RecordKey>, scanned: inout Int, _ body: (UnsafeBufferPointer<RecordView>) throws -> Bool) throws {
         var start = range.lowerBound
         var frame = VisitFrame()
         frame.bytes = scanned

@@ -30,7 +30,7 @@ extension LogStore {
     /// so after a crash it may or may not be there; what survives is still a prefix.
     ///
     /// - Throws: as ``commit(_:)``.
-    public func commitPending(_ batch: WriteBatch) throws -> PendingCommit {
+    package func commitPending(_ batch: WriteBatch) throws -> PendingCommit {
         if batch.isEmpty { return PendingCommit(durableSequence: lastSequence) }
         return try writer.withLock { w in
             try checkWritable()
@@ -42,7 +42,7 @@ extension LogStore {
     /// Blocks until an fsync covers `commit` (at once when it needs none).
     ///
     /// - Throws: `.io` when the fsync failed (the store is then read-only until reopened).
-    public func waitUntilDurable(_ commit: PendingCommit) throws {
+    package func waitUntilDurable(_ commit: PendingCommit) throws {
         guard let point = commit.point else { return }
         try groupCommit.waitUntilDurable(point)
     }
@@ -50,7 +50,7 @@ extension LogStore {
     /// Suspends until an fsync covers `commit`, never blocking a thread.
     ///
     /// - Throws: `.io` when the fsync failed (the store is then read-only until reopened).
-    public func durable(_ commit: PendingCommit) async throws {
+    package func durable(_ commit: PendingCommit) async throws {
         guard let point = commit.point else { return }
         try await groupCommit.durable(point)
     }

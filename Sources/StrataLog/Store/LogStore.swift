@@ -72,10 +72,10 @@ public final class LogStore: Sendable {
     /// Given a current record compaction copies, its new value, blobs and terms, or nil
     /// to copy it as it is. It must keep the record's meaning: the object layer uses it
     /// to write records of older layouts in the current one (FORMAT.md §8, §11.4).
-    public typealias RecordRewriter = @Sendable (Record) throws -> Record?
+    package typealias RecordRewriter = @Sendable (Record) throws -> Record?
 
     /// Installs the rewriter compaction applies to the records it copies; nil removes it.
-    public func setRecordRewriter(_ rewriter: RecordRewriter?) {
+    package func setRecordRewriter(_ rewriter: RecordRewriter?) {
         recordRewriter.withLock { $0 = rewriter }
     }
 

@@ -151,6 +151,39 @@ struct LayoutRewriteTests {
         #expect(try store.verify().isSound)
     }
 
+    /// With `compactionRewritesOlderLayouts` off, compaction copies older-layout records
+    /// as they are and the layouts stay; `rewriteOlderLayouts` still rewrites them.
+    @Test func compactionLeavesOlderLayoutsWhenTheOptionIsOff() async throws {
+        let (dir, path, expected) = try Self.migratedStore("layout-rewrite-off")
+        defer { dir.remove() }
+        let m = try Base.models()
+        do {
+            var options = StoreOptions()
+            options.log.segmentSizeLimit = 512
+            options.compactionRewritesOlderLayouts = false
+            let store = try ObjectStore(at: path, model: m[3], options: options)
+            let log = try #require(store.segmentLog)
+            try log.sealActiveSegment()
+            let before = store.usage
+            // With the option on, this compaction re-encodes all 44 (the test above).
+            let report = try await store.compact(force: true)
+            #expect(report.recordsReencoded == 0, "\(report)")
+            #expect(store.usage.segmentBytes <= before.segmentBytes)
+            #expect(try Self.employeeLayouts(store) == [1, 2, 3])
+            try Base.check(store, expected)
+            #expect(try store.rewriteOlderLayouts() == 44)
+            #expect(try Self.employeeLayouts(store) == [3])
+            try Self.expectAllCurrent(store)
+            try Base.check(store, expected)
+            try await store.close()
+        }
+        let store = try Self.open(path, m[3], plan: nil)
+        defer { try? store.close() }
+        #expect(try Self.employeeLayouts(store) == [3])
+        try Base.check(store, expected)
+        #expect(try store.verify().isSound)
+    }
+
     /// A mark that is not a segment id is damage, not a guess.
     @Test func aDamagedMarkIsRefused() throws {
         let (dir, path, _) = try Self.migratedStore("layout-rewrite-mark")

@@ -86,6 +86,7 @@ struct PostgresStoreTests {
         try context.save()
         for store in stores {
             #expect(try store.newContext().count(for: FetchRequest(entityName: "Item")) == 1, "every open is of the one store")
+            #expect(store.segmentLog == nil, "no segment log under a PostgreSQL store")
         }
     }
 

@@ -135,8 +135,8 @@ public enum HistoryWorkload {
                 try context.save()
             }
             if deleting && history { try store.deleteHistory(before: store.currentHistoryToken) }
-            _ = try store.records.compact(force: true)
-            return Int(store.records.usage.segmentBytes)
+            _ = try store.segmentLog?.compact(force: true)
+            return Int(store.usage.segmentBytes)
         }
         let without = try segmentBytes(history: false, deleting: false)
         return (try segmentBytes(history: true, deleting: false) - without, try segmentBytes(history: true, deleting: true) - without)
@@ -167,7 +167,7 @@ public enum HistoryWorkload {
                 try employee.setValue(.int(Int64(-1 - i)), forKey: "salary")
                 try context.save()
             }
-            if compacted { _ = try store.records.compact(force: true) }
+            if compacted { _ = try store.segmentLog?.compact(force: true) }
             try store.close()
         }
         let store = try strataStore(in: scratch.path, history: true, durability: .none)

@@ -24,7 +24,8 @@ public enum CompactionWorkload {
         let notes = Notes()
         return WorkloadIteration(
             run: {
-                let report = try store.records.compact(force: false)
+                guard let log = store.segmentLog else { throw BenchError("the object store is not a segment log") }
+                let report = try log.compact(force: false)
                 notes["recordsRewritten"] = report.recordsRewritten
                 notes["segmentBytesBefore"] = Int(report.segmentBytesBefore)
                 notes["segmentBytesAfter"] = Int(report.segmentBytesAfter)

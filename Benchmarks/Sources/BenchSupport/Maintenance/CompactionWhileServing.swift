@@ -63,7 +63,7 @@ public enum CompactionWhileServing {
         defer { try? store.close() }
         let ids = try store.newContext().fetchObjectIDs(FetchRequest(entityName: "Employee"))
         try overwriteHalf(store, ids)
-        let before = store.records.usage.segmentBytes
+        let before = store.usage.segmentBytes
         var report: CompactionReport?
         let outcome = try serve(
             read: { random in
@@ -78,7 +78,7 @@ public enum CompactionWhileServing {
             },
             maintenance: { report = try blocking { try await store.compact() } })
         return Outcome(idle: outcome.idle, during: outcome.during, maintenance: outcome.maintenance,
-                       bytesBefore: Int(before), bytesAfter: Int(store.records.usage.segmentBytes), longestPause: report?.longestPause)
+                       bytesBefore: Int(before), bytesAfter: Int(store.usage.segmentBytes), longestPause: report?.longestPause)
     }
 
     public static func sqlite(_ employees: [Employee]) throws -> Outcome {

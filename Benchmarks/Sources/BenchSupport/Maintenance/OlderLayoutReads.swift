@@ -17,7 +17,7 @@ import StrataLog
 public enum OlderLayoutReads {
     /// How the migrated store is brought to rest before it is read.
     public enum Settling: String, CaseIterable, Sendable {
-        /// Sealed and compacted with the record rewriter off: compaction copies records
+        /// Sealed and compacted with `compactionRewritesOlderLayouts` off: compaction copies records
         /// as they are, so half of them stay of the older layout and are read forward,
         /// and the store lies on disk like one compacted without older layouts. The
         /// finding's comparison.
@@ -28,7 +28,7 @@ public enum OlderLayoutReads {
         /// open reads still names them, until the next open). Reads as the store does
         /// after a compaction pass.
         case compactionPass
-        /// Sealed and compacted with the rewriter, the store left open: every record is
+        /// Sealed and compacted rewriting older layouts, the store left open: every record is
         /// current, but the open schema still names the older layouts, so every read
         /// takes the forwarding path without forwarding anything.
         case rewrittenStillOpen
@@ -81,12 +81,11 @@ public enum OlderLayoutReads {
         public func census() throws -> (layouts: [Int: Int], segments: Int) {
             var layouts: [Int: Int] = [:]
             for id in objectIDs {
-                _ = try store.records.withRecord(id.key) { view in
-                    let layout = view.value.count > 1 && view.value[0] == 2 ? Int(view.value[1]) : 1
-                    layouts[layout, default: 0] += 1
-                }
+                guard let value = try store.segmentLog?.get(id.key)?.value else { continue }
+                let layout = value.count > 1 && value[0] == 2 ? Int(value[1]) : 1
+                layouts[layout, default: 0] += 1
             }
-            return (layouts, store.records.usage.segmentCount)
+            return (layouts, store.usage.segmentCount)
         }
     }
 
@@ -96,19 +95,21 @@ public enum OlderLayoutReads {
         let (scratch, copy) = try LightweightMigration.freshCopy(of: StrataObjectEngine(), employees)
         var options = StrataObjectEngine.options()
         options.migration = .inferred
+        // Kept layouts: compaction copies the older-layout records as they are.
+        options.compactionRewritesOlderLayouts = settling != .keepingLayouts
         let path = StrataObjectEngine.storePath(in: copy)
         let model = try BenchModels.employeesWithBonus()
         var store = try ObjectStore(at: path, model: model, options: options)
         try rewriteEveryOther(store)
         switch settling {
         case .keepingLayouts:
-            try settle(store, rewriting: false)
+            try settle(store)
         case .compactionPass:
-            try settle(store, rewriting: true)
+            try settle(store)
             try store.close()
             store = try ObjectStore(at: path, model: model, options: options)
         case .rewrittenStillOpen:
-            try settle(store, rewriting: true)
+            try settle(store)
         case .unsettled:
             break
         }
@@ -128,13 +129,10 @@ public enum OlderLayoutReads {
         }
     }
 
-    /// Sealed and compacted, so that both stores lie on disk alike and, with
-    /// `rewriting` false, only the layouts differ: the store's record rewriter (which
-    /// writes older-layout records in the current layout as compaction copies them) is
-    /// taken off for this compaction.
-    static func settle(_ store: ObjectStore, rewriting: Bool = false) throws {
-        guard let log = store.records as? LogStore else { return }
-        if !rewriting { log.setRecordRewriter(nil) }
+    /// Sealed and compacted, so that both stores lie on disk alike: with the store's
+    /// `compactionRewritesOlderLayouts` off, only the layouts differ.
+    static func settle(_ store: ObjectStore) throws {
+        guard let log = store.segmentLog else { return }
         try log.sealActiveSegment()
         try log.compact(force: true)
     }

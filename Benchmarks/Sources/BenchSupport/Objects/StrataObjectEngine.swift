@@ -188,7 +188,7 @@ final class StrataObjectEmployeeStore: EmployeeStore {
     func count() throws -> Int { try store.newContext().count(for: FetchRequest(entityName: "Employee")) }
 
     func prepareForReopen() throws {
-        guard let log = store.records as? LogStore else { throw BenchError("the object store is not a segment log") }
+        guard let log = store.segmentLog else { throw BenchError("the object store is not a segment log") }
         try log.sealActiveSegment()
     }
 

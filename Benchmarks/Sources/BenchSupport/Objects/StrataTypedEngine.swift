@@ -120,7 +120,7 @@ final class StrataTypedEmployeeStore: EmployeeStore {
     func count() throws -> Int { try ModelContext(container).fetchCount(FetchDescriptor<TypedEmployee>()) }
 
     func prepareForReopen() throws {
-        guard let log = container.store.records as? LogStore else { throw BenchError("the object store is not a segment log") }
+        guard let log = container.store.segmentLog else { throw BenchError("the object store is not a segment log") }
         try log.sealActiveSegment()
     }
 
