@@ -14,11 +14,12 @@ import StrataLog
 /// any damage itself. So the two paths cannot disagree on a record this
 /// one answers: it reads the same bytes by the same rules, for the subset it accepts.
 struct RawIntegerJudge {
-    /// Field number → the slot its value is read into, or -1 for a field no test reads.
-    private let slotOfField: [Int]
-    /// The layout's rules (``FieldRule``): a record is answered for only when every
-    /// field holds to them and nothing follows the last.
-    private let rules: [FieldRule]
+    /// Per field of the layout, in order: its rule (``FieldRule``) — a record is
+    /// answered for only when every field holds to its rule and nothing follows the
+    /// last — and the slot its value is read into (-1: no test reads it). One array
+    /// read once per field, where two (and a bound on the second) cost a good part of
+    /// the walk.
+    private let steps: [Step]
     private let tests: [IntegerTest]
     private let slotCount: Int
     /// Whether it reads every slot of the fetch's `slots` (the tests' fields, and an
@@ -34,14 +35,15 @@ struct RawIntegerJudge {
         guard !tests.isEmpty else { return nil }
         // Compiled for every fetch: the slots read are marked in the one array the
         // judge keeps, not gathered in a set first.
-        var slotOfField = [Int](repeating: -1, count: slots.slotOfField.count)
+        var steps = slots.rules.map { Step(rule: $0, slot: -1) }
         var readCount = 0
         for (number, slot) in slots.slotOfField.enumerated() where slot >= 0 && (slot == integerSlot || tests.contains { $0.slot == slot }) {
-            slotOfField[number] = slot
+            // A field past the layout's last is never in a record that holds to it.
+            guard number < steps.count else { return nil }
+            steps[number].slot = Int32(slot)
             readCount += 1
         }
-        self.slotOfField = slotOfField
-        self.rules = slots.rules
+        self.steps = steps
         self.tests = tests
         self.slotCount = slots.values.count
         self.readsEverySlot = readCount == slots.values.count
@@ -72,6 +74,12 @@ struct RawIntegerJudge {
             for i in 0..<slotCount { slots[i] = Slot() }
             return judge(value, layoutID: layoutID, firstLayoutID: firstLayoutID, read: read, into: &readValue, slots: slots)
         }
+    }
+
+    /// One field's rule and slot.
+    private struct Step {
+        var rule: FieldRule
+        var slot: Int32
     }
 
     /// Per slot: `state` 0 not yet seen (a field past the record's count: null), 1 an
@@ -111,49 +119,49 @@ struct RawIntegerJudge {
             layout = id
         default: return nil
         }
-        guard layout == UInt64(layoutID), let count = varint(), count == UInt64(rules.count) else { return nil }
-        let wanted = slotOfField.count
+        guard layout == UInt64(layoutID), let count = varint(), count == UInt64(steps.count) else { return nil }
         // Every field is walked, the ones after the last tested too: a record is
         // answered for only when it holds to its layout whole, so that one a decode
         // would refuse is never turned away here (the general path then throws).
-        for number in 0..<Int(count) {
+        for number in 0..<steps.count {
+            let step = steps[number]
             guard p < end else { return nil }
             let tag = value[p]
-            p += 1
-            let slot = number < wanted ? slotOfField[number] : -1
-            guard rules[number].admits(tag: tag, kind: p < end ? value[p] : 0) else { return nil }
+            p &+= 1
+            // The rule's test, with the tag known in each case, folds to a compare.
             switch tag {
             case 0: // null
-                if slot >= 0 { slots[slot].state = 2 }
+                if step.slot >= 0 { slots[Int(step.slot)].state = 2 }
             case 1: // a value: its kind byte, then the kind's bytes
                 guard p < end else { return nil }
                 let kind = value[p]
-                p += 1
-                if slot >= 0 {
+                p &+= 1
+                guard step.rule.admits(tag: 1, kind: kind) else { return nil }
+                if step.slot >= 0 {
                     guard kind == 2, let z = varint() else { return nil }
-                    slots[slot] = Slot(state: 1, value: Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1))))
+                    slots[Int(step.slot)] = Slot(state: 1, value: Int64(bitPattern: (z >> 1) ^ (0 &- (z & 1))))
                     continue
                 }
                 switch kind {
-                case 0: break
-                case 1: p += 1 // bool
+                case 0: break // a null value
+                case 1: p &+= 1 // bool
                 case 2: guard varint() != nil else { return nil }
-                case 3, 6: p += 8 // double, date
-                case 8: p += 16 // uuid
+                case 3, 6: p &+= 8 // double, date
+                case 8: p &+= 16 // uuid
                 case 4, 5, 7, 9, 10: // decimal, string, binary, url, composite: length-prefixed
                     guard let length = varint(), length <= UInt64(end - p) else { return nil }
-                    p += Int(length)
+                    p &+= Int(length)
                 default: return nil
                 }
                 guard p <= end else { return nil }
             case 2: // an external blob: file, then offset
-                guard slot < 0, varint() != nil, varint() != nil else { return nil }
+                guard step.rule.admits(tag: 2, kind: 0), step.slot < 0, varint() != nil, varint() != nil else { return nil }
             case 3: // a reference
-                guard slot < 0, end - p >= 8 else { return nil }
-                p += 8
+                guard step.rule.admits(tag: 3, kind: 0), step.slot < 0, end - p >= 8 else { return nil }
+                p &+= 8
             case 4: // references
-                guard slot < 0, let n = varint(), n <= UInt64(end - p) / 8 else { return nil }
-                p += Int(n) * 8
+                guard step.rule.admits(tag: 4, kind: 0), step.slot < 0, let n = varint(), n <= UInt64(end - p) / 8 else { return nil }
+                p &+= Int(n) * 8
             default:
                 return nil
             }
