@@ -161,10 +161,10 @@ public final class ObjectStore: Sendable {
         // Compaction keeps the versions that reads as of a token history still answers
         // for need (FORMAT.md §8, §11.6): those newer than the horizon's token.
         if let log = records as? LogStore, !options.log.readOnly {
-            log.setVersionRetention { [weak log] in
+            log.setVersionRetention { log in
                 // A state record that cannot be read stops the compaction: taken for
                 // "no history", it would drop the versions the tokens still need.
-                guard let log, let value = try log.get(HistoryLog.stateKey)?.value else { return nil }
+                guard let value = try log.get(HistoryLog.stateKey)?.value else { return nil }
                 let state = try HistoryLog.State.decode(value)
                 guard state.tracking else { return nil }
                 // History's own entries are exempt: a read as of the past never reads
@@ -250,8 +250,11 @@ public final class ObjectStore: Sendable {
         let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .bufferingOldest(max(1, options.changeBufferLimit)))
         let id = UUID()
         observers.withLock { $0[id] = ChangeObserver(continuation: continuation) }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.observers.withLock { $0.removeValue(forKey: id) }
+        // The observers' box, not the store: a weak capture of the store would move its
+        // reference count to a side table, slowing every retain and release of it.
+        let observers = self.observers
+        continuation.onTermination = { _ in
+            _ = observers.withLock { $0.removeValue(forKey: id) }
         }
         return stream
     }

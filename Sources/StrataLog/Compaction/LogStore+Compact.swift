@@ -43,7 +43,7 @@ extension LogStore {
         var report = CompactionReport()
         // Every version newer than this is kept, and each key's newest at or below it
         // (FORMAT.md §8): read once, as the retention only moves forward.
-        let asked = try versionRetention.withLock { $0 }?()
+        let asked = try versionRetention.withLock { $0 }?(self)
         let retention = asked?.sequence
         let threshold = force ? 0.0 : options.compactionGarbageRatio
         // Roll the active blob file too when it holds enough garbage to collect.

@@ -50,7 +50,7 @@ public final class LogStore: Sendable {
     /// What compaction applies to each current record it copies (``setRecordRewriter(_:)``).
     let recordRewriter = Locked<RecordRewriter?>(nil)
     /// The sequence after which compaction keeps every version (``setVersionRetention(_:)``).
-    let versionRetention = Locked<(@Sendable () throws -> VersionRetention?)?>(nil)
+    let versionRetention = Locked<(@Sendable (LogStore) throws -> VersionRetention?)?>(nil)
     /// Segments below this id are rewritten whatever their garbage (``rewriteSegments(below:)``).
     let rewriteBelow = Locked<UInt32?>(nil)
     /// Called with the step's number when a compaction step has written its outputs
@@ -84,8 +84,10 @@ public final class LogStore: Sendable {
     /// version at or below it, so that ``snapshot(asOf:)`` can read the store as of any
     /// sequence from there on (FORMAT.md §8). Nil (or a nil answer) keeps current
     /// versions only; an error it throws stops the compaction. The object layer keeps
-    /// what its history's horizon needs.
-    package func setVersionRetention(_ retention: (@Sendable () throws -> VersionRetention?)?) {
+    /// what its history's horizon needs. `retention` is handed the store rather than
+    /// capturing it: a weak capture would move the store's reference count to a side
+    /// table, which makes every retain and release of it slower.
+    package func setVersionRetention(_ retention: (@Sendable (LogStore) throws -> VersionRetention?)?) {
         versionRetention.withLock { $0 = retention }
     }
 

@@ -55,7 +55,7 @@ import StrataTestSupport
         let memory = InMemoryFileSystem()
         let store = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory)
         let retention = Locked<UInt64?>(0)
-        store.setVersionRetention { retention.withLock { $0 }.map { VersionRetention(after: $0) } }
+        store.setVersionRetention { _ in retention.withLock { $0 }.map { VersionRetention(after: $0) } }
         var rng = SplitMix(seed: 0x5EED_0F_7A57)
         let keys: ClosedRange<UInt64> = 1...160
         var state: [UInt64: Held] = [:]
@@ -115,7 +115,7 @@ import StrataTestSupport
     @Test func aSnapshotAsOfThePastSurvivesCommitsAndACompactionWhileOpen() throws {
         let memory = InMemoryFileSystem()
         let store = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory)
-        store.setVersionRetention { VersionRetention(after: 0) }
+        store.setVersionRetention { _ in VersionRetention(after: 0) }
         var batch = WriteBatch()
         for k in UInt64(1)...50 { batch.put(RecordKey(k), value: [1], terms: [IndexTerm(index: 1, value: [1])]) }
         let first = try store.commit(batch)
@@ -152,7 +152,7 @@ import StrataTestSupport
         options.segmentSizeLimit = 64 << 20
         let store = try LogStore.open(at: "/s", options: options, fileSystem: memory)
         let retention = Locked<UInt64?>(nil)
-        store.setVersionRetention { retention.withLock { $0 }.map { VersionRetention(after: $0) } }
+        store.setVersionRetention { _ in retention.withLock { $0 }.map { VersionRetention(after: $0) } }
         let key = RecordKey(7)
         // Each segment is given garbage (a key written twice), so that compaction takes it.
         func put(_ k: RecordKey, _ value: UInt8) throws {
@@ -200,7 +200,7 @@ import StrataTestSupport
         let memory = InMemoryFileSystem()
         let store = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory)
         let retention = Locked<UInt64?>(0)
-        store.setVersionRetention { retention.withLock { $0 }.map { VersionRetention(after: $0) } }
+        store.setVersionRetention { _ in retention.withLock { $0 }.map { VersionRetention(after: $0) } }
         let key = RecordKey(1)
         let bytes = [UInt8](repeating: 7, count: 4_000)
         let blob = try store.writeBlob(bytes)
