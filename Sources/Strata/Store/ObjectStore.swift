@@ -83,8 +83,8 @@ public final class ObjectStore: Sendable {
         return url.string ?? ""
     }
 
-    /// Opens an object store over records of any store type (``RecordStore``): one of
-    /// another module, or one opened by hand. The store takes the records over and
+    /// Opens an object store over records of any store type (`RecordStore`): one of
+    /// another module of this package, or one opened by hand. The store takes the records over and
     /// closes them when it closes (or when this throws).
     ///
     /// ```swift

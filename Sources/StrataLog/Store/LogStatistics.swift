@@ -31,9 +31,9 @@ public struct LogStatistics: Sendable, Equatable, CustomStringConvertible {
     public var blockCacheLookups = 0
     public var blockCacheHits = 0
 
-    /// Statistics of a store type of its own (a `RecordStore` outside this module):
+    /// Statistics of another store type (the object layer's `RecordStore`s):
     /// what it does not count stays zero.
-    public init(framesDecoded: Int = 0, recordsDecoded: Int = 0, segmentBytesRead: Int = 0, segmentBytesWritten: Int = 0,
+    package init(framesDecoded: Int = 0, recordsDecoded: Int = 0, segmentBytesRead: Int = 0, segmentBytesWritten: Int = 0,
                 blobBytesRead: Int = 0, blobBytesWritten: Int = 0, blobsRead: Int = 0, blobsWritten: Int = 0,
                 commits: Int = 0, syncs: Int = 0, compactions: Int = 0, compactionBytesReclaimed: Int = 0) {
         self.framesDecoded = framesDecoded

@@ -13,7 +13,7 @@ public struct StoreUsage: Sendable, Equatable {
     public var liveBlobBytes: Int64
 
     /// The usage of a store type of its own: a server's tables are its "segments".
-    public init(segmentCount: Int = 0, segmentBytes: Int64 = 0, liveRecordBytes: Int64 = 0, recordBytes: Int64 = 0,
+    package init(segmentCount: Int = 0, segmentBytes: Int64 = 0, liveRecordBytes: Int64 = 0, recordBytes: Int64 = 0,
                 blobFileCount: Int = 0, blobBytes: Int64 = 0, liveBlobBytes: Int64 = 0) {
         self.segmentCount = segmentCount
         self.segmentBytes = segmentBytes
