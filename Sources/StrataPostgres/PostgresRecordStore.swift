@@ -12,7 +12,7 @@ import StrataLog
 /// transaction that locks the store's `state` row, so commits take turns across
 /// processes, sequences follow commit order without gaps, and a save's checks
 /// (object versions, unique values) run under the same lock as its commit
-/// (``exclusively(_:)``). Durability is the server's: a commit is durable when
+/// (`exclusively(_:)`). Durability is the server's: a commit is durable when
 /// PostgreSQL's `COMMIT` returns.
 ///
 /// Reads go to a small pool of connections; each statement sees every commit made

@@ -108,7 +108,8 @@ extension ObjectStore {
     /// reads and writes go on:
     /// superseded versions and unreferenced blobs are reclaimed in bounded groups, and
     /// records of older layouts are written in the current one (their layouts leave the
-    /// layout table once none is left).
+    /// layout table once none is left) unless ``StoreOptions/compactionRewritesOlderLayouts``
+    /// is off.
     ///
     /// - Parameters:
     ///   - force: compact every sealed segment, not only those past the garbage ratio.

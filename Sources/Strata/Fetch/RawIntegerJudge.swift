@@ -16,9 +16,8 @@ import StrataLog
 struct RawIntegerJudge {
     /// Per field of the layout, in order: its rule (``FieldRule``) — a record is
     /// answered for only when every field holds to its rule and nothing follows the
-    /// last — and the slot its value is read into (-1: no test reads it). One array
-    /// read once per field, where two (and a bound on the second) cost a good part of
-    /// the walk.
+    /// last — and the slot its value is read into (-1: no test reads it): one array
+    /// read once per field, the walk's hottest load.
     private let steps: [Step]
     private let tests: [IntegerTest]
     private let slotCount: Int

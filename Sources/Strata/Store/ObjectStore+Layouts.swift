@@ -93,6 +93,17 @@ extension ObjectStore {
         try dropRewrittenLayouts()
     }
 
+    /// Removes the store's rewrite mark, when it has one and is writable: compaction
+    /// that leaves older-layout records as they are (``StoreOptions/compactionRewritesOlderLayouts``
+    /// off) writes them into segments above the mark, where a mark promises none lie
+    /// (FORMAT.md §11.4). The next open that rewrites sets a new mark above them.
+    func clearLayoutRewriteMark() throws {
+        var metadata = records.metadata
+        guard metadata[LayoutTable.rewriteMarkKey] != nil, records.writeRefusal == nil else { return }
+        metadata[LayoutTable.rewriteMarkKey] = nil
+        try records.setMetadata(MetadataDigest.sealed(metadata))
+    }
+
     /// Drops the older layouts from the store's layout table once no segment below the
     /// rewrite mark holds a record: every record is then in its entity's current
     /// layout. Runs after each compaction; a no-op otherwise.

@@ -83,14 +83,9 @@ public final class ObjectStore: Sendable {
         return url.string ?? ""
     }
 
-    /// Opens an object store over records of any store type (`RecordStore`): one of
-    /// another module of this package, or one opened by hand. The store takes the records over and
+    /// Opens an object store over records of any store type (`RecordStore`), opened
+    /// by hand (StrataPostgres's, the tests'). The store takes the records over and
     /// closes them when it closes (or when this throws).
-    ///
-    /// ```swift
-    /// let records = try MyRecordStore(connectingTo: address)
-    /// let store = try ObjectStore(records: records, model: model)
-    /// ```
     ///
     /// - Throws: as ``init(at:model:options:)``.
     package convenience init(records: any RecordStore, model: ObjectModel, options: StoreOptions = StoreOptions()) throws {
@@ -148,11 +143,15 @@ public final class ObjectStore: Sendable {
         self.identifier = records.storeID.map { String(format: "%02x", $0) }.joined()
         // Compaction writes records of older layouts in the current one, so that they
         // go as the store is compacted (FORMAT.md §11.4).
-        if schema.hasOlderLayouts, options.compactionRewritesOlderLayouts, let log = records as? LogStore {
-            let schema = self.schema
-            log.setRecordRewriter { schema.rewrittenInCurrentLayout($0) }
+        if schema.hasOlderLayouts, let log = records as? LogStore {
             do {
-                try startLayoutRewrite(log)
+                if options.compactionRewritesOlderLayouts {
+                    let schema = self.schema
+                    log.setRecordRewriter { schema.rewrittenInCurrentLayout($0) }
+                    try startLayoutRewrite(log)
+                } else {
+                    try clearLayoutRewriteMark()
+                }
             } catch {
                 try? records.close()
                 throw error
@@ -226,10 +225,11 @@ public final class ObjectStore: Sendable {
     public var usage: StoreUsage { records.usage }
 
     /// The segment log the store's records live in, for the engine's own operations
-    /// (`LogStore.sealActiveSegment()`, `LogStore.compact(force:)`, reading
-    /// records by key); nil for other store types. Writes made through it bypass the
-    /// object layer's checks, its layouts and its history: read through it, and write
-    /// through contexts.
+    /// (`LogStore.sealActiveSegment()`, reading records by key, `LogStore.verify()`);
+    /// nil for other store types. Compact through ``compact(force:bytesPerSecond:)``,
+    /// which also trims history and drops rewritten layouts. Writes made through it
+    /// bypass the object layer's checks, its layouts and its history: read through it,
+    /// and write through contexts.
     public var segmentLog: LogStore? { records as? LogStore }
 
     /// Every committed change, as it is committed, by any context of this store.

@@ -10,8 +10,9 @@ public struct CompactionReport: Sendable, Equatable, CustomStringConvertible {
     public var blobBytesReclaimed: Int64 = 0
     /// Blobs copied out of collected blob files into a new one (live ones only).
     public var blobsMoved = 0
-    /// Copied records whose value the store's record rewriter replaced (the object
-    /// layer writes records of older layouts in the current one).
+    /// Copied records written again in a new form: an object store's records of older
+    /// layouts, written in their entity's current layout (`StoreOptions.compactionRewritesOlderLayouts`).
+    /// Zero for a store used through the engine alone.
     public var recordsReencoded = 0
     /// Segment groups compacted, each ended by one manifest swap.
     public var steps = 0

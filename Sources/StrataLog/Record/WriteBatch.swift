@@ -43,13 +43,13 @@ public struct WriteBatch: Sendable {
     }
 
     /// The writes in batch order, as records of sequence 0 (a delete is a tombstone),
-    /// for a store type outside this module; the write keyed by sequence, if any,
+    /// for the object layer's other store types; the write keyed by sequence, if any,
     /// holds its base key (``records(completedWith:)`` completes it).
-    public var writes: [Record] { pending }
+    package var writes: [Record] { pending }
 
     /// The position in ``writes`` of the write keyed by the commit's sequence
     /// (``put(_:keyedBySequenceAfter:)``), nil when there is none.
-    public var sequenceKeyedWrite: Int? { sequenceKeyed }
+    package var sequenceKeyedWrite: Int? { sequenceKeyed }
 
     /// How many writes the batch holds.
     public var count: Int { pending.count }
@@ -84,7 +84,7 @@ extension WriteBatch {
     /// The batch's records as a commit of `sequence` writes them, in batch order: the
     /// write keyed by sequence given its key (a copy of the array then; otherwise the
     /// batch's own). Throws `.limitExceeded` when that key would wrap.
-    public func records(completedWith sequence: UInt64) throws -> [Record] {
+    package func records(completedWith sequence: UInt64) throws -> [Record] {
         guard sequenceKeyed != nil else { return pending }
         var records = pending
         try completeKey(in: &records, sequence: sequence)

@@ -184,6 +184,39 @@ struct LayoutRewriteTests {
         #expect(try store.verify().isSound)
     }
 
+    /// Compaction with the option off writes older-layout records above the mark an
+    /// earlier open set; the open clears the mark, so that the next open with the option
+    /// on does not take those records for current, drop their layouts and leave them
+    /// unreadable: it sets a new mark and its compaction rewrites them.
+    @Test func anOpenWithTheOptionOffClearsTheMarkItsCompactionWouldBreak() async throws {
+        let (dir, path, expected) = try Self.migratedStore("layout-rewrite-off-reopen")
+        defer { dir.remove() }
+        let m = try Base.models()
+        do {
+            var options = StoreOptions()
+            options.log.segmentSizeLimit = 512
+            options.compactionRewritesOlderLayouts = false
+            let store = try ObjectStore(at: path, model: m[3], options: options)
+            #expect(store.records.metadata[LayoutTable.rewriteMarkKey] == nil)
+            try #require(store.segmentLog).sealActiveSegment()
+            #expect(try await store.compact(force: true).recordsReencoded == 0)
+            try await store.close()
+        }
+        do {
+            let store = try Self.open(path, m[3], plan: nil)
+            #expect(try Self.employeeLayouts(store) == [1, 2, 3])
+            try Base.check(store, expected)
+            #expect(try await store.compact().recordsReencoded == 44)
+            #expect(try Self.employeeLayouts(store) == [3])
+            try Self.expectAllCurrent(store)
+            try await store.close()
+        }
+        let store = try Self.open(path, m[3], plan: nil)
+        defer { try? store.close() }
+        try Base.check(store, expected)
+        #expect(try store.verify().isSound)
+    }
+
     /// A mark that is not a segment id is damage, not a guess.
     @Test func aDamagedMarkIsRefused() throws {
         let (dir, path, _) = try Self.migratedStore("layout-rewrite-mark")

@@ -135,7 +135,8 @@ public enum HistoryWorkload {
                 try context.save()
             }
             if deleting && history { try store.deleteHistory(before: store.currentHistoryToken) }
-            _ = try store.segmentLog?.compact(force: true)
+            guard let log = store.segmentLog else { throw BenchError("the object store is not a segment log") }
+            _ = try log.compact(force: true)
             return Int(store.usage.segmentBytes)
         }
         let without = try segmentBytes(history: false, deleting: false)
@@ -167,7 +168,10 @@ public enum HistoryWorkload {
                 try employee.setValue(.int(Int64(-1 - i)), forKey: "salary")
                 try context.save()
             }
-            if compacted { _ = try store.segmentLog?.compact(force: true) }
+            if compacted {
+                guard let log = store.segmentLog else { throw BenchError("the object store is not a segment log") }
+                _ = try log.compact(force: true)
+            }
             try store.close()
         }
         let store = try strataStore(in: scratch.path, history: true, durability: .none)
