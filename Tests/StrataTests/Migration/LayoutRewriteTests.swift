@@ -44,9 +44,10 @@ struct LayoutRewriteTests {
         return (dir, path, expected)
     }
 
-    static func open(_ path: String, _ model: ObjectModel, plan: MigrationPlan?) throws -> ObjectStore {
+    static func open(_ path: String, _ model: ObjectModel, plan: MigrationPlan?, rewriting: Bool = true) throws -> ObjectStore {
         var options = StoreOptions()
         if let plan { options.migration = .plan(plan) }
+        options.compactionRewritesOlderLayouts = rewriting
         options.log.segmentSizeLimit = 512
         options.log.compactionBatchBytes = 1 << 10
         return try ObjectStore(at: path, model: model, options: options)
@@ -158,10 +159,7 @@ struct LayoutRewriteTests {
         defer { dir.remove() }
         let m = try Base.models()
         do {
-            var options = StoreOptions()
-            options.log.segmentSizeLimit = 512
-            options.compactionRewritesOlderLayouts = false
-            let store = try ObjectStore(at: path, model: m[3], options: options)
+            let store = try Self.open(path, m[3], plan: nil, rewriting: false)
             let log = try #require(store.segmentLog)
             try log.sealActiveSegment()
             let before = store.usage
@@ -193,10 +191,7 @@ struct LayoutRewriteTests {
         defer { dir.remove() }
         let m = try Base.models()
         do {
-            var options = StoreOptions()
-            options.log.segmentSizeLimit = 512
-            options.compactionRewritesOlderLayouts = false
-            let store = try ObjectStore(at: path, model: m[3], options: options)
+            let store = try Self.open(path, m[3], plan: nil, rewriting: false)
             #expect(store.records.metadata[LayoutTable.rewriteMarkKey] == nil)
             try #require(store.segmentLog).sealActiveSegment()
             #expect(try await store.compact(force: true).recordsReencoded == 0)
