@@ -26,12 +26,16 @@ demo: deps
 # and the example service's tests, with its store both local and on the server.
 # The service is built while the PostgreSQL pass runs: the pass waits on the server
 # more than it computes.
+# The test builds carry no debug information (TEST_BUILD_FLAGS): failures name their
+# source lines through Swift Testing's own locations, and the two builds (the package
+# and the example service) spend less time compiling and linking.
+TEST_BUILD_FLAGS ?= -Xswiftc -gnone
 test: deps
-	$(SWIFT) build --build-tests --traits Postgres
+	$(SWIFT) build --build-tests --traits Postgres $(TEST_BUILD_FLAGS)
 	@mkdir -p .build
 	@# The example service, a package of its own with its own .build, builds in the
 	@# background from here on: the suite's crash and recovery tests leave cores idle.
-	(cd Examples/Todos && $(SWIFT) build --build-tests) > .build/todos-build.log 2>&1 & build=$$!; \
+	(cd Examples/Todos && $(SWIFT) build --build-tests $(TEST_BUILD_FLAGS)) > .build/todos-build.log 2>&1 & build=$$!; \
 		$(SWIFT) test --skip-build --traits Postgres && $(MAKE) --no-print-directory docs || { kill $$build 2>/dev/null; exit 1; }; \
 		dir=$$(mktemp -d /tmp/strata-pg.XXXXXX); trap '$(CURDIR)/Tests/Postgres/server.sh stop "$$dir"' EXIT; \
 		location=$$(Tests/Postgres/server.sh start "$$dir") || exit 1; \
