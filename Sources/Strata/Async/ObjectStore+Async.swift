@@ -196,7 +196,7 @@ public struct StoreHealth: Sendable, Equatable {
     /// Whether writes are accepted.
     public var isWritable: Bool { state == .open }
 
-    public init(state: State, pendingWrites: Int) {
+    package init(state: State, pendingWrites: Int) {
         self.state = state
         self.pendingWrites = pendingWrites
     }

@@ -8,21 +8,6 @@
 /// let employees = try context.fetch(request)   // faults; reading `name` reads no photo bytes
 /// ```
 public struct FetchRequest: Sendable {
-    /// What a request is for. `fetch(_:)`, `fetchObjectIDs(_:)`, `count(for:)` and
-    /// `fetchDictionaries(_:)` each give their own kind whatever this says; it is kept
-    /// for code that passes a request around and for symmetry with Core Data's
-    /// `resultType`.
-    public enum ResultType: Sendable {
-        /// Managed objects (faults).
-        case objects
-        /// Object ids only.
-        case objectIDs
-        /// The number of matches only.
-        case count
-        /// The values of `propertiesToFetch`, without managed objects (``FetchedValues``).
-        case dictionaries
-    }
-
     /// The entity to fetch (and, unless `includesSubentities` is false, its sub-entities).
     public var entityName: String
     /// Which objects match; nil matches all. Checked against the entity: a misspelt key path throws `.unknownKeyPath`.
@@ -54,8 +39,6 @@ public struct FetchRequest: Sendable {
     /// first read. External binaries are never read by the fetch either way. For
     /// ``ObjectContext/fetchDictionaries(_:)``, the properties each result holds.
     public var propertiesToFetch: [String]?
-    /// What the fetch hands back.
-    public var resultType: ResultType = .objects
 
     /// A request for an entity, optionally filtered and sorted.
     public init(entityName: String, predicate: Predicate? = nil, sortKeys: [SortKey] = []) {

@@ -20,7 +20,7 @@ public struct FetchedValues: Sendable, Hashable {
     /// absent, as in Core Data's dictionaries.
     public let destinations: [String: ObjectID]
 
-    public init(objectID: ObjectID, values: [String: Value], destinations: [String: ObjectID]) {
+    package init(objectID: ObjectID, values: [String: Value], destinations: [String: ObjectID]) {
         self.objectID = objectID
         self.values = values
         self.destinations = destinations

@@ -37,7 +37,6 @@ extension ObjectContext {
         let names = try dictionaryProperties(request.propertiesToFetch, of: entity)
         var storeOnly = request
         storeOnly.includesPendingChanges = false
-        storeOnly.resultType = .dictionaries
         let keys = try execute(storeOnly, keepObjects: false).keys
 
         // How each entity's records give the named properties (a sub-entity has its own

@@ -15,7 +15,7 @@ public struct HistoryTransaction: Sendable, Equatable, Identifiable {
     /// What the transaction changed, one entry per object.
     public var changes: [Change]
 
-    public init(token: HistoryToken, timestamp: Date, author: String? = nil, contextName: String? = nil, changes: [Change] = []) {
+    package init(token: HistoryToken, timestamp: Date, author: String? = nil, contextName: String? = nil, changes: [Change] = []) {
         self.token = token
         self.timestamp = timestamp
         self.author = author
@@ -47,7 +47,7 @@ extension HistoryTransaction {
         /// `preserveValueOnDeletion`; nil for inserts and updates.
         public var tombstone: [String: Value]?
 
-        public init(changeType: ChangeType, changedObjectID: ObjectID, updatedAttributes: [String] = [], tombstone: [String: Value]? = nil) {
+        package init(changeType: ChangeType, changedObjectID: ObjectID, updatedAttributes: [String] = [], tombstone: [String: Value]? = nil) {
             self.changeType = changeType
             self.changedObjectID = changedObjectID
             self.updatedAttributes = updatedAttributes

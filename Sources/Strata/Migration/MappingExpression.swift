@@ -41,7 +41,7 @@ public enum MappingExpression: Sendable {
     case destinationInstances(of: String, entityMapping: String)
 
     /// The source key path, when the expression is one.
-    public var keyPath: String? {
+    package var keyPath: String? {
         if case .keyPath(let path) = self { return path }
         return nil
     }

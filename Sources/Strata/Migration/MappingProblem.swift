@@ -17,7 +17,7 @@ public struct MappingProblem: Sendable, Hashable, CustomStringConvertible {
     public var reason: String
 
     /// Creates a problem.
-    public init(entity: String, property: String? = nil, reason: String) {
+    package init(entity: String, property: String? = nil, reason: String) {
         self.entity = entity
         self.property = property
         self.reason = reason

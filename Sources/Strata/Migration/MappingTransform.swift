@@ -8,13 +8,10 @@ import StrataLog
 /// again: `due` going from optional to non-optional with a default gets
 /// `.replaceNil(with: default)`, `priority` going from Int16 to Int64 gets
 /// `.convert(from: .int16, to: .int64)`. A custom mapping may write the conversions
-/// inference does not make (``isInferred(from:to:)``), such as Int64 → String. `PropertyMapping.finalValue(from:)` applies
-/// them in order.
-///
-/// ```swift
-/// try MappingTransform.convert(from: .int16, to: .double).apply(to: .int(3))  // .double(3)
-/// try MappingTransform.replaceNil(with: .int(0)).apply(to: .null)             // .int(0)
-/// ```
+/// inference does not make (``isInferred(from:to:)``), such as Int64 → String. The
+/// migration manager applies a property mapping's transforms in order to the value its
+/// expression gives: `.convert(from: .int16, to: .double)` turns `.int(3)` into
+/// `.double(3)`, `.replaceNil(with: .int(0))` turns `.null` into `.int(0)`.
 public enum MappingTransform: Sendable, Hashable {
     /// Converts a value of the source attribute type to the destination type. Only the
     /// conversions ``isLossless(from:to:)`` accepts are valid; inference writes only

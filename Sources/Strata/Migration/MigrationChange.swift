@@ -15,7 +15,7 @@ public struct MigrationChange: Sendable, Hashable, CustomStringConvertible {
         case relationshipAdded, relationshipRemoved, relationshipRenamed
 
         /// "attribute removed", for messages.
-        public var phrase: String {
+        package var phrase: String {
             switch self {
             case .entityAdded: "entity added"
             case .entityRemoved: "entity removed"
@@ -50,7 +50,7 @@ public struct MigrationChange: Sendable, Hashable, CustomStringConvertible {
     public var discardedBytes: Int
 
     /// Creates a change.
-    public init(kind: Kind, entity: String, property: String? = nil, detail: String? = nil,
+    package init(kind: Kind, entity: String, property: String? = nil, detail: String? = nil,
                 discardedValues: Int = 0, discardedBytes: Int = 0) {
         self.kind = kind
         self.entity = entity

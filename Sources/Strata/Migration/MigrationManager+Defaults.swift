@@ -9,7 +9,7 @@ extension MigrationManager {
     /// and list relationships are mapped through the id maps. An object of an entity
     /// that keeps its tag keeps its key, so references to it stay valid unchanged.
     @discardableResult
-    public func createDefaultDestinationInstance(for source: ManagedObject, mapping: EntityMapping) throws -> ManagedObject? {
+    package func createDefaultDestinationInstance(for source: ManagedObject, mapping: EntityMapping) throws -> ManagedObject? {
         guard let destinationName = mapping.destinationEntityName,
               let shape = destinationStore.schema.shapes[destinationName] else { return nil }
         let destinationEntity = shape.entity
@@ -46,7 +46,7 @@ extension MigrationManager {
     /// relationships mapped by ``MappingExpression/destinationInstances(of:entityMapping:)``
     /// (the default creation already mapped every other relationship it could), through
     /// the relationship's setter so that the inverse follows.
-    public func createDefaultRelationships(for destination: ManagedObject, mapping: EntityMapping) throws {
+    package func createDefaultRelationships(for destination: ManagedObject, mapping: EntityMapping) throws {
         for propertyMapping in mapping.relationshipMappings {
             guard case .destinationInstances(let path, let otherName) = propertyMapping.valueExpression else { continue }
             let other = try entityMapping(otherName)

@@ -39,7 +39,7 @@ public final class MigrationManager {
     /// How many source objects one batch holds.
     public let batchSize: Int
     /// The most objects the two contexts held at once: the structural bound on memory.
-    public internal(set) var largestBatch = 0
+    package internal(set) var largestBatch = 0
     /// Free for policies to share state across hooks of one migration.
     public var userInfo: [String: Value] = [:]
 

@@ -19,7 +19,7 @@ public struct MigrationPreview: Sendable {
     public var changes: [MigrationChange]
 
     /// Creates a preview.
-    public init(sourceVersion: String, sourceHash: String, destinationVersion: String, destinationHash: String,
+    package init(sourceVersion: String, sourceHash: String, destinationVersion: String, destinationHash: String,
                 changes: [MigrationChange]) {
         self.sourceVersion = sourceVersion
         self.sourceHash = sourceHash

@@ -69,10 +69,10 @@ public struct MigrationStage: Sendable {
     /// The stage's own mapping model; nil means the inferred one.
     public let mapping: MappingModel?
     /// The hook run before the data is migrated, on the old model.
-    public let willMigrate: WillMigrate?
+    package let willMigrate: WillMigrate?
     /// The hook run after the data is migrated, on the new model (nil for a stage made
     /// with a ``DidMigrateReading`` hook).
-    public let didMigrate: DidMigrate?
+    package let didMigrate: DidMigrate?
     /// The hook that runs after the data is migrated, whichever form it was given in.
     let didMigrateHook: DidMigrateStage?
 
@@ -186,7 +186,7 @@ public struct MigrationStage: Sendable {
     }
 
     /// `"1" → "2"`, for messages.
-    public var label: String { "'\(source.versionIdentifier)' → '\(destination.versionIdentifier)'" }
+    package var label: String { "'\(source.versionIdentifier)' → '\(destination.versionIdentifier)'" }
 
     func mappingHashProblem(_ mapping: MappingModel) -> MigrationPlanProblem? {
         guard mapping.sourceModelHash != source.versionHash || mapping.destinationModelHash != destination.versionHash

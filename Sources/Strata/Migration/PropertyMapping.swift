@@ -11,7 +11,7 @@
 ///
 /// The manager computes a value as: evaluate ``valueExpression`` on the source object
 /// (`.defaultValue` gives the destination attribute's default, or `.null`), then
-/// `finalValue(from:)`.
+/// apply ``transforms`` to it in order.
 public struct PropertyMapping: Sendable {
     /// The destination property's name.
     public var name: String
@@ -33,7 +33,7 @@ public struct PropertyMapping: Sendable {
     }
 
     /// The source property read by a plain `.keyPath` (no relationship traversal), if any.
-    public var sourcePropertyName: String? {
+    package var sourcePropertyName: String? {
         guard let path = valueExpression.keyPath, !path.utf8.contains(UInt8(ascii: ".")) else { return nil }
         return path
     }

@@ -13,8 +13,8 @@ public struct ChangeSet: Sendable, Equatable {
     /// A consumer that caches objects should reload what it holds.
     public var missed: ClosedRange<UInt64>?
 
-    /// Creates a change set; the store builds them, tests may too.
-    public init(sequence: UInt64, inserted: Set<ObjectID> = [], updated: Set<ObjectID> = [], deleted: Set<ObjectID> = [],
+    /// Creates a change set; only the store builds them.
+    package init(sequence: UInt64, inserted: Set<ObjectID> = [], updated: Set<ObjectID> = [], deleted: Set<ObjectID> = [],
                 missed: ClosedRange<UInt64>? = nil) {
         self.sequence = sequence
         self.missed = missed

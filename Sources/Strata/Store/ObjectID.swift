@@ -21,7 +21,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable 
     public let storeIdentifier: String
 
     /// Creates an id; a store hands them out (`ManagedObject.objectID`, `objectID(forURI:)`).
-    public init(entityName: String, key: RecordKey, storeIdentifier: String) {
+    package init(entityName: String, key: RecordKey, storeIdentifier: String) {
         self.entityName = entityName
         self.key = key
         self.storeIdentifier = storeIdentifier
