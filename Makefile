@@ -21,30 +21,38 @@ demo: deps
 	$(SWIFT) build -c release --product strata
 	$(SWIFT) run -c release --skip-build strata demo $(DEMO_ARGS)
 
-# The suite with the Postgres trait on (StrataPostgres built), then, on a throwaway
-# PostgreSQL 15 (installed with apt-get when missing), the object-layer suites again
-# and the example service's tests, with its store both local and on the server.
-# The service is built while the PostgreSQL pass runs: the pass waits on the server
-# more than it computes.
+# The suite with the Postgres trait on (StrataPostgres built), the docs, then, on a
+# throwaway PostgreSQL 15 (installed with apt-get when missing, while the package
+# builds), the object-layer suites again and the example service's tests, with its
+# store both local and on the server.
+# The example service, a package of its own, builds in this package's .build: the
+# dependencies both share (swift-nio, BoringSSL, postgres-nio…) are compiled once. Only
+# its test product: a plain build would also compile every target of the Strata package
+# it depends on by path, the macros and swift-syntax among them. It builds after the
+# docs (it compiles Strata's modules without testability, which the package's own
+# builds would compile back) and while the PostgreSQL pass runs — the pass waits on the
+# server more than it computes, and runs its test bundle directly, as SwiftPM's lock on
+# .build is the service build's.
 # The test builds carry no debug information (TEST_BUILD_FLAGS): failures name their
-# source lines through Swift Testing's own locations, and the two builds (the package
-# and the example service) spend less time compiling and linking.
+# source lines through Swift Testing's own locations, and the builds spend less time
+# compiling and linking.
 TEST_BUILD_FLAGS ?= -Xswiftc -gnone
 test: deps
-	$(SWIFT) build --build-tests --traits Postgres $(TEST_BUILD_FLAGS)
 	@mkdir -p .build
-	@# The example service, a package of its own with its own .build, builds in the
-	@# background from here on: the suite's crash and recovery tests leave cores idle.
-	@# Only its test product: a plain build would also compile every target of the
-	@# Strata package it depends on by path, the macros and swift-syntax among them.
-	(cd Examples/Todos && $(SWIFT) build --product TodosPackageTests $(TEST_BUILD_FLAGS)) > .build/todos-build.log 2>&1 & build=$$!; \
-		$(SWIFT) test --skip-build --traits Postgres && $(MAKE) --no-print-directory docs || { kill $$build 2>/dev/null; exit 1; }; \
-		dir=$$(mktemp -d /tmp/strata-pg.XXXXXX); trap '$(CURDIR)/Tests/Postgres/server.sh stop "$$dir"' EXIT; \
-		location=$$(Tests/Postgres/server.sh start "$$dir") || exit 1; \
-		STRATA_TEST_POSTGRES="$$location" SWIFT=$(SWIFT) Tests/Postgres/run-pass.sh; status=$$?; \
-		if ! wait $$build; then cat .build/todos-build.log; exit 1; fi; \
-		tail -1 .build/todos-build.log; [ $$status = 0 ] || exit $$status; \
-		cd Examples/Todos && STRATA_TEST_POSTGRES="$$location" STRATA_REQUIRE_POSTGRES=1 $(SWIFT) test --skip-build --no-parallel
+	dir=$$(mktemp -d /tmp/strata-pg.XXXXXX); server=; trap '[ -z "$$server" ] || wait $$server; $(CURDIR)/Tests/Postgres/server.sh stop "$$dir"' EXIT; \
+		Tests/Postgres/server.sh start "$$dir" > .build/postgres-location 2> .build/postgres-server.log & server=$$!; \
+		$(SWIFT) build --build-tests --traits Postgres $(TEST_BUILD_FLAGS) || exit 1; \
+		bin=$$($(SWIFT) build --show-bin-path --traits Postgres $(TEST_BUILD_FLAGS)) || exit 1; \
+		$(SWIFT) test --skip-build --traits Postgres || exit 1; \
+		$(MAKE) --no-print-directory docs || exit 1; \
+		wait $$server || { cat .build/postgres-server.log; exit 1; }; location=$$(cat .build/postgres-location); \
+		STRATA_TEST_POSTGRES="$$location" TEST_BINARY="$$bin/StrataPackageTests.xctest" Tests/Postgres/run-pass.sh \
+			> .build/postgres-pass.log 2>&1 & pass=$$!; \
+		(cd Examples/Todos && $(SWIFT) build --product TodosPackageTests --scratch-path $(CURDIR)/.build $(TEST_BUILD_FLAGS)); built=$$?; \
+		wait $$pass; status=$$?; cat .build/postgres-pass.log; \
+		[ $$built = 0 ] && [ $$status = 0 ] || exit 1; \
+		cd Examples/Todos && STRATA_TEST_POSTGRES="$$location" STRATA_REQUIRE_POSTGRES=1 \
+			$(SWIFT) test --skip-build --scratch-path $(CURDIR)/.build --no-parallel
 
 # Every DocC catalog (StrataLog, Strata, StrataData) through swift-docc-plugin, with
 # warnings as errors: a broken symbol link or an unknown parameter fails the build.
