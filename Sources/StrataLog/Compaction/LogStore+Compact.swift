@@ -264,58 +264,71 @@ extension LogStore {
                 }
                 // Looked up a few at a time: readers take the same lock, and a frame of a
                 // bulk load holds thousands of records.
-                var entries: [IndexEntry?] = []
-                entries.reserveCapacity(records.count)
-                for start in stride(from: 0, to: records.count, by: Self.lookupsPerLock) {
-                    let part = records[start..<min(records.count, start + Self.lookupsPerLock)]
-                    entries += try self.readIndex { s in
-                        var memos = [IndexFile.LookupMemo](repeating: .passing, count: s.index.files.count)
-                        return try part.map { try s.index.entry($0.record.key, memos: &memos) }
-                    }
-                }
-                throttle.paid(records.reduce(0) { $0 + Int($1.location.recordLength) })
-                var current: [Bool] = []
-                current.reserveCapacity(records.count)
-                for (scanned, entry) in zip(records, entries) {
-                    current.append(try crossCheck(scanned, against: entry, segment: id, awaited: &awaited, path: file.path))
-                }
-                for ((scanned, isCurrent), entry) in zip(zip(records, current), entries) {
-                    var record = scanned.record
-                    // The retention this key is under: none for keys it exempts.
-                    let keepAfter = exempt?.contains(record.key) == true ? nil : retention
-                    if isCurrent {
-                        // A tombstone goes once no older version can be left behind it:
-                        // none in another segment, none kept for the retention.
-                        if record.isTombstone && keepAfter.map({ record.sequence <= $0 }) ?? true
-                            && !olderElsewhere.contains(where: { $0 <= record.sequence }) {
-                            tombstonesDropped += 1
-                            if keepAfter != nil { droppedTombstones[record.key] = record.sequence }
-                            continue
+                // Through a buffer pointer, by index: iterating the array (or a zip of
+                // it, or a slice) copies each record — its value, blobs and terms
+                // retained and released — once per loop.
+                try records.withUnsafeBufferPointer { records in
+                    var entries: [IndexEntry?] = []
+                    entries.reserveCapacity(records.count)
+                    for start in stride(from: 0, to: records.count, by: Self.lookupsPerLock) {
+                        let part = start..<min(records.count, start + Self.lookupsPerLock)
+                        try self.readIndex { s in
+                            // readIndex runs the body again after repairing an index file.
+                            entries.removeSubrange(part.lowerBound...)
+                            var memos = [IndexFile.LookupMemo](repeating: .passing, count: s.index.files.count)
+                            for i in part { entries.append(try s.index.entry(records[i].record.key, memos: &memos)) }
                         }
-                        if retention != nil { copiedCurrent[record.key] = record.sequence }
-                    } else {
-                        // Superseded (by a later transaction: a record the same one
-                        // rewrote is never a version). Kept when newer than the
-                        // retention; at or below it, only the newest the group holds
-                        // of a key written after it.
-                        guard let keepAfter, let entry, entry.sequence > record.sequence else { continue }
-                        if record.sequence <= keepAfter {
-                            if entry.sequence > keepAfter, older[record.key].map({ $0.sequence <= record.sequence }) ?? true {
-                                older[record.key] = (record.sequence, scanned.location, entry.sequence)
+                    }
+                    var paid = 0
+                    for i in records.indices { paid += Int(records[i].location.recordLength) }
+                    throttle.paid(paid)
+                    var current: [Bool] = []
+                    current.reserveCapacity(records.count)
+                    for i in records.indices {
+                        current.append(try crossCheck(records[i], against: entries[i], segment: id, awaited: &awaited, path: file.path))
+                    }
+                    for i in records.indices {
+                        let isCurrent = current[i], entry = entries[i]
+                        // The record is copied only once it is kept: the checks read its
+                        // key, version and kind.
+                        let key = records[i].record.key, version = records[i].record.sequence
+                        // The retention this key is under: none for keys it exempts.
+                        let keepAfter = exempt?.contains(key) == true ? nil : retention
+                        if isCurrent {
+                            // A tombstone goes once no older version can be left behind it:
+                            // none in another segment, none kept for the retention.
+                            if records[i].record.isTombstone && keepAfter.map({ version <= $0 }) ?? true
+                                && !olderElsewhere.contains(where: { $0 <= version }) {
+                                tombstonesDropped += 1
+                                if keepAfter != nil { droppedTombstones[key] = version }
+                                continue
                             }
-                            continue
+                            if retention != nil { copiedCurrent[key] = version }
+                        } else {
+                            // Superseded (by a later transaction: a record the same one
+                            // rewrote is never a version). Kept when newer than the
+                            // retention; at or below it, only the newest the group holds
+                            // of a key written after it.
+                            guard let keepAfter, let entry, entry.sequence > version else { continue }
+                            if version <= keepAfter {
+                                if entry.sequence > keepAfter, older[key].map({ $0.sequence <= version }) ?? true {
+                                    older[key] = (version, records[i].location, entry.sequence)
+                                }
+                                continue
+                            }
                         }
+                        let supersededAt = entry?.sequence ?? 0
+                        var record = records[i].record
+                        try carry(&record, live: isCurrent, supersededAt: supersededAt, blobFiles: blobFiles)
+                        if !isCurrent {
+                            keptUntil = max(keptUntil, supersededAt)
+                            // A key the transaction wrote twice: only its last write is a version.
+                            if let earlier = retainedAt[key] { replaced.insert(earlier) }
+                            retainedAt[key] = keep.count
+                        }
+                        keep.append(record)
+                        keepRetained.append(!isCurrent)
                     }
-                    let supersededAt = entry?.sequence ?? 0
-                    try carry(&record, live: isCurrent, supersededAt: supersededAt, blobFiles: blobFiles)
-                    if !isCurrent {
-                        keptUntil = max(keptUntil, supersededAt)
-                        // A key the transaction wrote twice: only its last write is a version.
-                        if let earlier = retainedAt[record.key] { replaced.insert(earlier) }
-                        retainedAt[record.key] = keep.count
-                    }
-                    keep.append(record)
-                    keepRetained.append(!isCurrent)
                 }
                 if keep.count >= pieceLimit { try flush() }
             }
@@ -511,31 +524,32 @@ extension LogStore {
     /// or drop an acknowledged one.
     func crossCheck(_ scanned: SegmentScanner.ScannedRecord, against entry: IndexEntry?, segment id: UInt32,
                     awaited: inout [RecordLocation: RecordKey], path: String) throws -> Bool {
-        let record = scanned.record
+        // The fields it needs, not the record: a copy would retain its arrays.
+        let key = scanned.record.key, sequence = scanned.record.sequence, isTombstone = scanned.record.isTombstone
         if !awaited.isEmpty { awaited[scanned.location] = nil }
         guard let entry else {
-            throw StrataError(.corrupt, "the segment holds version \(record.sequence) of key \(record.key.rawValue), of which the index has no version: an index file is damaged",
-                              path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(record.key.rawValue)"])
+            throw StrataError(.corrupt, "the segment holds version \(sequence) of key \(key.rawValue), of which the index has no version: an index file is damaged",
+                              path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(key.rawValue)"])
         }
-        if entry.sequence < record.sequence {
-            throw StrataError(.corrupt, "the segment holds version \(record.sequence) of key \(record.key.rawValue), newer than the index's current \(entry.sequence): an index file is damaged",
-                              path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(record.key.rawValue)"])
+        if entry.sequence < sequence {
+            throw StrataError(.corrupt, "the segment holds version \(sequence) of key \(key.rawValue), newer than the index's current \(entry.sequence): an index file is damaged",
+                              path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(key.rawValue)"])
         }
-        if entry.sequence > record.sequence { return false }
+        if entry.sequence > sequence { return false }
         if entry.location == scanned.location {
-            guard entry.isTombstone == record.isTombstone else {
-                throw StrataError(.corrupt, "key \(record.key.rawValue)'s current version is \(record.isTombstone ? "a tombstone" : "a put") in the segment and \(entry.isTombstone ? "a tombstone" : "a put") in the index",
-                                  path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(record.key.rawValue)"])
+            guard entry.isTombstone == isTombstone else {
+                throw StrataError(.corrupt, "key \(key.rawValue)'s current version is \(isTombstone ? "a tombstone" : "a put") in the segment and \(entry.isTombstone ? "a tombstone" : "a put") in the index",
+                                  path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(key.rawValue)"])
             }
             return true
         }
         // Same version elsewhere: only a later record of the same transaction, in this
         // segment, can be it.
         guard entry.location.segment == id, entry.location.frameOffset >= scanned.location.frameOffset else {
-            throw StrataError(.corrupt, "the index locates key \(record.key.rawValue)'s version \(record.sequence) in segment \(entry.location.segment) at frame \(entry.location.frameOffset), but this segment holds it at frame \(scanned.location.frameOffset)",
-                              path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(record.key.rawValue)"])
+            throw StrataError(.corrupt, "the index locates key \(key.rawValue)'s version \(sequence) in segment \(entry.location.segment) at frame \(entry.location.frameOffset), but this segment holds it at frame \(scanned.location.frameOffset)",
+                              path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(key.rawValue)"])
         }
-        awaited[entry.location] = record.key
+        awaited[entry.location] = key
         return false
     }
 
