@@ -141,10 +141,15 @@ struct SegmentScanner {
                     return r
                 }
                 if provisional {
-                    for scanned in pending {
-                        handedOverBytes += Int64(scanned.location.recordLength)
-                        if handedOverSequence == nil { handedOverSequence = scanned.record.sequence }
-                        if handedOverSequence != scanned.record.sequence { handedOverMixed = true }
+                    // Through a buffer pointer: a loop over the array copies each record
+                    // (its arrays retained and released) to read two of its fields.
+                    pending.withUnsafeBufferPointer { pending in
+                        for i in pending.indices {
+                            handedOverBytes += Int64(pending[i].location.recordLength)
+                            let sequence = pending[i].record.sequence
+                            if handedOverSequence == nil { handedOverSequence = sequence }
+                            if handedOverSequence != sequence { handedOverMixed = true }
+                        }
                     }
                     handedOver += pending.count
                     try body(pending)
@@ -159,7 +164,9 @@ struct SegmentScanner {
                 else {
                     return stop("commit frame does not match the records before it", at: position, definite: true)
                 }
-                for scanned in pending { result.recordBytes += Int64(scanned.location.recordLength) }
+                pending.withUnsafeBufferPointer { pending in
+                    for i in pending.indices { result.recordBytes += Int64(pending[i].location.recordLength) }
+                }
                 result.recordBytes += handedOverBytes
                 if !pending.isEmpty || handedOver > 0 || count == 0 {
                     result.minSequence = min(result.minSequence, sequence)
