@@ -262,14 +262,14 @@ extension LogStore {
                     try flush()
                     keepSequence = sequence
                 }
-                // Looked up a few at a time: readers take the same lock, and a frame of a
-                // bulk load holds thousands of records.
                 // Through a buffer pointer, by index: iterating the array (or a zip of
                 // it, or a slice) copies each record — its value, blobs and terms
                 // retained and released — once per loop.
                 try records.withUnsafeBufferPointer { records in
                     var entries: [IndexEntry?] = []
                     entries.reserveCapacity(records.count)
+                    // Looked up a few at a time: readers take the same lock, and a frame
+                    // of a bulk load holds thousands of records.
                     for start in stride(from: 0, to: records.count, by: Self.lookupsPerLock) {
                         let part = start..<min(records.count, start + Self.lookupsPerLock)
                         try self.readIndex { s in
