@@ -75,19 +75,15 @@ extension ObjectStore {
     /// stopped before it dropped the layouts), the older layouts are dropped now.
     func startLayoutRewrite(_ log: LogStore) throws {
         guard schema.layoutTable.holdsOlderLayouts else { return }
-        var metadata = records.metadata
         let mark: UInt32
-        if let stored = metadata[LayoutTable.rewriteMarkKey] {
+        if let stored = records.metadata[LayoutTable.rewriteMarkKey] {
             guard stored.count == 4 else {
                 throw StrataError(.corrupt, "the layout rewrite mark is \(stored.count) bytes, not 4", path: path, context: ["key": LayoutTable.rewriteMarkKey])
             }
             mark = stored.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)) }
         } else {
             mark = log.nextSegmentID
-            if records.writeRefusal == nil {
-                metadata[LayoutTable.rewriteMarkKey] = withUnsafeBytes(of: mark.littleEndian) { Array($0) }
-                try records.setMetadata(MetadataDigest.sealed(metadata))
-            }
+            try storeLayoutRewriteMark(mark)
         }
         log.rewriteSegments(below: mark)
         try dropRewrittenLayouts()
@@ -98,9 +94,16 @@ extension ObjectStore {
     /// off) writes them into segments above the mark, where a mark promises none lie
     /// (FORMAT.md §11.4). The next open that rewrites sets a new mark above them.
     func clearLayoutRewriteMark() throws {
+        guard records.metadata[LayoutTable.rewriteMarkKey] != nil else { return }
+        try storeLayoutRewriteMark(nil)
+    }
+
+    /// Writes `mark` as the store's rewrite mark (nil removes it), when the store is
+    /// writable; a read-only open leaves the metadata as it found it.
+    private func storeLayoutRewriteMark(_ mark: UInt32?) throws {
+        guard records.writeRefusal == nil else { return }
         var metadata = records.metadata
-        guard metadata[LayoutTable.rewriteMarkKey] != nil, records.writeRefusal == nil else { return }
-        metadata[LayoutTable.rewriteMarkKey] = nil
+        metadata[LayoutTable.rewriteMarkKey] = mark.map { mark in withUnsafeBytes(of: mark.littleEndian) { Array($0) } }
         try records.setMetadata(MetadataDigest.sealed(metadata))
     }
 
