@@ -42,36 +42,75 @@ final class CompactionOutput {
     }
 
     /// Appends one transaction's surviving records with their original sequence, so
-    /// ordering against newer versions elsewhere is unchanged. Returns their new locations.
-    /// `retained[i]` marks a record kept although superseded (a version a retention
-    /// keeps): its bytes are not live. `keptUntil` is the greatest sequence of the
-    /// versions that superseded those.
-    func append(_ records: [Record], sequence: UInt64, retained: [Bool] = [], keptUntil: UInt64 = 0) throws -> [RecordLocation] {
+    /// ordering against newer versions elsewhere is unchanged: their bytes packed into
+    /// blocks as a commit packs them (FORMAT.md §3.3), each block compressed anew.
+    /// `keptUntil` is the greatest sequence of the versions that superseded those kept
+    /// for a retention.
+    func append(_ kept: KeptRecords, sequence: UInt64, keptUntil: UInt64 = 0) throws {
+        guard !kept.isEmpty else { return }
         if current == nil { try startSegment() }
-        guard var segment = current else { return [] }
-        let (bytes, locations) = try store.encodeTransaction(records, sequence: sequence, segmentID: segment.id, startingAt: segment.end)
-        try segment.file.write(bytes, at: segment.end)
-        try paced(bytes.count, file: segment.file, unsynced: &unsyncedSegmentBytes)
-        segment.end += Int64(bytes.count)
+        guard var segment = current else { return }
+        var out: [UInt8] = []
+        var frames = 0
+        // A block must fit a frame whatever the option says, compressed or not.
+        let blockSize = max(1, min(store.options.blockSize, Format.maxFramePayload / 2))
+        var block = ByteWriter(capacity: min(blockSize, 1 << 20) + 256)
+        try kept.bytes.withUnsafeBytes { bytes in
+            try kept.records.withUnsafeBufferPointer { records in
+                var next = 0
+                while next < records.count {
+                    let first = next
+                    block.bytes.removeAll(keepingCapacity: true)
+                    block.u32(0)
+                    while next < records.count {
+                        let length = records[next].length
+                        guard length + 4 <= Format.maxFramePayload else {
+                            throw StrataError(.invalidArgument, "record \(records[next].header.key) is \(length) bytes, more than a frame holds", path: segment.file.path)
+                        }
+                        if next > first && block.count + length > blockSize { break }
+                        block.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[records[next].start..<records[next].start + length]))
+                        next += 1
+                    }
+                    block.patch(u32: UInt32(next - first), at: 0)
+                    let frameOffset = segment.end + Int64(out.count)
+                    let before = out.count
+                    FrameCodec.append(type: .records, payload: block.bytes, compress: store.options.compressRecords, to: &out)
+                    let frameLength = out.count - before
+                    guard frameOffset + Int64(frameLength) < Int64(UInt32.max) else {
+                        throw StrataError(.invalidArgument, "transaction too large for one segment", path: segment.file.path)
+                    }
+                    frames += 1
+                    var recordOffset = 4
+                    for i in first..<next {
+                        let kept = records[i]
+                        let record = UnsafeRawBufferPointer(rebasing: bytes[kept.start..<kept.start + kept.length])
+                        let location = RecordLocation(segment: segment.id, frameOffset: UInt32(frameOffset), frameLength: UInt32(frameLength),
+                                                      recordOffset: UInt32(recordOffset), recordLength: UInt32(kept.length))
+                        recordOffset += kept.length
+                        segment.bytes += Int64(kept.length)
+                        if !kept.retained { segment.currentBytes += Int64(kept.length) }
+                        builder.add(IndexEntry(key: kept.header.key, sequence: sequence, isTombstone: kept.header.isTombstone, location: location,
+                                               blobs: RecordCodec.blobs(of: record, header: kept.header)),
+                                    record: record, header: kept.header)
+                    }
+                }
+            }
+        }
+        LogStore.appendCommitFrame(sequence: sequence, records: kept.count, frames: frames, to: &out)
+        try segment.file.write(out, at: segment.end)
+        try paced(out.count, file: segment.file, unsynced: &unsyncedSegmentBytes)
+        segment.end += Int64(out.count)
         segment.min = min(segment.min, sequence)
         segment.max = max(segment.max, sequence)
-        segment.bytes += locations.reduce(0) { $0 + Int64($1.recordLength) }
-        segment.currentBytes += locations.indices.reduce(0) { total, i in
-            i < retained.count && retained[i] ? total : total + Int64(locations[i].recordLength)
-        }
         segment.keptUntil = max(segment.keptUntil, keptUntil)
-        for (record, location) in zip(records, locations) {
-            builder.add(IndexEntry(key: record.key, sequence: sequence, isTombstone: record.isTombstone, location: location, blobs: record.blobs), terms: record.terms)
-        }
         current = segment
-        store.counters.segmentBytesWritten.add(bytes.count)
+        store.counters.segmentBytesWritten.add(out.count)
         // Sealed at the live store's overlay limit too: the index of the segment being
         // written is built in memory, so a segment of a million small records would
         // hold a few hundred MiB of it (a 64 MiB segment of 45-byte records).
         if segment.end >= Int64(store.options.segmentSizeLimit) || builder.count >= max(1, store.options.overlayEntryLimit) {
             try sealCurrent()
         }
-        return locations
     }
 
     /// Copies a blob's stored bytes (already compressed or not) into this compaction's

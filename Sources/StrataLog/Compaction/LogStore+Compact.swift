@@ -188,15 +188,19 @@ extension LogStore {
         // Blob bytes of kept superseded versions, by the blob file they were moved to.
         var keptBlobBytes: [UInt32: KeptBytes] = [:]
         /// Rewrites a record in the current layout and moves its blobs out of collected
-        /// files; a current version's live blob bytes move with it.
-        func carry(_ record: inout Record, live: Bool, supersededAt: UInt64, blobFiles: [UInt32: any StorageFile]) throws {
+        /// files; a current version's live blob bytes move with it. Returns whether
+        /// the record changed.
+        @discardableResult
+        func carry(_ record: inout Record, live: Bool, supersededAt: UInt64, blobFiles: [UInt32: any StorageFile]) throws -> Bool {
             let original = record.blobs
+            var changed = false
             if !record.isTombstone, let rewriter, let rewritten = try rewriter(record) {
                 // Same key and sequence: the copy stays the version it was.
                 record.value = rewritten.value
                 record.blobs = rewritten.blobs
                 record.terms = rewritten.terms
                 report.recordsReencoded += 1
+                changed = true
             }
             for (i, blob) in record.blobs.enumerated() where collecting.contains(blob.file) {
                 guard let source = blobFiles[blob.file] else {
@@ -205,12 +209,14 @@ extension LogStore {
                 }
                 record.blobs[i] = try output.move(blob, from: source)
                 report.blobsMoved += 1
+                changed = true
                 if !live { keptBlobBytes[record.blobs[i].file, default: KeptBytes()].add(IndexCounters.blobBytes(blob), until: supersededAt) }
             }
             if live && record.blobs != original {
                 for blob in original { blobDelta[blob.file, default: 0] &-= IndexCounters.blobBytes(blob) }
                 for blob in record.blobs { blobDelta[blob.file, default: 0] &+= IndexCounters.blobBytes(blob) }
             }
+            return changed
         }
         for id in group {
             let (file, olderElsewhere, blobFiles) = try state.withLock { s -> (any StorageFile, [UInt64], [UInt32: any StorageFile]) in
@@ -223,8 +229,7 @@ extension LogStore {
             let size = try file.size()
             report.segmentBytesBefore += size
             bytesBefore += size
-            var keep: [Record] = []
-            var keepRetained: [Bool] = []
+            var keep = KeptRecords()
             var keepSequence: UInt64?
             var keptUntil: UInt64 = 0
             // Where in `keep` each kept superseded version of the piece lies, and those a
@@ -237,34 +242,28 @@ extension LogStore {
             var awaited: [RecordLocation: RecordKey] = [:]
             func flush() throws {
                 defer {
-                    keep.removeAll(keepingCapacity: true)
-                    keepRetained.removeAll(keepingCapacity: true)
+                    keep.removeAll()
                     retainedAt.removeAll(keepingCapacity: true)
                     replaced.removeAll(keepingCapacity: true)
                     keptUntil = 0
                 }
                 guard let sequence = keepSequence, !keep.isEmpty else { return }
-                if !replaced.isEmpty {
-                    let kept = keep.indices.filter { !replaced.contains($0) }
-                    keep = kept.map { keep[$0] }
-                    keepRetained = kept.map { keepRetained[$0] }
-                }
-                _ = try output.append(keep, sequence: sequence, retained: keepRetained, keptUntil: keptUntil)
+                keep.remove(replaced)
+                try output.append(keep, sequence: sequence, keptUntil: keptUntil)
                 recordsRewritten += keep.count
             }
             // Records come a frame at a time (each frame belongs to one transaction, all
             // of whose records carry its sequence), before the commit frame that closes
             // them: damage anywhere in the segment throws below, before any swap, so
-            // nothing copied from it is ever named by a manifest.
-            let scan = try SegmentScanner(file: file, segmentID: id, statistics: counters).scan(collect: false, provisional: true) { records in
-                guard let sequence = records.first?.record.sequence else { return }
+            // nothing copied from it is ever named by a manifest. Each comes as its
+            // header and its bytes in the block: one that is dropped, or kept as it is,
+            // is never decoded.
+            let scan = try SegmentScanner(file: file, segmentID: id, statistics: counters).scanHeaders { records, block in
+                guard let sequence = records.first?.sequence else { return }
                 if sequence != keepSequence {
                     try flush()
                     keepSequence = sequence
                 }
-                // Through a buffer pointer, by index: iterating the array (or a zip of
-                // it, or a slice) copies each record — its value, blobs and terms
-                // retained and released — once per loop.
                 try records.withUnsafeBufferPointer { records in
                     var entries: [IndexEntry?] = []
                     entries.reserveCapacity(records.count)
@@ -276,7 +275,7 @@ extension LogStore {
                             // readIndex runs the body again after repairing an index file.
                             entries.removeSubrange(part.lowerBound...)
                             var memos = [IndexFile.LookupMemo](repeating: .passing, count: s.index.files.count)
-                            for i in part { entries.append(try s.index.entry(records[i].record.key, memos: &memos)) }
+                            for i in part { entries.append(try s.index.entry(records[i].header.key, memos: &memos)) }
                         }
                     }
                     var paid = 0
@@ -285,49 +284,60 @@ extension LogStore {
                     var current: [Bool] = []
                     current.reserveCapacity(records.count)
                     for i in records.indices {
-                        current.append(try crossCheck(records[i], against: entries[i], segment: id, awaited: &awaited, path: file.path))
+                        let header = records[i].header
+                        current.append(try crossCheck(key: header.key, sequence: header.sequence, isTombstone: header.isTombstone, location: records[i].location,
+                                                      against: entries[i], segment: id, awaited: &awaited, path: file.path))
                     }
-                    for i in records.indices {
-                        let isCurrent = current[i], entry = entries[i]
-                        // The record is copied only once it is kept: the checks read its
-                        // key, version and kind.
-                        let key = records[i].record.key, version = records[i].record.sequence
-                        // The retention this key is under: none for keys it exempts.
-                        let keepAfter = exempt?.contains(key) == true ? nil : retention
-                        if isCurrent {
-                            // A tombstone goes once no older version can be left behind it:
-                            // none in another segment, none kept for the retention.
-                            if records[i].record.isTombstone && keepAfter.map({ version <= $0 }) ?? true
-                                && !olderElsewhere.contains(where: { $0 <= version }) {
-                                tombstonesDropped += 1
-                                if keepAfter != nil { droppedTombstones[key] = version }
-                                continue
-                            }
-                            if retention != nil { copiedCurrent[key] = version }
-                        } else {
-                            // Superseded (by a later transaction: a record the same one
-                            // rewrote is never a version). Kept when newer than the
-                            // retention; at or below it, only the newest the group holds
-                            // of a key written after it.
-                            guard let keepAfter, let entry, entry.sequence > version else { continue }
-                            if version <= keepAfter {
-                                if entry.sequence > keepAfter, older[key].map({ $0.sequence <= version }) ?? true {
-                                    older[key] = (version, records[i].location, entry.sequence)
+                    try block.withUnsafeBytes { bytes in
+                        for i in records.indices {
+                            let isCurrent = current[i], entry = entries[i]
+                            let header = records[i].header, location = records[i].location
+                            let key = header.key, version = header.sequence
+                            // The retention this key is under: none for keys it exempts.
+                            let keepAfter = exempt?.contains(key) == true ? nil : retention
+                            if isCurrent {
+                                // A tombstone goes once no older version can be left behind it:
+                                // none in another segment, none kept for the retention.
+                                if header.isTombstone && keepAfter.map({ version <= $0 }) ?? true
+                                    && !olderElsewhere.contains(where: { $0 <= version }) {
+                                    tombstonesDropped += 1
+                                    if keepAfter != nil { droppedTombstones[key] = version }
+                                    continue
                                 }
-                                continue
+                                if retention != nil { copiedCurrent[key] = version }
+                            } else {
+                                // Superseded (by a later transaction: a record the same one
+                                // rewrote is never a version). Kept when newer than the
+                                // retention; at or below it, only the newest the group holds
+                                // of a key written after it.
+                                guard let keepAfter, let entry, entry.sequence > version else { continue }
+                                if version <= keepAfter {
+                                    if entry.sequence > keepAfter, older[key].map({ $0.sequence <= version }) ?? true {
+                                        older[key] = (version, location, entry.sequence)
+                                    }
+                                    continue
+                                }
                             }
+                            let supersededAt = entry?.sequence ?? 0
+                            if !isCurrent {
+                                keptUntil = max(keptUntil, supersededAt)
+                                // A key the transaction wrote twice: only its last write is a version.
+                                if let earlier = retainedAt[key] { replaced.insert(earlier) }
+                                retainedAt[key] = keep.count
+                            }
+                            let range = Int(location.recordOffset)..<Int(location.recordOffset) + Int(location.recordLength)
+                            // Decoded only when the rewriter may write it anew or one of its
+                            // blobs may move; kept as bytes when neither happened.
+                            if (rewriter != nil && !header.isTombstone) || (header.blobCount > 0 && !collecting.isEmpty) {
+                                var reader = ByteReader(block, from: range.lowerBound, to: range.upperBound, path: file.path, baseOffset: Int64(location.frameOffset))
+                                var record = try RecordCodec.decode(&reader)
+                                if try carry(&record, live: isCurrent, supersededAt: supersededAt, blobFiles: blobFiles) {
+                                    try keep.append(record, retained: !isCurrent)
+                                    continue
+                                }
+                            }
+                            keep.append(copying: UnsafeRawBufferPointer(rebasing: bytes[range]), header: header, retained: !isCurrent)
                         }
-                        let supersededAt = entry?.sequence ?? 0
-                        var record = records[i].record
-                        try carry(&record, live: isCurrent, supersededAt: supersededAt, blobFiles: blobFiles)
-                        if !isCurrent {
-                            keptUntil = max(keptUntil, supersededAt)
-                            // A key the transaction wrote twice: only its last write is a version.
-                            if let earlier = retainedAt[key] { replaced.insert(earlier) }
-                            retainedAt[key] = keep.count
-                        }
-                        keep.append(record)
-                        keepRetained.append(!isCurrent)
                     }
                 }
                 if keep.count >= pieceLimit { try flush() }
@@ -349,17 +359,19 @@ extension LogStore {
             let (segmentFiles, blobFiles) = state.withLock { ($0.segmentFiles, $0.blobFiles) }
             let ordered = older.filter { key, version in droppedTombstones[key].map { version.sequence > $0 } ?? true }
                 .sorted { a, b in a.value.sequence != b.value.sequence ? a.value.sequence < b.value.sequence : a.key < b.key }
-            var batch: [Record] = []
+            var batch = KeptRecords()
+            var batchSequence: UInt64?
             var batchUntil: UInt64 = 0
             func flush() throws {
-                guard let sequence = batch.first?.sequence else { return }
-                _ = try output.append(batch, sequence: sequence, retained: Array(repeating: true, count: batch.count), keptUntil: batchUntil)
+                guard let sequence = batchSequence else { return }
+                try output.append(batch, sequence: sequence, keptUntil: batchUntil)
                 recordsRewritten += batch.count
-                batch.removeAll(keepingCapacity: true)
+                batch.removeAll()
+                batchSequence = nil
                 batchUntil = 0
             }
             for (key, version) in ordered {
-                if let sequence = batch.first?.sequence, sequence != version.sequence || batch.count >= pieceLimit { try flush() }
+                if let sequence = batchSequence, sequence != version.sequence || batch.count >= pieceLimit { try flush() }
                 guard let file = segmentFiles[version.location.segment] else {
                     throw StrataError(.corrupt, "segment not open", path: paths.segment(version.location.segment))
                 }
@@ -369,7 +381,8 @@ extension LogStore {
                                       path: file.path, offset: Int64(version.location.frameOffset), context: ["key": "\(key.rawValue)"])
                 }
                 try carry(&record, live: false, supersededAt: version.supersededAt, blobFiles: blobFiles)
-                batch.append(record)
+                try batch.append(record, retained: true)
+                batchSequence = version.sequence
                 batchUntil = max(batchUntil, version.supersededAt)
             }
             try flush()
@@ -522,32 +535,30 @@ extension LogStore {
     /// entry's, or an entry naming a place in this segment where no record of its key
     /// lies is damage — copying by either side alone would bring a deleted object back
     /// or drop an acknowledged one.
-    func crossCheck(_ scanned: SegmentScanner.ScannedRecord, against entry: IndexEntry?, segment id: UInt32,
+    func crossCheck(key: RecordKey, sequence: UInt64, isTombstone: Bool, location: RecordLocation, against entry: IndexEntry?, segment id: UInt32,
                     awaited: inout [RecordLocation: RecordKey], path: String) throws -> Bool {
-        // The fields it needs, not the record: a copy would retain its arrays.
-        let key = scanned.record.key, sequence = scanned.record.sequence, isTombstone = scanned.record.isTombstone
-        if !awaited.isEmpty { awaited[scanned.location] = nil }
+        if !awaited.isEmpty { awaited[location] = nil }
         guard let entry else {
             throw StrataError(.corrupt, "the segment holds version \(sequence) of key \(key.rawValue), of which the index has no version: an index file is damaged",
-                              path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(key.rawValue)"])
+                              path: path, offset: Int64(location.frameOffset), context: ["key": "\(key.rawValue)"])
         }
         if entry.sequence < sequence {
             throw StrataError(.corrupt, "the segment holds version \(sequence) of key \(key.rawValue), newer than the index's current \(entry.sequence): an index file is damaged",
-                              path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(key.rawValue)"])
+                              path: path, offset: Int64(location.frameOffset), context: ["key": "\(key.rawValue)"])
         }
         if entry.sequence > sequence { return false }
-        if entry.location == scanned.location {
+        if entry.location == location {
             guard entry.isTombstone == isTombstone else {
                 throw StrataError(.corrupt, "key \(key.rawValue)'s current version is \(isTombstone ? "a tombstone" : "a put") in the segment and \(entry.isTombstone ? "a tombstone" : "a put") in the index",
-                                  path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(key.rawValue)"])
+                                  path: path, offset: Int64(location.frameOffset), context: ["key": "\(key.rawValue)"])
             }
             return true
         }
         // Same version elsewhere: only a later record of the same transaction, in this
         // segment, can be it.
-        guard entry.location.segment == id, entry.location.frameOffset >= scanned.location.frameOffset else {
-            throw StrataError(.corrupt, "the index locates key \(key.rawValue)'s version \(sequence) in segment \(entry.location.segment) at frame \(entry.location.frameOffset), but this segment holds it at frame \(scanned.location.frameOffset)",
-                              path: path, offset: Int64(scanned.location.frameOffset), context: ["key": "\(key.rawValue)"])
+        guard entry.location.segment == id, entry.location.frameOffset >= location.frameOffset else {
+            throw StrataError(.corrupt, "the index locates key \(key.rawValue)'s version \(sequence) in segment \(entry.location.segment) at frame \(entry.location.frameOffset), but this segment holds it at frame \(location.frameOffset)",
+                              path: path, offset: Int64(location.frameOffset), context: ["key": "\(key.rawValue)"])
         }
         awaited[entry.location] = key
         return false

@@ -18,6 +18,21 @@ struct IndexFileBuilder {
 
     /// Adds a version; an older version of the same key already added is replaced.
     mutating func add(_ entry: IndexEntry, terms newTerms: [IndexTerm]) {
+        add(entry) { terms in
+            for term in newTerms { terms.append(IndexTermEntry(index: term.index, value: TermBytes(term.value), key: entry.key, sequence: entry.sequence)) }
+        }
+    }
+
+    /// Adds a version whose terms are read from its record's bytes (compaction's copies).
+    mutating func add(_ entry: IndexEntry, record: UnsafeRawBufferPointer, header: RecordCodec.Header) {
+        add(entry) { terms in
+            RecordCodec.forEachTerm(of: record, header: header) { index, value in
+                terms.append(IndexTermEntry(index: index, value: TermBytes(value), key: entry.key, sequence: entry.sequence))
+            }
+        }
+    }
+
+    private mutating func add(_ entry: IndexEntry, appendingTerms appendTerms: (inout [IndexTermEntry]) -> Void) {
         let at: Int?
         if var positions {
             at = positions[entry.key]
@@ -40,7 +55,7 @@ struct IndexFileBuilder {
         // Terms of a replaced version stay in `terms`; `encoded` takes only the kept
         // entry's range.
         let start = terms.count
-        for term in newTerms { terms.append(IndexTermEntry(index: term.index, value: TermBytes(term.value), key: entry.key, sequence: entry.sequence)) }
+        appendTerms(&terms)
         if let at {
             entries[at] = entry
             termRanges[at] = start..<terms.count

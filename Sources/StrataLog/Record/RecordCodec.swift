@@ -47,6 +47,39 @@ enum RecordCodec {
         return ref
     }
 
+    /// What a record's header says, read without copying its value, blobs or terms.
+    struct Header {
+        var isTombstone: Bool
+        var key: RecordKey
+        var sequence: UInt64
+        var valueLength: Int
+        var blobCount: Int
+        var termCount: Int
+    }
+
+    /// Reads the record starting at the reader's position as ``decode(_:)`` does —
+    /// the same checks, so the same bytes are refused — and keeps only its header:
+    /// compaction judges every record and copies the bytes of those it keeps, and a
+    /// decoded record is an allocation for its value and one per term.
+    static func skim(_ reader: inout ByteReader) throws -> Header {
+        let kindByte = try reader.u8("record kind")
+        guard let kind = RecordKind(rawValue: kindByte) else {
+            throw reader.corrupt("unknown record kind \(kindByte)")
+        }
+        let key = RecordKey(try reader.u64("record key"))
+        let sequence = try reader.u64("record sequence")
+        let valueLength = Int(try reader.u32("value length"))
+        let blobCount = Int(try reader.u16("blob count"))
+        let termCount = Int(try reader.u16("term count"))
+        try reader.skip(valueLength, "record value")
+        for _ in 0..<blobCount { _ = try decodeBlob(&reader) }
+        for _ in 0..<termCount {
+            _ = try reader.u32("term index")
+            try reader.skip(Int(try reader.u16("term length")), "term value")
+        }
+        return Header(isTombstone: kind == .tombstone, key: key, sequence: sequence, valueLength: valueLength, blobCount: blobCount, termCount: termCount)
+    }
+
     /// Decodes the record starting at the reader's position.
     static func decode(_ reader: inout ByteReader) throws -> Record {
         let kindByte = try reader.u8("record kind")

@@ -5,9 +5,33 @@
 /// The caller truncates the active segment there, and treats the same thing in a
 /// sealed segment as corruption.
 struct SegmentScanner {
-    struct ScannedRecord {
+    struct ScannedRecord: ScannedItem {
         var record: Record
         var location: RecordLocation
+
+        var sequence: UInt64 { record.sequence }
+
+        static func read(_ reader: inout ByteReader) throws -> Record { try RecordCodec.decode(&reader) }
+        init(_ record: Record, at location: RecordLocation) { self.init(record: record, location: location) }
+        init(record: Record, location: RecordLocation) {
+            self.record = record
+            self.location = location
+        }
+    }
+
+    /// A record of a block as ``scanHeaders(from:body:)`` hands it over: its header and
+    /// where its bytes lie in the block.
+    struct ScannedHeader: ScannedItem {
+        var header: RecordCodec.Header
+        var location: RecordLocation
+
+        var sequence: UInt64 { header.sequence }
+
+        static func read(_ reader: inout ByteReader) throws -> RecordCodec.Header { try RecordCodec.skim(&reader) }
+        init(_ header: RecordCodec.Header, at location: RecordLocation) {
+            self.header = header
+            self.location = location
+        }
     }
 
     struct Result {
@@ -59,10 +83,34 @@ struct SegmentScanner {
     /// where its last scan ended); nil: the segment's first frame.
     func scan(collect: Bool = true, provisional: Bool = false, transactionLimit: Int = .max, chunkSize: Int = 1 << 20,
               from start: Int64? = nil, body: ([ScannedRecord]) throws -> Void = { _ in }) throws -> Result {
+        var collected: [ScannedRecord] = []
+        var result = try scanItems(ScannedRecord.self, provisional: provisional, transactionLimit: transactionLimit, chunkSize: chunkSize, from: start) { records, _ in
+            try body(records)
+            // Handed over at their commit: without `provisional`, only committed records.
+            if collect && !provisional { collected.append(contentsOf: records) }
+        }
+        result.records = collected
+        return result
+    }
+
+    /// A provisional scan (see ``scan(collect:provisional:transactionLimit:chunkSize:from:body:)``)
+    /// that hands over each records frame as its decompressed block and the headers of
+    /// its records, whose bytes lie at their locations' record offsets in the block:
+    /// what compaction reads, which copies the bytes of the records it keeps and drops
+    /// the rest without decoding either.
+    func scanHeaders(chunkSize: Int = 1 << 20, body: ([ScannedHeader], [UInt8]) throws -> Void) throws -> Result {
+        try scanItems(ScannedHeader.self, provisional: true, transactionLimit: .max, chunkSize: chunkSize, from: nil, body: body)
+    }
+
+    /// The scan, for records read either way: `body` gets the records and, with
+    /// `provisional`, the block they were read from (without it, each transaction's
+    /// records at its commit, with no block).
+    private func scanItems<Item: ScannedItem>(_ item: Item.Type, provisional: Bool, transactionLimit: Int, chunkSize: Int,
+                                              from start: Int64?, body: ([Item], [UInt8]) throws -> Void) throws -> Result {
         let fileSize = try file.size()
         var result = Result(validEnd: start ?? Int64(Format.segmentHeaderSize))
         var position = start ?? Int64(Format.segmentHeaderSize)
-        var pending: [ScannedRecord] = []
+        var pending: [Item] = []
         var pendingFrames = 0
         // What `provisional` keeps of the records handed over before their commit.
         var handedOver = 0
@@ -119,11 +167,11 @@ struct SegmentScanner {
                     let count = Int(try records.u32("record count"))
                     for _ in 0..<count {
                         let start = records.position
-                        let record = try RecordCodec.decode(&records)
+                        let read = try Item.read(&records)
                         let location = RecordLocation(
                             segment: segmentID, frameOffset: UInt32(position), frameLength: UInt32(frameLength),
                             recordOffset: UInt32(start), recordLength: UInt32(records.position - start))
-                        pending.append(ScannedRecord(record: record, location: location))
+                        pending.append(Item(read, at: location))
                     }
                 } catch {
                     return stop("records block does not parse", at: position, definite: true)
@@ -146,20 +194,20 @@ struct SegmentScanner {
                     pending.withUnsafeBufferPointer { pending in
                         for i in pending.indices {
                             handedOverBytes += Int64(pending[i].location.recordLength)
-                            let sequence = pending[i].record.sequence
+                            let sequence = pending[i].sequence
                             if handedOverSequence == nil { handedOverSequence = sequence }
                             if handedOverSequence != sequence { handedOverMixed = true }
                         }
                     }
                     handedOver += pending.count
-                    try body(pending)
+                    try body(pending, raw)
                     pending.removeAll(keepingCapacity: true)
                 }
             case .commit:
                 var commit = ByteReader(stored)
                 guard let sequence = try? commit.u64(), let count = try? commit.u32(), let frames = try? commit.u32(),
                       Int(count) == pending.count + handedOver, Int(frames) == pendingFrames,
-                      pending.allSatisfy({ $0.record.sequence == sequence }),
+                      pending.allSatisfy({ $0.sequence == sequence }),
                       !handedOverMixed, handedOver == 0 || handedOverSequence == sequence
                 else {
                     return stop("commit frame does not match the records before it", at: position, definite: true)
@@ -172,8 +220,7 @@ struct SegmentScanner {
                     result.minSequence = min(result.minSequence, sequence)
                     result.maxSequence = max(result.maxSequence, sequence)
                 }
-                if !provisional { try body(pending) }
-                if collect { result.records.append(contentsOf: pending) }
+                if !provisional { try body(pending, []) }
                 pending.removeAll(keepingCapacity: true)
                 pendingFrames = 0
                 handedOver = 0
@@ -197,6 +244,16 @@ struct SegmentScanner {
         if !pending.isEmpty || handedOver > 0 { return stop("transaction without a commit frame", at: result.validEnd) }
         return result
     }
+}
+
+/// What a scan reads each record of a block as (a decoded record, or its header).
+protocol ScannedItem {
+    associatedtype Read
+    /// Reads the record at the reader's position, checking it whole.
+    static func read(_ reader: inout ByteReader) throws -> Read
+    init(_ read: Read, at location: RecordLocation)
+    var location: RecordLocation { get }
+    var sequence: UInt64 { get }
 }
 
 extension SegmentScanner {
