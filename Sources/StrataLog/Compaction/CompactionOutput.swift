@@ -24,11 +24,16 @@ final class CompactionOutput {
     private var builder = IndexFileBuilder()
     private(set) var blob: (id: UInt32, file: any StorageFile, end: Int64)?
 
+    /// Compresses every block this compaction writes (nil: blocks are stored raw).
+    private let compressor: LZ4Compressor?
     /// Bytes written to the current output (and blob file) since its last fsync.
     private var unsyncedSegmentBytes = 0
     private var unsyncedBlobBytes = 0
 
-    init(store: LogStore) { self.store = store }
+    init(store: LogStore) {
+        self.store = store
+        compressor = store.options.compressRecords ? LZ4Compressor() : nil
+    }
 
     /// Syncs `file` once `compactionBytesPerSync` bytes were written to it since the last
     /// sync: otherwise a compaction's tens of MiB of dirty pages are flushed by whichever
@@ -74,7 +79,7 @@ final class CompactionOutput {
                     block.patch(u32: UInt32(next - first), at: 0)
                     let frameOffset = segment.end + Int64(out.count)
                     let before = out.count
-                    FrameCodec.append(type: .records, payload: block.bytes, compress: store.options.compressRecords, to: &out)
+                    FrameCodec.appendRecords(block.bytes, compressor: compressor, to: &out)
                     let frameLength = out.count - before
                     guard frameOffset + Int64(frameLength) < Int64(UInt32.max) else {
                         throw StrataError(.invalidArgument, "transaction too large for one segment", path: segment.file.path)

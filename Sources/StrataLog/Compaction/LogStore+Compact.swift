@@ -218,6 +218,11 @@ extension LogStore {
             }
             return changed
         }
+        // What the lookups keep of each index file between them (its fence, the block
+        // of the last key found), for as long as the store's files are these: the
+        // group's keys are looked up in log order, mostly ascending, and each block
+        // would otherwise be read and packed again for every run of lookups.
+        var lookups: (files: [ObjectIdentifier], memos: [IndexFile.LookupMemo]) = ([], [])
         for id in group {
             let (file, olderElsewhere, blobFiles) = try state.withLock { s -> (any StorageFile, [UInt64], [UInt32: any StorageFile]) in
                 guard let file = s.segmentFiles[id] else { throw StrataError(.corrupt, "segment not open", path: paths.segment(id)) }
@@ -274,8 +279,9 @@ extension LogStore {
                         try self.readIndex { s in
                             // readIndex runs the body again after repairing an index file.
                             entries.removeSubrange(part.lowerBound...)
-                            var memos = [IndexFile.LookupMemo](repeating: .passing, count: s.index.files.count)
-                            for i in part { entries.append(try s.index.entry(records[i].header.key, memos: &memos)) }
+                            let files = s.index.files.map(ObjectIdentifier.init)
+                            if files != lookups.files { lookups = (files, Array(repeating: .passing, count: files.count)) }
+                            for i in part { entries.append(try s.index.entry(records[i].header.key, memos: &lookups.memos)) }
                         }
                     }
                     var paid = 0

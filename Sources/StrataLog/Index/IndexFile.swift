@@ -88,6 +88,12 @@ final class IndexFile: Sendable {
 
     /// Whether `key` lies in this file's key range and passes its filter.
     func mayContain(_ key: RecordKey) throws(Damage) -> Bool {
+        var memo = LookupMemo()
+        return try mayContain(key, memo: &memo)
+    }
+
+    /// ``mayContain(_:)`` keeping the filter in `memo` for the lookups after it.
+    func mayContain(_ key: RecordKey, memo: inout LookupMemo) throws(Damage) -> Bool {
         guard footer.entryCount > 0, key.rawValue >= footer.minKey, key.rawValue <= footer.maxKey else { return false }
         // A segment written by transactions that touch several entities (a migration
         // writes employees and their photos together) has a key range spanning the gap
@@ -105,8 +111,8 @@ final class IndexFile: Sendable {
         // A file holding every key of its range (one bulk transaction: keys are
         // allocated in increasing serials) has nothing for its filter to exclude.
         guard footer.maxKey - footer.minKey != footer.entryCount - 1 else { return true }
-        let filter = try block(footer.filter.offset, footer.filter.length, what: "filter")
-        return BloomFilter.mayContain(key, block: filter)
+        if memo.filter.isEmpty { memo.filter = try block(footer.filter.offset, footer.filter.length, what: "filter") }
+        return BloomFilter.mayContain(key, block: memo.filter)
     }
 
     // MARK: Prefix runs
@@ -372,7 +378,7 @@ final class IndexFile: Sendable {
     @inline(__always)
     private func lookup<Answer>(_ key: RecordKey, memo: inout LookupMemo, packed answerPacked: (IndexSlot) -> Answer,
                                 raw answerRaw: (IndexEntry) -> Answer) throws(Damage) -> Answer? {
-        guard try mayContain(key) else { return nil }
+        guard try mayContain(key, memo: &memo) else { return nil }
         if memo.fenceCount < 0 { (memo.fence, memo.fenceCount) = try dataFence() }
         let i = fencePosition(memo.fence, count: memo.fenceCount, atLeast: key.rawValue)
         guard i < memo.fenceCount else { return nil }
@@ -467,6 +473,8 @@ final class IndexFile: Sendable {
         /// The last raw block read without the cache (blob references do not pack).
         fileprivate var rawBlockOffset = UInt64.max
         fileprivate var raw: [UInt8] = []
+        /// The Bloom filter, once a lookup read it (never empty then).
+        fileprivate var filter: [UInt8] = []
 
         init() {}
 

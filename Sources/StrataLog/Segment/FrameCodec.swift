@@ -27,6 +27,37 @@ enum FrameCodec {
         out.append(contentsOf: stored)
     }
 
+    /// Appends a records frame of `block` (FORMAT.md §3.3), compressed by `compressor`
+    /// when that saves an eighth or more (nil: stored raw), as ``append(type:payload:compress:to:)``
+    /// writes it — without copying the compressed bytes on their way to `out`.
+    static func appendRecords(_ block: [UInt8], compressor: LZ4Compressor?, to out: inout [UInt8]) {
+        let appended: Void? = block.withUnsafeBytes { raw in
+            compressor?.compress(raw) { packed in
+                var header = ByteWriter(capacity: Format.frameHeaderSize + 4)
+                header.u32(UInt32(4 + packed.count))
+                header.u32(0)
+                header.u8(FrameType.records.rawValue)
+                header.u8(FrameFlags.lz4)
+                header.u16(0)
+                // The payload is the raw length, then the LZ4 block.
+                header.u32(UInt32(raw.count))
+                let crc = header.bytes.withUnsafeBytes { h in
+                    checksum(header: UnsafeRawBufferPointer(rebasing: h[0..<Format.frameHeaderSize]), payload: UnsafeRawBufferPointer(rebasing: h[Format.frameHeaderSize...]),
+                             continuedBy: packed)
+                }
+                header.patch(u32: crc, at: 4)
+                out.append(contentsOf: header.bytes)
+                out.append(contentsOf: packed)
+            }
+        }
+        if appended == nil { append(type: .records, payload: block, compress: false, to: &out) }
+    }
+
+    /// The checksum of a frame whose stored payload is `payload` followed by `more`.
+    private static func checksum(header: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, continuedBy more: UnsafeRawBufferPointer) -> UInt32 {
+        CRC32C.checksum(more, continuing: checksum(header: header, payload: payload))
+    }
+
     static func checksum(header: [UInt8], payload: [UInt8]) -> UInt32 {
         checksum(header: header, payload: payload[...])
     }

@@ -242,6 +242,7 @@ extension LogStore {
         var index = 0
         // A block must fit a frame whatever the option says, compressed or not.
         let blockSize = max(1, min(options.blockSize, Format.maxFramePayload / 2))
+        let compressor = options.compressRecords ? LZ4Compressor() : nil
         while index < records.count {
             var block = ByteWriter(capacity: min(blockSize, 1 << 20) + 256)
             block.u32(0)
@@ -261,7 +262,7 @@ extension LogStore {
             block.patch(u32: UInt32(inBlock.count), at: 0)
             let frameOffset = start + Int64(out.count)
             let before = out.count
-            FrameCodec.append(type: .records, payload: block.bytes, compress: options.compressRecords, to: &out)
+            FrameCodec.appendRecords(block.bytes, compressor: compressor, to: &out)
             let frameLength = out.count - before
             guard frameOffset + Int64(frameLength) < Int64(UInt32.max) else {
                 throw StrataError(.invalidArgument, "transaction too large for one segment", path: path)
