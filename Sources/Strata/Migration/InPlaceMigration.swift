@@ -299,7 +299,8 @@ struct InPlaceMigration {
         let spool = try RecordSpool(path: scratch.directory + "/strata-index-build-\(UUID().uuidString)", fileSystem: scratch.fileSystem)
         defer { spool.remove() }
         for (entity, entityBuilds) in Dictionary(grouping: builds, by: \.entity).sorted(by: { $0.key < $1.key }) {
-            guard let layout = schema.shapes[entity]?.layout else { continue }
+            guard let shape = schema.shapes[entity] else { continue }
+            let layout = shape.layout
             let built = Set(entityBuilds.map(\.termIndex))
             let numbered = entityBuilds.compactMap { build -> (numbers: [Int], build: IndexBuild)? in
                 let numbers = build.fields.compactMap { layout.fieldNumbers[$0] }
@@ -313,19 +314,25 @@ struct InPlaceMigration {
                       let build = numbered.firstIndex(where: { $0.build.termIndex == rules[rule].constraint.termIndex }) else { return nil }
                 return (rule, build)
             }
+            // The fields the builds read are read in place; a record the reader cannot
+            // read is decoded whole.
+            var reader = BuildFieldReader(wanted: numbered.flatMap(\.numbers), shape: shape)
             try Self.scanOnce(records, StoreSchema.range(tag: layout.tag)) { batch in
                 for record in batch {
-                    let object = try schema.decode(record)
+                    let object = try reader.load(record) ? nil : try schema.decode(record)
+                    func field(_ number: Int) -> FieldValue {
+                        guard let object else { return reader.field(number) }
+                        return number < object.fields.count ? object.fields[number] : .null
+                    }
                     var terms = record.terms.filter { !built.contains($0.index) }
                     var values: [[UInt8]?] = []
                     values.reserveCapacity(numbered.count)
                     for (numbers, build) in numbered {
                         let value: [UInt8]?
                         if build.compound {
-                            value = try ObjectCodec.compoundTerm(object.fields, numbers: numbers, blobBytes: { try records.readBlob($0) })
+                            value = try ObjectCodec.compoundTerm(numbers.map(field), numbers: Array(numbers.indices), blobBytes: { try records.readBlob($0) })
                         } else {
-                            value = numbers[0] < object.fields.count
-                                ? try ObjectCodec.termValue(object.fields[numbers[0]], blobBytes: { try records.readBlob($0) }) : nil
+                            value = try ObjectCodec.termValue(field(numbers[0]), blobBytes: { try records.readBlob($0) })
                         }
                         values.append(value)
                         if let value { terms.append(IndexTerm(index: build.termIndex, value: value)) }
@@ -333,8 +340,8 @@ struct InPlaceMigration {
                     for (rule, build) in bound {
                         // No term: a value is null (or missing), and nulls never collide.
                         guard let term = values[build] else { continue }
-                        if numbered[build].numbers.contains(where: { $0 < object.fields.count && Self.isNegativeZero(object.fields[$0]) }) {
-                            guard let values = try Self.values(of: object, layout: layout, attributes: rules[rule].constraint.attributes,
+                        if numbered[build].numbers.contains(where: { Self.isNegativeZero(field($0)) }) {
+                            guard let values = try Self.values(of: try object ?? schema.decode(record), layout: layout, attributes: rules[rule].constraint.attributes,
                                                                readBlob: { try records.readBlob($0) }) else { continue }
                             try check.add(rule: rule, values: values, key: record.key)
                         } else {
