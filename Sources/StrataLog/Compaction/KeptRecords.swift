@@ -17,6 +17,8 @@ struct KeptRecords {
     private(set) var records: [Kept] = []
 
     var count: Int { records.count }
+    /// Bytes of the records held (and of those dropped since the last `removeAll`).
+    var byteCount: Int { bytes.count }
     var isEmpty: Bool { records.isEmpty }
 
     /// Keeps a record whose bytes (`header` read from them) are copied unchanged.

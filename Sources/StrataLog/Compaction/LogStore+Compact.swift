@@ -164,8 +164,8 @@ extension LogStore {
         let groupSet = Set(group)
         let rewriter = recordRewriter.withLock { $0 }
         // A transaction's kept records are appended as one transaction, in pieces of
-        // at most this many: one transaction of a million records (a chunked commit's
-        // segment) was held whole, read and copied.
+        // at most this many (or `pieceBytes` of them): one transaction of a million
+        // records (a chunked commit's segment) was held whole, read and copied.
         let pieceLimit = max(1, options.overlayEntryLimit)
         // The last commit before the group's records are read, taken with no commit in
         // flight: a copy stays its key's current version unless a later commit wrote the
@@ -346,7 +346,7 @@ extension LogStore {
                         }
                     }
                 }
-                if keep.count >= pieceLimit { try flush() }
+                if keep.count >= pieceLimit || keep.byteCount >= Self.pieceBytes { try flush() }
             }
             if let damage = scan.damage {
                 throw StrataError(.corrupt, "sealed segment is damaged: \(damage.reason)", path: file.path, offset: damage.offset)
@@ -677,6 +677,11 @@ extension LogStore {
         }
         try settle()
     }
+
+    /// Bytes of kept records past which compaction appends what it holds of a
+    /// transaction as a piece: with the records, the frames encoded from them are held
+    /// too, and a piece of `overlayEntryLimit` records is several MiB of each.
+    static let pieceBytes = 1 << 20
 
     /// Index entries looked up together when a walk asks which are current.
     static let currentCheckBatch = 4_096

@@ -53,6 +53,52 @@ import StrataTestSupport
         try StoreModelCheck.expect(store, holds: model, residues: 6, context)
     }
 
+    /// Pieces end at about a MiB of records too: a transaction of 4 MiB of large
+    /// records, half of them kept, under the default overlay limit, is copied as
+    /// several transactions with its sequence, none past a MiB and a record.
+    @Test func aTransactionOfLargeRecordsIsCopiedInPiecesOfAMiB() throws {
+        let fs = InMemoryFileSystem()
+        var options = LogStoreOptions()
+        options.durability = .none
+        let store = try LogStore.open(at: Self.root, options: options, fileSystem: fs, logger: .quiet)
+        defer { try? store.close() }
+        var model: [UInt64: [UInt8]] = [:]
+        var batch = WriteBatch()
+        for key in UInt64(1)...2_000 {
+            let value = LogFixtures.value(key, size: 2_000)
+            batch.put(RecordKey(key), value: value, terms: [IndexTerm(index: 1, value: [UInt8(key % 6)])])
+            model[key] = value
+        }
+        try store.commit(batch)
+        let sequence = store.lastSequence
+        var overwrite = WriteBatch()
+        for key in stride(from: UInt64(1), through: 2_000, by: 2) {
+            let value = LogFixtures.value(key, version: 1, size: 40)
+            overwrite.put(RecordKey(key), value: value, terms: [IndexTerm(index: 1, value: [UInt8(key % 6)])])
+            model[key] = value
+        }
+        try store.commit(overwrite)
+        try store.sealActiveSegment()
+        let before = Set(store.state.withLock { $0.manifest.segments.map(\.id) })
+        try store.compact(force: true)
+        try Self.check(store, model, "after compaction")
+        // The output's transactions, read back: all of the big one's sequence, each at
+        // most a MiB of records plus the one that crossed it.
+        var pieces: [Int64] = []
+        for id in store.state.withLock({ $0.manifest.segments.filter { !before.contains($0.id) }.map(\.id) }) {
+            let file = try #require(store.state.withLock { $0.segmentFiles[id] })
+            var bytes: Int64 = 0
+            _ = try SegmentScanner(file: file, segmentID: id, statistics: nil).scan(collect: false) { records in
+                guard records.first?.record.sequence == sequence else { return }
+                bytes = records.reduce(0) { $0 + Int64($1.location.recordLength) }
+                pieces.append(bytes)
+            }
+        }
+        #expect(pieces.count >= 2, "\(pieces)")
+        #expect(pieces.allSatisfy { $0 <= Int64(LogStore.pieceBytes + 2_100) }, "\(pieces)")
+        #expect(pieces.reduce(0, +) > 1_000 * 2_000)
+    }
+
     @Test func aLargeTransactionIsCopiedInPiecesAndTheStoreIsUnchanged() throws {
         let fs = InMemoryFileSystem()
         let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
