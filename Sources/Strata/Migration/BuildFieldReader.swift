@@ -4,9 +4,11 @@ import StrataLog
 /// decoding the object: slots (``RecordFieldSlots``) for the current layout and for
 /// each older layout whose record reads forward unchanged into those fields, so that a
 /// store migrated before (whose records are mostly of an older layout) is read in place
-/// too. Every field of a record is still held to its layout's rules. A record none of
-/// them can read — a layout whose fields need rechecking or filling, an external
-/// binary among the fields — is left to the caller to decode whole.
+/// too. A record read so is still held to its layout: its field count, and each
+/// field's kind by the layout's rules. A record none of them can read — a layout from
+/// which a wanted field needs rechecking or filling, an external binary among the
+/// wanted fields — is left to the caller to decode whole, as is every record when no
+/// field is wanted.
 struct BuildFieldReader {
     private struct Reader {
         let layoutID: UInt32
@@ -27,6 +29,10 @@ struct BuildFieldReader {
             var slotOfNumber = [Int](repeating: -1, count: (wanted.max() ?? -1) + 1)
             for (number, older) in zip(wanted, numbers) { slotOfNumber[number] = slots.slot(of: older) }
             return Reader(layoutID: layoutID, slots: slots, slotOfNumber: slotOfNumber)
+        }
+        guard !wanted.isEmpty else {
+            readers = []
+            return
         }
         var readers = [reader(layoutID: shape.layoutID, numbers: wanted, rules: shape.rules)]
         for plan in shape.forwardPlans where !plan.recheck {

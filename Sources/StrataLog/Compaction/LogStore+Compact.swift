@@ -164,8 +164,8 @@ extension LogStore {
         let groupSet = Set(group)
         let rewriter = recordRewriter.withLock { $0 }
         // A transaction's kept records are appended as one transaction, in pieces of
-        // at most this many (or `pieceBytes` of them): one transaction of a million
-        // records (a chunked commit's segment) was held whole, read and copied.
+        // at most this many (or `pieceBytes` of them), so that one transaction of a
+        // million records (a chunked commit's segment) is never held whole.
         let pieceLimit = max(1, options.overlayEntryLimit)
         // The last commit before the group's records are read, taken with no commit in
         // flight: a copy stays its key's current version unless a later commit wrote the
@@ -222,7 +222,7 @@ extension LogStore {
         // of the last key found), for as long as the store's files are these: the
         // group's keys are looked up in log order, mostly ascending, and each block
         // would otherwise be read and packed again for every run of lookups.
-        var lookups: (files: [ObjectIdentifier], memos: [IndexFile.LookupMemo]) = ([], [])
+        var lookups: (files: [IndexFile], memos: [IndexFile.LookupMemo]) = ([], [])
         for id in group {
             let (file, olderElsewhere, blobFiles) = try state.withLock { s -> (any StorageFile, [UInt64], [UInt32: any StorageFile]) in
                 guard let file = s.segmentFiles[id] else { throw StrataError(.corrupt, "segment not open", path: paths.segment(id)) }
@@ -279,8 +279,8 @@ extension LogStore {
                         try self.readIndex { s in
                             // readIndex runs the body again after repairing an index file.
                             entries.removeSubrange(part.lowerBound...)
-                            let files = s.index.files.map(ObjectIdentifier.init)
-                            if files != lookups.files { lookups = (files, Array(repeating: .passing, count: files.count)) }
+                            let files = s.index.files
+                            if !files.elementsEqual(lookups.files, by: ===) { lookups = (files, Array(repeating: .passing, count: files.count)) }
                             for i in part { entries.append(try s.index.entry(records[i].header.key, memos: &lookups.memos)) }
                         }
                     }
@@ -346,7 +346,10 @@ extension LogStore {
                         }
                     }
                 }
-                if keep.count >= pieceLimit || keep.byteCount >= Self.pieceBytes { try flush() }
+                // Not at a byte count while the piece holds a superseded version: the
+                // transaction may write its key again further on, and only its last
+                // write is a version — which the piece could no longer leave out.
+                if keep.count >= pieceLimit || (keep.byteCount >= Self.pieceBytes && retainedAt.isEmpty) { try flush() }
             }
             if let damage = scan.damage {
                 throw StrataError(.corrupt, "sealed segment is damaged: \(damage.reason)", path: file.path, offset: damage.offset)
@@ -679,8 +682,9 @@ extension LogStore {
     }
 
     /// Bytes of kept records past which compaction appends what it holds of a
-    /// transaction as a piece: with the records, the frames encoded from them are held
-    /// too, and a piece of `overlayEntryLimit` records is several MiB of each.
+    /// transaction as a piece: the records and the frames encoded from them are held
+    /// until it is appended, and `overlayEntryLimit` records of some hundred bytes are
+    /// many MiB of each.
     static let pieceBytes = 1 << 20
 
     /// Index entries looked up together when a walk asks which are current.

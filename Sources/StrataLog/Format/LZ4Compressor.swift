@@ -2,8 +2,8 @@ import CLZ4
 
 /// An LZ4 compression state and output buffer kept across the blocks of one writer
 /// (a commit's frames, a compaction's output): each block is still compressed on its
-/// own (FORMAT.md §3.2), but the 16 KiB state is reset cheaply instead of being zeroed
-/// for every block, and the output needs no zeroed array of its own. Not for sharing
+/// own (FORMAT.md §3.2), but the state is reset cheaply instead of being zeroed for
+/// every block, and the output needs no zeroed array of its own. Not for sharing
 /// between threads: each writer makes its own.
 final class LZ4Compressor {
     private let stream: UnsafeMutablePointer<LZ4_stream_t>

@@ -111,6 +111,9 @@ final class IndexFile: Sendable {
         // A file holding every key of its range (one bulk transaction: keys are
         // allocated in increasing serials) has nothing for its filter to exclude.
         guard footer.maxKey - footer.minKey != footer.entryCount - 1 else { return true }
+        // A pass keeps no filter: over every file of a large store they would add up
+        // outside the cache's budget. It finds them in the cache, like other lookups.
+        guard memo.fillsCache else { return BloomFilter.mayContain(key, block: try block(footer.filter.offset, footer.filter.length, what: "filter")) }
         if memo.filter.isEmpty { memo.filter = try block(footer.filter.offset, footer.filter.length, what: "filter") }
         return BloomFilter.mayContain(key, block: memo.filter)
     }
@@ -457,10 +460,11 @@ final class IndexFile: Sendable {
         return nil
     }
 
-    /// What a run of lookups in this file keeps between them: the data fence, and the
-    /// packed block the last lookup found its key in. An index read's candidates (a
-    /// term's keys, ascending) are looked up one after another; each lookup fetched
-    /// the fence and its block from the cache again, a lock and a hash apiece.
+    /// What a run of lookups in this file keeps between them: the data fence, the
+    /// Bloom filter, and the packed block the last lookup found its key in. An index
+    /// read's candidates (a term's keys, ascending) are looked up one after another;
+    /// without a memo each would fetch the fence, filter and block from the cache
+    /// again, a lock and a hash apiece.
     struct LookupMemo {
         fileprivate var fence: [UInt8] = []
         fileprivate var fenceCount = -1

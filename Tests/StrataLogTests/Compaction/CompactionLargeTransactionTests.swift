@@ -99,6 +99,48 @@ import StrataTestSupport
         #expect(pieces.reduce(0, +) > 1_000 * 2_000)
     }
 
+    /// A superseded transaction kept for a retention, which wrote one key twice a few
+    /// MiB apart: its pieces must not keep both writes (only the last is a version),
+    /// even when its copy spans several outputs, and reads as of it answer the last.
+    @Test func aKeyWrittenTwiceInAKeptTransactionKeepsOnlyItsLastWrite() throws {
+        let fs = InMemoryFileSystem()
+        var options = LogStoreOptions()
+        options.durability = .none
+        // Outputs seal after each piece.
+        options.segmentSizeLimit = 16 << 10
+        let store = try LogStore.open(at: Self.root, options: options, fileSystem: fs, logger: .quiet)
+        defer { try? store.close() }
+        // A transaction before it in its segment, at the retention: the segment has
+        // something to reclaim.
+        var first = WriteBatch()
+        first.put(RecordKey(9_999), value: [1])
+        try store.commit(first)
+        var batch = WriteBatch()
+        var model: [UInt64: [UInt8]] = [:]
+        for key in UInt64(1)...1_500 {
+            let value = LogFixtures.value(key, size: 2_000)
+            batch.put(RecordKey(key), value: value)
+            model[key] = value
+        }
+        let last = LogFixtures.value(1, version: 9, size: 2_000)
+        batch.put(RecordKey(1), value: last)
+        model[1] = last
+        try store.commit(batch)
+        let sequence = store.lastSequence
+        var overwrite = WriteBatch()
+        for key in UInt64(1)...1_500 { overwrite.put(RecordKey(key), value: LogFixtures.value(key, version: 1, size: 30)) }
+        overwrite.put(RecordKey(9_999), value: [2])
+        try store.commit(overwrite)
+        store.setVersionRetention { _ in VersionRetention(after: sequence - 1) }
+        #expect(try store.compact(force: true).recordsRewritten >= 1_500)
+        // One copy of the key at that sequence in all the outputs' indexes.
+        let copies = try store.state.withLock { $0.index.files }.compactMap { try $0.entry(RecordKey(1)) }.filter { $0.sequence == sequence }
+        #expect(copies.count == 1, "\(copies.map(\.location))")
+        let past = try store.snapshot(asOf: sequence)
+        for key in UInt64(1)...1_500 { #expect(try past.get(RecordKey(key))?.value == model[key], "key \(key)") }
+        #expect(try store.verify().isSound)
+    }
+
     @Test func aLargeTransactionIsCopiedInPiecesAndTheStoreIsUnchanged() throws {
         let fs = InMemoryFileSystem()
         let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
