@@ -221,7 +221,8 @@ extension LogStore {
         // What the lookups keep of each index file between them (its fence, the block
         // of the last key found), for as long as the store's files are these: the
         // group's keys are looked up in log order, mostly ascending, and each block
-        // would otherwise be read and packed again for every run of lookups.
+        // would otherwise be read and packed again for every run of lookups. Filters
+        // are kept for one run (`dropFilter`), not taken from the cache per lookup.
         var lookups: (files: [IndexFile], memos: [IndexFile.LookupMemo]) = ([], [])
         for id in group {
             let (file, olderElsewhere, blobFiles) = try state.withLock { s -> (any StorageFile, [UInt64], [UInt32: any StorageFile]) in
@@ -281,6 +282,7 @@ extension LogStore {
                             entries.removeSubrange(part.lowerBound...)
                             let files = s.index.files
                             if !files.elementsEqual(lookups.files, by: ===) { lookups = (files, Array(repeating: .passing, count: files.count)) }
+                            for i in lookups.memos.indices { lookups.memos[i].dropFilter() }
                             for i in part { entries.append(try s.index.entry(records[i].header.key, memos: &lookups.memos)) }
                         }
                     }

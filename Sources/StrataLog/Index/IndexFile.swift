@@ -111,9 +111,6 @@ final class IndexFile: Sendable {
         // A file holding every key of its range (one bulk transaction: keys are
         // allocated in increasing serials) has nothing for its filter to exclude.
         guard footer.maxKey - footer.minKey != footer.entryCount - 1 else { return true }
-        // A pass keeps no filter: over every file of a large store they would add up
-        // outside the cache's budget. It finds them in the cache, like other lookups.
-        guard memo.fillsCache else { return BloomFilter.mayContain(key, block: try block(footer.filter.offset, footer.filter.length, what: "filter")) }
         if memo.filter.isEmpty { memo.filter = try block(footer.filter.offset, footer.filter.length, what: "filter") }
         return BloomFilter.mayContain(key, block: memo.filter)
     }
@@ -487,6 +484,13 @@ final class IndexFile: Sendable {
             var memo = LookupMemo()
             memo.fillsCache = false
             return memo
+        }
+
+        /// Lets go of the filter: a pass that keeps its memos over many lookups takes
+        /// the filters from the cache again now and then, as over every file of a large
+        /// store they would add up outside the cache's budget.
+        mutating func dropFilter() {
+            filter = []
         }
     }
 
