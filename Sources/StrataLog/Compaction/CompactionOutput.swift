@@ -55,52 +55,30 @@ final class CompactionOutput {
         guard !kept.isEmpty else { return }
         if current == nil { try startSegment() }
         guard var segment = current else { return }
-        var out: [UInt8] = []
-        var frames = 0
-        // A block must fit a frame whatever the option says, compressed or not.
-        let blockSize = max(1, min(store.options.blockSize, Format.maxFramePayload / 2))
-        var block = ByteWriter(capacity: min(blockSize, 1 << 20) + 256)
-        try kept.bytes.withUnsafeBytes { bytes in
+        // The kept bytes packed as a commit packs records; the index reads each one's
+        // blobs and terms from them.
+        let (packed, frames) = try kept.bytes.withUnsafeBytes { bytes in
             try kept.records.withUnsafeBufferPointer { records in
-                var next = 0
-                while next < records.count {
-                    let first = next
-                    block.bytes.removeAll(keepingCapacity: true)
-                    block.u32(0)
-                    while next < records.count {
-                        let length = records[next].length
-                        guard length + 4 <= Format.maxFramePayload else {
-                            throw StrataError(.invalidArgument, "record \(records[next].header.key) is \(length) bytes, more than a frame holds", path: segment.file.path)
-                        }
-                        if next > first && block.count + length > blockSize { break }
-                        block.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[records[next].start..<records[next].start + length]))
-                        next += 1
+                let (out, locations, frames) = try store.packFrames(count: records.count, segmentID: segment.id, startingAt: segment.end, compressor: compressor, size: { i in
+                    guard records[i].length + 4 <= Format.maxFramePayload else {
+                        throw StrataError(.invalidArgument, "record \(records[i].header.key) is \(records[i].length) bytes, more than a frame holds", path: segment.file.path)
                     }
-                    block.patch(u32: UInt32(next - first), at: 0)
-                    let frameOffset = segment.end + Int64(out.count)
-                    let before = out.count
-                    FrameCodec.appendRecords(block.bytes, compressor: compressor, to: &out)
-                    let frameLength = out.count - before
-                    guard frameOffset + Int64(frameLength) < Int64(UInt32.max) else {
-                        throw StrataError(.invalidArgument, "transaction too large for one segment", path: segment.file.path)
-                    }
-                    frames += 1
-                    var recordOffset = 4
-                    for i in first..<next {
-                        let kept = records[i]
-                        let record = UnsafeRawBufferPointer(rebasing: bytes[kept.start..<kept.start + kept.length])
-                        let location = RecordLocation(segment: segment.id, frameOffset: UInt32(frameOffset), frameLength: UInt32(frameLength),
-                                                      recordOffset: UInt32(recordOffset), recordLength: UInt32(kept.length))
-                        recordOffset += kept.length
-                        segment.bytes += Int64(kept.length)
-                        if !kept.retained { segment.currentBytes += Int64(kept.length) }
-                        builder.add(IndexEntry(key: kept.header.key, sequence: sequence, isTombstone: kept.header.isTombstone, location: location,
-                                               blobs: RecordCodec.blobs(of: record, header: kept.header)),
-                                    record: record, header: kept.header)
-                    }
+                    return records[i].length
+                }, write: { i, block in
+                    block.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[records[i].start..<records[i].start + records[i].length]))
+                })
+                for (kept, location) in zip(records, locations) {
+                    let record = UnsafeRawBufferPointer(rebasing: bytes[kept.start..<kept.start + kept.length])
+                    segment.bytes += Int64(kept.length)
+                    if !kept.retained { segment.currentBytes += Int64(kept.length) }
+                    builder.add(IndexEntry(key: kept.header.key, sequence: sequence, isTombstone: kept.header.isTombstone, location: location,
+                                           blobs: RecordCodec.blobs(of: record, header: kept.header)),
+                                record: record, header: kept.header)
                 }
+                return (out, frames)
             }
         }
+        var out = packed
         LogStore.appendCommitFrame(sequence: sequence, records: kept.count, frames: frames, to: &out)
         try segment.file.write(out, at: segment.end)
         try paced(out.count, file: segment.file, unsynced: &unsyncedSegmentBytes)
@@ -164,7 +142,7 @@ final class CompactionOutput {
         seal.u64(segment.min == .max ? 0 : segment.min)
         seal.u64(segment.max)
         var frame: [UInt8] = []
-        FrameCodec.append(type: .seal, payload: seal.bytes, compress: false, to: &frame)
+        FrameCodec.append(type: .seal, payload: seal.bytes, to: &frame)
         try segment.file.write(frame, at: segment.end)
         try segment.file.sync()
         let minSequence = segment.min == .max ? 0 : segment.min

@@ -17,6 +17,8 @@ struct KeptRecords {
     private(set) var records: [Kept] = []
 
     var count: Int { records.count }
+    /// The sequence of the first record held.
+    var sequence: UInt64? { records.first?.header.sequence }
     /// Bytes of the records held (and of those dropped since the last `removeAll`).
     var byteCount: Int { bytes.count }
     var isEmpty: Bool { records.isEmpty }
@@ -32,12 +34,7 @@ struct KeptRecords {
     /// - Throws: `.invalidArgument` for a record a frame cannot hold (FORMAT.md §3.3),
     ///   as a commit refuses it.
     mutating func append(_ record: Record, retained: Bool) throws {
-        let size = RecordCodec.encodedSize(value: record.value.count, blobs: record.blobs.count, terms: record.terms)
-        guard size + 4 <= Format.maxFramePayload, record.blobs.count <= Int(UInt16.max), record.terms.count <= Int(UInt16.max),
-              record.terms.allSatisfy({ $0.value.count <= Int(UInt16.max) }) else {
-            throw StrataError(.invalidArgument, "record \(record.key) is \(size) bytes, more than a frame holds (\(Format.maxFramePayload)); store large values as blobs")
-        }
-        var writer = ByteWriter(capacity: size)
+        var writer = ByteWriter(capacity: try RecordCodec.checkedSize(of: record))
         RecordCodec.encode(record, sequence: record.sequence, into: &writer)
         let header = RecordCodec.Header(isTombstone: record.isTombstone, key: record.key, sequence: record.sequence, valueLength: record.value.count,
                                         blobCount: record.blobs.count, termCount: record.terms.count)

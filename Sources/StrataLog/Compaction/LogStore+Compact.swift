@@ -371,18 +371,16 @@ extension LogStore {
             let ordered = older.filter { key, version in droppedTombstones[key].map { version.sequence > $0 } ?? true }
                 .sorted { a, b in a.value.sequence != b.value.sequence ? a.value.sequence < b.value.sequence : a.key < b.key }
             var batch = KeptRecords()
-            var batchSequence: UInt64?
             var batchUntil: UInt64 = 0
             func flush() throws {
-                guard let sequence = batchSequence else { return }
+                guard let sequence = batch.sequence else { return }
                 try output.append(batch, sequence: sequence, keptUntil: batchUntil)
                 recordsRewritten += batch.count
                 batch.removeAll()
-                batchSequence = nil
                 batchUntil = 0
             }
             for (key, version) in ordered {
-                if let sequence = batchSequence, sequence != version.sequence || batch.count >= pieceLimit { try flush() }
+                if let sequence = batch.sequence, sequence != version.sequence || batch.count >= pieceLimit { try flush() }
                 guard let file = segmentFiles[version.location.segment] else {
                     throw StrataError(.corrupt, "segment not open", path: paths.segment(version.location.segment))
                 }
@@ -393,7 +391,6 @@ extension LogStore {
                 }
                 try carry(&record, live: false, supersededAt: version.supersededAt, blobFiles: blobFiles)
                 try batch.append(record, retained: true)
-                batchSequence = version.sequence
                 batchUntil = max(batchUntil, version.supersededAt)
             }
             try flush()

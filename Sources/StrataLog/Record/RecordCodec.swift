@@ -9,6 +9,23 @@ enum RecordCodec {
         headerSize + value + blobs * BlobRef.encodedSize + terms.reduce(0) { $0 + 6 + $1.value.count }
     }
 
+    /// `record`'s encoded size, once it is known to fit a frame and its counts and term
+    /// lengths their fields (FORMAT.md §3.3).
+    ///
+    /// - Throws: `.invalidArgument` otherwise: a writer refuses the record.
+    ///
+    /// Inlined: a record handed to a call is copied out of a commit's buffer, its
+    /// arrays retained and released.
+    @inline(__always)
+    static func checkedSize(of record: Record, path: String? = nil) throws -> Int {
+        let size = encodedSize(value: record.value.count, blobs: record.blobs.count, terms: record.terms)
+        guard size + 4 <= Format.maxFramePayload, record.blobs.count <= Int(UInt16.max), record.terms.count <= Int(UInt16.max),
+              record.terms.allSatisfy({ $0.value.count <= Int(UInt16.max) }) else {
+            throw StrataError(.invalidArgument, "record \(record.key) is \(size) bytes, more than a frame holds (\(Format.maxFramePayload)); store large values as blobs", path: path)
+        }
+        return size
+    }
+
     static func encode(_ record: Record, sequence: UInt64, into writer: inout ByteWriter) {
         writer.fixed(headerSize) { h in
             h.storeBytes(of: record.isTombstone ? RecordKind.tombstone.rawValue : RecordKind.put.rawValue, toByteOffset: 0, as: UInt8.self)
@@ -62,46 +79,42 @@ enum RecordCodec {
     /// compaction judges every record and copies the bytes of those it keeps, and a
     /// decoded record is an allocation for its value and one per term.
     static func skim(_ reader: inout ByteReader) throws -> Header {
-        let kindByte = try reader.u8("record kind")
-        guard let kind = RecordKind(rawValue: kindByte) else {
-            throw reader.corrupt("unknown record kind \(kindByte)")
-        }
-        let key = RecordKey(try reader.u64("record key"))
-        let sequence = try reader.u64("record sequence")
-        let valueLength = Int(try reader.u32("value length"))
-        let blobCount = Int(try reader.u16("blob count"))
-        let termCount = Int(try reader.u16("term count"))
-        try reader.skip(valueLength, "record value")
-        for _ in 0..<blobCount { _ = try decodeBlob(&reader) }
-        for _ in 0..<termCount {
+        let header = try readHeader(&reader)
+        try reader.skip(header.valueLength, "record value")
+        for _ in 0..<header.blobCount { _ = try decodeBlob(&reader) }
+        for _ in 0..<header.termCount {
             _ = try reader.u32("term index")
             try reader.skip(Int(try reader.u16("term length")), "term value")
         }
-        return Header(isTombstone: kind == .tombstone, key: key, sequence: sequence, valueLength: valueLength, blobCount: blobCount, termCount: termCount)
+        return header
     }
 
     /// Decodes the record starting at the reader's position.
     static func decode(_ reader: inout ByteReader) throws -> Record {
-        let kindByte = try reader.u8("record kind")
-        guard let kind = RecordKind(rawValue: kindByte) else {
-            throw reader.corrupt("unknown record kind \(kindByte)")
-        }
-        let key = RecordKey(try reader.u64("record key"))
-        let sequence = try reader.u64("record sequence")
-        let valueLength = Int(try reader.u32("value length"))
-        let blobCount = Int(try reader.u16("blob count"))
-        let termCount = Int(try reader.u16("term count"))
-        let value = try reader.bytes(valueLength, "record value")
+        let header = try readHeader(&reader)
+        let value = try reader.bytes(header.valueLength, "record value")
         var blobs: [BlobRef] = []
-        blobs.reserveCapacity(blobCount)
-        for _ in 0..<blobCount { blobs.append(try decodeBlob(&reader)) }
+        blobs.reserveCapacity(header.blobCount)
+        for _ in 0..<header.blobCount { blobs.append(try decodeBlob(&reader)) }
         var terms: [IndexTerm] = []
-        terms.reserveCapacity(termCount)
-        for _ in 0..<termCount {
+        terms.reserveCapacity(header.termCount)
+        for _ in 0..<header.termCount {
             let index = try reader.u32("term index")
             let length = Int(try reader.u16("term length"))
             terms.append(IndexTerm(index: index, value: try reader.bytes(length, "term value")))
         }
-        return Record(key: key, sequence: sequence, isTombstone: kind == .tombstone, value: value, blobs: blobs, terms: terms)
+        return Record(key: header.key, sequence: header.sequence, isTombstone: header.isTombstone, value: value, blobs: blobs, terms: terms)
+    }
+
+    /// The record header at the reader's position (its first 25 bytes), its kind checked.
+    /// Inlined into both readers: compaction skims every record it scans.
+    @inline(__always)
+    private static func readHeader(_ reader: inout ByteReader) throws -> Header {
+        let kindByte = try reader.u8("record kind")
+        guard let kind = RecordKind(rawValue: kindByte) else {
+            throw reader.corrupt("unknown record kind \(kindByte)")
+        }
+        return Header(isTombstone: kind == .tombstone, key: RecordKey(try reader.u64("record key")), sequence: try reader.u64("record sequence"),
+                      valueLength: Int(try reader.u32("value length")), blobCount: Int(try reader.u16("blob count")), termCount: Int(try reader.u16("term count")))
     }
 }

@@ -3,59 +3,39 @@
 /// field, the type, flags and reserved bytes, and the payload, so a damaged length
 /// is caught too.
 enum FrameCodec {
-    /// Appends one frame to `out`. Records blocks are compressed when that saves an
-    /// eighth or more; the raw length then precedes the LZ4 block.
-    static func append(type: FrameType, payload: [UInt8], compress: Bool, to out: inout [UInt8]) {
-        var flags: UInt8 = 0
-        var stored = payload
-        if compress, let packed = payload.withUnsafeBytes({ LZ4.compress($0) }) {
-            var withLength = ByteWriter(capacity: packed.count + 4)
-            withLength.u32(UInt32(payload.count))
-            withLength.bytes(packed)
-            stored = withLength.bytes
-            flags |= FrameFlags.lz4
+    /// Appends one frame of `payload`, stored as it is, to `out`.
+    static func append(type: FrameType, payload: [UInt8], to out: inout [UInt8]) {
+        payload.withUnsafeBytes { append(type: type, flags: 0, rawLength: nil, stored: $0, to: &out) }
+    }
+
+    /// Appends a records frame of `block` (FORMAT.md §3.3), compressed by `compressor`
+    /// when that saves an eighth or more (nil: stored raw). The compressed bytes go
+    /// straight from the compressor's buffer to `out`.
+    static func appendRecords(_ block: [UInt8], compressor: LZ4Compressor?, to out: inout [UInt8]) {
+        block.withUnsafeBytes { raw in
+            let compressed: Void? = compressor?.compress(raw) { packed in
+                append(type: .records, flags: FrameFlags.lz4, rawLength: UInt32(raw.count), stored: packed, to: &out)
+            }
+            if compressed == nil { append(type: .records, flags: 0, rawLength: nil, stored: raw, to: &out) }
         }
-        var header = ByteWriter(capacity: Format.frameHeaderSize)
-        header.u32(UInt32(stored.count))
+    }
+
+    /// Appends a frame whose stored payload is `rawLength` (an LZ4 block's, when given)
+    /// followed by `stored`: the header, its checksum over both, then the payload.
+    private static func append(type: FrameType, flags: UInt8, rawLength: UInt32?, stored: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        var header = ByteWriter(capacity: Format.frameHeaderSize + 4)
+        header.u32(UInt32((rawLength == nil ? 0 : 4) + stored.count))
         header.u32(0)
         header.u8(type.rawValue)
         header.u8(flags)
         header.u16(0)
-        let crc = checksum(header: header.bytes, payload: stored)
+        if let rawLength { header.u32(rawLength) }
+        let crc = header.bytes.withUnsafeBytes { h in
+            CRC32C.checksum(stored, continuing: checksum(header: h, payload: UnsafeRawBufferPointer(rebasing: h[Format.frameHeaderSize...])))
+        }
         header.patch(u32: crc, at: 4)
         out.append(contentsOf: header.bytes)
         out.append(contentsOf: stored)
-    }
-
-    /// Appends a records frame of `block` (FORMAT.md §3.3), compressed by `compressor`
-    /// when that saves an eighth or more (nil: stored raw), as ``append(type:payload:compress:to:)``
-    /// writes it — without copying the compressed bytes on their way to `out`.
-    static func appendRecords(_ block: [UInt8], compressor: LZ4Compressor?, to out: inout [UInt8]) {
-        let appended: Void? = block.withUnsafeBytes { raw in
-            compressor?.compress(raw) { packed in
-                var header = ByteWriter(capacity: Format.frameHeaderSize + 4)
-                header.u32(UInt32(4 + packed.count))
-                header.u32(0)
-                header.u8(FrameType.records.rawValue)
-                header.u8(FrameFlags.lz4)
-                header.u16(0)
-                // The payload is the raw length, then the LZ4 block.
-                header.u32(UInt32(raw.count))
-                let crc = header.bytes.withUnsafeBytes { h in
-                    checksum(header: UnsafeRawBufferPointer(rebasing: h[0..<Format.frameHeaderSize]), payload: UnsafeRawBufferPointer(rebasing: h[Format.frameHeaderSize...]),
-                             continuedBy: packed)
-                }
-                header.patch(u32: crc, at: 4)
-                out.append(contentsOf: header.bytes)
-                out.append(contentsOf: packed)
-            }
-        }
-        if appended == nil { append(type: .records, payload: block, compress: false, to: &out) }
-    }
-
-    /// The checksum of a frame whose stored payload is `payload` followed by `more`.
-    private static func checksum(header: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, continuedBy more: UnsafeRawBufferPointer) -> UInt32 {
-        CRC32C.checksum(more, continuing: checksum(header: header, payload: payload))
     }
 
     static func checksum(header: [UInt8], payload: [UInt8]) -> UInt32 {

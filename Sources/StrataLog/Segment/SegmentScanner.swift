@@ -5,22 +5,13 @@
 /// The caller truncates the active segment there, and treats the same thing in a
 /// sealed segment as corruption.
 struct SegmentScanner {
-    struct ScannedRecord: ScannedItem {
+    struct ScannedRecord {
         var record: Record
         var location: RecordLocation
-
-        var sequence: UInt64 { record.sequence }
-
-        static func read(_ reader: inout ByteReader) throws -> Record { try RecordCodec.decode(&reader) }
-        init(_ record: Record, at location: RecordLocation) { self.init(record: record, location: location) }
-        init(record: Record, location: RecordLocation) {
-            self.record = record
-            self.location = location
-        }
     }
 
-    /// A record of a block as ``scanHeaders(from:body:)`` hands it over: its header and
-    /// where its bytes lie in the block.
+    /// A record of a block as ``scanHeaders(chunkSize:body:)`` hands it over: its header
+    /// and where its bytes lie in the block.
     struct ScannedHeader: ScannedItem {
         var header: RecordCodec.Header
         var location: RecordLocation
@@ -244,6 +235,13 @@ struct SegmentScanner {
         if !pending.isEmpty || handedOver > 0 { return stop("transaction without a commit frame", at: result.validEnd) }
         return result
     }
+}
+
+extension SegmentScanner.ScannedRecord: ScannedItem {
+    var sequence: UInt64 { record.sequence }
+
+    static func read(_ reader: inout ByteReader) throws -> Record { try RecordCodec.decode(&reader) }
+    init(_ record: Record, at location: RecordLocation) { self.init(record: record, location: location) }
 }
 
 /// What a scan reads each record of a block as (a decoded record, or its header).

@@ -98,7 +98,7 @@ extension LogStore {
         seal.u64(min)
         seal.u64(max)
         var frame: [UInt8] = []
-        FrameCodec.append(type: .seal, payload: seal.bytes, compress: false, to: &frame)
+        FrameCodec.append(type: .seal, payload: seal.bytes, to: &frame)
         return frame
     }
 

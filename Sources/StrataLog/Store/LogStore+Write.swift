@@ -180,7 +180,7 @@ extension LogStore {
         commit.u64(sequence)
         commit.u32(UInt32(truncatingIfNeeded: records))
         commit.u32(UInt32(truncatingIfNeeded: frames))
-        FrameCodec.append(type: .commit, payload: commit.bytes, compress: false, to: &out)
+        FrameCodec.append(type: .commit, payload: commit.bytes, to: &out)
     }
 
     /// Encodes records into records frames (no commit frame) placed from `start`:
@@ -235,27 +235,39 @@ extension LogStore {
     /// ``encodeFrames(_:sequence:segmentID:startingAt:)`` over the records in place:
     /// a record taken out of the array was retained and released three times.
     private func encodeFrames(_ records: UnsafeBufferPointer<Record>, sequence: UInt64?, segmentID: UInt32, startingAt start: Int64) throws -> ([UInt8], [RecordLocation], Int) {
+        try packFrames(count: records.count, segmentID: segmentID, startingAt: start, compressor: options.compressRecords ? LZ4Compressor() : nil,
+                       size: { try RecordCodec.checkedSize(of: records[$0], path: path) },
+                       write: { i, block in RecordCodec.encode(records[i], sequence: sequence ?? records[i].sequence, into: &block) })
+    }
+
+    /// Packs `count` records into records frames (no commit frame) placed from `start`
+    /// (FORMAT.md §3.3): a record starts a new block when it would take the block past
+    /// `options.blockSize`. `size(i)` is record `i`'s encoded size (throwing for one a
+    /// frame cannot hold), `write(i, &block)` appends its bytes. Returns the frames'
+    /// bytes, every record's location, and the number of frames. Inlined into its two
+    /// callers (a commit's encoding, compaction's output), so that their closures are
+    /// too: called per record, they would weigh on every commit.
+    @inline(__always)
+    func packFrames(count: Int, segmentID: UInt32, startingAt start: Int64, compressor: LZ4Compressor?,
+                    size: (Int) throws -> Int, write: (Int, inout ByteWriter) -> Void) throws -> ([UInt8], [RecordLocation], Int) {
         var out: [UInt8] = []
         var locations: [RecordLocation] = []
-        locations.reserveCapacity(records.count)
+        locations.reserveCapacity(count)
         var frames = 0
         var index = 0
         // A block must fit a frame whatever the option says, compressed or not.
         let blockSize = max(1, min(options.blockSize, Format.maxFramePayload / 2))
-        let compressor = options.compressRecords ? LZ4Compressor() : nil
-        while index < records.count {
-            var block = ByteWriter(capacity: min(blockSize, 1 << 20) + 256)
+        var block = ByteWriter(capacity: min(blockSize, 1 << 20) + 256)
+        var inBlock: [(offset: Int, length: Int)] = []
+        while index < count {
+            block.bytes.removeAll(keepingCapacity: true)
             block.u32(0)
-            var inBlock: [(offset: Int, length: Int)] = []
-            while index < records.count {
-                let size = RecordCodec.encodedSize(value: records[index].value.count, blobs: records[index].blobs.count, terms: records[index].terms)
-                guard size + 4 <= Format.maxFramePayload, records[index].blobs.count <= Int(UInt16.max), records[index].terms.count <= Int(UInt16.max),
-                      records[index].terms.allSatisfy({ $0.value.count <= Int(UInt16.max) }) else {
-                    throw StrataError(.invalidArgument, "record \(records[index].key) is \(size) bytes, more than a frame holds (\(Format.maxFramePayload)); store large values as blobs", path: path)
-                }
+            inBlock.removeAll(keepingCapacity: true)
+            while index < count {
+                let size = try size(index)
                 if !inBlock.isEmpty && block.count + size > blockSize { break }
                 let offset = block.count
-                RecordCodec.encode(records[index], sequence: sequence ?? records[index].sequence, into: &block)
+                write(index, &block)
                 inBlock.append((offset, block.count - offset))
                 index += 1
             }

@@ -44,6 +44,19 @@ import StrataTestSupport
         return (store, expected)
     }
 
+    /// Small segments and blocks: several outputs, many frames.
+    static func smallSegments() -> LogStoreOptions {
+        var options = LogStoreOptions()
+        options.segmentSizeLimit = 8 << 10
+        options.blockSize = 512
+        return options
+    }
+
+    /// The keys each of the two indexes lists, in order.
+    static func termKeys(_ store: LogStore) throws -> [[RecordKey]] {
+        try [1, 2].map { try store.keys(index: $0, from: nil, through: nil) }
+    }
+
     static func indexBytes(_ fs: InMemoryFileSystem, _ store: LogStore, segment id: UInt32) throws -> [UInt8] {
         let file = try fs.open(store.paths.indexFile(id), mode: .readOnly)
         defer { try? file.close() }
@@ -53,10 +66,7 @@ import StrataTestSupport
     @Test(arguments: [false, true])
     func copiesReadBackAndTheirIndexFilesEqualARebuild(retaining: Bool) throws {
         let fs = InMemoryFileSystem()
-        var options = LogStoreOptions()
-        options.segmentSizeLimit = 8 << 10
-        options.blockSize = 512
-        let (store, expected) = try Self.store(fs, options: options)
+        let (store, expected) = try Self.store(fs, options: Self.smallSegments())
         defer { try? store.close() }
         // A retention keeps the superseded versions after the third transaction: the
         // copies then include versions that are not current, some read back by key.
@@ -64,7 +74,7 @@ import StrataTestSupport
         if retaining { store.setVersionRetention { _ in VersionRetention(after: retention) } }
         let past = retaining ? try store.snapshot(asOf: retention + 1) : nil
         let pastValues = try past.map { past in try (UInt64(0)..<200).map { try past.get(RecordKey($0))?.value } }
-        let termKeys = try [1, 2].map { try store.keys(index: $0, from: nil, through: nil) }
+        let termKeys = try Self.termKeys(store)
         let before = Set(store.state.withLock { $0.manifest.segments.map(\.id) })
 
         let report = try store.compact(force: true)
@@ -72,7 +82,7 @@ import StrataTestSupport
         #expect(report.recordsReencoded == 0)
 
         for key in UInt64(0)..<200 { #expect(try store.get(RecordKey(key))?.value == expected[key], "key \(key)") }
-        #expect(try [1, 2].map { try store.keys(index: $0, from: nil, through: nil) } == termKeys)
+        #expect(try Self.termKeys(store) == termKeys)
         if let past, let pastValues {
             for key in UInt64(0)..<200 { #expect(try past.get(RecordKey(key))?.value == pastValues[Int(key)], "key \(key) as of \(retention + 1)") }
         }
@@ -93,10 +103,7 @@ import StrataTestSupport
     /// transaction: a rewriter that changes every record whose key is even.
     @Test func rewrittenAndCopiedRecordsShareTheirTransactions() throws {
         let fs = InMemoryFileSystem()
-        var options = LogStoreOptions()
-        options.segmentSizeLimit = 8 << 10
-        options.blockSize = 512
-        let (store, expected) = try Self.store(fs, options: options)
+        let (store, expected) = try Self.store(fs, options: Self.smallSegments())
         defer { try? store.close() }
         store.setRecordRewriter { record in
             guard record.key.rawValue % 2 == 0 else { return nil }
@@ -104,14 +111,14 @@ import StrataTestSupport
             rewritten.value = record.value + [0xEE]
             return rewritten
         }
-        let termKeys = try [1, 2].map { try store.keys(index: $0, from: nil, through: nil) }
+        let termKeys = try Self.termKeys(store)
         let report = try store.compact(force: true)
         #expect(report.recordsReencoded > 0 && report.recordsReencoded < report.recordsRewritten)
         for key in UInt64(0)..<200 {
             let wanted = expected[key].map { key % 2 == 0 ? $0 + [0xEE] : $0 }
             #expect(try store.get(RecordKey(key))?.value == wanted, "key \(key)")
         }
-        #expect(try [1, 2].map { try store.keys(index: $0, from: nil, through: nil) } == termKeys)
+        #expect(try Self.termKeys(store) == termKeys)
         #expect(try store.verify().isSound)
     }
 

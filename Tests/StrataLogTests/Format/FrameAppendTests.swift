@@ -26,9 +26,10 @@ import StrataTestSupport
         var out: [UInt8] = [9, 9, 9]   // frames need not start the buffer
         var starts: [Int] = []
         let payloads = Self.payloads()
+        let compressor = compress ? LZ4Compressor() : nil
         for payload in payloads {
             starts.append(out.count)
-            FrameCodec.append(type: .records, payload: payload, compress: compress, to: &out)
+            FrameCodec.appendRecords(payload, compressor: compressor, to: &out)
         }
         starts.append(out.count)
         var compressed = 0
