@@ -10,12 +10,19 @@ extension Summary {
             let employees = n == self.n ? self.employees : EmployeeData.employees(count: n)
             progress("compaction while serving \(label): Strata")
             let strata = try CompactionWhileServing.strata(employees)
+            let cap = CompactionWhileServing.servicePolicyBytesPerSecond
+            progress("compaction while serving \(label): Strata at \(cap >> 20) MiB/s")
+            let policy = try CompactionWhileServing.strata(employees, bytesPerSecond: cap)
             progress("compaction while serving \(label): SQLite VACUUM")
             let sqlite = try CompactionWhileServing.sqlite(employees)
             servingRows.append((label, "Strata compact", strata))
+            servingRows.append((label, "Strata compact, \(cap >> 20) MiB/s", policy))
             servingRows.append((label, "SQLite VACUUM", sqlite))
             func ratio(_ during: Duration, _ idle: Duration) -> String { idle > .zero ? String(format: "%.1f×", during / idle) : "–" }
-            findings.append("Compaction while serving \(label): Strata compacted in \(Self.milliseconds(strata.maintenance)) ms (longest swap \(strata.longestPause.map(Self.fine) ?? "–") ms; segments \(Format.mebibytes(strata.bytesBefore)) → \(Format.mebibytes(strata.bytesAfter)) MiB), save p99 \(ratio(strata.during.saves.p99, strata.idle.saves.p99)) idle, read p99 \(ratio(strata.during.reads.p99, strata.idle.reads.p99)) idle; SQLite VACUUM \(Self.milliseconds(sqlite.maintenance)) ms (\(Format.mebibytes(sqlite.bytesBefore)) → \(Format.mebibytes(sqlite.bytesAfter)) MiB), save p99 \(ratio(sqlite.during.saves.p99, sqlite.idle.saves.p99)) idle, read p99 \(ratio(sqlite.during.reads.p99, sqlite.idle.reads.p99)) idle")
+            func strataFinding(_ o: CompactionWhileServing.Outcome) -> String {
+                "compacted in \(Self.milliseconds(o.maintenance)) ms (longest swap \(o.longestPause.map(Self.fine) ?? "–") ms; segments \(Format.mebibytes(o.bytesBefore)) → \(Format.mebibytes(o.bytesAfter)) MiB), save p99 \(ratio(o.during.saves.p99, o.idle.saves.p99)) idle, read p99 \(ratio(o.during.reads.p99, o.idle.reads.p99)) idle"
+            }
+            findings.append("Compaction while serving \(label): Strata \(strataFinding(strata)); at \(cap >> 20) MiB/s (a StoreService's default policy) \(strataFinding(policy)); SQLite VACUUM \(Self.milliseconds(sqlite.maintenance)) ms (\(Format.mebibytes(sqlite.bytesBefore)) → \(Format.mebibytes(sqlite.bytesAfter)) MiB), save p99 \(ratio(sqlite.during.saves.p99, sqlite.idle.saves.p99)) idle, read p99 \(ratio(sqlite.during.reads.p99, sqlite.idle.reads.p99)) idle")
         }
     }
 

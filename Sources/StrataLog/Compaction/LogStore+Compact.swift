@@ -218,12 +218,10 @@ extension LogStore {
             }
             return changed
         }
-        // What the lookups keep of each index file between them (its fence, the block
-        // of the last key found), for as long as the store's files are these: the
-        // group's keys are looked up in log order, mostly ascending, and each block
-        // would otherwise be read and packed again for every run of lookups. Filters
-        // are kept for one run (`dropFilter`), not taken from the cache per lookup.
-        var lookups: (files: [IndexFile], memos: [IndexFile.LookupMemo]) = ([], [])
+        // Kept across the group: its keys are looked up in log order, mostly ascending,
+        // and each index block would otherwise be read and packed again for every run
+        // of lookups.
+        var lookups = Lookups()
         for id in group {
             let (file, olderElsewhere, blobFiles) = try state.withLock { s -> (any StorageFile, [UInt64], [UInt32: any StorageFile]) in
                 guard let file = s.segmentFiles[id] else { throw StrataError(.corrupt, "segment not open", path: paths.segment(id)) }
@@ -273,18 +271,11 @@ extension LogStore {
                 try records.withUnsafeBufferPointer { records in
                     var entries: [IndexEntry?] = []
                     entries.reserveCapacity(records.count)
-                    // Looked up a few at a time: readers take the same lock, and a frame
-                    // of a bulk load holds thousands of records.
+                    // A frame of a bulk load holds thousands of records: the overlay is
+                    // asked for a few at a time.
                     for start in stride(from: 0, to: records.count, by: Self.lookupsPerLock) {
                         let part = start..<min(records.count, start + Self.lookupsPerLock)
-                        try self.readIndex { s in
-                            // readIndex runs the body again after repairing an index file.
-                            entries.removeSubrange(part.lowerBound...)
-                            let files = s.index.files
-                            if !files.elementsEqual(lookups.files, by: ===) { lookups = (files, Array(repeating: .passing, count: files.count)) }
-                            for i in lookups.memos.indices { lookups.memos[i].dropFilter() }
-                            for i in part { entries.append(try s.index.entry(records[i].header.key, memos: &lookups.memos)) }
-                        }
+                        entries += try currentEntries(part.map { records[$0].header.key }, lookups: &lookups)
                     }
                     var paid = 0
                     for i in records.indices { paid += Int(records[i].location.recordLength) }
@@ -398,6 +389,11 @@ extension LogStore {
         try output.finish()
         let written = output.takeFinished()
 
+        // The copies that commits since `since` superseded, found for the commits made
+        // so far before the swap: the swap, which commits wait for, looks only at the
+        // few made after `early.through`.
+        let early = try keysWritten(after: since, group: groupSet)
+        var superseded = try supersededCopies(of: early.keys, written: written, group: groupSet, copiedCurrent: retention == nil ? nil : copiedCurrent)
         // The swap: the manifest names the new segments instead of the group's. Commits
         // wait for it, so it does only what the commits since `since` make necessary:
         // the counters of the copies were summed as they were written, and a copy
@@ -429,7 +425,9 @@ extension LogStore {
                 let activeBlob = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
                 manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: activeBlob)
             }
-            let superseded = try supersededCopies(since: since, written: written, group: groupSet, copiedCurrent: retention == nil ? nil : copiedCurrent)
+            // The active segment was just sealed: every later commit is in a sealed file.
+            let late = try keysWritten(after: early.through, group: groupSet).keys.subtracting(early.keys)
+            superseded += try supersededCopies(of: late, written: written, group: groupSet, copiedCurrent: retention == nil ? nil : copiedCurrent)
             var counters = state.withLock { $0.index.counters }
             for id in group { counters.liveBytesBySegment[id] = nil }
             for w in written { counters.liveBytesBySegment[w.id, default: 0] &+= w.currentBytes }
@@ -501,19 +499,27 @@ extension LogStore {
         }
     }
 
-    /// The copies in `written` whose keys a commit after `since` wrote. Called under the
-    /// writer lock with the active segment just sealed, so those commits lie in the
-    /// sealed segments newer than `since`; they are one step's commits, not the store's.
-    private func supersededCopies(since: UInt64, written: [CompactionOutput.Written], group: Set<UInt32>,
-                                  copiedCurrent: [RecordKey: UInt64]?) throws -> [SupersededCopy] {
-        let (files, groupFiles) = state.withLock { s in
-            (s.index.files.filter { !group.contains($0.segmentID) && $0.footer.maxSequence > since },
-             s.index.files.filter { group.contains($0.segmentID) })
+    /// The keys that commits after `since` wrote, and the sequence of the last of them:
+    /// the overlay's at one instant, under the state lock, then those of the sealed
+    /// files (the group's aside) it handed out, read outside it.
+    private func keysWritten(after since: UInt64, group: Set<UInt32>) throws -> (keys: Set<RecordKey>, through: UInt64) {
+        let (fromOverlay, files, through) = state.withLock { s -> ([RecordKey], [IndexFile], UInt64) in
+            var keys: [RecordKey] = []
+            s.index.overlay.forEachEntry { entry in if entry.sequence > since { keys.append(entry.key) } }
+            return (keys, s.index.files.filter { !group.contains($0.segmentID) && $0.footer.maxSequence > since }, s.lastSequence)
         }
-        var keys = Set<RecordKey>()
+        var keys = Set(fromOverlay)
         for file in files {
             try file.forEachEntry { entry in if entry.sequence > since { keys.insert(entry.key) } }
         }
+        return (keys, through)
+    }
+
+    /// The copies in `written` of `keys`, which commits after the step's `since` wrote.
+    private func supersededCopies(of keys: Set<RecordKey>, written: [CompactionOutput.Written], group: Set<UInt32>,
+                                  copiedCurrent: [RecordKey: UInt64]?) throws -> [SupersededCopy] {
+        guard !keys.isEmpty else { return [] }
+        let groupFiles = state.withLock { s in s.index.files.filter { group.contains($0.segmentID) } }
         var found: [SupersededCopy] = []
         for key in keys {
             // With a retention the outputs also hold superseded versions, which were
@@ -667,8 +673,9 @@ extension LogStore {
     private func forEachWithCurrent(in file: IndexFile, where wanted: (IndexEntry) -> Bool = { _ in true },
                                     _ body: (IndexEntry, IndexEntry?) -> Void) throws {
         var batch: [IndexEntry] = []
+        var lookups = Lookups()
         func settle() throws {
-            let current = try readIndex { s in try batch.map { try s.index.entry($0.key) } }
+            let current = try currentEntries(batch.map(\.key), lookups: &lookups)
             for (entry, now) in zip(batch, current) { body(entry, now) }
             batch.removeAll(keepingCapacity: true)
         }
@@ -680,6 +687,31 @@ extension LogStore {
         try settle()
     }
 
+    /// What compaction's lookups keep of each index file between them (its fence, the
+    /// block of the last key found), for as long as the store's files are these.
+    struct Lookups {
+        var files: [IndexFile] = []
+        var memos: [IndexFile.LookupMemo] = []
+    }
+
+    /// The current entries of `keys` (nil: the index has none), found as reads find
+    /// them: the overlay under the state lock, then the index files it handed out,
+    /// outside it, so that readers and commits never wait for compaction's lookups.
+    /// The view is the store's at one instant after the step's `since`: a commit after
+    /// it is one the swap settles.
+    func currentEntries(_ keys: [RecordKey], lookups: inout Lookups) throws -> [IndexEntry?] {
+        try repairingIndex {
+            let (fromOverlay, files) = try state.withLock { s -> ([IndexEntry?], [IndexFile]) in
+                if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
+                return (keys.map { s.index.overlay.entry($0) }, s.index.files)
+            }
+            if !files.elementsEqual(lookups.files, by: ===) { lookups = Lookups(files: files, memos: Array(repeating: .passing, count: files.count)) }
+            // Filters are kept for one call, not taken from the cache per lookup.
+            for i in lookups.memos.indices { lookups.memos[i].dropFilter() }
+            return try zip(keys, fromOverlay).map { key, found in try found ?? StoreIndex.sealedEntry(key, in: files, memos: &lookups.memos) }
+        }
+    }
+
     /// Bytes of kept records past which compaction appends what it holds of a
     /// transaction as a piece: the records and the frames encoded from them are held
     /// until it is appended, and `overlayEntryLimit` records of some hundred bytes are
@@ -688,7 +720,7 @@ extension LogStore {
 
     /// Index entries looked up together when a walk asks which are current.
     static let currentCheckBatch = 4_096
-    /// Index entries compaction looks up under one hold of the state lock.
+    /// Keys whose overlay entries compaction asks for under one hold of the state lock.
     static let lookupsPerLock = 128
 
     /// The swap is already durable; if removing the old files does not become durable,

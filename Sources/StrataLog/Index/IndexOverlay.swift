@@ -43,6 +43,13 @@ struct IndexOverlay: Sendable {
     /// Every key's newest entry, in the order the keys first arrived.
     var allEntries: [IndexEntry] { entries.entries }
 
+    /// Calls `body` with each entry in place: a caller holding the state lock walks the
+    /// overlay without keeping a reference to its storage, which the next commit would
+    /// then copy whole.
+    func forEachEntry(_ body: (IndexEntry) -> Void) {
+        for entry in entries.entries { body(entry) }
+    }
+
     /// Room for `more` versions carrying `moreTerms` terms in all.
     mutating func reserve(_ more: Int, terms moreTerms: Int) {
         entries.reserve(more)

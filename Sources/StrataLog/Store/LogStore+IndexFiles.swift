@@ -4,13 +4,22 @@ extension LogStore {
     /// Writes an index file atomically (FORMAT.md §7.7): `.tmp`, fsync, rename, fsync
     /// `index/`. A crash leaves the old file, none, or the new one, never a torn one
     /// under the final name.
-    static func writeIndexFile(_ bytes: [UInt8], segmentID: UInt32, paths: StorePaths, fileSystem: any FileSystem) throws {
+    ///
+    /// - Parameter bytesPerSync: written and fsynced this many bytes at a time (nil:
+    ///   in one write): compaction's files are, so that a commit's fsync meeting one
+    ///   waits for a part of it, not all of it.
+    static func writeIndexFile(_ bytes: [UInt8], segmentID: UInt32, paths: StorePaths, fileSystem: any FileSystem, bytesPerSync: Int? = nil) throws {
         let path = paths.indexFile(segmentID)
         let temp = path + ".tmp"
         try fileSystem.remove(temp)
         let file = try fileSystem.open(temp, mode: .create)
         do {
-            try file.write(bytes, at: 0)
+            let part = max(1, bytesPerSync ?? bytes.count)
+            for start in stride(from: 0, to: bytes.count, by: part) {
+                let end = min(bytes.count, start + part)
+                try bytes.withUnsafeBytes { try file.write(UnsafeRawBufferPointer(rebasing: $0[start..<end]), at: Int64(start)) }
+                if end < bytes.count { try file.sync() }
+            }
             try file.sync()
             try file.close()
         } catch {

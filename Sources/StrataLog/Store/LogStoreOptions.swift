@@ -65,11 +65,12 @@ public struct LogStoreOptions: Sendable {
     /// it goes). A service that compacts beside requests caps it so that compaction
     /// takes a share of the disk and a core rather than all of them.
     public var compactionBytesPerSecond: Int?
-    /// Compaction fsyncs what it writes every this many bytes (nil: only when an output
-    /// is sealed), as RocksDB's `bytes_per_sync`: the pages it leaves dirty would
-    /// otherwise be written out by the next durable commit's fsync, which would wait
-    /// for them.
-    public var compactionBytesPerSync: Int? = 1 << 20
+    /// Compaction fsyncs what it writes — segments, blob files and index files — every
+    /// this many bytes (nil: only when a file is complete), as RocksDB's
+    /// `bytes_per_sync`: a durable commit's fsync waits for the writes in flight on
+    /// the disk, so the less compaction leaves in flight at once, the less a commit
+    /// that meets it waits.
+    public var compactionBytesPerSync: Int? = 256 << 10
 
     /// What open does when the active segment has a damaged frame followed by two or
     /// more intact transactions — damage in the middle of the log, not a torn tail.

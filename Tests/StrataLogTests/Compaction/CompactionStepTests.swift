@@ -52,49 +52,58 @@ import StrataTestSupport
         for key in 0..<keys { #expect(try reopened.get(RecordKey(key))?.value == expected[key], "key \(key) after reopen") }
     }
 
-    @Test(arguments: [false, true])
-    func commitsBetweenACopyAndItsSwapLeaveTheCountersExact(sealTheCommits: Bool) throws {
+    @Test(arguments: [false, true], [false, true])
+    func commitsBetweenACopyAndItsSwapLeaveTheCountersExact(sealTheCommits: Bool, duringTheCopy: Bool) throws {
         let dir = try TemporaryDirectory("compact-steps")
         defer { dir.remove() }
         let (store, initial, options) = try Self.garbageStore(at: dir.path)
         defer { try? store.close() }
         let expected = Locked(initial)
-        // Before each swap: overwrite some keys (with and without a blob), delete others,
-        // and — in one variant — write enough to seal the active segment, so that the
-        // commits since the step began lie in a sealed segment and in the active one.
-        store.compactionWillSwap.withLock {
-            $0 = { step in
-                var batch = WriteBatch()
-                for key in stride(from: UInt64(step), to: 240, by: 7) {
-                    if key % 3 == 0 {
-                        batch.delete(RecordKey(key))
-                        expected.withLock { $0[key] = nil }
-                    } else {
-                        let value = LogFixtures.value(key, version: 100 + step, size: 60)
-                        let blobs = key % 2 == 0 ? [try store.writeBlob(LogFixtures.noise(300, seed: key &+ 1000))] : []
-                        batch.put(RecordKey(key), value: value, blobs: blobs)
-                        expected.withLock { $0[key] = value }
-                    }
-                }
-                try store.commit(batch)
-                if sealTheCommits {
-                    var filler = WriteBatch()
-                    for key in UInt64(1000)..<1150 {
-                        let value = LogFixtures.value(key, version: step, size: 60)
-                        filler.put(RecordKey(key), value: value)
-                        expected.withLock { $0[key] = value }
-                    }
-                    try store.commit(filler)
-                    var after = WriteBatch()
-                    let value = LogFixtures.value(UInt64(step + 1), version: 200 + step, size: 60)
-                    after.put(RecordKey(UInt64(step + 1)), value: value)
-                    expected.withLock { $0[UInt64(step + 1)] = value }
-                    try store.commit(after)
+        // Overwrite some keys (with and without a blob), delete others, and — in one
+        // variant — write enough to seal the active segment, so that the commits since
+        // the step began lie in a sealed segment and in the active one. Made while the
+        // step copies (the swap's look before it takes the writer lock finds them) or
+        // just before its swap (the swap itself finds them).
+        @Sendable func commitSome(_ step: Int) throws {
+            var batch = WriteBatch()
+            for key in stride(from: UInt64(step), to: 240, by: 7) {
+                if key % 3 == 0 {
+                    batch.delete(RecordKey(key))
+                    expected.withLock { $0[key] = nil }
+                } else {
+                    let value = LogFixtures.value(key, version: 100 + step, size: 60)
+                    let blobs = key % 2 == 0 ? [try store.writeBlob(LogFixtures.noise(300, seed: key &+ 1000))] : []
+                    batch.put(RecordKey(key), value: value, blobs: blobs)
+                    expected.withLock { $0[key] = value }
                 }
             }
+            try store.commit(batch)
+            if sealTheCommits {
+                var filler = WriteBatch()
+                for key in UInt64(1000)..<1150 {
+                    let value = LogFixtures.value(key, version: step, size: 60)
+                    filler.put(RecordKey(key), value: value)
+                    expected.withLock { $0[key] = value }
+                }
+                try store.commit(filler)
+                var after = WriteBatch()
+                let value = LogFixtures.value(UInt64(step + 1), version: 200 + step, size: 60)
+                after.put(RecordKey(UInt64(step + 1)), value: value)
+                expected.withLock { $0[UInt64(step + 1)] = value }
+                try store.commit(after)
+            }
+        }
+        if duringTheCopy {
+            let segmentsRead = Locked(0)
+            store.compactionDidReadSegment.withLock {
+                $0 = { _ in try commitSome(segmentsRead.withLock { $0 += 1; return $0 }) }
+            }
+        } else {
+            store.compactionWillSwap.withLock { $0 = { step in try commitSome(step) } }
         }
         let report = try store.compact(force: true)
         store.compactionWillSwap.withLock { $0 = nil }
+        store.compactionDidReadSegment.withLock { $0 = nil }
         #expect(report.steps > 1, "\(report)")
         #expect(report.blobFilesCollected > 0, "\(report)")
         try Self.expectExact(store, expected.withLock { $0 }, keys: 1200, directory: dir.path, options: options)
@@ -163,6 +172,59 @@ import StrataTestSupport
         // data blocks (some 30,000 lookups in two files: about 150 KiB packed).
         #expect(store.blockCache.usage.index - before < 32 << 10, "index bytes cached: \(before) → \(store.blockCache.usage.index)")
         for key in UInt64(0)..<20_000 { #expect(try store.get(RecordKey(key))?.value == LogFixtures.value(key, version: key % 2 == 0 ? 1 : 0, size: 24)) }
+    }
+
+    /// Compaction asks the index which records are current as reads do: the overlay
+    /// under the state lock, the index files after it, outside. A lookup held in an
+    /// index file's read (a slow disk) holds off no read and no commit.
+    @Test func readsAndCommitsDoNotWaitForCompactionsLookups() throws {
+        let dir = try TemporaryDirectory("compact-lookups")
+        defer { dir.remove() }
+        let fileSystem = GatedReadFileSystem(wrapping: POSIXFileSystem())
+        var options = LogStoreOptions()
+        options.segmentSizeLimit = 64 << 10
+        let store = try LogStore.open(at: dir.path, options: options, fileSystem: fileSystem, logger: .quiet)
+        defer { try? store.close() }
+        for round in 0..<2 {
+            var batch = WriteBatch()
+            for key in UInt64(0)..<4_000 where round == 0 || key % 2 == 0 {
+                batch.put(RecordKey(key), value: LogFixtures.value(key, version: round, size: 24))
+            }
+            try store.commit(batch)
+        }
+        // Sealed now: compaction then starts with its lookups, not with a roll.
+        try store.sealActiveSegment()
+
+        fileSystem.holdNextIndexRead()
+        let compacted = Locked<Result<CompactionReport, any Error>?>(nil)
+        let compaction = Thread { compacted.withLock { $0 = Result { try store.compact(force: true) } } }
+        compaction.start()
+        let held = fileSystem.waitUntilHeld(timeout: .seconds(60))
+        #expect(held, "compaction read no index file")
+        // Compaction is now inside a lookup, its index read held.
+        let served = DispatchSemaphore(value: 0)
+        let outcome = Locked<(any Error)?>(nil)
+        Thread {
+            do {
+                var batch = WriteBatch()
+                batch.put(RecordKey(7), value: LogFixtures.value(7, version: 2, size: 24))
+                try store.commit(batch)
+                _ = try store.get(RecordKey(8))
+            } catch { outcome.withLock { $0 = error } }
+            served.signal()
+        }.start()
+        let servedInTime = served.wait(timeout: .now() + 20) == .success
+        fileSystem.release()
+        if !servedInTime { served.wait() }
+        while compacted.withLock({ $0 == nil }) { usleep(1_000) }
+        #expect(servedInTime, "a commit and a read waited for compaction's held lookup")
+        #expect(outcome.withLock { $0 } == nil)
+        #expect(try compacted.withLock { $0 }?.get().recordsRewritten ?? 0 > 0)
+        for key in UInt64(0)..<4_000 {
+            let version = key == 7 ? 2 : key % 2 == 0 ? 1 : 0
+            #expect(try store.get(RecordKey(key))?.value == LogFixtures.value(key, version: version, size: 24), "key \(key)")
+        }
+        #expect(try store.verify().isSound)
     }
 
     /// The cap holds the average rate from the start: a lower bound on the time taken.

@@ -7,8 +7,10 @@ import Synchronization
 /// compacted while one thread reads random objects back to back and another makes a
 /// durable one-object save every 2 ms. Each read and save is timed, first for a while
 /// with nothing else running (idle), then for as long as the maintenance runs
-/// (during). Strata compacts (`ObjectStore.compact()`, as a service calls it: bounded
-/// steps that swap one segment group at a time, on a thread of lower priority); SQLite runs `VACUUM`, its nearest operation
+/// (during). Strata compacts (`ObjectStore.compact`: bounded steps that swap one
+/// segment group at a time, on a thread of lower priority) twice: as fast as it goes
+/// (`strata compact`), and at the rate a `StoreService`'s policy caps it to by
+/// default; SQLite runs `VACUUM`, its nearest operation
 /// (the store is not created with `auto_vacuum = INCREMENTAL`, so `incremental_vacuum`
 /// does not apply), with WAL so that its readers keep reading.
 public enum CompactionWhileServing {
@@ -55,7 +57,12 @@ public enum CompactionWhileServing {
     /// The gap between two saves.
     public static let saveInterval: Duration = .milliseconds(2)
 
-    public static func strata(_ employees: [Employee]) throws -> Outcome {
+    /// `StoreService.Configuration.compactionBytesPerSecond`'s default (the benchmarks
+    /// do not build the service product).
+    public static let servicePolicyBytesPerSecond = 64 << 20
+
+    /// - Parameter bytesPerSecond: the compaction's cap (nil: none).
+    public static func strata(_ employees: [Employee], bytesPerSecond: Int? = nil) throws -> Outcome {
         let (scratch, copy) = try LightweightMigration.freshCopy(of: StrataObjectEngine(), employees)
         defer { scratch.remove() }
         let store = try ObjectStore(at: StrataObjectEngine.storePath(in: copy), model: BenchModels.employees(),
@@ -76,7 +83,7 @@ public enum CompactionWhileServing {
                 try employee.setValue(.int(Int64(random % 1_000_000)), forKey: "salary")
                 try context.save()
             },
-            maintenance: { report = try blocking { try await store.compact() } })
+            maintenance: { report = try blocking { try await store.compact(bytesPerSecond: bytesPerSecond) } })
         return Outcome(idle: outcome.idle, during: outcome.during, maintenance: outcome.maintenance,
                        bytesBefore: Int(before), bytesAfter: Int(store.usage.segmentBytes), longestPause: report?.longestPause)
     }
