@@ -275,7 +275,7 @@ extension LogStore {
                     // asked for a few at a time.
                     for start in stride(from: 0, to: records.count, by: Self.lookupsPerLock) {
                         let part = start..<min(records.count, start + Self.lookupsPerLock)
-                        entries += try currentEntries(part.map { records[$0].header.key }, lookups: &lookups)
+                        try appendCurrentEntries(of: part.map { records[$0].header.key }, to: &entries, lookups: &lookups)
                     }
                     var paid = 0
                     for i in records.indices { paid += Int(records[i].location.recordLength) }
@@ -675,7 +675,8 @@ extension LogStore {
         var batch: [IndexEntry] = []
         var lookups = Lookups()
         func settle() throws {
-            let current = try currentEntries(batch.map(\.key), lookups: &lookups)
+            var current: [IndexEntry?] = []
+            try appendCurrentEntries(of: batch.map(\.key), to: &current, lookups: &lookups)
             for (entry, now) in zip(batch, current) { body(entry, now) }
             batch.removeAll(keepingCapacity: true)
         }
@@ -694,13 +695,17 @@ extension LogStore {
         var memos: [IndexFile.LookupMemo] = []
     }
 
-    /// The current entries of `keys` (nil: the index has none), found as reads find
-    /// them: the overlay under the state lock, then the index files it handed out,
-    /// outside it, so that readers and commits never wait for compaction's lookups.
-    /// The view is the store's at one instant after the step's `since`: a commit after
-    /// it is one the swap settles.
-    func currentEntries(_ keys: [RecordKey], lookups: inout Lookups) throws -> [IndexEntry?] {
+    /// Appends the current entries of `keys` (nil: the index has none) to `entries`,
+    /// found as reads find them: the overlay under the state lock, then the index files
+    /// it handed out, outside it, so that readers and commits never wait for
+    /// compaction's lookups. The view is the store's at one instant after the step's
+    /// `since`: a commit after it is one the swap settles.
+    func appendCurrentEntries(of keys: [RecordKey], to entries: inout [IndexEntry?], lookups: inout Lookups) throws {
+        let start = entries.count
+        entries.reserveCapacity(start + keys.count)
         try repairingIndex {
+            // repairingIndex runs this again after repairing an index file.
+            entries.removeSubrange(start...)
             let (fromOverlay, files) = try state.withLock { s -> ([IndexEntry?], [IndexFile]) in
                 if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
                 return (keys.map { s.index.overlay.entry($0) }, s.index.files)
@@ -708,7 +713,9 @@ extension LogStore {
             if !files.elementsEqual(lookups.files, by: ===) { lookups = Lookups(files: files, memos: Array(repeating: .passing, count: files.count)) }
             // Filters are kept for one call, not taken from the cache per lookup.
             for i in lookups.memos.indices { lookups.memos[i].dropFilter() }
-            return try zip(keys, fromOverlay).map { key, found in try found ?? StoreIndex.sealedEntry(key, in: files, memos: &lookups.memos) }
+            for i in keys.indices {
+                entries.append(try fromOverlay[i] ?? StoreIndex.sealedEntry(keys[i], in: files, memos: &lookups.memos))
+            }
         }
     }
 

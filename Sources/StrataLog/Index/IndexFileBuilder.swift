@@ -10,16 +10,21 @@ struct IndexFileBuilder {
     /// entry.
     private var positions: [RecordKey: Int]?
     private(set) var entries: [IndexEntry] = []
-    private var terms: [IndexTermEntry] = []
-    /// The terms of `entries[i]`: `terms[termRanges[i]]`.
+    /// Every term added, packed (no term is an object of its own: a compaction output
+    /// of 65,536 records holds some 200,000 of them), in the order added.
+    private var terms = PackedTerms()
+    /// The terms of `entries[i]`: positions `termRanges[i]` in `terms`.
     private var termRanges: [Range<Int>] = []
+    /// Whether a version replaced another, or a tombstone has terms: `terms` then holds
+    /// some that the file does not.
+    private var holdsUnwantedTerms = false
 
     var count: Int { entries.count }
 
     /// Adds a version; an older version of the same key already added is replaced.
     mutating func add(_ entry: IndexEntry, terms newTerms: [IndexTerm]) {
         add(entry) { terms in
-            for term in newTerms { terms.append(IndexTermEntry(index: term.index, value: TermBytes(term.value), key: entry.key, sequence: entry.sequence)) }
+            for term in newTerms { terms.append(index: term.index, value: term.value, key: entry.key, sequence: entry.sequence) }
         }
     }
 
@@ -27,12 +32,12 @@ struct IndexFileBuilder {
     mutating func add(_ entry: IndexEntry, record: UnsafeRawBufferPointer, header: RecordCodec.Header) {
         add(entry) { terms in
             RecordCodec.forEachTerm(of: record, header: header) { index, value in
-                terms.append(IndexTermEntry(index: index, value: TermBytes(value), key: entry.key, sequence: entry.sequence))
+                terms.append(index: index, value: value, key: entry.key, sequence: entry.sequence)
             }
         }
     }
 
-    private mutating func add(_ entry: IndexEntry, appendingTerms appendTerms: (inout [IndexTermEntry]) -> Void) {
+    private mutating func add(_ entry: IndexEntry, appendingTerms appendTerms: (inout PackedTerms) -> Void) {
         let at: Int?
         if var positions {
             at = positions[entry.key]
@@ -56,6 +61,7 @@ struct IndexFileBuilder {
         // entry's range.
         let start = terms.count
         appendTerms(&terms)
+        if at != nil || (entry.isTombstone && terms.count > start) { holdsUnwantedTerms = true }
         if let at {
             entries[at] = entry
             termRanges[at] = start..<terms.count
@@ -75,12 +81,18 @@ struct IndexFileBuilder {
     /// The file's bytes for segment `segmentID`.
     func encoded(segmentID: UInt32, storeID: [UInt8], minSequence: UInt64, maxSequence: UInt64, recordBytes: Int64, segmentLength: Int64) throws -> [UInt8] {
         let order = positions == nil ? Array(entries.indices) : entries.indices.sorted { entries[$0].key < entries[$1].key }
-        var kept: [IndexTermEntry] = []
-        kept.reserveCapacity(terms.count)
-        for i in order where !entries[i].isTombstone { kept.append(contentsOf: terms[termRanges[i]]) }
-        // Gathered in key order, so each index's terms need grouping by value, not a
-        // general sort (TermOrder), which would weigh on every compaction.
-        kept = TermOrder.sorted(kept)
+        // The terms of the versions kept (and not deleted), copied only when some are
+        // not: their order is the sort's to make, not the entries'.
+        var kept = terms
+        if holdsUnwantedTerms {
+            kept = PackedTerms()
+            terms.withTermsInOrder { term in
+                for i in order where !entries[i].isTombstone {
+                    for position in termRanges[i] { kept.append(encoded: term(position).encoded) }
+                }
+            }
+        }
+        kept.sort()
         return try Self.encode(entries: positions == nil ? entries : order.map { entries[$0] }, terms: kept, segmentID: segmentID, storeID: storeID,
                                minSequence: minSequence, maxSequence: maxSequence, recordBytes: recordBytes, segmentLength: segmentLength)
     }

@@ -152,16 +152,17 @@ package struct PackedTerms {
                     low = i
                 }
             }
-            if high > low {
-                for k in low + 1...high {
-                    let item = a[k]
-                    var m = k - 1
-                    while m >= low, less(item, a[m], level: level, storage) {
-                        a[m + 1] = a[m]
-                        m -= 1
-                    }
-                    a[m + 1] = item
+            // A while loop: iterating a closed range went through its index's witnesses.
+            var k = low + 1
+            while k <= high {
+                let item = a[k]
+                var m = k - 1
+                while m >= low, less(item, a[m], level: level, storage) {
+                    a[m + 1] = a[m]
+                    m -= 1
                 }
+                a[m + 1] = item
+                k += 1
             }
         }
     }
