@@ -148,7 +148,7 @@ final class CompactionOutput {
         let minSequence = segment.min == .max ? 0 : segment.min
         let bytes = try builder.encoded(segmentID: segment.id, storeID: store.storeID, minSequence: minSequence, maxSequence: segment.max, recordBytes: segment.bytes,
                                     segmentLength: segment.end + Int64(frame.count))
-        builder = IndexFileBuilder()
+        builder.removeAll(keepingCapacity: true)
         try LogStore.writeIndexFile(bytes, segmentID: segment.id, paths: store.paths, fileSystem: store.fileSystem, bytesPerSync: store.options.compactionBytesPerSync)
         let index = try LogStore.openIndexFile(segment.id, paths: store.paths, storeID: store.storeID, fileSystem: store.fileSystem, cache: store.blockCache)
         finished.append(Written(id: segment.id, file: segment.file, minSequence: minSequence, maxSequence: segment.max, recordBytes: segment.bytes,

@@ -71,6 +71,17 @@ struct IndexFileBuilder {
         }
     }
 
+    /// Forgets every entry and term, keeping their memory for the next file when
+    /// `keepingCapacity` (compaction builds one output after another: each would
+    /// otherwise allocate anew what the last one freed, and the heap grows between).
+    mutating func removeAll(keepingCapacity: Bool) {
+        positions = nil
+        entries.removeAll(keepingCapacity: keepingCapacity)
+        terms.removeAll(keepingCapacity: keepingCapacity)
+        termRanges.removeAll(keepingCapacity: keepingCapacity)
+        holdsUnwantedTerms = false
+    }
+
     mutating func add(_ records: [SegmentScanner.ScannedRecord]) {
         for scanned in records {
             let r = scanned.record
