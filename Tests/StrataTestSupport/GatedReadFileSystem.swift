@@ -32,6 +32,7 @@ public final class GatedReadFileSystem: FileSystem {
     public func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
     public func remove(_ path: String) throws { try base.remove(path) }
     public func rename(_ source: String, to destination: String) throws { try base.rename(source, to: destination) }
+    public func link(_ source: String, to destination: String) throws { try base.link(source, to: destination) }
     public func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
     public func lock(_ path: String) throws -> any FileLock { try base.lock(path) }
 }

@@ -169,7 +169,7 @@ extension LogStore {
         let pieceLimit = max(1, options.overlayEntryLimit)
         // The last commit before the group's records are read, taken with no commit in
         // flight: a copy stays its key's current version unless a later commit wrote the
-        // key, and the swap looks at those commits only (`settle`).
+        // key, and the swap settles those commits only.
         let since = try writer.withLock { _ in try checkWritable(); return state.withLock { $0.lastSequence } }
         // Live blob bytes move with the copies whose references changed (a collected
         // file's blob copied out, a record rewritten in the current layout).
@@ -392,12 +392,12 @@ extension LogStore {
         // The copies that commits since `since` superseded, found for the commits made
         // so far before the swap: the swap, which commits wait for, looks only at the
         // few made after `early.through`.
-        let early = try keysWritten(after: since, group: groupSet)
+        let early = try repairingIndex { try keysWritten(after: since, group: groupSet) }
         var superseded = try supersededCopies(of: early.keys, written: written, group: groupSet, copiedCurrent: retention == nil ? nil : copiedCurrent)
         // The swap: the manifest names the new segments instead of the group's. Commits
-        // wait for it, so it does only what the commits since `since` make necessary:
-        // the counters of the copies were summed as they were written, and a copy
-        // counts as live unless one of those commits wrote its key. The active segment
+        // wait for it, so it does only what the commits since `early.through` make
+        // necessary: the counters of the copies were summed as they were written, and a
+        // copy counts as live unless a commit since `since` wrote its key. The active segment
         // is sealed first when commits arrived meanwhile, so that the counters the
         // manifest keeps cover exactly its sealed segments (FORMAT.md §6.1): a commit
         // there may have superseded a record of the group that no copy stands for.
@@ -499,9 +499,10 @@ extension LogStore {
         }
     }
 
-    /// The keys that commits after `since` wrote, and the sequence of the last of them:
-    /// the overlay's at one instant, under the state lock, then those of the sealed
-    /// files (the group's aside) it handed out, read outside it.
+    /// The keys that commits after `since` wrote, and the store's last sequence when
+    /// they were gathered (later commits are not among them): the overlay's at one
+    /// instant, under the state lock, then those of the sealed files (the group's aside)
+    /// it handed out, read outside it.
     private func keysWritten(after since: UInt64, group: Set<UInt32>) throws -> (keys: Set<RecordKey>, through: UInt64) {
         let (fromOverlay, files, through) = state.withLock { s -> ([RecordKey], [IndexFile], UInt64) in
             var keys: [RecordKey] = []
@@ -697,9 +698,9 @@ extension LogStore {
 
     /// Appends the current entries of `keys` (nil: the index has none) to `entries`,
     /// found as reads find them: the overlay under the state lock, then the index files
-    /// it handed out, outside it, so that readers and commits never wait for
-    /// compaction's lookups. The view is the store's at one instant after the step's
-    /// `since`: a commit after it is one the swap settles.
+    /// it handed out, outside it, so that readers and commits do not wait for a step's
+    /// lookups. The view is the store's at one instant after the step's `since`: a
+    /// commit after it is one the swap settles.
     func appendCurrentEntries(of keys: [RecordKey], to entries: inout [IndexEntry?], lookups: inout Lookups) throws {
         let start = entries.count
         entries.reserveCapacity(start + keys.count)

@@ -92,8 +92,10 @@ struct IndexFileBuilder {
     /// The file's bytes for segment `segmentID`.
     func encoded(segmentID: UInt32, storeID: [UInt8], minSequence: UInt64, maxSequence: UInt64, recordBytes: Int64, segmentLength: Int64) throws -> [UInt8] {
         let order = positions == nil ? Array(entries.indices) : entries.indices.sorted { entries[$0].key < entries[$1].key }
-        // The terms of the versions kept (and not deleted), copied only when some are
-        // not: their order is the sort's to make, not the entries'.
+        // The terms of the versions kept (and not deleted). When every term is one of
+        // them, `kept` shares the term bytes (PackedBytes is a class) and the sort moves
+        // a copy of the slots only; the bytes are reused by `removeAll` once `kept` is
+        // gone. Their order is the sort's to make, not the entries'.
         var kept = terms
         if holdsUnwantedTerms {
             kept = PackedTerms()

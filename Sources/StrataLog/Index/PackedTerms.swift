@@ -152,7 +152,8 @@ package struct PackedTerms {
                     low = i
                 }
             }
-            // A while loop: iterating a closed range went through its index's witnesses.
+            // A while loop, not a closed range, whose iteration goes through its index's
+            // value witnesses.
             var k = low + 1
             while k <= high {
                 let item = a[k]

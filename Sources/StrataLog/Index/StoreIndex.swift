@@ -85,13 +85,6 @@ struct StoreIndex: Sendable {
         return try sealedEntry(key)
     }
 
-    /// ``entry(_:)`` with a memo per file (`memos[i]` for `files[i]`, as many as there
-    /// are files): keys looked up in ascending order reuse the block they share.
-    func entry(_ key: RecordKey, memos: inout [IndexFile.LookupMemo]) throws -> IndexEntry? {
-        if let found = overlay.entry(key) { return found }
-        return try Self.sealedEntry(key, in: files, memos: &memos)
-    }
-
     /// ``entry(_:)`` without its blob references: what locating a record needs.
     func slot(_ key: RecordKey) throws -> IndexSlot? {
         if let found = overlay.slot(key) { return found }

@@ -118,6 +118,8 @@ extension LogStore {
             do {
                 return try body()
             } catch let damage as IndexFile.Damage {
+                // A store closed during the read closed the file under it: no damage.
+                if state.withLock({ $0.isClosed }) { throw StrataError(.closed, "the store is closed", path: path) }
                 guard repaired.insert(damage.segmentID).inserted else { throw damage.error }
                 try repairIndexFile(damage)
             }

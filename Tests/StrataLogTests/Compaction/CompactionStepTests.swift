@@ -52,8 +52,18 @@ import StrataTestSupport
         for key in 0..<keys { #expect(try reopened.get(RecordKey(key))?.value == expected[key], "key \(key) after reopen") }
     }
 
-    @Test(arguments: [false, true], [false, true])
-    func commitsBetweenACopyAndItsSwapLeaveTheCountersExact(sealTheCommits: Bool, duringTheCopy: Bool) throws {
+    /// When a step's concurrent commits come.
+    enum CommitsDuring: CaseIterable, Sendable {
+        /// While the step copies: the look before the swap takes the writer lock finds them.
+        case theCopy
+        /// Just before the swap: the swap itself finds them.
+        case theSwap
+        /// Both, the same keys each time: a copy superseded twice is taken back once.
+        case both
+    }
+
+    @Test(arguments: [false, true], CommitsDuring.allCases)
+    func commitsBetweenACopyAndItsSwapLeaveTheCountersExact(sealTheCommits: Bool, during: CommitsDuring) throws {
         let dir = try TemporaryDirectory("compact-steps")
         defer { dir.remove() }
         let (store, initial, options) = try Self.garbageStore(at: dir.path)
@@ -61,9 +71,7 @@ import StrataTestSupport
         let expected = Locked(initial)
         // Overwrite some keys (with and without a blob), delete others, and — in one
         // variant — write enough to seal the active segment, so that the commits since
-        // the step began lie in a sealed segment and in the active one. Made while the
-        // step copies (the swap's look before it takes the writer lock finds them) or
-        // just before its swap (the swap itself finds them).
+        // the step began lie in a sealed segment and in the active one.
         @Sendable func commitSome(_ step: Int) throws {
             var batch = WriteBatch()
             for key in stride(from: UInt64(step), to: 240, by: 7) {
@@ -93,13 +101,17 @@ import StrataTestSupport
                 try store.commit(after)
             }
         }
-        if duringTheCopy {
-            let segmentsRead = Locked(0)
+        // In `.both` a swap writes again the keys written while its group was copied.
+        let segmentsRead = Locked(0)
+        if during != .theSwap {
             store.compactionDidReadSegment.withLock {
                 $0 = { _ in try commitSome(segmentsRead.withLock { $0 += 1; return $0 }) }
             }
-        } else {
-            store.compactionWillSwap.withLock { $0 = { step in try commitSome(step) } }
+        }
+        if during != .theCopy {
+            store.compactionWillSwap.withLock {
+                $0 = { step in try commitSome(during == .both ? segmentsRead.withLock { $0 } : step) }
+            }
         }
         let report = try store.compact(force: true)
         store.compactionWillSwap.withLock { $0 = nil }
@@ -192,16 +204,19 @@ import StrataTestSupport
             }
             try store.commit(batch)
         }
-        // Sealed now: compaction then starts with its lookups, not with a roll.
+        // Sealed first: compaction then starts with its lookups, not with a roll. No
+        // lookup ran since the open, so the first index read compaction makes is one of
+        // its lookups' (a Bloom filter or a data block).
         try store.sealActiveSegment()
 
         fileSystem.holdNextIndexRead()
+        defer { fileSystem.release() }
         let compacted = Locked<Result<CompactionReport, any Error>?>(nil)
         let compaction = Thread { compacted.withLock { $0 = Result { try store.compact(force: true) } } }
         compaction.start()
         let held = fileSystem.waitUntilHeld(timeout: .seconds(60))
         #expect(held, "compaction read no index file")
-        // Compaction is now inside a lookup, its index read held.
+        // Compaction is inside a lookup, its index read held.
         let served = DispatchSemaphore(value: 0)
         let outcome = Locked<(any Error)?>(nil)
         Thread {
@@ -215,8 +230,10 @@ import StrataTestSupport
         }.start()
         let servedInTime = served.wait(timeout: .now() + 20) == .success
         fileSystem.release()
-        if !servedInTime { served.wait() }
-        while compacted.withLock({ $0 == nil }) { usleep(1_000) }
+        let servedAtAll = servedInTime || served.wait(timeout: .now() + 60) == .success
+        let deadline = ContinuousClock.now + .seconds(120)
+        while compacted.withLock({ $0 == nil }), ContinuousClock.now < deadline { usleep(1_000) }
+        try #require(servedAtAll && compacted.withLock({ $0 != nil }), "the commit or the compaction did not finish")
         #expect(servedInTime, "a commit and a read waited for compaction's held lookup")
         #expect(outcome.withLock { $0 } == nil)
         #expect(try compacted.withLock { $0 }?.get().recordsRewritten ?? 0 > 0)
@@ -225,6 +242,41 @@ import StrataTestSupport
             #expect(try store.get(RecordKey(key))?.value == LogFixtures.value(key, version: version, size: 24), "key \(key)")
         }
         #expect(try store.verify().isSound)
+    }
+
+    /// A store closed while compaction is inside a lookup closes the index file under
+    /// it: compaction stops with `.closed`, not with an index file taken for damaged.
+    @Test func aStoreClosedDuringALookupStopsCompactionAsClosed() throws {
+        let dir = try TemporaryDirectory("compact-closed")
+        defer { dir.remove() }
+        let fileSystem = GatedReadFileSystem(wrapping: POSIXFileSystem())
+        let store = try LogStore.open(at: dir.path, fileSystem: fileSystem, logger: .quiet)
+        for round in 0..<2 {
+            var batch = WriteBatch()
+            for key in UInt64(0)..<2_000 where round == 0 || key % 2 == 0 {
+                batch.put(RecordKey(key), value: LogFixtures.value(key, version: round, size: 24))
+            }
+            try store.commit(batch)
+        }
+        try store.sealActiveSegment()
+        fileSystem.holdNextIndexRead()
+        defer { fileSystem.release() }
+        let compacted = Locked<Result<CompactionReport, any Error>?>(nil)
+        Thread { compacted.withLock { $0 = Result { try store.compact(force: true) } } }.start()
+        try #require(fileSystem.waitUntilHeld(timeout: .seconds(60)), "compaction read no index file")
+        try store.close()
+        fileSystem.release()
+        let deadline = ContinuousClock.now + .seconds(120)
+        while compacted.withLock({ $0 == nil }), ContinuousClock.now < deadline { usleep(1_000) }
+        let result = try #require(compacted.withLock { $0 }, "compaction did not finish")
+        let error = #expect(throws: StrataError.self) { try result.get() }
+        #expect(error?.code == .closed, "\(String(describing: error))")
+        let reopened = try LogStore.open(at: dir.path, logger: .quiet)
+        defer { try? reopened.close() }
+        #expect(try reopened.verify().isSound)
+        for key in UInt64(0)..<2_000 {
+            #expect(try reopened.get(RecordKey(key))?.value == LogFixtures.value(key, version: key % 2 == 0 ? 1 : 0, size: 24), "key \(key)")
+        }
     }
 
     /// The cap holds the average rate from the start: a lower bound on the time taken.
