@@ -10,8 +10,8 @@ struct IndexFileBuilder {
     /// entry.
     private var positions: [RecordKey: Int]?
     private(set) var entries: [IndexEntry] = []
-    /// Every term added, packed (no term is an object of its own: a compaction output
-    /// of 65,536 records holds some 200,000 of them), in the order added.
+    /// Every term added, packed (no term is an object of its own: an output holds
+    /// several per record), in the order added.
     private var terms = PackedTerms()
     /// The terms of `entries[i]`: positions `termRanges[i]` in `terms`.
     private var termRanges: [Range<Int>] = []
