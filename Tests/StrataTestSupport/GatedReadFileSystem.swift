@@ -4,7 +4,7 @@ import StrataLog
 /// A file system that can hold one read of an index file until the test lets it go:
 /// whatever the reading thread holds meanwhile (a lock) shows in what other threads
 /// can still do.
-public final class GatedReadFileSystem: FileSystem {
+public final class GatedReadFileSystem: FileSystemWrapper {
     public let base: any FileSystem
     private let gate = Gate()
 
@@ -25,16 +25,6 @@ public final class GatedReadFileSystem: FileSystem {
         let file = try base.open(path, mode: mode)
         return path.contains("/index/") ? GatedFile(base: file, gate: gate) : file
     }
-
-    public func createDirectory(_ path: String) throws { try base.createDirectory(path) }
-    public func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
-    public func exists(_ path: String) -> Bool { base.exists(path) }
-    public func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
-    public func remove(_ path: String) throws { try base.remove(path) }
-    public func rename(_ source: String, to destination: String) throws { try base.rename(source, to: destination) }
-    public func link(_ source: String, to destination: String) throws { try base.link(source, to: destination) }
-    public func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
-    public func lock(_ path: String) throws -> any FileLock { try base.lock(path) }
 }
 
 private final class Gate: Sendable {

@@ -4,7 +4,7 @@ import StrataLog
 /// A file system whose fsyncs take `delay`, as a disk's do, over another one (an
 /// in-memory one, so a test can still cut the power): group commit only shows when
 /// commits arrive while an fsync runs.
-public final class SlowSyncFileSystem: FileSystem {
+public final class SlowSyncFileSystem: FileSystemWrapper {
     public let base: any FileSystem
     public let delay: Duration
     private let syncs = Locked(0)
@@ -20,15 +20,6 @@ public final class SlowSyncFileSystem: FileSystem {
     public func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
         SlowSyncFile(base: try base.open(path, mode: mode), delay: delay, syncs: syncs)
     }
-
-    public func createDirectory(_ path: String) throws { try base.createDirectory(path) }
-    public func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
-    public func exists(_ path: String) -> Bool { base.exists(path) }
-    public func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
-    public func remove(_ path: String) throws { try base.remove(path) }
-    public func rename(_ source: String, to destination: String) throws { try base.rename(source, to: destination) }
-    public func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
-    public func lock(_ path: String) throws -> any FileLock { try base.lock(path) }
 }
 
 private final class SlowSyncFile: StorageFile {

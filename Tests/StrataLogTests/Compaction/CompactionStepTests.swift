@@ -186,35 +186,47 @@ import StrataTestSupport
         for key in UInt64(0)..<20_000 { #expect(try store.get(RecordKey(key))?.value == LogFixtures.value(key, version: key % 2 == 0 ? 1 : 0, size: 24)) }
     }
 
+    /// A store of `keys` keys, every even one written again, its active segment sealed
+    /// (compaction then starts with its lookups, not with a roll), and a compaction of
+    /// it started on a thread with its first index read held. No lookup ran since the
+    /// open, so that read is one of its lookups' (a Bloom filter or a data block).
+    /// Returns whether a read was held within a minute; the caller releases it.
+    static func compactionHeldInALookup(at path: String, keys: UInt64, options: LogStoreOptions) throws
+        -> (LogStore, GatedReadFileSystem, Locked<Result<CompactionReport, any Error>?>, held: Bool) {
+        let fileSystem = GatedReadFileSystem(wrapping: POSIXFileSystem())
+        let store = try LogStore.open(at: path, options: options, fileSystem: fileSystem, logger: .quiet)
+        for round in 0..<2 {
+            var batch = WriteBatch()
+            for key in UInt64(0)..<keys where round == 0 || key % 2 == 0 {
+                batch.put(RecordKey(key), value: LogFixtures.value(key, version: round, size: 24))
+            }
+            try store.commit(batch)
+        }
+        try store.sealActiveSegment()
+        fileSystem.holdNextIndexRead()
+        let compacted = Locked<Result<CompactionReport, any Error>?>(nil)
+        Thread { compacted.withLock { $0 = Result { try store.compact(force: true) } } }.start()
+        return (store, fileSystem, compacted, fileSystem.waitUntilHeld(timeout: .seconds(60)))
+    }
+
+    /// The compaction's outcome once it ends, within two minutes; nil when it has not.
+    static func finished(_ compacted: Locked<Result<CompactionReport, any Error>?>) -> Result<CompactionReport, any Error>? {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while compacted.withLock({ $0 == nil }), ContinuousClock.now < deadline { usleep(1_000) }
+        return compacted.withLock { $0 }
+    }
+
     /// Compaction asks the index which records are current as reads do: the overlay
     /// under the state lock, the index files after it, outside. A lookup held in an
     /// index file's read (a slow disk) holds off no read and no commit.
     @Test func readsAndCommitsDoNotWaitForCompactionsLookups() throws {
         let dir = try TemporaryDirectory("compact-lookups")
         defer { dir.remove() }
-        let fileSystem = GatedReadFileSystem(wrapping: POSIXFileSystem())
         var options = LogStoreOptions()
         options.segmentSizeLimit = 64 << 10
-        let store = try LogStore.open(at: dir.path, options: options, fileSystem: fileSystem, logger: .quiet)
+        let (store, fileSystem, compacted, held) = try Self.compactionHeldInALookup(at: dir.path, keys: 4_000, options: options)
         defer { try? store.close() }
-        for round in 0..<2 {
-            var batch = WriteBatch()
-            for key in UInt64(0)..<4_000 where round == 0 || key % 2 == 0 {
-                batch.put(RecordKey(key), value: LogFixtures.value(key, version: round, size: 24))
-            }
-            try store.commit(batch)
-        }
-        // Sealed first: compaction then starts with its lookups, not with a roll. No
-        // lookup ran since the open, so the first index read compaction makes is one of
-        // its lookups' (a Bloom filter or a data block).
-        try store.sealActiveSegment()
-
-        fileSystem.holdNextIndexRead()
         defer { fileSystem.release() }
-        let compacted = Locked<Result<CompactionReport, any Error>?>(nil)
-        let compaction = Thread { compacted.withLock { $0 = Result { try store.compact(force: true) } } }
-        compaction.start()
-        let held = fileSystem.waitUntilHeld(timeout: .seconds(60))
         #expect(held, "compaction read no index file")
         // Compaction is inside a lookup, its index read held.
         let served = DispatchSemaphore(value: 0)
@@ -231,9 +243,7 @@ import StrataTestSupport
         let servedInTime = served.wait(timeout: .now() + 20) == .success
         fileSystem.release()
         let servedAtAll = servedInTime || served.wait(timeout: .now() + 60) == .success
-        let deadline = ContinuousClock.now + .seconds(120)
-        while compacted.withLock({ $0 == nil }), ContinuousClock.now < deadline { usleep(1_000) }
-        try #require(servedAtAll && compacted.withLock({ $0 != nil }), "the commit or the compaction did not finish")
+        try #require(servedAtAll && Self.finished(compacted) != nil, "the commit or the compaction did not finish")
         #expect(servedInTime, "a commit and a read waited for compaction's held lookup")
         #expect(outcome.withLock { $0 } == nil)
         #expect(try compacted.withLock { $0 }?.get().recordsRewritten ?? 0 > 0)
@@ -249,26 +259,12 @@ import StrataTestSupport
     @Test func aStoreClosedDuringALookupStopsCompactionAsClosed() throws {
         let dir = try TemporaryDirectory("compact-closed")
         defer { dir.remove() }
-        let fileSystem = GatedReadFileSystem(wrapping: POSIXFileSystem())
-        let store = try LogStore.open(at: dir.path, fileSystem: fileSystem, logger: .quiet)
-        for round in 0..<2 {
-            var batch = WriteBatch()
-            for key in UInt64(0)..<2_000 where round == 0 || key % 2 == 0 {
-                batch.put(RecordKey(key), value: LogFixtures.value(key, version: round, size: 24))
-            }
-            try store.commit(batch)
-        }
-        try store.sealActiveSegment()
-        fileSystem.holdNextIndexRead()
+        let (store, fileSystem, compacted, held) = try Self.compactionHeldInALookup(at: dir.path, keys: 2_000, options: LogStoreOptions())
         defer { fileSystem.release() }
-        let compacted = Locked<Result<CompactionReport, any Error>?>(nil)
-        Thread { compacted.withLock { $0 = Result { try store.compact(force: true) } } }.start()
-        try #require(fileSystem.waitUntilHeld(timeout: .seconds(60)), "compaction read no index file")
+        try #require(held, "compaction read no index file")
         try store.close()
         fileSystem.release()
-        let deadline = ContinuousClock.now + .seconds(120)
-        while compacted.withLock({ $0 == nil }), ContinuousClock.now < deadline { usleep(1_000) }
-        let result = try #require(compacted.withLock { $0 }, "compaction did not finish")
+        let result = try #require(Self.finished(compacted), "compaction did not finish")
         let error = #expect(throws: StrataError.self) { try result.get() }
         #expect(error?.code == .closed, "\(String(describing: error))")
         let reopened = try LogStore.open(at: dir.path, logger: .quiet)

@@ -238,19 +238,11 @@ import StrataTestSupport
 }
 
 /// POSIX files, counting the bytes read through them.
-final class CountingFileSystem: FileSystem {
-    let base = POSIXFileSystem()
+final class CountingFileSystem: FileSystemWrapper {
+    let base: any FileSystem = POSIXFileSystem()
     let bytesRead = Locked(0)
 
     func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile { CountingFile(try base.open(path, mode: mode), bytesRead) }
-    func createDirectory(_ path: String) throws { try base.createDirectory(path) }
-    func contentsOfDirectory(_ path: String) throws -> [String] { try base.contentsOfDirectory(path) }
-    func exists(_ path: String) -> Bool { base.exists(path) }
-    func isDirectory(_ path: String) -> Bool { base.isDirectory(path) }
-    func remove(_ path: String) throws { try base.remove(path) }
-    func rename(_ source: String, to destination: String) throws { try base.rename(source, to: destination) }
-    func syncDirectory(_ path: String) throws { try base.syncDirectory(path) }
-    func lock(_ path: String) throws -> any FileLock { try base.lock(path) }
 }
 
 final class CountingFile: StorageFile {
