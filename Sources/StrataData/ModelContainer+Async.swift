@@ -85,7 +85,7 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
-        lane.enqueue(job)
+        lane.enqueue(job, as: asUnownedSerialExecutor())
     }
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {

@@ -21,6 +21,14 @@ import Testing
     func salary(of id: PersistentIdentifier) -> Double? {
         self[id, as: Employee.self]?.salary
     }
+
+    /// Checks, before and after a suspension, that the method runs on the executor the
+    /// actor declares (the check traps when it does not).
+    func checkIsolation() async throws {
+        preconditionIsolated()
+        try await Task.sleep(for: .milliseconds(1))
+        preconditionIsolated()
+    }
 }
 
 @Suite struct ModelActorTests {
@@ -40,6 +48,11 @@ import Testing
             try context.fetch(FetchDescriptor<Employee>(sortBy: [SortDescriptor(\.name)])).map(\.name)
         }
         #expect(names == ["Ada", "Grace"])
+    }
+
+    @Test func aModelActorsMethodsRunOnTheExecutorItDeclares() async throws {
+        let importer = EmployeeImporter(modelContainer: try Self.container())
+        try await importer.checkIsolation()
     }
 
     @Test func containerWriteSavesAndReadSeesIt() async throws {

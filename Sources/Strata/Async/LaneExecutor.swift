@@ -16,8 +16,15 @@ package final class LaneExecutor: SerialExecutor, Sendable {
     }
 
     package func enqueue(_ job: consuming ExecutorJob) {
+        enqueue(job, as: asUnownedSerialExecutor())
+    }
+
+    /// Runs `job` on this lane's thread as a job of `executor`, an executor that hands
+    /// its jobs to the lane (a model actor's): the job must run on the executor its
+    /// actor declares, or an isolation check there (`preconditionIsolated`,
+    /// `assumeIsolated`) traps and every return to the actor hops once more.
+    package func enqueue(_ job: consuming ExecutorJob, as executor: UnownedSerialExecutor) {
         let job = UnownedJob(job)
-        let executor = asUnownedSerialExecutor()
         queue.enqueue { job.runSynchronously(on: executor) }
     }
 

@@ -53,6 +53,11 @@ final class CompactionOutput {
     /// for a retention.
     func append(_ kept: KeptRecords, sequence: UInt64, keptUntil: UInt64 = 0) throws {
         guard !kept.isEmpty else { return }
+        // Sealed before a piece would take the output past the overlay limit, not after:
+        // the builder then holds no more entries than the limit (give or take the last
+        // frame of a piece), and its memory, kept from one output to the next, is the
+        // limit's, not the next power of two's.
+        if current != nil, builder.count > 0, builder.count + kept.count > max(1, store.options.overlayEntryLimit) { try sealCurrent() }
         if current == nil { try startSegment() }
         guard var segment = current else { return }
         // The kept bytes packed as a commit packs records; the index reads each one's
@@ -146,10 +151,15 @@ final class CompactionOutput {
         try segment.file.write(frame, at: segment.end)
         try segment.file.sync()
         let minSequence = segment.min == .max ? 0 : segment.min
-        let bytes = try builder.encoded(segmentID: segment.id, storeID: store.storeID, minSequence: minSequence, maxSequence: segment.max, recordBytes: segment.bytes,
-                                    segmentLength: segment.end + Int64(frame.count))
+        // Streamed as it is encoded: the output's whole index file is never held beside
+        // the builder.
+        try LogStore.writeIndexFile(segmentID: segment.id, paths: store.paths, fileSystem: store.fileSystem, bytesPerSync: store.options.compactionBytesPerSync) { write in
+            try withoutActuallyEscaping(write) { write in
+                try write(builder.encoded(segmentID: segment.id, storeID: store.storeID, minSequence: minSequence, maxSequence: segment.max,
+                                          recordBytes: segment.bytes, segmentLength: segment.end + Int64(frame.count), sink: write))
+            }
+        }
         builder.removeAll(keepingCapacity: true)
-        try LogStore.writeIndexFile(bytes, segmentID: segment.id, paths: store.paths, fileSystem: store.fileSystem, bytesPerSync: store.options.compactionBytesPerSync)
         let index = try LogStore.openIndexFile(segment.id, paths: store.paths, storeID: store.storeID, fileSystem: store.fileSystem, cache: store.blockCache)
         finished.append(Written(id: segment.id, file: segment.file, minSequence: minSequence, maxSequence: segment.max, recordBytes: segment.bytes,
                                 currentBytes: segment.currentBytes, keptUntil: segment.keptUntil, index: index))

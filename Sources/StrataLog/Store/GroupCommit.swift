@@ -91,6 +91,18 @@ final class GroupCommit: Sendable {
         woken.forEach { $0.resume() }
     }
 
+    /// The store failed elsewhere (an fsync made under the writer lock, a write it
+    /// could not take back): no later fsync may count for what was appended before —
+    /// a retried fsync can succeed after the kernel dropped the dirty pages — so every
+    /// waiter, and every later one, gets the failure.
+    func fail(_ failure: StrataError) {
+        let woken = state.withLock { s -> [Wake] in
+            if s.failure == nil { s.failure = failure }
+            return s.takeAll(failing: s.failure ?? failure)
+        }
+        woken.forEach { $0.resume() }
+    }
+
     /// Bytes up to `point` are written to the active segment.
     func appended(_ point: LogPoint) {
         state.withLock { $0.appended = max($0.appended, point) }
@@ -206,7 +218,10 @@ final class GroupCommit: Sendable {
             }
             if done { break }
             do {
-                try file?.sync()
+                // No file and commits still owed an fsync: the store closed without making
+                // them durable (its own fsync failed), and they are not.
+                guard let file else { throw StrataError(.closed, "the store closed before the commit was durable") }
+                try file.sync()
                 onSync()
             } catch {
                 let failure = onFailure(error)

@@ -69,6 +69,10 @@ extension LogStore {
         var sequence: UInt64
         var segmentEnd: Int64
         var blobEnd: Int64
+        /// Where the last transaction ends, when this store's commits are acknowledged
+        /// only once durable: the copy is not finished before it is (a transaction
+        /// appended but not yet fsynced may still fail, and is then never acknowledged).
+        var durablePoint: LogPoint?
     }
 
     private func runBackup(to target: StorePaths, progress: ((BackupProgress) -> Void)?) throws -> BackupReport {
@@ -87,6 +91,7 @@ extension LogStore {
         do {
             for directory in [partial.root, partial.segments, partial.blobs, partial.index] { try fileSystem.createDirectory(directory) }
             for item in items { try copier.put(item) }
+            if let point = snapshot.durablePoint { try groupCommit.waitUntilDurable(point) }
             for directory in [partial.segments, partial.blobs, partial.index] { try fileSystem.syncDirectory(directory) }
             // The MANIFEST last (FORMAT.md §4.5, store creation): until it is there the
             // directory is not a store. ManifestWriter fsyncs it and the directory.
@@ -135,6 +140,10 @@ extension LogStore {
         try writer.withLock { w in
             try state.withLock { s in
                 if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
+                if isSnapshot {
+                    // Its writer state is a view's: it names no end of the active files.
+                    throw StrataError(.invalidArgument, "a snapshot has no backup of its own: back up the store it was taken from", path: path)
+                }
                 if s.isStaging {
                     throw StrataError(.invalidArgument, "a migration's staging store has no backup of its own: back up the store it belongs to", path: path)
                 }
@@ -146,7 +155,8 @@ extension LogStore {
                 guard s.manifest.activeSegment?.id == w.segmentID, s.manifest.activeBlobFile?.id == w.blobID else {
                     throw StrataError(.corrupt, "the manifest does not name the active segment \(w.segmentID) and blob file \(w.blobID)", path: paths.manifest)
                 }
-                return BackupSnapshot(manifest: s.manifest, sequence: s.lastSequence, segmentEnd: w.segmentEnd, blobEnd: w.blobEnd)
+                let durablePoint = options.durability == .everyCommit && !options.readOnly ? LogPoint(segment: w.segmentID, end: w.segmentEnd) : nil
+                return BackupSnapshot(manifest: s.manifest, sequence: s.lastSequence, segmentEnd: w.segmentEnd, blobEnd: w.blobEnd, durablePoint: durablePoint)
             }
         }
     }

@@ -6,19 +6,38 @@ extension LogStore {
     /// under the final name.
     ///
     /// - Parameter bytesPerSync: written and fsynced this many bytes at a time (nil:
-    ///   in one write): compaction's files are, so that a commit's fsync meeting one
-    ///   waits for a part of it, not all of it.
+    ///   as the bytes come): compaction's files are, so that a commit's fsync meeting
+    ///   one waits for a part of it, not all of it.
     static func writeIndexFile(_ bytes: [UInt8], segmentID: UInt32, paths: StorePaths, fileSystem: any FileSystem, bytesPerSync: Int? = nil) throws {
+        try writeIndexFile(segmentID: segmentID, paths: paths, fileSystem: fileSystem, bytesPerSync: bytesPerSync) { write in try write(bytes) }
+    }
+
+    /// Writes an index file as `writeIndexFile(_:segmentID:paths:fileSystem:bytesPerSync:)`
+    /// does, its bytes handed over in order by `body` as they are encoded
+    /// (`IndexFileEncoder`'s sink), so that the whole file is never held at once.
+    static func writeIndexFile(segmentID: UInt32, paths: StorePaths, fileSystem: any FileSystem, bytesPerSync: Int? = nil,
+                               _ body: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
         let path = paths.indexFile(segmentID)
         let temp = path + ".tmp"
         try fileSystem.remove(temp)
         let file = try fileSystem.open(temp, mode: .create)
         do {
-            let part = max(1, bytesPerSync ?? bytes.count)
-            for start in stride(from: 0, to: bytes.count, by: part) {
-                let end = min(bytes.count, start + part)
-                try bytes.withUnsafeBytes { try file.write(UnsafeRawBufferPointer(rebasing: $0[start..<end]), at: Int64(start)) }
-                if end < bytes.count { try file.sync() }
+            var offset: Int64 = 0
+            var unsynced = 0
+            try body { bytes in
+                let part = max(1, bytesPerSync ?? bytes.count)
+                var start = 0
+                while start < bytes.count {
+                    let end = min(bytes.count, start + max(1, part - unsynced))
+                    try bytes.withUnsafeBytes { try file.write(UnsafeRawBufferPointer(rebasing: $0[start..<end]), at: offset + Int64(start)) }
+                    unsynced += end - start
+                    if bytesPerSync != nil, unsynced >= part {
+                        try file.sync()
+                        unsynced = 0
+                    }
+                    start = end
+                }
+                offset += Int64(bytes.count)
             }
             try file.sync()
             try file.close()

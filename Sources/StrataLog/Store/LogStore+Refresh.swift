@@ -68,6 +68,10 @@ extension LogStore {
             }
         }
         state.withLock { $0.recordBytesBySegment[w.segmentID, default: 0] += scan.recordBytes }
+        // The writer appends a blob before the commit that references it: the active
+        // blob file's size now covers every blob of the commits applied (a backup copies
+        // it up to `blobEnd`).
+        if let blobFile = state.withLock({ $0.blobFiles[w.blobID] }) { w.blobEnd = max(w.blobEnd, try blobFile.size()) }
         w.segmentEnd = scan.validEnd
         w.segmentMaxSequence = max(w.segmentMaxSequence, scan.maxSequence)
         return true

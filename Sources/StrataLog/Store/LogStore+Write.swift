@@ -319,7 +319,10 @@ extension LogStore {
 
     func syncSegment(_ w: inout WriterState) throws {
         guard w.segmentDirty, let file = w.segmentFile else { return }
-        try syncOrFail(file)
+        // With no group-commit fsync of the same file running: one that began after
+        // this one failed could succeed falsely and acknowledge commits it did not make
+        // durable, before `fail` tells their waiters.
+        try groupCommit.exclusive { try syncOrFail(file) }
         w.segmentDirty = false
         w.lastSync = .now
         groupCommit.synced(through: LogPoint(segment: w.segmentID, end: w.segmentEnd))

@@ -275,6 +275,7 @@ public final class LogStore: Sendable {
     func fail(_ error: any Error) {
         let failure = (error as? StrataError) ?? StrataError(.io, "\(error)", path: path)
         state.withLock { s in if s.failure == nil { s.failure = failure } }
+        groupCommit.fail(failure)
         logger.warning("store is read-only until reopened", metadata: ["path": "\(path)", "error": "\(failure)"])
     }
 }

@@ -237,6 +237,75 @@ import StrataTestSupport
         try Self.expectNumbered(again, through: 120, probeBeyond: 120)
     }
 
+    /// A snapshot names no end of the store's active files: its backup is refused, not
+    /// made with them empty.
+    @Test func aSnapshotIsNotBackedUp() throws {
+        let fs = InMemoryFileSystem()
+        try fs.createDirectory("/backups")
+        let store = try LogStore.open(at: "/store", options: Self.options, fileSystem: fs, logger: .quiet)
+        defer { try? store.close() }
+        for n in UInt64(1)...20 { _ = try Self.commitNumbered(store, n) }
+        for snapshot in [try store.snapshot(), try store.snapshot(asOf: 10)] {
+            let error = #expect(throws: StrataError.self) { try snapshot.backup(to: "/backups/copy") }
+            #expect(error?.code == .invalidArgument)
+            #expect(!fs.exists("/backups/copy"))
+            try snapshot.close()
+        }
+    }
+
+    /// A store opened read-only beside its writer backs up what it refreshed to, the
+    /// blobs of the new commits included: the writer appends a blob before its commit.
+    @Test func aReadOnlyStoreBacksUpTheBlobsOfTheCommitsItRefreshed() throws {
+        let fs = InMemoryFileSystem()
+        try fs.createDirectory("/backups")
+        var options = Self.options
+        // One segment and one blob file throughout: the refresh then reads the new
+        // commits from the active segment, not a new manifest.
+        options.segmentSizeLimit = 1 << 20
+        options.blobFileSizeLimit = 1 << 20
+        let writer = try LogStore.open(at: "/store", options: options, fileSystem: fs, logger: .quiet)
+        defer { try? writer.close() }
+        for n in UInt64(1)...10 { _ = try Self.commitNumbered(writer, n) }
+        var readOnly = options
+        readOnly.readOnly = true
+        let reader = try LogStore.open(at: "/store", options: readOnly, fileSystem: fs, logger: .quiet)
+        defer { try? reader.close() }
+        // Transaction 20 carries a blob appended to the blob file past where the reader
+        // opened it.
+        for n in UInt64(11)...20 { _ = try Self.commitNumbered(writer, n) }
+        let generation = reader.state.withLock { $0.manifest.generation }
+        #expect(try reader.refresh())
+        #expect(reader.lastSequence == 20)
+        #expect(reader.state.withLock { $0.manifest.generation } == generation, "read from the active segment")
+        let report = try reader.backup(to: "/backups/copy")
+        #expect(report.sequence == 20)
+        let copy = try LogStore.open(at: "/backups/copy", options: options, fileSystem: fs, logger: .quiet)
+        defer { try? copy.close() }
+        #expect(try copy.verify().isSound)
+        try Self.expectNumbered(copy, through: 20, probeBeyond: 20)
+    }
+
+    /// A transaction appended but not yet durable is not acknowledged: a backup that
+    /// would hold it finishes only once it is, and fails, leaving nothing, when its
+    /// fsync fails.
+    @Test func aBackupWaitsForItsLastTransactionToBeDurable() throws {
+        let faults = FaultInjectingFileSystem(wrapping: InMemoryFileSystem())
+        try faults.createDirectory("/backups")
+        var options = Self.options
+        options.durability = .everyCommit
+        let store = try LogStore.open(at: "/store", options: options, fileSystem: faults, logger: .quiet)
+        defer { try? store.close() }
+        for n in UInt64(1)...5 { _ = try Self.commitNumbered(store, n) }
+        var batch = WriteBatch()
+        batch.put(RecordKey(6), value: [6])
+        let pending = try store.commitPending(batch)
+        faults.inject(.fail(.sync, errno: EIO, matching: "/store/segments/", on: .once))
+        let error = #expect(throws: StrataError.self) { try store.backup(to: "/backups/copy") }
+        #expect(error?.code == .io)
+        #expect(!faults.exists("/backups/copy"))
+        #expect(throws: StrataError.self) { try store.waitUntilDurable(pending) }
+    }
+
     @Test func anExistingDestinationIsRefused() throws {
         let dir = try TemporaryDirectory("backup-exists")
         defer { dir.remove() }

@@ -110,6 +110,25 @@ import Testing
         #expect(throws: StrataError.self) { try store.commit(first) }
     }
 
+    /// An fsync made under the writer lock (`sync()`, a roll) that fails fails the
+    /// commits still waiting for theirs: a later fsync of the same file can succeed
+    /// after the kernel dropped the dirty pages, and must not acknowledge them.
+    @Test func anFsyncFailedUnderTheWriterLockFailsTheCommitsWaiting() async throws {
+        let faults = FaultInjectingFileSystem(wrapping: InMemoryFileSystem())
+        let store = try LogStore.open(at: Self.root, fileSystem: faults, logger: .quiet)
+        var batch = WriteBatch()
+        batch.put(RecordKey(1), value: [1])
+        let blocking = try store.commitPending(batch)
+        batch.put(RecordKey(2), value: [2])
+        let suspending = try store.commitPending(batch)
+        // One failed fsync; the next one succeeds, as Linux's may once it dropped the pages.
+        faults.inject(.fail(.sync, errno: EIO, matching: "segments/", on: .once))
+        #expect(throws: StrataError.self) { try store.sync() }
+        #expect(throws: StrataError.self) { try store.waitUntilDurable(blocking) }
+        await #expect(throws: StrataError.self) { try await store.durable(suspending) }
+        #expect(store.writeRefusal?.code == .readOnly)
+    }
+
     @Test func pendingCommitsAreVisibleAtOnceAndDurableAfterTheWait() async throws {
         let memory = InMemoryFileSystem()
         let store = try LogStore.open(at: Self.root, fileSystem: memory, logger: .quiet)
