@@ -106,6 +106,9 @@ public struct StoreService: Service {
                 "reclaimedBytes": "\(max(0, report.segmentBytesBefore - report.segmentBytesAfter) + report.blobBytesReclaimed)",
                 "steps": "\(report.steps)", "duration": "\(report.duration)", "longestPause": "\(report.longestPause)", "report": "\(report)",
             ])
+        } catch let error as StrataError where error.code == .closed {
+            // The store is closing: its close stopped the compaction, not a fault.
+            logger.info("compaction stopped: the store is closing", metadata: ["error": "\(error)"])
         } catch {
             // Not fatal to the service: the store stays as it was (compaction swaps
             // the manifest only after each group is written), and a failure that

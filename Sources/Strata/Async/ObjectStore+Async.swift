@@ -90,14 +90,21 @@ extension ObjectStore {
         }
     }
 
-    /// Waits for the reads and writes in flight, refusing new ones with `.closed`,
-    /// then closes the store on a thread of its own (the close fsyncs) and ends the
-    /// store's threads. A second call returns at once.
+    /// Waits for the reads and writes in flight, refusing new ones with `.closed` (a
+    /// compaction under way stops within milliseconds, with `.closed`), then closes the store on a thread of its own (the close fsyncs) and ends the
+    /// store's threads. A call made while another closes returns once that close has
+    /// finished (the store's files closed and its lock released), with no error of its own.
     public func close() async throws {
-        guard lanes.refuseNewWork() else { return }
+        guard lanes.refuseNewWork() else { return await lanes.closeCompleted() }
+        // A compaction under way counts as work in flight: it stops soon rather than
+        // holding the close for the rest of its pass.
+        records.stopCompaction()
+        defer {
+            lanes.stop()
+            lanes.closeFinished()
+        }
         await lanes.drained()
         try await WorkQueue.detached(name: "strata.close") { try self.closeRecords() }
-        lanes.stop()
     }
 
     /// What compaction adds to its thread's nice value: on a loaded machine the threads

@@ -14,6 +14,9 @@ final class StoreLanes: Sendable {
         var pendingWrites = 0
         var closing = false
         var drained: [CheckedContinuation<Void, Never>] = []
+        /// Set once the close that began has closed the store.
+        var closed = false
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let readers: WorkQueue
@@ -86,6 +89,28 @@ final class StoreLanes: Sendable {
             }
             if now { continuation.resume() }
         }
+    }
+
+    /// Returns once the close that began has finished (``closeFinished()``).
+    func closeCompleted() async {
+        await withCheckedContinuation { continuation in
+            let now = counts.withLock { c -> Bool in
+                if c.closed { return true }
+                c.closeWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// The close finished, well or not: callers waiting for it return.
+    func closeFinished() {
+        let waiters = counts.withLock { c -> [CheckedContinuation<Void, Never>] in
+            c.closed = true
+            defer { c.closeWaiters.removeAll() }
+            return c.closeWaiters
+        }
+        waiters.forEach { $0.resume() }
     }
 
     /// Ends the lanes' threads once their queues are empty.

@@ -142,6 +142,9 @@ package protocol RecordStore: AnyObject, Sendable {
     /// Rewrites garbage away reading at most `bytesPerSecond` bytes a second (nil: the
     /// store's own setting).
     @discardableResult func compact(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport
+    /// Stops a compaction under way soon, with `.closed`, and refuses later ones: the
+    /// store is about to close.
+    func stopCompaction()
     /// Flushes and releases the store.
     func close() throws
 }
@@ -270,6 +273,9 @@ extension RecordStore {
 }
 
 extension RecordStore {
+    /// A store type whose compaction is one short call has none to stop.
+    package func stopCompaction() {}
+
     /// A store type with no rate to hold compacts as fast as it goes.
     @discardableResult package func compact(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport {
         try compact(force: force)

@@ -17,14 +17,27 @@ struct CompactionThrottle {
     }
 
     /// Counts `count` bytes done and sleeps off any lead over the rate (a lead under a
-    /// millisecond is left for the next call: sleeps that short cost more than they hold).
-    mutating func paid(_ count: Int) {
+    /// millisecond is left for the next call: sleeps that short cost more than they
+    /// hold), in slices, each after `check`, which throws to stop the sleep.
+    mutating func paid(_ count: Int, unless check: () throws -> Void) rethrows {
         guard let bytesPerSecond else { return }
         bytes &+= count
         let due = Duration.seconds(Double(bytes) / Double(bytesPerSecond))
-        let lead = due - (ContinuousClock.now - start)
-        if lead >= .milliseconds(1) { Self.sleep(lead) }
+        var lead = due - (ContinuousClock.now - start)
+        while lead >= .milliseconds(1) {
+            try check()
+            Self.sleep(min(lead, Self.slice))
+            lead = due - (ContinuousClock.now - start)
+        }
     }
+
+    /// Counts `count` bytes done and sleeps off any lead over the rate.
+    mutating func paid(_ count: Int) {
+        paid(count, unless: {})
+    }
+
+    /// The longest sleep between two checks of whether to stop.
+    static let slice = Duration.milliseconds(20)
 
     private static func sleep(_ duration: Duration) {
         var request = timespec(tv_sec: Int(duration.components.seconds), tv_nsec: Int(duration.components.attoseconds / 1_000_000_000))

@@ -24,12 +24,28 @@ extension LogStore {
     public func compact(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport {
         try compactionGate.withLock { _ in
             try checkWritable()
+            try checkCompactionGoesOn()
             do {
                 return try runCompaction(force: force, bytesPerSecond: bytesPerSecond)
             } catch {
                 logger.warning("compaction failed; the store keeps its previous files", metadata: ["error": "\(error)"])
                 throw error
             }
+        }
+    }
+
+    /// Stops a compaction under way at the next frame it reads (or within a few
+    /// milliseconds of a throttle's sleep), and refuses later ones, with `.closed`: a
+    /// store about to close does not wait for a whole pass. Its outputs not yet swapped
+    /// in are leftovers that the next open removes; the groups already swapped stay.
+    package func stopCompaction() {
+        compactionStopped.store(true, ordering: .relaxed)
+    }
+
+    /// Throws `.closed` once ``stopCompaction()`` was called.
+    func checkCompactionGoesOn() throws {
+        if compactionStopped.load(ordering: .relaxed) {
+            throw StrataError(.closed, "compaction stopped: the store is closing", path: path)
         }
     }
 
@@ -263,6 +279,7 @@ extension LogStore {
             // header and its bytes in the block: one that is dropped, or kept as it is,
             // is never decoded.
             let scan = try SegmentScanner(file: file, segmentID: id, statistics: counters).scanHeaders { records, block in
+                try checkCompactionGoesOn()
                 guard let sequence = records.first?.sequence else { return }
                 if sequence != keepSequence {
                     try flush()
@@ -279,7 +296,7 @@ extension LogStore {
                     }
                     var paid = 0
                     for i in records.indices { paid += Int(records[i].location.recordLength) }
-                    throttle.paid(paid)
+                    try throttle.paid(paid, unless: checkCompactionGoesOn)
                     var current: [Bool] = []
                     current.reserveCapacity(records.count)
                     for i in records.indices {

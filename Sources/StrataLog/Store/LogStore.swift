@@ -44,6 +44,8 @@ public final class LogStore: Sendable {
     package let commitSection = Locked(())
     /// One compaction at a time.
     let compactionGate = Locked(false)
+    /// Set by ``stopCompaction()``: a compaction under way stops at its next frame.
+    let compactionStopped = Atomic<Bool>(false)
     /// One rebuild of a damaged index file at a time (never the writer lock: a commit
     /// holding it may be the reader that found the damage).
     let indexRepairGate = Locked(0)

@@ -141,6 +141,58 @@ import Testing
         try await store.close()
     }
 
+    /// A close called while another waits for work in flight returns only once the
+    /// store is closed: its lock released, the store can be opened again at once.
+    @Test func aSecondCloseReturnsOnceTheStoreIsClosed() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/store"
+        let model = try ContextFixtures.company()
+        let store = try await ObjectStore.open(at: path, model: model)
+        let gate = DispatchSemaphore(value: 0)
+        let started = CancelFlag()
+        let write = Task { try await store.write { context in started.set(); gate.wait(); return try ContextFixtures.employee(context, "Ada").objectID } }
+        while !started.isSet { try await Task.sleep(for: .milliseconds(1)) }
+        let first = Task { try await store.close() }
+        while !store.lanes.isClosing { try await Task.sleep(for: .milliseconds(1)) }
+        let second = Task { () async throws -> ObjectStore in
+            try await store.close()
+            return try await ObjectStore.open(at: path, model: model)
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        gate.signal()
+        let id = try await write.value
+        let reopened = try await second.value
+        try await first.value
+        #expect(try await reopened.read { try $0.existingObject(with: id).string("name") } == "Ada")
+        try await reopened.close()
+    }
+
+    /// A compaction under way does not hold a close for the rest of its pass: it stops
+    /// with `.closed`, and the store reopens with everything in it.
+    @Test(.timeLimit(.minutes(3)))
+    func closeStopsACompactionUnderWay() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/store"
+        let model = try ContextFixtures.company()
+        let store = try await ObjectStore.open(at: path, model: model)
+        let ids = try await store.write { context in try (0 ..< 400).map { try ContextFixtures.employee(context, "E\($0)").objectID } }
+        // Every one written again: the first versions are garbage for the pass.
+        try await store.write { context in for id in ids { try context.existingObject(with: id).setValue(2_000.0, forKey: "salary") } }
+        // At half a kilobyte a second, the pass would take over a minute.
+        let compaction = Task { try await store.compact(force: true, bytesPerSecond: 512) }
+        try await Task.sleep(for: .milliseconds(200))
+        let clock = ContinuousClock()
+        let closing = clock.now
+        try await store.close()
+        // Far less than the pass; loose, for a machine busy with other tests.
+        #expect(clock.now - closing < .seconds(20))
+        await #expect { try await compaction.value } throws: { ($0 as? StrataError)?.code == .closed }
+        let reopened = try await ObjectStore.open(at: path, model: model)
+        #expect(try await reopened.read { try $0.count(for: FetchRequest(entityName: "Employee")) } == 400)
+        #expect(try await reopened.read { _ in try reopened.verify().isSound })
+        try await reopened.close()
+    }
+
     @Test func closedWorkSurvivesReopen() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/store"
