@@ -23,6 +23,7 @@ struct TodoController<Store: Repository> {
 
     @Sendable func create(request: Request, context: AppRequestContext) async throws -> EditedResponse<Todo> {
         let new = try await request.decode(as: NewTodo.self, context: context)
+        try Todo.checkTitle(new.title)
         let todo = try await repository.createTodo(new)
         return EditedResponse(status: .created, headers: [.location: "/todos/\(todo.id)"], response: todo)
     }
@@ -37,6 +38,7 @@ struct TodoController<Store: Repository> {
         let id = try context.parameters.require("id", as: Int.self)
         let patch = try await request.decode(as: TodoPatch.self, context: context)
         guard !patch.isEmpty else { throw APIError.badRequest("the patch names none of title, completed, order") }
+        if let title = patch.title { try Todo.checkTitle(title) }
         guard let todo = try await repository.updateTodo(id: id, with: patch) else { throw APIError.notFound("todo \(id)") }
         return todo
     }

@@ -60,9 +60,9 @@ extension APIError {
         switch error {
         case let error as APIError:
             self = error
-                case let error as StrataError:
+        case let error as StrataError:
             self.init(status: Self.status(for: error.code), code: error.code.rawValue, message: error.message)
-                case let error as DatabaseError:
+        case let error as DatabaseError:
             self.init(sqlite: error)
         case let error as HTTPError:
             self.init(status: error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase)

@@ -3,9 +3,9 @@ import Strata
 
 extension StrataRepository {
     /// The store's model: World rows (their id is the object's serial) and todos (their
-    /// id is the object's serial too). Title rules are the store's, so a title too short
-    /// or too long is the store's `validationFailed`, as SQLite's CHECK is on the other
-    /// engine.
+    /// id is the object's serial too). The store holds the title's rule as SQLite's
+    /// CHECK does on the other engine; the routes check titles first
+    /// (`Todo.checkTitle`), so that both engines answer alike.
     static func makeModel() throws -> ObjectModel {
         try ObjectModel(version: "todos-1") {
             Entity("World") {
