@@ -274,8 +274,13 @@ public final class ObjectStore: Sendable {
     /// async API fail with `.closed` from here on (``close()-1eu98`` waits for those
     /// in flight first).
     public func close() throws {
-        lanes.refuseNewWork()
-        defer { lanes.stop() }
+        let began = lanes.refuseNewWork()
+        records.stopCompaction()
+        defer {
+            lanes.stop()
+            // An async close called meanwhile or later returns (it waits for this one).
+            if began { lanes.closeFinished() }
+        }
         try closeRecords()
     }
 

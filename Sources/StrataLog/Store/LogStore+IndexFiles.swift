@@ -25,15 +25,18 @@ extension LogStore {
             var offset: Int64 = 0
             var unsynced = 0
             try body { bytes in
-                let part = max(1, bytesPerSync ?? bytes.count)
                 var start = 0
                 while start < bytes.count {
-                    let end = min(bytes.count, start + max(1, part - unsynced))
+                    // Up to the next sync, or all of it when there is none to pace.
+                    let room = bytesPerSync.map { max(1, $0 - unsynced) } ?? bytes.count - start
+                    let end = min(bytes.count, start + room)
                     try bytes.withUnsafeBytes { try file.write(UnsafeRawBufferPointer(rebasing: $0[start..<end]), at: offset + Int64(start)) }
-                    unsynced += end - start
-                    if bytesPerSync != nil, unsynced >= part {
-                        try file.sync()
-                        unsynced = 0
+                    if let bytesPerSync {
+                        unsynced += end - start
+                        if unsynced >= bytesPerSync {
+                            try file.sync()
+                            unsynced = 0
+                        }
                     }
                     start = end
                 }

@@ -322,10 +322,15 @@ extension LogStore {
         // With no group-commit fsync of the same file running: one that began after
         // this one failed could succeed falsely and acknowledge commits it did not make
         // durable, before `fail` tells their waiters.
-        try groupCommit.exclusive { try syncOrFail(file) }
+        let point = LogPoint(segment: w.segmentID, end: w.segmentEnd)
+        // Waiters it covered are woken before leadership ends: the end would otherwise
+        // start the syncer for them, and an fsync of nothing new.
+        try groupCommit.exclusive {
+            try syncOrFail(file)
+            groupCommit.synced(through: point)
+        }
         w.segmentDirty = false
         w.lastSync = .now
-        groupCommit.synced(through: LogPoint(segment: w.segmentID, end: w.segmentEnd))
     }
 
     func syncBlobs(_ w: inout WriterState) throws {

@@ -167,6 +167,22 @@ import Testing
         try await reopened.close()
     }
 
+    /// An async close after a synchronous one returns: the store is already closed.
+    @Test func anAsyncCloseAfterASynchronousOneReturns() async throws {
+        let store = try Self.store()
+        // From a synchronous function, where `close()` is the synchronous one.
+        func closeSynchronously() throws { try store.close() }
+        try closeSynchronously()
+        // Waited for a bounded time: a close that never returns fails the test rather
+        // than hanging the run.
+        let returned = CancelFlag()
+        Task { try await store.close(); returned.set() }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !returned.isSet && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(returned.isSet)
+        #expect(store.health.state == .closed)
+    }
+
     /// A compaction under way does not hold a close for the rest of its pass: it stops
     /// with `.closed`, and the store reopens with everything in it.
     @Test(.timeLimit(.minutes(3)))

@@ -23,7 +23,8 @@ struct BenchmarkRouteTests {
                 }
                 let expectedCounts = ["": 1, "?queries=": 1, "?queries=abc": 1, "?queries=0": 1, "?queries=-3": 1,
                                       "?queries=1": 1, "?queries=20": 20, "?queries=500": 500, "?queries=501": 500, "?queries=100000": 500,
-                                      "?queries=99999999999999999999": 500, "?queries=-99999999999999999999": 1]
+                                      "?queries=99999999999999999999": 500, "?queries=+99999999999999999999": 500,
+                                      "?queries=-99999999999999999999": 1, "?queries=+": 1]
                 for (query, count) in expectedCounts.sorted(by: { $0.key < $1.key }) {
                     try await client.execute(uri: "/queries\(query)", method: .get) { response in
                         #expect(response.status == .ok)

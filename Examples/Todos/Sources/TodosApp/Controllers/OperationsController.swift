@@ -29,8 +29,9 @@ struct OperationsController<Store: Repository> {
     }
 
     /// Readiness: 200 while the store is open and takes writes, 503 once it is
-    /// read-only (after an I/O error) or closing, so that a balancer sends writes
-    /// elsewhere. Reads the store's state; waits for nothing.
+    /// read-only (after an I/O error) or closed, so that a balancer sends writes
+    /// elsewhere. Reads the store's state; waits for nothing. A server shutting down
+    /// stops listening before its store closes: a probe then finds no listener.
     @Sendable func ready(request: Request, context: AppRequestContext) -> EditedResponse<Status> {
         switch repository.readiness {
         case .ready:

@@ -6,7 +6,10 @@ extension Request {
     /// still an integer greater than 500.
     var queryCount: Int {
         guard let text = uri.queryParameters["queries"], !text.isEmpty else { return 1 }
-        guard let count = Int(text) else { return text.allSatisfy(\.isASCIIDigit) ? 500 : 1 }
+        guard let count = Int(text) else {
+            let digits = text.first == "+" ? text.dropFirst() : text[...]
+            return !digits.isEmpty && digits.allSatisfy(\.isASCIIDigit) ? 500 : 1
+        }
         return min(max(count, 1), 500)
     }
 }
