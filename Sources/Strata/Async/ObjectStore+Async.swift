@@ -91,9 +91,10 @@ extension ObjectStore {
     }
 
     /// Waits for the reads and writes in flight, refusing new ones with `.closed` (a
-    /// compaction under way stops within milliseconds, with `.closed`), then closes the store on a thread of its own (the close fsyncs) and ends the
-    /// store's threads. A call made while another closes returns once that close has
-    /// finished (the store's files closed and its lock released), with no error of its own.
+    /// compaction under way stops within milliseconds, with `.closed`), then closes
+    /// the store on a thread of its own (the close fsyncs) and ends the store's threads.
+    /// A call made while another closes returns once that close has finished (the
+    /// store's files closed and its lock released), with no error of its own.
     public func close() async throws {
         guard lanes.refuseNewWork() else { return await lanes.closeCompleted() }
         // A compaction under way counts as work in flight: it stops soon rather than

@@ -25,7 +25,9 @@ extension LogStore {
     /// ```
     ///
     /// A compaction started during a backup waits for it to finish, and a backup waits
-    /// for a running compaction. `progress` is called on the calling thread after each
+    /// for a running compaction. With durable commits (`.everyCommit`), the backup
+    /// finishes only once the last transaction it holds is durable: one whose fsync
+    /// fails is never acknowledged, and the backup then fails too. `progress` is called on the calling thread after each
     /// chunk copied and each file finished; it must not call ``compact(force:)``.
     ///
     /// - Parameters:
@@ -33,7 +35,8 @@ extension LogStore {
     ///   - progress: called as files are linked or copied.
     /// - Returns: the last sequence the copy holds, and what it is made of.
     /// - Throws: `.invalidArgument` when `destination` exists, lies inside the store, or
-    ///   the store is a migration's staging store; `.notFound` when the parent of
+    ///   the store is a migration's staging store or a snapshot (back up the store it
+    ///   was taken from); `.notFound` when the parent of
     ///   `destination` does not exist; `.closed`; `.readOnly` when an earlier write
     ///   failure left the store read-only (its files may hold a transaction it did not
     ///   acknowledge: reopen it first); `.io` with the path and errno of a failed
