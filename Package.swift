@@ -201,7 +201,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataCLITests",
-            dependencies: ["StrataCLI", "Strata", "StrataImport", "StrataTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["StrataCLI", "Strata", "StrataLog", "StrataImport", "StrataTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -8,7 +8,7 @@ struct BackupCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup",
         abstract: "Copy a store, as of its last transaction, into a new directory (hard-linking files that never change when on the same file system).",
-        discussion: "The command takes the store's write lock. To back up a store another process has open for writing, call ObjectStore.backup(to:) or LogStore.backup(to:) in that process."
+        discussion: "The command takes the store's write lock when it is free. When another process has the store open for writing, it opens it read-only and copies it as of its last committed transaction while that process goes on; a compaction there that removes a file being copied makes the backup fail, leaving nothing at DEST (run it again). From inside that process, ObjectStore.backup(to:) never meets that."
     )
 
     @Argument(help: "The store directory.")
@@ -23,16 +23,21 @@ struct BackupCommand: ParsableCommand {
                 throw CommandFailure.usage("no store at \(store): the directory does not exist")
             }
             // The engine is enough: the backup copies files, whatever records they hold.
-            // Opened for writing, so that its lock keeps other writers out while it runs.
+            // Opened for writing when it can be, so that its lock keeps other writers out
+            // while it runs; read-only beside a process that writes it (a service).
             var options = LogStoreOptions()
             options.createIfMissing = false
             let log: LogStore
             do {
-                log = try LogStore.open(at: store, options: options, logger: CLILogging.logger)
+                do {
+                    log = try LogStore.open(at: store, options: options, logger: CLILogging.logger)
+                } catch StrataError.storeLocked {
+                    options.readOnly = true
+                    log = try LogStore.open(at: store, options: options, logger: CLILogging.logger)
+                    Terminal.note("the store is open for writing in another process: backing it up read-only, as of its last committed transaction")
+                }
             } catch StrataError.notFound {
                 throw CommandFailure.usage("no store at \(store): the directory holds no MANIFEST")
-            } catch StrataError.storeLocked {
-                throw CommandFailure.usage("the store at \(store) is open for writing in another process: back it up from that process (ObjectStore.backup(to:)), or close it first")
             }
             defer { try? log.close() }
             var shown = ContinuousClock.now

@@ -15,18 +15,26 @@ struct DemoCommand: ParsableCommand {
     @Option(name: .customLong("photo-kib"), help: "Size of each employee's photo in KiB.")
     var photoKiB = 32
 
-    @Option(help: "Directory for the store (replaced if it exists).")
+    @Option(help: "Directory for the store (replaced if it holds a store; refused if it holds anything else).")
     var dir = "demo-store.strata"
 
     @Option(name: .customLong("memory-budget"), help: "Migration memory budget in MiB.")
     var memoryBudgetMiB = 64
 
     func run() throws {
-        guard employees > 0, photoKiB >= 0, memoryBudgetMiB > 0 else {
-            Terminal.error("--employees and --memory-budget must be positive, --photo-kib not negative")
+        // Bounded so that no product of them overflows: ten million employees, photos of
+        // at most 1 GiB, a budget of at most 1 TiB.
+        guard (1...10_000_000).contains(employees), (0...(1 << 20)).contains(photoKiB), (1...(1 << 20)).contains(memoryBudgetMiB) else {
+            Terminal.error("--employees must be 1 to 10000000, --photo-kib 0 to 1048576, --memory-budget 1 to 1048576")
             throw ExitCode(2)
         }
         let path = URL(fileURLWithPath: dir).standardizedFileURL.path
+        // Replaced only when it is a store (an earlier demo's) or nothing: `--dir .`
+        // must not take the current directory with it.
+        if FileManager.default.fileExists(atPath: path) && !FileManager.default.fileExists(atPath: path + "/MANIFEST") {
+            Terminal.error("\(path) exists and is not a Strata store: give --dir a new directory or an earlier demo's store")
+            throw ExitCode(2)
+        }
         try? FileManager.default.removeItem(atPath: path)
         let clock = ContinuousClock()
         var rows: [(String, String)] = []

@@ -90,7 +90,11 @@ struct MigrateCommand: ParsableCommand {
         let units: [(String, Int)] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1_000), ("B", 1)]
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         for (suffix, factor) in units where trimmed.hasSuffix(suffix) {
-            return Int(trimmed.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)).map { $0 * factor }
+            // A count past Int's range is no figure (nil, a usage error), not a trap.
+            return Int(trimmed.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)).flatMap { count in
+                let (bytes, overflow) = count.multipliedReportingOverflow(by: factor)
+                return overflow ? nil : bytes
+            }
         }
         return Int(trimmed)
     }

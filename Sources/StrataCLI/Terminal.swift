@@ -17,6 +17,11 @@ enum Terminal {
         FileHandle.standardError.write(Data("strata: \(message)\n".utf8))
     }
 
+    /// Something the user should know that is not a failure, on stderr.
+    static func note(_ message: String) {
+        FileHandle.standardError.write(Data("strata: note: \(message)\n".utf8))
+    }
+
     /// Peak resident memory of this process so far (VmHWM), in bytes.
     static func peakResidentBytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }

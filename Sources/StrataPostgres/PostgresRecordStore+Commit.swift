@@ -30,6 +30,8 @@ extension PostgresRecordStore {
                 throw StrataError(.corrupt, "the store's state row is missing", path: path)
             }
             let (sequence, generation) = try row.decode((Int64, Int64).self)
+            // A damaged or edited row is refused, not a trap.
+            guard sequence >= 0 else { throw StrataError(.corrupt, "the store's state row holds sequence \(sequence)", path: path) }
             lockedSequence = UInt64(sequence)
             lockedGeneration = generation
         } catch {

@@ -193,7 +193,12 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
     package var lastSequence: UInt64 {
         do {
             let sequence = try pool.with { link in
-                try link.query("SELECT sequence FROM \(schema).state WHERE id = 1").first.map { UInt64(try $0.decode(Int64.self)) } ?? 0
+                try link.query("SELECT sequence FROM \(schema).state WHERE id = 1").first.map { row -> UInt64 in
+                    let sequence = try row.decode(Int64.self)
+                    // A damaged or edited row is refused (below: the last sequence seen), not a trap.
+                    guard sequence >= 0 else { throw StrataError(.corrupt, "the store's state row holds sequence \(sequence)", path: path) }
+                    return UInt64(sequence)
+                } ?? 0
             }
             return knownSequence.withLock { known in
                 known = max(known, sequence)

@@ -71,8 +71,10 @@ public struct StoreService: Service {
             await maintain()
         }
         logger.info("store closing", metadata: ["pendingWrites": "\(store.health.pendingWrites)"])
-        try await store.close()
+        // The last sample is of the open store: a closed one has no files to measure,
+        // and its gauges would read as an empty store all of whose bytes are garbage.
         metrics.sample(store)
+        try await store.close()
         logger.info("store closed")
     }
 

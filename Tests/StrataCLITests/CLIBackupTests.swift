@@ -1,4 +1,5 @@
 import Foundation
+import StrataLog
 import StrataTestSupport
 import Testing
 
@@ -36,6 +37,32 @@ import Testing
         let again = try StrataProcess.run(["backup", store, backup], in: dir.path)
         #expect(again.status == 2)
         #expect(again.stderr.contains("exists"), "\(again.stderr)")
+    }
+
+    /// A store another process holds open for writing (here, this test process) is
+    /// backed up read-only, as of its last committed transaction.
+    @Test func aStoreOpenForWritingElsewhereIsBackedUpReadOnly() throws {
+        let dir = try TemporaryDirectory("cli-backup-locked")
+        defer { dir.remove() }
+        let store = dir.appending("s.strata")
+        #expect(try StrataProcess.run(["create", store, "--model", employees], in: dir.path).status == 0)
+        let input = (0..<100).map { #"{"@entity": "Department", "name": "D\#($0)"}"# }.joined(separator: "\n") + "\n"
+        #expect(try StrataProcess.run(["import", store, "--batch", "10"], input: input, in: dir.path).status == 0)
+        let original = try StrataProcess.run(["export", store], in: dir.path)
+        var options = LogStoreOptions()
+        options.createIfMissing = false
+        let writer = try LogStore.open(at: store, options: options)
+        defer { try? writer.close() }
+
+        let backup = dir.appending("copy.strata")
+        let run = try StrataProcess.run(["backup", store, backup], in: dir.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("read-only"), "\(run.stderr)")
+        let verify = try StrataProcess.run(["verify", backup], in: dir.path)
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        let copied = try StrataProcess.run(["export", backup], in: dir.path)
+        #expect(copied.lines.count == 100)
+        #expect(copied.stdout == original.stdout)
     }
 
     @Test func aMissingStoreIsAUsageError() throws {

@@ -176,3 +176,37 @@ import Testing
         #expect(run.stdout.contains("offset"), "\(run.stdout)")
     }
 }
+
+/// Arguments past what a command can take are usage errors (exit 2) that change
+/// nothing, never a trap.
+@Suite struct CLIArgumentBoundsTests {
+    @Test func aDemoDirectoryThatIsNotAStoreIsLeftAlone() throws {
+        let dir = try TemporaryDirectory("cli-demo-dir")
+        defer { dir.remove() }
+        let keep = dir.appending("keep.txt")
+        _ = FileManager.default.createFile(atPath: keep, contents: Data([1]))
+        let run = try StrataProcess.run(["demo", "--dir", dir.path, "--employees", "10"], in: dir.path)
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("not a Strata store"), "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: keep))
+    }
+
+    @Test(arguments: [["--photo-kib", "99999999999999999"], ["--memory-budget", "99999999999999999"], ["--employees", "9999999999999"]])
+    func demoSizesPastTheirBoundsAreUsageErrors(arguments: [String]) throws {
+        let dir = try TemporaryDirectory("cli-demo-bounds")
+        defer { dir.remove() }
+        let run = try StrataProcess.run(["demo", "--dir", dir.appending("s.strata")] + arguments, in: dir.path)
+        #expect(run.status == 2, "\(arguments): \(run.stderr)")
+    }
+
+    @Test func aMigrationBudgetPastIntsRangeIsAUsageError() throws {
+        let dir = try TemporaryDirectory("cli-migrate-budget")
+        defer { dir.remove() }
+        let employees = FixturePaths.model("Employees-v1.json").path
+        let store = dir.appending("s.strata")
+        #expect(try StrataProcess.run(["create", store, "--model", employees], in: dir.path).status == 0)
+        let run = try StrataProcess.run(["migrate", store, "--to", employees, "--memory-budget", "99999999999GiB"], in: dir.path)
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("--memory-budget"), "\(run.stderr)")
+    }
+}
