@@ -153,11 +153,9 @@ final class CompactionOutput {
         let minSequence = segment.min == .max ? 0 : segment.min
         // Streamed as it is encoded: the output's whole index file is never held beside
         // the builder.
-        try LogStore.writeIndexFile(segmentID: segment.id, paths: store.paths, fileSystem: store.fileSystem, bytesPerSync: store.options.compactionBytesPerSync) { write in
-            try withoutActuallyEscaping(write) { write in
-                try write(builder.encoded(segmentID: segment.id, storeID: store.storeID, minSequence: minSequence, maxSequence: segment.max,
-                                          recordBytes: segment.bytes, segmentLength: segment.end + Int64(frame.count), sink: write))
-            }
+        try LogStore.writeIndexFile(segmentID: segment.id, paths: store.paths, fileSystem: store.fileSystem, bytesPerSync: store.options.compactionBytesPerSync) { sink in
+            try builder.encoded(segmentID: segment.id, storeID: store.storeID, minSequence: minSequence, maxSequence: segment.max,
+                                recordBytes: segment.bytes, segmentLength: segment.end + Int64(frame.count), sink: sink)
         }
         builder.removeAll(keepingCapacity: true)
         let index = try LogStore.openIndexFile(segment.id, paths: store.paths, storeID: store.storeID, fileSystem: store.fileSystem, cache: store.blockCache)

@@ -9,14 +9,15 @@ extension LogStore {
     ///   as the bytes come): compaction's files are, so that a commit's fsync meeting
     ///   one waits for a part of it, not all of it.
     static func writeIndexFile(_ bytes: [UInt8], segmentID: UInt32, paths: StorePaths, fileSystem: any FileSystem, bytesPerSync: Int? = nil) throws {
-        try writeIndexFile(segmentID: segmentID, paths: paths, fileSystem: fileSystem, bytesPerSync: bytesPerSync) { write in try write(bytes) }
+        try writeIndexFile(segmentID: segmentID, paths: paths, fileSystem: fileSystem, bytesPerSync: bytesPerSync) { _ in bytes }
     }
 
     /// Writes an index file as `writeIndexFile(_:segmentID:paths:fileSystem:bytesPerSync:)`
-    /// does, its bytes handed over in order by `body` as they are encoded
-    /// (`IndexFileEncoder`'s sink), so that the whole file is never held at once.
+    /// does, encoded by `encode` as `IndexFileEncoder.stream(to:fileSystem:expectedEntries:_:)`
+    /// encodes: bytes handed to `sink` as they are finished, the rest returned, so that
+    /// the whole file is never held at once.
     static func writeIndexFile(segmentID: UInt32, paths: StorePaths, fileSystem: any FileSystem, bytesPerSync: Int? = nil,
-                               _ body: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
+                               encode: (_ sink: @escaping ([UInt8]) throws -> Void) throws -> [UInt8]) throws {
         let path = paths.indexFile(segmentID)
         let temp = path + ".tmp"
         try fileSystem.remove(temp)
@@ -24,7 +25,7 @@ extension LogStore {
         do {
             var offset: Int64 = 0
             var unsynced = 0
-            try body { bytes in
+            func write(_ bytes: [UInt8]) throws {
                 var start = 0
                 while start < bytes.count {
                     // Up to the next sync, or all of it when there is none to pace.
@@ -42,6 +43,8 @@ extension LogStore {
                 }
                 offset += Int64(bytes.count)
             }
+            // The sink lives only as long as `encode`, which keeps no encoder past its return.
+            try write(withoutActuallyEscaping(write) { try encode($0) })
             try file.sync()
             try file.close()
         } catch {

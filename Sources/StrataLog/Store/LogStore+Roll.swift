@@ -46,12 +46,10 @@ extension LogStore {
             try fileSystem.syncDirectory(paths.index)
         } else {
             let (contents, recordBytes) = state.withLock { s in (s.index.overlay.sortedContents(), s.recordBytesBySegment[oldID] ?? 0) }
-            try Self.writeIndexFile(segmentID: oldID, paths: paths, fileSystem: fileSystem) { write in
-                try withoutActuallyEscaping(write) { write in
-                    try write(IndexFileBuilder.encode(entries: contents.entries, terms: contents.terms, segmentID: oldID, storeID: manifest.storeID,
-                                                      minSequence: minSequence, maxSequence: w.segmentMaxSequence, recordBytes: recordBytes,
-                                                      segmentLength: w.segmentEnd, sink: write))
-                }
+            try Self.writeIndexFile(segmentID: oldID, paths: paths, fileSystem: fileSystem) { sink in
+                try IndexFileBuilder.encode(entries: contents.entries, terms: contents.terms, segmentID: oldID, storeID: manifest.storeID,
+                                            minSequence: minSequence, maxSequence: w.segmentMaxSequence, recordBytes: recordBytes,
+                                            segmentLength: w.segmentEnd, sink: sink)
             }
         }
         let indexFile = try Self.openIndexFile(oldID, paths: paths, storeID: manifest.storeID, fileSystem: fileSystem, cache: blockCache)

@@ -123,14 +123,22 @@ import Testing
         #expect(ran.withLock { $0 } == false)
     }
 
-    @Test func closeWaitsForWorkInFlightThenRefusesNewWork() async throws {
-        let store = try Self.store()
+    /// A close begun while a write (inserting "Ada") is held on `gate`, returned once
+    /// the store refuses new work: the write goes on when the gate is signalled.
+    static func closingDuringAHeldWrite(_ store: ObjectStore) async throws
+        -> (gate: DispatchSemaphore, write: Task<ObjectID, any Error>, close: Task<Void, any Error>) {
         let gate = DispatchSemaphore(value: 0)
         let started = CancelFlag()
         let write = Task { try await store.write { context in started.set(); gate.wait(); return try ContextFixtures.employee(context, "Ada").objectID } }
         while !started.isSet { try await Task.sleep(for: .milliseconds(1)) }
         let close = Task { try await store.close() }
         while !store.lanes.isClosing { try await Task.sleep(for: .milliseconds(1)) }
+        return (gate, write, close)
+    }
+
+    @Test func closeWaitsForWorkInFlightThenRefusesNewWork() async throws {
+        let store = try Self.store()
+        let (gate, write, close) = try await Self.closingDuringAHeldWrite(store)
         #expect(store.health.state == .closed)
         await #expect { try await store.read { _ in 1 } } throws: { ($0 as? StrataError)?.code == .closed }
         gate.signal()
@@ -148,12 +156,7 @@ import Testing
         let path = directory.path + "/store"
         let model = try ContextFixtures.company()
         let store = try await ObjectStore.open(at: path, model: model)
-        let gate = DispatchSemaphore(value: 0)
-        let started = CancelFlag()
-        let write = Task { try await store.write { context in started.set(); gate.wait(); return try ContextFixtures.employee(context, "Ada").objectID } }
-        while !started.isSet { try await Task.sleep(for: .milliseconds(1)) }
-        let first = Task { try await store.close() }
-        while !store.lanes.isClosing { try await Task.sleep(for: .milliseconds(1)) }
+        let (gate, write, first) = try await Self.closingDuringAHeldWrite(store)
         let second = Task { () async throws -> ObjectStore in
             try await store.close()
             return try await ObjectStore.open(at: path, model: model)
