@@ -157,4 +157,58 @@ struct TodoAPITests {
             }
         }
     }
+
+    @Test("\"order\": null in a patch clears the order; a null title or completed is 400", arguments: engines)
+    func clearingTheOrder(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(.router) { client in
+                let todo = try await client.createTodo("ordered", order: 7)
+                try await client.execute(uri: "/todos/\(todo.id)", method: .patch, headers: jsonHeaders,
+                                         body: ByteBuffer(string: #"{"completed": true}"#)) { response in
+                    let patched = try response.decoded(as: Todo.self)
+                    #expect(patched.order == 7, "an absent order stays")
+                }
+                try await client.execute(uri: "/todos/\(todo.id)", method: .patch, headers: jsonHeaders,
+                                         body: ByteBuffer(string: #"{"order": null}"#)) { response in
+                    #expect(response.status == .ok)
+                    let patched = try response.decoded(as: Todo.self)
+                    #expect(patched.order == nil)
+                }
+                let read = try await client.execute(uri: "/todos/\(todo.id)", method: .get) { try $0.decoded(as: Todo.self) }
+                #expect(read.order == nil)
+                #expect(read.completed)
+                for body in [#"{"title": null, "order": 1}"#, #"{"completed": null}"#] {
+                    try await client.execute(uri: "/todos/\(todo.id)", method: .patch, headers: jsonHeaders, body: ByteBuffer(string: body)) { response in
+                        #expect(response.status == .badRequest, "PATCH body \(body)")
+                    }
+                }
+                #expect(try await client.allTodos().map(\.order) == [nil])
+            }
+        }
+    }
+
+    @Test("a method a route does not take is 405 with the methods it does take", arguments: engines)
+    func methodNotAllowed(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(.router) { client in
+                let todo = try await client.createTodo("stay")
+                let refused: [(String, HTTPRequest.Method, String)] = [
+                    ("/todos", .put, "GET, POST, HEAD"), ("/todos", .delete, "GET, POST, HEAD"), ("/todos", .patch, "GET, POST, HEAD"),
+                    ("/todos/\(todo.id)", .put, "GET, PATCH, DELETE, HEAD"), ("/todos/\(todo.id)", .post, "GET, PATCH, DELETE, HEAD"),
+                    ("/health", .post, "GET, HEAD"), ("/db", .delete, "GET, HEAD"),
+                ]
+                for (uri, method, allowed) in refused {
+                    try await client.execute(uri: uri, method: method, headers: jsonHeaders, body: ByteBuffer(string: "{}")) { response in
+                        #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
+                        #expect(response.errorCode == "methodNotAllowed")
+                        #expect(response.headers[.allow] == allowed, "\(method) \(uri)")
+                    }
+                }
+                try await client.execute(uri: "/nothing/here", method: .get) { #expect($0.status == .notFound) }
+                #expect(try await client.allTodos() == [todo])
+            }
+        }
+    }
 }

@@ -13,6 +13,9 @@ struct BenchmarkController<Store: Repository> {
         router.get("db", use: singleQuery)
         router.get("queries", use: multipleQueries)
         router.get("updates", use: updates)
+        for path in ["json", "db", "queries", "updates"] {
+            router.routes(RouterPath(path), allowing: [.get])
+        }
     }
 
     struct Message: ResponseEncodable {

@@ -12,8 +12,12 @@ struct OperationsController<Store: Repository> {
         router.get("health", use: health)
         router.get("ready", use: ready)
         router.get("metrics", use: metrics)
+        for path in ["health", "ready", "metrics"] {
+            router.routes(RouterPath(path), allowing: [.get])
+        }
         if backups != nil {
             router.post("admin/backup", use: backup)
+            router.routes("admin/backup", allowing: [.post])
         }
     }
 

@@ -19,6 +19,8 @@ struct TodoController<Store: Repository> {
             .get(":id", use: get)
             .patch(":id", use: update)
             .delete(":id", use: delete)
+            .routes("", allowing: [.get, .post])
+            .routes(":id", allowing: [.get, .patch, .delete])
     }
 
     @Sendable func create(request: Request, context: AppRequestContext) async throws -> EditedResponse<Todo> {

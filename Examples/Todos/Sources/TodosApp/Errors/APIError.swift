@@ -14,11 +14,14 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     public var status: HTTPResponse.Status
     public var code: String
     public var message: String
+    /// Headers the answer carries besides its content type (`Allow` on a 405).
+    public var headers: HTTPFields
 
-    public init(status: HTTPResponse.Status, code: String, message: String) {
+    public init(status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
         self.message = message
+        self.headers = headers
     }
 
     /// 400: the request itself is malformed (body, id or query); nothing was changed.
@@ -33,9 +36,12 @@ public struct APIError: Error, HTTPResponseError, Sendable {
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = try JSONEncoder().encode(Body(error: code, message: message))
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        fields[.contentLength] = String(body.count)
         return Response(
             status: status,
-            headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(body.count)],
+            headers: fields,
             body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 

@@ -1,0 +1,22 @@
+import Hummingbird
+
+extension RouterMethods where Context == AppRequestContext {
+    /// Registers `path`'s routes for the methods in `allowed` through `register`, then
+    /// answers every other common method on it with 405 and an `Allow` header, as
+    /// HTTP asks of a resource that exists. Hummingbird's router alone answers 404,
+    /// which tells a client that typed `PUT /todos/1` that the todo is missing.
+    @discardableResult
+    func routes(_ path: RouterPath, allowing allowed: [HTTPRequest.Method]) -> Self {
+        let others: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete].filter { !allowed.contains($0) }
+        // HEAD is answered wherever GET is (Hummingbird adds it).
+        let listed = (allowed.contains(.get) ? allowed + [.head] : allowed).map(\.rawValue).joined(separator: ", ")
+        for method in others {
+            on(path, method: method) { request, _ -> Response in
+                throw APIError(status: .methodNotAllowed, code: "methodNotAllowed",
+                               message: "\(request.method.rawValue) is not allowed here: use \(listed)",
+                               headers: [.allow: listed])
+            }
+        }
+        return self
+    }
+}
