@@ -29,7 +29,16 @@ struct CopyCommand: ParsableCommand {
             let from = try Self.open(source, readOnly: true)
             defer { try? from.close() }
             let to = try Self.open(destination, readOnly: false)
-            defer { try? to.close() }
+            // A directory this command created goes again if the copy fails, so that a
+            // second try is not refused as "exists" (a schema keeps nothing: the copy is
+            // one transaction, and a failed one commits none of it).
+            var copied = false
+            defer {
+                try? to.close()
+                if !copied, !Self.isPostgres(destination) {
+                    try? FileManager.default.removeItem(atPath: destination)
+                }
+            }
             guard to.lastSequence == 0, try to.keys(in: nil, after: nil, limit: 1).isEmpty else {
                 throw CommandFailure.usage("\(ObjectStore.shownLocation(destination)) already holds a store: copy into a new directory or an empty schema")
             }
@@ -41,7 +50,10 @@ struct CopyCommand: ParsableCommand {
                 let keys = try from.keys(in: nil, after: after, limit: Self.page)
                 guard let first = keys.first, let last = keys.last else { return false }
                 after = last
-                try from.scan(first..<RecordKey(last.rawValue &+ 1), batchSize: Self.page) { page in
+                // The highest key there is cannot end a half-open range; it is a history
+                // key (tag 0xFFFF), which is not copied anyway.
+                let end = last.rawValue == UInt64.max ? last : RecordKey(last.rawValue + 1)
+                try from.scan(first..<end, batchSize: Self.page) { page in
                     for record in page where record.key.rawValue >> 48 != Self.historyTag {
                         var refs: [BlobRef] = []
                         for blob in record.blobs {
@@ -61,10 +73,11 @@ struct CopyCommand: ParsableCommand {
             guard report.isSound else {
                 throw CommandFailure("the copy at \(ObjectStore.shownLocation(destination)) does not verify: \(report.problems.map(\.description).joined(separator: "; "))")
             }
-            let copied = try to.count(in: nil)
-            guard copied == records else {
-                throw CommandFailure("the copy at \(ObjectStore.shownLocation(destination)) holds \(copied) records, \(records) were copied")
+            let held = try to.count(in: nil)
+            guard held == records else {
+                throw CommandFailure("the copy at \(ObjectStore.shownLocation(destination)) holds \(held) records, \(records) were copied")
             }
+            copied = true
             let elapsed = ContinuousClock.now - started
             print("copied \(records) records and \(blobs) blobs (\(blobBytes) bytes) into \(ObjectStore.shownLocation(destination)) in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds]))); verified")
         }
@@ -75,8 +88,12 @@ struct CopyCommand: ParsableCommand {
     /// The history's key tag (FORMAT.md §11.6): not copied.
     static let historyTag: UInt64 = 0xFFFF
 
+    static func isPostgres(_ location: String) -> Bool {
+        location.hasPrefix("postgres://") || location.hasPrefix("postgresql://")
+    }
+
     static func open(_ location: String, readOnly: Bool) throws -> any RecordStore {
-        if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
+        if isPostgres(location) {
             #if Postgres
             return try PostgresRecordStore(location: location, readOnly: readOnly, logger: CLILogging.logger)
             #else

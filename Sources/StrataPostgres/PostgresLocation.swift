@@ -56,8 +56,25 @@ package struct PostgresLocation: Sendable, Equatable {
         }
     }
 
-    /// A name that needs no quoting in SQL and leaves room for the notification
-    /// channel's prefix within PostgreSQL's 63 bytes.
+    /// The channel the store's commits are announced on: `strata_SCHEMA`, or for a
+    /// schema too long for that within PostgreSQL's 63-byte identifiers (a staging
+    /// schema of a long name), its first bytes and a hash of the whole name. PostgreSQL
+    /// would cut a long channel name in `LISTEN` but refuse it in `pg_notify`.
+    var notificationChannel: String {
+        let plain = "strata_" + schema
+        guard plain.utf8.count > 63 else { return plain }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a
+        for byte in schema.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        let digits = String(hash, radix: 16)
+        // 7 + 39 + 1 + at most 16 bytes: within 63. A schema name is ASCII.
+        return "strata_" + schema.prefix(39) + "_" + digits
+    }
+
+    /// A name that needs no quoting in SQL and leaves room for the staging schemas'
+    /// suffix (`_staging1`…) within PostgreSQL's 63 bytes.
     static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.utf8.first, name.utf8.count <= 50, !(48...57).contains(first) else { return false }
         return name.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 95 }

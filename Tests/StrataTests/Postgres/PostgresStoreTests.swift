@@ -325,4 +325,41 @@ struct PostgresStoreTests {
             #expect(try copy.verify().isSound)
         }
     }
+
+    /// A schema of the longest name a location takes migrates through its staging
+    /// schema (a longer name, whose channel must be shortened to be one at all), and
+    /// its commits still reach another process's feed.
+    @Test func aStoreOfTheLongestSchemaNameMigratesAndAnnouncesItsCommits() async throws {
+        let schema = "l" + String(UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)) + String(repeating: "x", count: 29)
+        #expect(schema.utf8.count == 50)
+        let location = StoreUnderTest.location(StoreUnderTest.postgres ?? "", schema: schema)
+        let store = try StoreUnderTest.openLocation(location, model: try PostgresRaceWorker.model())
+        _ = try store.batchInsert(entityName: "Item", objects: (0..<20).map { ["name": .string("item-\($0)")] })
+        try await store.close()
+
+        var options = try PostgresRaceWorker.rewriteOptions(batchSize: 8)
+        options.storeType = .postgres
+        options.historyTracking = true
+        let migrated = try ObjectStore(at: location, model: try PostgresRaceWorker.rewrittenModel(), options: options)
+        defer { try? migrated.close() }
+        #expect(try migrated.newContext().count(for: FetchRequest(entityName: "Item")) == 20)
+        #expect(try StoreUnderTest.stagingSchemas(location).isEmpty)
+
+        let reader = try ObjectStore(at: location, model: try PostgresRaceWorker.rewrittenModel(), options: options)
+        defer { try? reader.close() }
+        let start = reader.currentHistoryToken
+        let feed = Task {
+            for try await transaction in reader.changes(after: start) where !transaction.changes.isEmpty { return true }
+            return false
+        }
+        let context = migrated.newContext()
+        try context.insert("Item").setValue(.string("announced"), forKey: "name")
+        try context.save()
+        let timeout = Task {
+            try await Task.sleep(for: .seconds(20))
+            feed.cancel()
+        }
+        #expect(try await feed.value, "the reader's feed hears the commit")
+        timeout.cancel()
+    }
 }
