@@ -244,19 +244,21 @@ public final class ObjectStore: Sendable {
     /// A consumer that falls behind never stalls the store's writers: the stream holds
     /// up to ``StoreOptions/changeBufferLimit`` change sets, and those that arrive while
     /// it is full are dropped — never silently: the next change set delivered names the
-    /// sequences dropped before it in ``ChangeSet/missed``, so the consumer can reload
-    /// what it caches. Back-pressure would have let one slow listener hold up every save.
-    public func changes() -> AsyncStream<ChangeSet> {
-        let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .bufferingOldest(max(1, options.changeBufferLimit)))
+    /// sequences dropped before it in ``ChangeSet/missed`` (one of its own when the
+    /// consumer catches up before a later commit), so the consumer can reload what it
+    /// caches. Back-pressure would have let one slow listener hold up every save.
+    public func changes() -> ChangeStream {
+        let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)
+        let observer = ChangeObserver(continuation: continuation, limit: options.changeBufferLimit)
         let id = UUID()
-        observers.withLock { $0[id] = ChangeObserver(continuation: continuation) }
+        observers.withLock { $0[id] = observer }
         // The observers' box, not the store: a weak capture of the store would move its
         // reference count to a side table, slowing every retain and release of it.
         let observers = self.observers
         continuation.onTermination = { _ in
             _ = observers.withLock { $0.removeValue(forKey: id) }
         }
-        return stream
+        return ChangeStream(base: stream, observer: observer)
     }
 
     /// Whether anyone listens to `changes()`: a save or batch insert of a million
@@ -264,7 +266,7 @@ public final class ObjectStore: Sendable {
     var hasObservers: Bool { observers.withLock { !$0.isEmpty } }
 
     func publish(_ change: ChangeSet) {
-        // Under the lock: an observer's missed range is read and moved on with its yield.
+        // Under the lock: commits publishing at once reach each observer one at a time.
         observers.withLock { observers in
             for observer in observers.values { observer.deliver(change) }
         }

@@ -410,7 +410,8 @@ extension LogStore {
         // so far before the swap: the swap, which commits wait for, looks only at the
         // few made after `early.through`.
         let early = try repairingIndex { try keysWritten(after: since, group: groupSet) }
-        var superseded = try supersededCopies(of: early.keys, written: written, group: groupSet, copiedCurrent: retention == nil ? nil : copiedCurrent)
+        let current = retention == nil ? nil : copiedCurrent
+        var superseded = try supersededCopies(early.keys, after: since, excluding: [], written: written, group: groupSet, copiedCurrent: current)
         // The swap: the manifest names the new segments instead of the group's. Commits
         // wait for it, so it does only what the commits since `early.through` make
         // necessary: the counters of the copies were summed as they were written, and a
@@ -443,8 +444,10 @@ extension LogStore {
                 manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: activeBlob)
             }
             // The active segment was just sealed: every later commit is in a sealed file.
-            let late = try keysWritten(after: early.through, group: groupSet).keys.subtracting(early.keys)
-            superseded += try supersededCopies(of: late, written: written, group: groupSet, copiedCurrent: retention == nil ? nil : copiedCurrent)
+            // A copy found superseded already is not taken back twice.
+            let late = try keysWritten(after: early.through, group: groupSet).keys
+            superseded += try supersededCopies(late, after: early.through, excluding: Set(superseded.map(\.copy.key)),
+                                               written: written, group: groupSet, copiedCurrent: current)
             var counters = state.withLock { $0.index.counters }
             for id in group { counters.liveBytesBySegment[id] = nil }
             for w in written { counters.liveBytesBySegment[w.id, default: 0] &+= w.currentBytes }
@@ -516,21 +519,73 @@ extension LogStore {
         }
     }
 
+    /// What commits after a sequence wrote, as a step gathers it.
+    enum WrittenKeys {
+        /// Their keys.
+        case keys(Set<RecordKey>)
+        /// More keys than ``LogStore/compactionWrittenKeysLimit``: the step looks up
+        /// each of its copies instead.
+        case many
+    }
+
     /// The keys that commits after `since` wrote, and the store's last sequence when
     /// they were gathered (later commits are not among them): the overlay's at one
     /// instant, under the state lock, then those of the sealed files (the group's aside)
-    /// it handed out, read outside it.
-    private func keysWritten(after since: UInt64, group: Set<UInt32>) throws -> (keys: Set<RecordKey>, through: UInt64) {
-        let (fromOverlay, files, through) = state.withLock { s -> ([RecordKey], [IndexFile], UInt64) in
-            var keys: [RecordKey] = []
-            s.index.overlay.forEachEntry { entry in if entry.sequence > since { keys.append(entry.key) } }
+    /// it handed out, read outside it. Past the limit it stops gathering: a bulk commit
+    /// of millions of keys would otherwise make a set of millions.
+    private func keysWritten(after since: UInt64, group: Set<UInt32>) throws -> (keys: WrittenKeys, through: UInt64) {
+        let limit = compactionWrittenKeysLimit.withLock { $0 }
+        let (fromOverlay, files, through) = state.withLock { s -> ([RecordKey]?, [IndexFile], UInt64) in
+            var keys: [RecordKey]? = []
+            s.index.overlay.forEachEntry { entry in
+                guard entry.sequence > since, keys != nil else { return }
+                keys!.append(entry.key)
+                if keys!.count > limit { keys = nil }
+            }
             return (keys, s.index.files.filter { !group.contains($0.segmentID) && $0.footer.maxSequence > since }, s.lastSequence)
         }
+        guard let fromOverlay else { return (.many, through) }
         var keys = Set(fromOverlay)
-        for file in files {
-            try file.forEachEntry { entry in if entry.sequence > since { keys.insert(entry.key) } }
+        struct TooMany: Error {}
+        do {
+            for file in files {
+                try file.forEachEntry { entry in
+                    guard entry.sequence > since else { return }
+                    keys.insert(entry.key)
+                    if keys.count > limit { throw TooMany() }
+                }
+            }
+        } catch is TooMany {
+            return (.many, through)
         }
-        return (keys, through)
+        return (.keys(keys), through)
+    }
+
+    /// The copies in `written` whose keys commits after `since` wrote (`keys`), those of
+    /// `excluding` aside.
+    private func supersededCopies(_ keys: WrittenKeys, after since: UInt64, excluding: Set<RecordKey>, written: [CompactionOutput.Written],
+                                  group: Set<UInt32>, copiedCurrent: [RecordKey: UInt64]?) throws -> [SupersededCopy] {
+        switch keys {
+        case .keys(let keys):
+            return try supersededCopies(of: keys.subtracting(excluding), written: written, group: group, copiedCurrent: copiedCurrent)
+        case .many:
+            // Each copy's key looked up in the index, as it stands (the outputs are not
+            // in it yet): a newer version than `since` supersedes the copy. The keys
+            // checked are the step's own, bounded as the step is.
+            var keys = Set<RecordKey>()
+            for output in written {
+                try output.index.forEachEntry { entry in
+                    guard !excluding.contains(entry.key) else { return }
+                    if let copiedCurrent, copiedCurrent[entry.key] != entry.sequence { return }
+                    // The overlay and the file list read together, so that a roll
+                    // between them cannot hide a version; the files probed outside.
+                    let (pending, files) = state.withLock { s in (s.index.overlay.entry(entry.key), s.index.files) }
+                    guard let newest = try pending ?? StoreIndex.sealedEntry(entry.key, in: files) else { return }
+                    if newest.sequence > since { keys.insert(entry.key) }
+                }
+            }
+            return try supersededCopies(of: keys, written: written, group: group, copiedCurrent: copiedCurrent)
+        }
     }
 
     /// The copies in `written` of `keys`, which commits after the step's `since` wrote.

@@ -62,6 +62,10 @@ public final class LogStore: Sendable {
     /// Called with a segment's id when a compaction step has read it, holding no lock:
     /// where tests commit between the segments of one step.
     package let compactionDidReadSegment = Locked<(@Sendable (UInt32) throws -> Void)?>(nil)
+    /// The most keys a compaction step gathers of the commits made while it ran; past
+    /// it, the step checks its own copies against the index instead, so that a bulk
+    /// commit during a step does not grow the step's memory. Tests lower it.
+    package let compactionWrittenKeysLimit = Locked(1 << 16)
     /// Durable commits wait here, outside the writer lock, for an fsync that covers them.
     let groupCommit: GroupCommit
     /// Set on a snapshot (``snapshot()``): its files are its store's, which closes them.

@@ -62,12 +62,25 @@ import StrataTestSupport
         case both
     }
 
+    /// How many keys a step gathers of the commits during it: the default, or so few
+    /// that every step looks up its copies instead.
+    enum GatheredKeys: CaseIterable, Sendable {
+        case all, few
+    }
+
     @Test(arguments: [false, true], CommitsDuring.allCases)
     func commitsBetweenACopyAndItsSwapLeaveTheCountersExact(sealTheCommits: Bool, during: CommitsDuring) throws {
+        for gathered in GatheredKeys.allCases {
+            try commitsBetweenACopyAndItsSwapLeaveTheCountersExact(sealTheCommits: sealTheCommits, during: during, gathered: gathered)
+        }
+    }
+
+    func commitsBetweenACopyAndItsSwapLeaveTheCountersExact(sealTheCommits: Bool, during: CommitsDuring, gathered: GatheredKeys) throws {
         let dir = try TemporaryDirectory("compact-steps")
         defer { dir.remove() }
         let (store, initial, options) = try Self.garbageStore(at: dir.path)
         defer { try? store.close() }
+        if gathered == .few { store.compactionWrittenKeysLimit.withLock { $0 = 3 } }
         let expected = Locked(initial)
         // Overwrite some keys (with and without a blob), delete others, and — in one
         // variant — write enough to seal the active segment, so that the commits since

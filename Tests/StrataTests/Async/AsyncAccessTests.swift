@@ -288,13 +288,59 @@ import Testing
         let second = try #require(await changes.next())
         #expect([first.sequence, second.sequence] == Array(sequences[0 ..< 2]))
         #expect(first.missed == nil && second.missed == nil)
-        // The buffer had room again: the next change set names the four dropped.
+        // Caught up, with no later commit to carry them: the four dropped come alone.
+        let notice = try #require(await changes.next())
+        #expect(notice.missed == sequences[2] ... sequences[5])
+        #expect(notice.sequence == sequences[5])
+        #expect(notice.inserted.isEmpty && notice.updated.isEmpty && notice.deleted.isEmpty)
         let context = store.newContext()
         _ = try ContextFixtures.employee(context, "Last")
         try context.save()
         let next = try #require(await changes.next())
         #expect(next.sequence == store.records.lastSequence)
-        #expect(next.missed == sequences[2] ... sequences[5])
+        #expect(next.missed == nil)
+    }
+
+    @Test func aConsumerBehindLearnsWhatItMissedFromTheNextChangeSetBuffered() async throws {
+        var options = StoreOptions()
+        options.changeBufferLimit = 2
+        let store = try Self.store(options)
+        var changes = store.changes().makeAsyncIterator()
+        var sequences: [UInt64] = []
+        func save(_ name: String) throws {
+            let context = store.newContext()
+            _ = try ContextFixtures.employee(context, name)
+            try context.save()
+            sequences.append(store.records.lastSequence)
+        }
+        for i in 0 ..< 5 { try save("E\(i)") }
+        // One taken makes room for one: the next commit carries the three dropped.
+        #expect(try #require(await changes.next()).sequence == sequences[0])
+        try save("Later")
+        #expect(try #require(await changes.next()).missed == nil)
+        let carrier = try #require(await changes.next())
+        #expect(carrier.sequence == sequences[5])
+        #expect(carrier.missed == sequences[2] ... sequences[4])
+        #expect(!carrier.inserted.isEmpty)
+    }
+
+    @Test func changeSetsDroppedBeforeCloseAreReportedBeforeTheStreamEnds() async throws {
+        var options = StoreOptions()
+        options.changeBufferLimit = 3
+        let store = try Self.store(options)
+        var changes = store.changes().makeAsyncIterator()
+        var sequences: [UInt64] = []
+        for i in 0 ..< 7 {
+            let context = store.newContext()
+            _ = try ContextFixtures.employee(context, "E\(i)")
+            try context.save()
+            sequences.append(store.records.lastSequence)
+        }
+        try await store.close()
+        var delivered: [ChangeSet] = []
+        while let change = await changes.next() { delivered.append(change) }
+        #expect(delivered.map(\.sequence) == Array(sequences[0 ..< 3]) + [sequences[6]])
+        #expect(delivered.last?.missed == sequences[3] ... sequences[6])
     }
 }
 

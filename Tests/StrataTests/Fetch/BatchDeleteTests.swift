@@ -7,7 +7,7 @@ import StrataTestSupport
 struct BatchDeleteTests {
     @Test("deletes what the predicate matches in one transaction and publishes it", arguments: FetchFixtures.Kind.underTest)
     func delete(kind: FetchFixtures.Kind) async throws {
-        let (deletedIDs, stream) = try FetchFixtures.withStore(kind) { store -> ([ObjectID], AsyncStream<ChangeSet>) in
+        let (deletedIDs, stream) = try FetchFixtures.withStore(kind) { store -> ([ObjectID], ChangeStream) in
             try FetchFixtures.populate(store)
             let predicate = try Strata.Predicate(format: "department.name == 'R&D' OR age > 50")
             let doomed = try store.newContext().fetchObjectIDs(FetchRequest(entityName: "Employee", predicate: predicate))

@@ -110,7 +110,7 @@ struct BatchInsertHandlerTests {
 
     @Test("no objects: nothing written; observers get every id")
     func emptyAndObserved() async throws {
-        let (stream, inserted) = try FetchFixtures.withStore(.inMemory, options: Self.options) { store -> (AsyncStream<ChangeSet>, Int) in
+        let (stream, inserted) = try FetchFixtures.withStore(.inMemory, options: Self.options) { store -> (ChangeStream, Int) in
             let before = store.statistics.commits
             #expect(try store.batchInsert(entityName: "Employee") { _ in true } == 0)
             #expect(store.statistics.commits == before)

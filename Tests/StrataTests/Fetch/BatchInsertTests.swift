@@ -9,7 +9,7 @@ struct BatchInsertTests {
     func insert(kind: FetchFixtures.Kind) async throws {
         var options = StoreOptions()
         options.externalStorageThreshold = 100
-        let (ids, stream, commits, blobs) = try FetchFixtures.withStore(kind, options: options) { store -> ([ObjectID], AsyncStream<ChangeSet>, Int, Int) in
+        let (ids, stream, commits, blobs) = try FetchFixtures.withStore(kind, options: options) { store -> ([ObjectID], ChangeStream, Int, Int) in
             try FetchFixtures.populate(store)
             let sales = try #require(try store.newContext().fetchObjectIDs(FetchRequest(entityName: "Department", predicate: try Strata.Predicate(format: "name == 'Sales'"))).first)
             let stream = store.changes()
