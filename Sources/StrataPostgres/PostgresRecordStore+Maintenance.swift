@@ -116,6 +116,17 @@ extension PostgresRecordStore {
 extension PostgresRecordStore {
     /// Ends the server connections that listen for this store's commits (other
     /// processes' included): tests cut them to check that feeds catch up.
+    /// How many connections to the server, this call's aside, last ran a statement
+    /// naming `schema`'s tables: tests check that a closed store leaves none open.
+    package func connectionCount(touching schema: String) throws -> Int {
+        try read { link in
+            var binds = PostgresBindings()
+            binds.append("%\(schema).%")
+            let rows = try link.query("SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE $1", binds)
+            return Int(try rows.first?.decode(Int64.self) ?? 0)
+        }
+    }
+
     package func terminateListeningConnections() throws {
         _ = try read { link in
             try link.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE 'LISTEN %'")

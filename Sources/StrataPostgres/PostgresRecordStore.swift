@@ -263,7 +263,9 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
 final class ConnectionPool: Sendable {
     let location: PostgresLocation
     let logger: Logger
-    private let idle = Locked<[PostgresLink]>([])
+    /// The idle connections; nil once the pool is closed, when a connection handed
+    /// back (a read that was under way) is closed rather than kept.
+    private let idle = Locked<[PostgresLink]?>([])
     static let limit = 8
 
     init(location: PostgresLocation, logger: Logger) {
@@ -272,24 +274,24 @@ final class ConnectionPool: Sendable {
     }
 
     func with<T>(_ body: (PostgresLink) throws -> T) throws -> T {
-        let link = try idle.withLock { $0.popLast() } ?? PostgresLink.connect(to: location, logger: logger)
+        let taken = try idle.withLock { links -> PostgresLink? in
+            guard links != nil else { throw StrataError(.closed, "the store is closed", path: location.description) }
+            return links!.popLast()
+        }
+        let link = try taken ?? PostgresLink.connect(to: location, logger: logger)
         defer {
-            if link.isClosed {
-                link.close()
-            } else {
-                let kept = idle.withLock { links -> Bool in
-                    guard links.count < Self.limit else { return false }
-                    links.append(link)
-                    return true
-                }
-                if !kept { link.close() }
+            let kept = !link.isClosed && idle.withLock { links -> Bool in
+                guard links != nil, links!.count < Self.limit else { return false }
+                links!.append(link)
+                return true
             }
+            if !kept { link.close() }
         }
         return try body(link)
     }
 
     func closeAll() {
-        for link in idle.withLock({ links -> [PostgresLink] in defer { links = [] }; return links }) { link.close() }
+        for link in idle.withLock({ links -> [PostgresLink] in defer { links = nil }; return links ?? [] }) { link.close() }
     }
 }
 #endif

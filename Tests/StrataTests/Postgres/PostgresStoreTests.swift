@@ -362,4 +362,41 @@ struct PostgresStoreTests {
         #expect(try await feed.value, "the reader's feed hears the commit")
         timeout.cancel()
     }
+
+    /// Reads under way when the store closes hand their connections back to a closed
+    /// pool: they are closed, not kept open until the process ends.
+    @Test func aStoreClosedDuringReadsLeavesNoConnectionOpen() throws {
+        #if Postgres
+        let schema = "c" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let location = StoreUnderTest.location(StoreUnderTest.postgres ?? "", schema: schema)
+        let store = try PostgresRecordStore(location: location, readOnly: false)
+        var batch = WriteBatch()
+        for key in 1...100 as ClosedRange<UInt64> { batch.put(RecordKey(key), value: Array("v\(key)".utf8)) }
+        try store.commit(batch)
+        let reads = Locked(0)
+        let readers = (0..<4).map { n in
+            Thread {
+                var key: UInt64 = 1
+                while (try? store.get(RecordKey(key))) != nil {
+                    reads.withLock { $0 += 1 }
+                    key = key % 100 + 1
+                }
+            }
+        }
+        for reader in readers { reader.start() }
+        while reads.withLock({ $0 }) < 200 { Thread.sleep(forTimeInterval: 0.005) }
+        try store.close()
+        while readers.contains(where: { !$0.isFinished }) { Thread.sleep(forTimeInterval: 0.01) }
+        let observer = try PostgresRecordStore(location: StoreUnderTest.location(StoreUnderTest.postgres ?? "", schema: "o" + schema.dropFirst()),
+                                               readOnly: false)
+        defer { try? observer.close() }
+        // A closed connection leaves pg_stat_activity once its backend exits.
+        var open = try observer.connectionCount(touching: schema)
+        for _ in 0..<50 where open > 0 {
+            Thread.sleep(forTimeInterval: 0.02)
+            open = try observer.connectionCount(touching: schema)
+        }
+        #expect(open == 0, "connections left open on the closed store's schema")
+        #endif
+    }
 }
