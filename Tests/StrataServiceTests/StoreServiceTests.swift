@@ -48,6 +48,52 @@ import Testing
         _ = service
     }
 
+    @Test func aMigrationIsTimedAndAFailedOneCounted() async throws {
+        let dir = try TemporaryDirectory("service-migrate")
+        defer { dir.remove() }
+        let path = dir.appending("todos.strata")
+        let old = try Self.model()
+        let seed = try ObjectStore(at: path, model: old)
+        try await seed.write { context in try context.insert("Todo").setValue("Keep", forKey: "title") }
+        try await seed.close()
+        // A new required attribute with no default: the inferred migration cannot fill it.
+        let strict = try ObjectModel(version: "2") {
+            Entity("Todo") {
+                Attribute("title", .string)
+                Attribute("completed", .bool, default: .bool(false))
+                Attribute("owner", .string)
+            }
+        }
+        var options = StoreOptions()
+        options.migration = .inferred
+        let metrics = TestMetrics()
+        await #expect(throws: StrataError.self) {
+            _ = try await StoreService.open(at: path, model: strict, options: options, metrics: StoreMetrics(factory: metrics), logger: Self.logger)
+        }
+        let base = [("db.system.name", "strata")]
+        // Timed with its error's type, as OpenTelemetry's duration of a failed operation is.
+        let timed = metrics.timers.filter { $0.label == "db.client.operation.duration" && $0.dimensions.contains { $0 == ("db.operation.name", "migrate") } }
+        #expect(timed.map(\.values.count).reduce(0, +) == 1)
+        #expect(timed.filter { !$0.values.isEmpty }.allSatisfy { $0.dimensions.contains { $0.0 == "error.type" } })
+        let failed = metrics.counters.filter { $0.label == "strata.errors" && $0.dimensions.contains { $0 == ("db.operation.name", "migrate") } }
+        #expect(failed.map(\.totalValue).reduce(0, +) == 1, "\(failed.map(\.dimensions))")
+
+        // With a default the same migration succeeds, and is timed, with no error.
+        let lenient = try ObjectModel(version: "3") {
+            Entity("Todo") {
+                Attribute("title", .string)
+                Attribute("completed", .bool, default: .bool(false))
+                Attribute("owner", .string, default: .string("nobody"))
+            }
+        }
+        options.migration = .inferred
+        let passing = TestMetrics()
+        let service = try await StoreService.open(at: path, model: lenient, options: options, metrics: StoreMetrics(factory: passing), logger: Self.logger)
+        try await service.store.close()
+        #expect(try passing.expectTimer("db.client.operation.duration", base + [("db.operation.name", "migrate")]).values.count == 1)
+        #expect(!passing.counters.contains { $0.label == "strata.errors" })
+    }
+
     @Test func samplesCountCommitsAndSetGauges() async throws {
         let metrics = TestMetrics()
         let store = try ObjectStore.inMemory(model: try Self.model())

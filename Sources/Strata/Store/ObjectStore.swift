@@ -113,17 +113,24 @@ public final class ObjectStore: Sendable {
                 records = try Self.replaceWithEmptyStore(records, path: path, storedHash: stored.recorded, model: model, options: options)
             } else if let stored, stored.current != model.versionHash, options.migration.isRequested {
                 let started = ContinuousClock.now
-                if records.hasOtherWriters {
-                    // Other processes may open it with this model too: under the store's
-                    // lock, the metadata read again says whether one of them migrated it.
-                    let opened = records
-                    records = try opened.exclusively {
-                        try opened.reloadMetadata()
-                        guard let again = RecordedModelHash(metadata: opened.metadata, given: model), again.current != model.versionHash else { return opened }
-                        return try StoreMigrator.migrate(opened, path: path, to: model, options: options)
+                do {
+                    if records.hasOtherWriters {
+                        // Other processes may open it with this model too: under the store's
+                        // lock, the metadata read again says whether one of them migrated it.
+                        let opened = records
+                        records = try opened.exclusively {
+                            try opened.reloadMetadata()
+                            guard let again = RecordedModelHash(metadata: opened.metadata, given: model), again.current != model.versionHash else { return opened }
+                            return try StoreMigrator.migrate(opened, path: path, to: model, options: options)
+                        }
+                    } else {
+                        records = try StoreMigrator.migrate(records, path: path, to: model, options: options)
                     }
-                } else {
-                    records = try StoreMigrator.migrate(records, path: path, to: model, options: options)
+                } catch {
+                    // A failed migration is an operation too: the service's error counter
+                    // is where an operator looks when a deploy does not come up.
+                    options.instrument?.operationFinished(.migrate, duration: ContinuousClock.now - started, error: error)
+                    throw error
                 }
                 migrated = ContinuousClock.now - started
             }
