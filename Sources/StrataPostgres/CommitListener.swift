@@ -6,9 +6,9 @@ import PostgresNIO
 import StrataLog
 
 /// Hears other processes' commits: a connection of its own that LISTENs on the
-/// store's channel, to which each commit NOTIFYs its sequence. When the connection
-/// drops it connects again and reports a commit (sequence 0) at once, so that a feed
-/// reads what it may have missed meanwhile from the history.
+/// store's channel, to which each commit NOTIFYs its sequence. Each time it starts
+/// listening — first, and after the connection dropped — it reports a commit
+/// (sequence 0), so that a feed reads what it may have missed meanwhile from the history.
 final class CommitListener: Sendable {
     let location: PostgresLocation
     let channel: String
@@ -16,6 +16,8 @@ final class CommitListener: Sendable {
     private struct State {
         var observer: (@Sendable (UInt64) -> Void)?
         var link: PostgresLink?
+        /// A connection is being made (or retried): another start waits for it.
+        var connecting = false
         var stopped = false
     }
     private let state = Locked(State())
@@ -26,13 +28,19 @@ final class CommitListener: Sendable {
         self.logger = logger
     }
 
-    /// Starts listening for `observer` (nil: stops reporting).
+    /// Starts listening for `observer` (nil: stops reporting). It returns at once: the
+    /// connection is made off the caller's thread, which may be one of the cooperative
+    /// pool's, and the report made once it listens covers the commits made until then.
     func start(_ observer: (@Sendable (UInt64) -> Void)?) {
         let connect = state.withLock { s -> Bool in
             s.observer = observer
-            return observer != nil && s.link == nil && !s.stopped
+            guard observer != nil, s.link == nil, !s.connecting, !s.stopped else { return false }
+            s.connecting = true
+            return true
         }
-        if connect { listen(firstTime: true) }
+        if connect {
+            DispatchQueue.global().async { [self] in listen() }
+        }
     }
 
     func stop() {
@@ -49,7 +57,7 @@ final class CommitListener: Sendable {
         state.withLock { $0.observer }?(sequence)
     }
 
-    private func listen(firstTime: Bool) {
+    private func listen() {
         var opened: PostgresLink?
         let link: PostgresLink
         do {
@@ -66,6 +74,7 @@ final class CommitListener: Sendable {
             return
         }
         let keep = state.withLock { s -> Bool in
+            s.connecting = false
             guard !s.stopped else { return false }
             s.link = link
             return true
@@ -75,7 +84,7 @@ final class CommitListener: Sendable {
             return
         }
         // Commits made while no connection listened are read from the history.
-        if !firstTime { report(0) }
+        report(0)
         link.connection.closeFuture.whenComplete { [weak self] _ in
             guard let self else { return }
             let again = self.state.withLock { s -> Bool in
@@ -83,7 +92,10 @@ final class CommitListener: Sendable {
                 s.link = nil
                 return !s.stopped
             }
-            if again { self.retry() }
+            if again {
+                self.state.withLock { $0.connecting = true }
+                self.retry()
+            }
         }
     }
 
@@ -91,7 +103,7 @@ final class CommitListener: Sendable {
         // Connecting waits on a future: off the event loop.
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { [weak self] in
             guard let self, !self.state.withLock({ $0.stopped }) else { return }
-            self.listen(firstTime: false)
+            self.listen()
         }
     }
 }

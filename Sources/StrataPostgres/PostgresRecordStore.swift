@@ -102,7 +102,7 @@ public final class PostgresRecordStore: RecordStore, @unchecked Sendable {
             knownGeneration = Locked(generation)
             cachedMetadata = Locked(metadata)
             pool = ConnectionPool(location: location, logger: logger)
-            listener = CommitListener(location: location, channel: "strata_\(schema)", logger: logger)
+            listener = CommitListener(location: location, channel: location.notificationChannel, logger: logger)
         } catch {
             writer.close()
             throw error
