@@ -75,7 +75,8 @@ final class CommitListener: Sendable {
         }
         let keep = state.withLock { s -> Bool in
             s.connecting = false
-            guard !s.stopped else { return false }
+            // One connection listens at a time: a second would report every commit twice.
+            guard !s.stopped, s.link == nil else { return false }
             s.link = link
             return true
         }
@@ -90,12 +91,11 @@ final class CommitListener: Sendable {
             let again = self.state.withLock { s -> Bool in
                 guard s.link === link else { return false }
                 s.link = nil
+                // Set with the link's removal, so that no start() between them connects too.
+                s.connecting = !s.stopped
                 return !s.stopped
             }
-            if again {
-                self.state.withLock { $0.connecting = true }
-                self.retry()
-            }
+            if again { self.retry() }
         }
     }
 

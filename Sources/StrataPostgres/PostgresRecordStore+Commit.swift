@@ -104,7 +104,19 @@ extension PostgresRecordStore {
             }
             // Whatever COMMIT answers, the transaction is over.
             lockedSequence = nil
-            let answer = try link.query("COMMIT")
+            let answer: PostgresQueryResult
+            do {
+                answer = try link.query("COMMIT")
+            } catch let error as StrataError where error.context["sqlState"] == nil {
+                // No answer from the server (the connection went): it may have committed
+                // before the connection dropped. Saying "failed" could make a caller
+                // write the same thing again; the store is what knows.
+                var unknown = StrataError(.io, "PostgreSQL: the connection was lost while the transaction committed, so whether it was committed is unknown: read the store to find out (\(error.message))",
+                                          path: path, context: error.context)
+                unknown.context["outcome"] = "unknown"
+                unknown.context["sequence"] = "\(sequence)"
+                throw unknown
+            }
             // A transaction an error had already aborted answers COMMIT with ROLLBACK.
             guard answer.metadata.command == "COMMIT" else {
                 throw StrataError(.io, "PostgreSQL rolled the commit back (\(answer.metadata.command))", path: path)

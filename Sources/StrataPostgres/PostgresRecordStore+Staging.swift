@@ -80,9 +80,15 @@ extension PostgresRecordStore: StagingRecordStore {
             try link.query("WITH moved AS (UPDATE \(schema).state SET sequence = $1 WHERE id = 1) SELECT pg_notify($2, $3)", binds)
             return false
         }
-        try reloadMetadata()
         writerLock.withLock { stagingBaseline = nil }
         logger.info("migration swapped in", metadata: ["store": "\(path)", "from": "\(from)"])
+        do {
+            try reloadMetadata()
+        } catch var error as StrataError {
+            // The swap is committed: the store is migrated, whatever this read says.
+            error.message = "the migration was swapped in, but reading the store's metadata afterwards failed: open the store again (\(error.message))"
+            throw error
+        }
     }
 
     /// This store: the swap changed its tables, not its connections.

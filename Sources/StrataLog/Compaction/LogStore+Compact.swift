@@ -569,21 +569,30 @@ extension LogStore {
         case .keys(let keys):
             return try supersededCopies(of: keys.subtracting(excluding), written: written, group: group, copiedCurrent: copiedCurrent)
         case .many:
-            // Each copy's key looked up in the index, as it stands (the outputs are not
-            // in it yet): a newer version than `since` supersedes the copy. The keys
-            // checked are the step's own, bounded as the step is.
+            // Each copy's key looked up in the index as it stands (the outputs are not
+            // in it yet), as the step's walk looks up what it reads: a version newer
+            // than `since` supersedes the copy. Only the files sealed since are probed,
+            // so under the writer lock this costs the few commits since `since`. The
+            // keys checked are the step's own, bounded as the step is.
             var keys = Set<RecordKey>()
+            var batch: [RecordKey] = []
+            var found: [IndexEntry?] = []
+            var lookups = Lookups()
+            func settle() throws {
+                found.removeAll(keepingCapacity: true)
+                try appendCurrentEntries(of: batch, to: &found, lookups: &lookups, newerThan: since)
+                for (key, newest) in zip(batch, found) where (newest?.sequence ?? 0) > since { keys.insert(key) }
+                batch.removeAll(keepingCapacity: true)
+            }
             for output in written {
                 try output.index.forEachEntry { entry in
                     guard !excluding.contains(entry.key) else { return }
                     if let copiedCurrent, copiedCurrent[entry.key] != entry.sequence { return }
-                    // The overlay and the file list read together, so that a roll
-                    // between them cannot hide a version; the files probed outside.
-                    let (pending, files) = state.withLock { s in (s.index.overlay.entry(entry.key), s.index.files) }
-                    guard let newest = try pending ?? StoreIndex.sealedEntry(entry.key, in: files) else { return }
-                    if newest.sequence > since { keys.insert(entry.key) }
+                    batch.append(entry.key)
+                    if batch.count >= Self.currentCheckBatch { try settle() }
                 }
             }
+            try settle()
             return try supersededCopies(of: keys, written: written, group: group, copiedCurrent: copiedCurrent)
         }
     }
@@ -773,7 +782,10 @@ extension LogStore {
     /// it handed out, outside it, so that readers and commits do not wait for a step's
     /// lookups. The view is the store's at one instant after the step's `since`: a
     /// commit after it is one the swap settles.
-    func appendCurrentEntries(of keys: [RecordKey], to entries: inout [IndexEntry?], lookups: inout Lookups) throws {
+    ///
+    /// With `newerThan`, only versions past that sequence are asked for: the index
+    /// files that hold none are not probed, and an entry found may be an older one.
+    func appendCurrentEntries(of keys: [RecordKey], to entries: inout [IndexEntry?], lookups: inout Lookups, newerThan: UInt64? = nil) throws {
         let start = entries.count
         entries.reserveCapacity(start + keys.count)
         try repairingIndex {
@@ -781,7 +793,8 @@ extension LogStore {
             entries.removeSubrange(start...)
             let (fromOverlay, files) = try state.withLock { s -> ([IndexEntry?], [IndexFile]) in
                 if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }
-                return (keys.map { s.index.overlay.entry($0) }, s.index.files)
+                let files = newerThan.map { since in s.index.files.filter { $0.footer.maxSequence > since } } ?? s.index.files
+                return (keys.map { s.index.overlay.entry($0) }, files)
             }
             if !files.elementsEqual(lookups.files, by: ===) { lookups = Lookups(files: files, memos: Array(repeating: .passing, count: files.count)) }
             // Filters are kept for one call, not taken from the cache per lookup.

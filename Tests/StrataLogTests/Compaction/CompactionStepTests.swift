@@ -63,9 +63,10 @@ import StrataTestSupport
     }
 
     /// How many keys a step gathers of the commits during it: the default, or so few
-    /// that every step looks up its copies instead.
+    /// that every step looks up its copies instead — also with a retention, where the
+    /// outputs hold superseded versions beside the current copy each key has.
     enum GatheredKeys: CaseIterable, Sendable {
-        case all, few
+        case all, few, fewKeepingVersions
     }
 
     @Test(arguments: [false, true], CommitsDuring.allCases)
@@ -80,7 +81,12 @@ import StrataTestSupport
         defer { dir.remove() }
         let (store, initial, options) = try Self.garbageStore(at: dir.path)
         defer { try? store.close() }
-        if gathered == .few { store.compactionWrittenKeysLimit.withLock { $0 = 3 } }
+        if gathered != .all { store.compactionWrittenKeysLimit.withLock { $0 = 3 } }
+        if gathered == .fewKeepingVersions {
+            // The versions of the last two rounds stay.
+            let after = store.lastSequence - 2
+            store.setVersionRetention { _ in VersionRetention(after: after) }
+        }
         let expected = Locked(initial)
         // Overwrite some keys (with and without a blob), delete others, and — in one
         // variant — write enough to seal the active segment, so that the commits since

@@ -384,7 +384,9 @@ struct PostgresStoreTests {
             }
         }
         for reader in readers { reader.start() }
-        while reads.withLock({ $0 }) < 200 { Thread.sleep(forTimeInterval: 0.005) }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while reads.withLock({ $0 }) < 200 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        #expect(reads.withLock { $0 } >= 200, "the readers read before the close")
         try store.close()
         while readers.contains(where: { !$0.isFinished }) { Thread.sleep(forTimeInterval: 0.01) }
         let observer = try PostgresRecordStore(location: StoreUnderTest.location(StoreUnderTest.postgres ?? "", schema: "o" + schema.dropFirst()),
