@@ -9,7 +9,11 @@ import StrataImport
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Show entities and object counts, bytes in segments and blobs, garbage ratio, model hash and format version."
+        abstract: "Show entities and object counts, bytes in segments and blobs, garbage ratio, model hash and format version.",
+        discussion: """
+            segmentBytes and blobBytes are the files' sizes on disk. recordBytes and liveRecordBytes count the records (all of them, and the current versions) as encoded before compression, \
+            so with compressed blocks they can exceed segmentBytes; recordGarbage is the share of recordBytes that is superseded.
+            """
     )
 
     @Argument(help: "The store directory.")
@@ -32,6 +36,7 @@ struct StatsCommand: ParsableCommand {
                     ("lastSequence", .integer(Int64(clamping: log.lastSequence))),
                     ("segments", .integer(Int64(usage.segmentCount))),
                     ("segmentBytes", .integer(usage.segmentBytes)),
+                    ("recordBytes", .integer(usage.recordBytes)),
                     ("liveRecordBytes", .integer(usage.liveRecordBytes)),
                     ("blobFiles", .integer(Int64(usage.blobFileCount))),
                     ("blobBytes", .integer(usage.blobBytes)),

@@ -78,14 +78,35 @@ public struct StoreService: Service {
         logger.info("store closed")
     }
 
-    /// Samples and compacts by the policy until cancelled.
+    /// Samples, and compacts by the policy, until cancelled: in two loops, so that the
+    /// gauges go on being sampled while a compaction runs, which at its rate cap may
+    /// take minutes.
     func maintain() async {
-        var lastCompaction: ContinuousClock.Instant?
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.sampleUntilCancelled() }
+            group.addTask { await self.compactUntilCancelled() }
+        }
+    }
+
+    func sampleUntilCancelled() async {
         while !Task.isCancelled {
             metrics.sample(store)
+            do {
+                try await Task.sleep(for: configuration.checkInterval)
+            } catch {
+                return
+            }
+        }
+    }
+
+    func compactUntilCancelled() async {
+        var lastCompaction: ContinuousClock.Instant?
+        while !Task.isCancelled {
             if shouldCompact(lastCompaction: lastCompaction) {
                 lastCompaction = .now
                 await compact()
+                // What it reclaimed shows at once, not a check interval later.
+                metrics.sample(store)
             }
             do {
                 try await Task.sleep(for: configuration.checkInterval)
@@ -103,7 +124,14 @@ public struct StoreService: Service {
 
     func compact() async {
         do {
-            let report = try await store.compact(bytesPerSecond: configuration.compactionBytesPerSecond)
+            // Cancelled, the service is shutting down and closes the store next: the
+            // compaction stops now (as the close would stop it) rather than holding the
+            // shutdown for the rest of its pass.
+            let report = try await withTaskCancellationHandler {
+                try await store.compact(bytesPerSecond: configuration.compactionBytesPerSecond)
+            } onCancel: {
+                store.records.stopCompaction()
+            }
             logger.info("compacted", metadata: [
                 "reclaimedBytes": "\(max(0, report.segmentBytesBefore - report.segmentBytesAfter) + report.blobBytesReclaimed)",
                 "steps": "\(report.steps)", "duration": "\(report.duration)", "longestPause": "\(report.longestPause)", "report": "\(report)",

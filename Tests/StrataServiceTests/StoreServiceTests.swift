@@ -205,4 +205,43 @@ import Testing
         #expect(try metrics.expectCounter("strata.compaction.steps", base).totalValue >= 1)
         #expect(try metrics.expectTimer("strata.compaction.pause", base).lastValue ?? 0 > 0)
     }
+
+    /// A compaction at its rate cap may run for minutes: the gauges go on being sampled
+    /// meanwhile, rather than waiting for it to end.
+    @Test func gaugesAreSampledWhileACompactionRuns() async throws {
+        var options = StoreOptions()
+        options.log.segmentSizeLimit = 16 << 10
+        let store = try ObjectStore.inMemory(model: try Self.model(), options: options)
+        let id = try await store.write { context in
+            let todo = try context.insert("Todo")
+            try todo.setValue("First", forKey: "title")
+            return todo.objectID
+        }
+        for i in 0 ..< 400 {
+            try await store.write { try $0.existingObject(with: id).setValue(String(repeating: "x", count: 64) + "\(i)", forKey: "title") }
+        }
+        var configuration = StoreService.Configuration()
+        configuration.checkInterval = .milliseconds(10)
+        configuration.compactionMinimumInterval = .seconds(60)
+        // Slow enough that the compaction outlasts the test.
+        configuration.compactionBytesPerSecond = 1 << 10
+        let metrics = TestMetrics()
+        let service = StoreService(store: store, metrics: StoreMetrics(factory: metrics), configuration: configuration, logger: Self.logger)
+        let base = [("db.system.name", "strata")]
+        try await testGracefulShutdown { trigger in
+            async let run: Void = service.run()
+            try await Task.sleep(for: .milliseconds(100))
+            let during = try metrics.expectGauge("strata.store.size", base).values.count
+            try await Task.sleep(for: .milliseconds(300))
+            let later = try metrics.expectGauge("strata.store.size", base).values.count
+            #expect(store.statistics.compactions == 0, "the compaction is still under way")
+            #expect(later - during >= 5, "\(later - during) samples in 300 ms of compaction")
+            // The shutdown stops the compaction rather than waiting out its pass.
+            let shutdown = ContinuousClock.now
+            trigger.triggerGracefulShutdown()
+            try await run
+            #expect(ContinuousClock.now - shutdown < .seconds(5))
+        }
+        #expect(store.health.state == .closed)
+    }
 }

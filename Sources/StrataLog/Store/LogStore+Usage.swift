@@ -3,9 +3,11 @@ public struct StoreUsage: Sendable, Equatable {
     public var segmentCount: Int
     /// Bytes of all segment files.
     public var segmentBytes: Int64
-    /// Bytes of the records that are current versions.
+    /// Bytes of the records that are current versions, as encoded before compression:
+    /// with compressed blocks it can exceed ``segmentBytes``. The garbage ratios compare
+    /// it with ``recordBytes``, counted the same way.
     public var liveRecordBytes: Int64
-    /// Bytes of every committed record, superseded ones included.
+    /// Bytes of every committed record, superseded ones included, before compression.
     public var recordBytes: Int64
     public var blobFileCount: Int
     public var blobBytes: Int64

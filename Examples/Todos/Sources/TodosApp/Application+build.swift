@@ -40,7 +40,11 @@ public func buildApplication(_ arguments: some AppArguments) async throws -> som
     if let backupDirectory = arguments.backupDirectory {
         // Created now, so that a directory the process cannot create fails the start
         // rather than the first backup.
-        try FileManager.default.createDirectory(atPath: backupDirectory, withIntermediateDirectories: true)
+        do {
+            try FileManager.default.createDirectory(atPath: backupDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw AppConfigurationError("--backup-dir \(backupDirectory) cannot be used: it is not a directory that can be created or written (\(error.localizedDescription))")
+        }
     }
     let configuration = ApplicationConfiguration(
         address: .hostname(arguments.hostname, port: arguments.port),
@@ -70,7 +74,8 @@ public func buildApplication(_ arguments: some AppArguments) async throws -> som
 /// `backupDirectory` adds `POST /admin/backup`, which writes into it; nil leaves the
 /// route out.
 func buildRouter(repository: some Repository, backupDirectory: String? = nil) -> Router<AppRequestContext> {
-    let router = Router(context: AppRequestContext.self)
+    // HEAD answers wherever GET does, as the `Allow` headers of 405 answers say.
+    let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Outermost first: the metrics see the status the error middleware answered.
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ErrorMiddleware())

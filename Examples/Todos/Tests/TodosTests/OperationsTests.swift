@@ -34,6 +34,7 @@ struct OperationsTests {
             try await app.test(.router) { client in
                 try await client.execute(uri: "/db", method: .get) { #expect($0.status == .ok) }
                 _ = try await client.createTodo("measured")
+                try await client.execute(uri: "/todos/999999", method: .get) { #expect($0.status == .notFound) }
                 try await client.execute(uri: "/metrics", method: .get) { response in
                     #expect(response.status == .ok)
                     #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
@@ -44,6 +45,11 @@ struct OperationsTests {
                         #expect(text.contains(series), "missing \(series)")
                     }
                     #expect(text.contains("http_server_request_duration"))
+                    // An error the API answered is counted as one, under its status.
+                    let errors = text.split(separator: "\n").filter {
+                        $0.hasPrefix("hb_request_errors{") && $0.contains(#"error_type="404""#) && $0.contains(#"http_route="/todos/{id}""#)
+                    }
+                    #expect(errors.contains { !$0.hasSuffix(" 0") }, "\(errors)")
                     #expect(!text.contains("db.client"))
                 }
             }

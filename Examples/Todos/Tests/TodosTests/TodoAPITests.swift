@@ -211,4 +211,75 @@ struct TodoAPITests {
             }
         }
     }
+
+    @Test("ids are whole numbers written as such, percent-encoded or not; HEAD answers where GET does", arguments: engines)
+    func idsAndHead(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(.router) { client in
+                let todo = try await client.createTodo("first")
+                for id in ["+\(todo.id)", "000\(todo.id)", "\(todo.id).0", " \(todo.id)", "%20\(todo.id)"] {
+                    try await client.execute(uri: "/todos/\(id)", method: .get) { response in
+                        #expect(response.status == .badRequest, "GET /todos/\(id)")
+                        #expect(response.errorCode == "badRequest")
+                    }
+                }
+                let encoded = String(todo.id).unicodeScalars.map { "%3\($0)" }.joined()
+                try await client.execute(uri: "/todos/\(encoded)", method: .get) { response in
+                    #expect(response.status == .ok, "GET /todos/\(encoded)")
+                }
+                for uri in ["/todos/\(todo.id)", "/todos", "/health"] {
+                    try await client.execute(uri: uri, method: .head) { response in
+                        #expect(response.status == .ok, "HEAD \(uri)")
+                        #expect(response.body.readableBytes == 0)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a body over the upload limit is 413 and changes nothing", arguments: engines)
+    func bodyTooLarge(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(.router) { client in
+                let todo = try await client.createTodo("kept")
+                let huge = ByteBuffer(string: #"{"title": ""# + String(repeating: "a", count: 3 << 20) + #""}"#)
+                try await client.execute(uri: "/todos", method: .post, headers: jsonHeaders, body: huge) { response in
+                    #expect(response.status == .contentTooLarge)
+                    #expect(response.errorCode == "contentTooLarge")
+                }
+                try await client.execute(uri: "/todos/\(todo.id)", method: .patch, headers: jsonHeaders, body: huge) { response in
+                    #expect(response.status == .contentTooLarge)
+                }
+                #expect(try await client.allTodos() == [todo])
+            }
+        }
+    }
+
+    @Test("the last page has no next cursor, even when it is full", arguments: engines)
+    func fullLastPage(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(.router) { client in
+                var ids: [Int] = []
+                for n in 1...4 { ids.append(try await client.createTodo("todo \(n)").id) }
+                try await client.execute(uri: "/todos?limit=2", method: .get) { response in
+                    let page = try response.decoded(as: TodoPage.self)
+                    #expect(page.todos.map(\.id) == Array(ids[0..<2]))
+                    #expect(page.next == ids[1])
+                }
+                try await client.execute(uri: "/todos?after=\(ids[1])&limit=2", method: .get) { response in
+                    let page = try response.decoded(as: TodoPage.self)
+                    #expect(page.todos.map(\.id) == Array(ids[2..<4]))
+                    #expect(page.next == nil)
+                }
+                try await client.execute(uri: "/todos?limit=4", method: .get) { response in
+                    let page = try response.decoded(as: TodoPage.self)
+                    #expect(page.todos.count == 4)
+                    #expect(page.next == nil)
+                }
+            }
+        }
+    }
 }

@@ -7,8 +7,11 @@ extension RouterMethods where Context == AppRequestContext {
     /// which tells a client that typed `PUT /todos/1` that the todo is missing.
     @discardableResult
     func routes(_ path: RouterPath, allowing allowed: [HTTPRequest.Method]) -> Self {
-        let others: [HTTPRequest.Method] = [.get, .post, .put, .patch, .delete].filter { !allowed.contains($0) }
-        // HEAD is answered wherever GET is (Hummingbird adds it).
+        // HEAD is answered wherever GET is (the router generates it); elsewhere it is
+        // refused with the rest.
+        let others: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete].filter { method in
+            !allowed.contains(method) && !(method == .head && allowed.contains(.get))
+        }
         let listed = (allowed.contains(.get) ? allowed + [.head] : allowed).map(\.rawValue).joined(separator: ", ")
         for method in others {
             on(path, method: method) { request, _ -> Response in

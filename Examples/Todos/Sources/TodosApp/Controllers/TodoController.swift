@@ -31,13 +31,13 @@ struct TodoController<Store: Repository> {
     }
 
     @Sendable func get(request: Request, context: AppRequestContext) async throws -> Todo {
-        let id = try context.parameters.require("id", as: Int.self)
+        let id = try Self.id(context)
         guard let todo = try await repository.todo(id: id) else { throw APIError.notFound("todo \(id)") }
         return todo
     }
 
     @Sendable func update(request: Request, context: AppRequestContext) async throws -> Todo {
-        let id = try context.parameters.require("id", as: Int.self)
+        let id = try Self.id(context)
         let patch = try await request.decode(as: TodoPatch.self, context: context)
         guard !patch.isEmpty else { throw APIError.badRequest("the patch names none of title, completed, order") }
         if let title = patch.title { try Todo.checkTitle(title) }
@@ -46,9 +46,20 @@ struct TodoController<Store: Repository> {
     }
 
     @Sendable func delete(request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        let id = try context.parameters.require("id", as: Int.self)
+        let id = try Self.id(context)
         guard try await repository.deleteTodo(id: id) else { throw APIError.notFound("todo \(id)") }
         return .noContent
+    }
+
+    /// The `:id` of the path: a whole number written as one (`5`, `-1`; not `+5`,
+    /// `0005` or `5.0`), percent-encoding decoded as in any other part of a URL.
+    /// Anything else is a 400.
+    static func id(_ context: AppRequestContext) throws -> Int {
+        let raw = try context.parameters.require("id")
+        guard let text = raw.removingPercentEncoding, let id = Int(text), String(id) == text else {
+            throw APIError.badRequest("the id \(raw) is not a whole number")
+        }
+        return id
     }
 
     /// `GET /todos?after=ID&limit=N`: `after` defaults to 0 (the first page), `limit`
@@ -63,7 +74,8 @@ struct TodoController<Store: Repository> {
             guard let value = Int(text) else { throw APIError.badRequest("limit must be an integer") }
             return min(max(value, 1), Self.maximumPageSize)
         } ?? Self.defaultPageSize
-        let todos = try await repository.todos(after: max(after, 0), limit: limit)
+        // One more than the page, to tell a full last page from one with more after it.
+        let todos = try await repository.todos(after: max(after, 0), limit: limit + 1)
         return TodoPage(todos: todos, limit: limit)
     }
 }

@@ -1,9 +1,13 @@
 import Hummingbird
 import Logging
 
-/// Answers every error a route throws as an ``APIError``: the status for its code
-/// and a JSON body, whichever engine threw it. Errors the API does not expect (500)
-/// are logged with what they were; the client sees only `internal`.
+/// Turns every error a route throws into an ``APIError``: the status for its code and
+/// a JSON body, whichever engine threw it. Errors the API does not expect (500) are
+/// logged with what they were; the client sees only `internal`.
+///
+/// The ``APIError`` is thrown on, not answered here: Hummingbird answers an
+/// `HTTPResponseError` with its own response, and its metrics middleware, outside this
+/// one, counts it in `hb.request.errors` under its status.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -13,7 +17,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if answer.status == .internalServerError {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
             }
-            return try answer.response(from: request, context: context)
+            throw answer
         }
     }
 }

@@ -1,15 +1,17 @@
 import Hummingbird
 
 /// One page of `GET /todos`: todos in ascending id order, and the cursor for the next
-/// page (`after=next`) when this one was full.
+/// page (`after=next`) when there are more.
 public struct TodoPage: Codable, Sendable, ResponseEncodable {
     public var todos: [Todo]
-    /// The last id of this page when it held `limit` todos; nil on the last page.
+    /// The last id of this page when more todos follow it; nil on the last page.
     public var next: Int?
 
+    /// The page of `limit` from `todos`, which holds up to one more: that one, when
+    /// present, says that another page follows.
     public init(todos: [Todo], limit: Int) {
-        self.todos = todos
-        self.next = todos.count == limit ? todos.last?.id : nil
+        self.todos = Array(todos.prefix(limit))
+        self.next = todos.count > limit ? self.todos.last?.id : nil
     }
 
     /// Writes `"next": null` on the last page rather than leaving the key out, so a
