@@ -93,9 +93,11 @@ public final class StoreMetrics: StoreInstrument, @unchecked Sendable {
     /// Sets the gauges from `store` and adds to the counters what its statistics
     /// gained since the last sample (a reset of the statistics starts them over).
     public func sample(_ store: ObjectStore) {
-        let statistics = store.statistics
         let usage = store.records.usage
         sampling.withLock { last in
+            // Read under the lock: two samples at once (the service's loop and the one
+            // after a compaction) must not count an older snapshot after a newer one.
+            let statistics = store.statistics
             func gained(_ value: (LogStatistics) -> Int) -> Int64 {
                 let now = value(statistics), before = last.map(value) ?? 0
                 return Int64(now >= before ? now - before : now)
@@ -108,7 +110,7 @@ public final class StoreMetrics: StoreInstrument, @unchecked Sendable {
         size.record(usage.segmentBytes + usage.blobBytes)
         liveBytes.record(usage.liveRecordBytes + usage.liveBlobBytes)
         garbageRatio.record(usage.garbageRatio)
-        hitRatio.record(statistics.blockCacheHitRatio)
+        hitRatio.record(store.statistics.blockCacheHitRatio)
         pendingWrites.record(store.health.pendingWrites)
     }
 

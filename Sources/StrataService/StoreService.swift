@@ -139,6 +139,9 @@ public struct StoreService: Service {
         } catch let error as StrataError where error.code == .closed {
             // The store is closing: its close stopped the compaction, not a fault.
             logger.info("compaction stopped: the store is closing", metadata: ["error": "\(error)"])
+        } catch is CancellationError {
+            // Shutting down before the compaction began.
+            logger.info("compaction not started: the service is shutting down")
         } catch {
             // Not fatal to the service: the store stays as it was (compaction swaps
             // the manifest only after each group is written), and a failure that

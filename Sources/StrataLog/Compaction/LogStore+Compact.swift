@@ -27,6 +27,9 @@ extension LogStore {
             try checkCompactionGoesOn()
             do {
                 return try runCompaction(force: force, bytesPerSecond: bytesPerSecond)
+            } catch let error as StrataError where error.code == .closed {
+                logger.info("compaction stopped: the store is closing; the groups already swapped in stay", metadata: ["error": "\(error)"])
+                throw error
             } catch {
                 logger.warning("compaction failed; the store keeps its previous files", metadata: ["error": "\(error)"])
                 throw error

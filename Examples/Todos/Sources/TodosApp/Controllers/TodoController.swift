@@ -74,8 +74,6 @@ struct TodoController<Store: Repository> {
             guard let value = Int(text) else { throw APIError.badRequest("limit must be an integer") }
             return min(max(value, 1), Self.maximumPageSize)
         } ?? Self.defaultPageSize
-        // One more than the page, to tell a full last page from one with more after it.
-        let todos = try await repository.todos(after: max(after, 0), limit: limit + 1)
-        return TodoPage(todos: todos, limit: limit)
+        return try await repository.todos(after: max(after, 0), limit: limit)
     }
 }

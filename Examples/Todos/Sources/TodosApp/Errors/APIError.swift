@@ -77,8 +77,8 @@ extension APIError {
             self.init(status: .contentTooLarge, code: "contentTooLarge", message: "the body is larger than a request may be (2 MiB)")
         case let error as any HTTPResponseError:
             self.init(status: error.status, code: Self.code(for: error.status), message: error.status.reasonPhrase)
-        case let error as DecodingError:
-            self = .badRequest("the body is not valid JSON for this route: \(Self.describe(error))")
+        case is DecodingError:
+            self = .badRequest("the body is not valid JSON for this route")
         case is CancellationError:
             self.init(status: .serviceUnavailable, code: "cancelled", message: "the request was cancelled")
         default:
@@ -115,23 +115,6 @@ extension APIError {
             default:
                 self.init(status: .internalServerError, code: "sqlite", message: message)
             }
-        }
-    }
-
-    /// Where a body failed to decode and why: the key path (`order`), then the
-    /// decoder's reason ("Parsed JSON number <1.5> does not fit in Int.").
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            return keys.isEmpty ? "the body" : keys.joined(separator: ".")
-        }
-        switch error {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return "\(path(context)): \(context.debugDescription)"
-        case .keyNotFound(let key, let context):
-            return "\(path(context)): \(key.stringValue) is missing"
-        @unknown default:
-            return "it does not decode"
         }
     }
 

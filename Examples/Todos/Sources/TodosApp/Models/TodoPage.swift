@@ -7,11 +7,9 @@ public struct TodoPage: Codable, Sendable, ResponseEncodable {
     /// The last id of this page when more todos follow it; nil on the last page.
     public var next: Int?
 
-    /// The page of `limit` from `todos`, which holds up to one more: that one, when
-    /// present, says that another page follows.
-    public init(todos: [Todo], limit: Int) {
-        self.todos = Array(todos.prefix(limit))
-        self.next = todos.count > limit ? self.todos.last?.id : nil
+    public init(todos: [Todo], next: Int?) {
+        self.todos = todos
+        self.next = next
     }
 
     /// Writes `"next": null` on the last page rather than leaving the key out, so a

@@ -29,8 +29,9 @@ public protocol Repository: Sendable {
     /// Deletes a todo; durable when this returns. False when no todo had this id.
     func deleteTodo(id: Int) async throws -> Bool
 
-    /// At most `limit` todos with an id above `after`, in ascending id order.
-    func todos(after: Int, limit: Int) async throws -> [Todo]
+    /// At most `limit` todos with an id above `after`, in ascending id order, and the
+    /// cursor for the next page when more todos follow.
+    func todos(after: Int, limit: Int) async throws -> TodoPage
 
     /// Copies the store, as it was at one moment after the call began, to `directory`
     /// (it must not exist; its parent must) while the store goes on serving reads and

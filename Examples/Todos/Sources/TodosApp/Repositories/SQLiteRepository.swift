@@ -132,11 +132,14 @@ public final class SQLiteRepository: Repository {
         }
     }
 
-    public func todos(after: Int, limit: Int) async throws -> [Todo] {
+    public func todos(after: Int, limit: Int) async throws -> TodoPage {
         try await metrics.measure("todos") {
             try await pool.read { db in
-                // The primary key's b-tree: a seek to `after`, then `limit` rows.
-                try Todo.filter(Column("id") > after).order(Column("id")).limit(limit).fetchAll(db)
+                // The primary key's b-tree: a seek to `after`, then `limit` rows and one
+                // more, which says whether another page follows.
+                let rows = try Todo.filter(Column("id") > after).order(Column("id")).limit(limit + 1).fetchAll(db)
+                let page = Array(rows.prefix(limit))
+                return TodoPage(todos: page, next: rows.count > limit ? page.last?.id : nil)
             }
         }
     }

@@ -192,10 +192,10 @@ public final class StrataRepository: Repository {
     /// A page by id: the context lists the ids after `after` from the key index
     /// (`fetchObjectIDs(entityName:after:limit:)`, which reads no record and stops after
     /// `limit`), then loads each todo.
-    public func todos(after: Int, limit: Int) async throws -> [Todo] {
+    public func todos(after: Int, limit: Int) async throws -> TodoPage {
         let start: ObjectID?
         if after > 0 {
-            guard let afterID = objectID("Todo", after) else { return [] }  // past every serial
+            guard let afterID = objectID("Todo", after) else { return TodoPage(todos: [], next: nil) }  // past every serial
             start = afterID
         } else {
             start = nil
@@ -203,13 +203,19 @@ public final class StrataRepository: Repository {
         let store = self.store
         return try await metrics.measure("todos") {
             try await store.read { context in
-                try context.fetchObjectIDs(entityName: "Todo", after: start, limit: limit).compactMap { objectID -> Todo? in
+                // One id more than the page, which says whether another page follows:
+                // the listing's, since a todo deleted before its read leaves the page
+                // short without ending the list.
+                let ids = try context.fetchObjectIDs(entityName: "Todo", after: start, limit: limit + 1)
+                let listed = ids.prefix(limit)
+                let todos = try listed.compactMap { objectID -> Todo? in
                     do {
                         return try Todo(context.existingObject(with: objectID))
                     } catch StrataError.objectNotFound {
                         return nil  // deleted between the listing and the read
                     }
                 }
+                return TodoPage(todos: todos, next: ids.count > limit ? listed.last.map { Int($0.serial) } : nil)
             }
         }
     }
