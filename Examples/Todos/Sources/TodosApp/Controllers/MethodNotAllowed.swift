@@ -1,10 +1,10 @@
 import Hummingbird
 
 extension RouterMethods where Context == AppRequestContext {
-    /// Registers `path`'s routes for the methods in `allowed` through `register`, then
-    /// answers every other common method on it with 405 and an `Allow` header, as
-    /// HTTP asks of a resource that exists. Hummingbird's router alone answers 404,
-    /// which tells a client that typed `PUT /todos/1` that the todo is missing.
+    /// Answers every common method `path` does not take — those in `allowed` have
+    /// routes of their own — with 405 and an `Allow` header, as HTTP asks of a
+    /// resource that exists. Hummingbird's router alone answers 404, which tells a
+    /// client that typed `PUT /todos/1` that the todo is missing.
     @discardableResult
     func routes(_ path: RouterPath, allowing allowed: [HTTPRequest.Method]) -> Self {
         // HEAD is answered wherever GET is (the router generates it); elsewhere it is
