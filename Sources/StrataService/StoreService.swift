@@ -124,14 +124,9 @@ public struct StoreService: Service {
 
     func compact() async {
         do {
-            // Cancelled, the service is shutting down and closes the store next: the
-            // compaction stops now (as the close would stop it) rather than holding the
-            // shutdown for the rest of its pass.
-            let report = try await withTaskCancellationHandler {
-                try await store.compact(bytesPerSecond: configuration.compactionBytesPerSecond)
-            } onCancel: {
-                store.records.stopCompaction()
-            }
+            // Cancelled (the service shutting down), the compaction stops at its next
+            // frame rather than holding the shutdown for the rest of its pass.
+            let report = try await store.compact(bytesPerSecond: configuration.compactionBytesPerSecond)
             logger.info("compacted", metadata: [
                 "reclaimedBytes": "\(max(0, report.segmentBytesBefore - report.segmentBytesAfter) + report.blobBytesReclaimed)",
                 "steps": "\(report.steps)", "duration": "\(report.duration)", "longestPause": "\(report.longestPause)", "report": "\(report)",
@@ -140,8 +135,7 @@ public struct StoreService: Service {
             // The store is closing: its close stopped the compaction, not a fault.
             logger.info("compaction stopped: the store is closing", metadata: ["error": "\(error)"])
         } catch is CancellationError {
-            // Shutting down before the compaction began.
-            logger.info("compaction not started: the service is shutting down")
+            logger.info("compaction stopped: the service is shutting down")
         } catch {
             // Not fatal to the service: the store stays as it was (compaction swaps
             // the manifest only after each group is written), and a failure that

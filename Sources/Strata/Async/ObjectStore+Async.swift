@@ -119,6 +119,10 @@ extension ObjectStore {
     /// layout table once none is left) unless ``StoreOptions/compactionRewritesOlderLayouts``
     /// is off.
     ///
+    /// Cancelling the calling task stops the compaction at its next frame with
+    /// `CancellationError`: the groups it already swapped in stay, and the next
+    /// compaction takes up the rest.
+    ///
     /// - Parameters:
     ///   - force: compact every sealed segment, not only those past the garbage ratio.
     ///   - bytesPerSecond: read at most this many bytes of records a second; nil takes
@@ -128,14 +132,22 @@ extension ObjectStore {
         try Task.checkCancellation()
         try lanes.beginRead()
         defer { lanes.end(write: false) }
-        let report = try await measured(.compact) {
-            try await WorkQueue.detached(name: "strata.compact", niceness: Self.maintenanceNiceness) {
-                // History past its retention goes first, so that this pass reclaims it.
-                try self.trimHistory()
-                let report = if let bytesPerSecond { try self.records.compact(force: force, bytesPerSecond: bytesPerSecond) } else { try self.records.compact(force: force) }
-                try self.dropRewrittenLayouts()
-                return report
+        // The task cancelled, the compaction stops at its next frame: the groups it
+        // swapped in stay, and a later compaction takes up the rest.
+        let cancellation = CompactionCancellation()
+        let report = try await withTaskCancellationHandler {
+            try await measured(.compact) {
+                try await WorkQueue.detached(name: "strata.compact", niceness: Self.maintenanceNiceness) {
+                    // History past its retention goes first, so that this pass reclaims it.
+                    try self.trimHistory()
+                    let rate = bytesPerSecond ?? self.segmentLog?.options.compactionBytesPerSecond
+                    let report = try self.records.compact(force: force, bytesPerSecond: rate, cancellation: cancellation)
+                    try self.dropRewrittenLayouts()
+                    return report
+                }
             }
+        } onCancel: {
+            cancellation.cancel()
         }
         instrument?.compacted(report)
         return report

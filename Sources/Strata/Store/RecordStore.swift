@@ -142,6 +142,9 @@ package protocol RecordStore: AnyObject, Sendable {
     /// Rewrites garbage away reading at most `bytesPerSecond` bytes a second (nil: the
     /// store's own setting).
     @discardableResult func compact(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport
+    /// ``compact(force:bytesPerSecond:)`` that `cancellation` can stop part-way, with
+    /// `CancellationError`.
+    @discardableResult func compact(force: Bool, bytesPerSecond: Int?, cancellation: CompactionCancellation?) throws -> CompactionReport
     /// Stops a compaction under way soon, with `.closed`, and refuses later ones: the
     /// store is about to close.
     func stopCompaction()
@@ -279,5 +282,10 @@ extension RecordStore {
     /// A store type with no rate to hold compacts as fast as it goes.
     @discardableResult package func compact(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport {
         try compact(force: force)
+    }
+
+    /// A store type whose compaction is one short call runs it whole.
+    @discardableResult package func compact(force: Bool, bytesPerSecond: Int?, cancellation: CompactionCancellation?) throws -> CompactionReport {
+        try compact(force: force, bytesPerSecond: bytesPerSecond)
     }
 }

@@ -22,14 +22,23 @@ extension LogStore {
     /// (nil: as fast as it goes), so that a service's requests keep most of the disk.
     @discardableResult
     public func compact(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport {
+        try compact(force: force, bytesPerSecond: bytesPerSecond, cancellation: nil)
+    }
+
+    /// ``compact(force:bytesPerSecond:)`` that `cancellation` can stop part-way.
+    @discardableResult
+    package func compact(force: Bool, bytesPerSecond: Int?, cancellation: CompactionCancellation?) throws -> CompactionReport {
         try compactionGate.withLock { _ in
             try checkWritable()
-            try checkCompactionGoesOn()
+            try checkCompactionGoesOn(cancellation)
             do {
-                return try runCompaction(force: force, bytesPerSecond: bytesPerSecond)
+                return try runCompaction(force: force, bytesPerSecond: bytesPerSecond, cancellation: cancellation)
             } catch let error as StrataError where error.code == .closed {
                 logger.info("compaction stopped: the store is closing; the groups already swapped in stay", metadata: ["error": "\(error)"])
                 throw error
+            } catch is CancellationError {
+                logger.info("compaction cancelled; the groups already swapped in stay")
+                throw CancellationError()
             } catch {
                 logger.warning("compaction failed; the store keeps its previous files", metadata: ["error": "\(error)"])
                 throw error
@@ -45,11 +54,13 @@ extension LogStore {
         compactionStopped.store(true, ordering: .relaxed)
     }
 
-    /// Throws `.closed` once ``stopCompaction()`` was called.
-    func checkCompactionGoesOn() throws {
+    /// Throws `.closed` once ``stopCompaction()`` was called, and `CancellationError`
+    /// once `cancellation` was cancelled.
+    func checkCompactionGoesOn(_ cancellation: CompactionCancellation? = nil) throws {
         if compactionStopped.load(ordering: .relaxed) {
             throw StrataError(.closed, "compaction stopped: the store is closing", path: path)
         }
+        if cancellation?.isCancelled == true { throw CancellationError() }
     }
 
     func allocateFileID(blob: Bool) throws -> UInt32 {
@@ -58,7 +69,7 @@ extension LogStore {
         }
     }
 
-    private func runCompaction(force: Bool, bytesPerSecond: Int?) throws -> CompactionReport {
+    private func runCompaction(force: Bool, bytesPerSecond: Int?, cancellation: CompactionCancellation?) throws -> CompactionReport {
         var report = CompactionReport()
         // Every version newer than this is kept, and each key's newest at or below it
         // (FORMAT.md §8): read once, as the retention only moves forward.
@@ -146,14 +157,16 @@ extension LogStore {
             groupBytes += try file.size()
             groupKeys &+= keys
             if groupBytes >= Int64(options.compactionBatchBytes) || groupKeys >= keysPerGroup || position == plan.inputs.count - 1 {
-                try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, retention: retention, exempt: asked?.exempt, output: output, throttle: &throttle, report: &report)
+                try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, retention: retention, exempt: asked?.exempt, output: output,
+                                 throttle: &throttle, cancellation: cancellation, report: &report)
                 group = []
                 groupBytes = 0
                 groupKeys = 0
             }
         }
         if group.isEmpty == false {
-            try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, retention: retention, exempt: asked?.exempt, output: output, throttle: &throttle, report: &report)
+            try compactGroup(group, allInputs: inputSet, collecting: plan.blobs, retention: retention, exempt: asked?.exempt, output: output,
+                             throttle: &throttle, cancellation: cancellation, report: &report)
         }
         if let blob = output.blob {
             // A collected file's live blobs now sit in `blob`; register it even when no
@@ -177,7 +190,7 @@ extension LogStore {
     }
 
     private func compactGroup(_ group: [UInt32], allInputs: Set<UInt32>, collecting: Set<UInt32>, retention: UInt64?, exempt: Range<RecordKey>?, output: CompactionOutput,
-                              throttle: inout CompactionThrottle, report: inout CompactionReport) throws {
+                              throttle: inout CompactionThrottle, cancellation: CompactionCancellation?, report: inout CompactionReport) throws {
         var recordsRewritten = 0
         var tombstonesDropped = 0
         let groupSet = Set(group)
@@ -282,7 +295,7 @@ extension LogStore {
             // header and its bytes in the block: one that is dropped, or kept as it is,
             // is never decoded.
             let scan = try SegmentScanner(file: file, segmentID: id, statistics: counters).scanHeaders { records, block in
-                try checkCompactionGoesOn()
+                try checkCompactionGoesOn(cancellation)
                 guard let sequence = records.first?.sequence else { return }
                 if sequence != keepSequence {
                     try flush()
@@ -299,7 +312,7 @@ extension LogStore {
                     }
                     var paid = 0
                     for i in records.indices { paid += Int(records[i].location.recordLength) }
-                    try throttle.paid(paid, unless: checkCompactionGoesOn)
+                    try throttle.paid(paid, unless: { try checkCompactionGoesOn(cancellation) })
                     var current: [Bool] = []
                     current.reserveCapacity(records.count)
                     for i in records.indices {

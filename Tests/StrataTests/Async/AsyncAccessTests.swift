@@ -212,6 +212,31 @@ import Testing
         try await reopened.close()
     }
 
+    /// A compaction whose task is cancelled stops soon, leaves the store sound and
+    /// open, and does not stop the next compaction (as a close's stop would).
+    @Test func cancellingACompactionsTaskStopsItAndNotTheNext() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/store"
+        let model = try ContextFixtures.company()
+        let store = try await ObjectStore.open(at: path, model: model)
+        let ids = try await store.write { context in try (0 ..< 400).map { try ContextFixtures.employee(context, "E\($0)").objectID } }
+        try await store.write { context in for id in ids { try context.existingObject(with: id).setValue(2_000.0, forKey: "salary") } }
+        let compaction = Task { try await store.compact(force: true, bytesPerSecond: 512) }
+        try await Task.sleep(for: .milliseconds(200))
+        let clock = ContinuousClock()
+        let cancelled = clock.now
+        compaction.cancel()
+        await #expect(throws: CancellationError.self) { try await compaction.value }
+        #expect(clock.now - cancelled < .seconds(20))
+        #expect(store.health.state == .open)
+        #expect(try await store.read { try $0.count(for: FetchRequest(entityName: "Employee")) } == 400)
+        let report = try await store.compact(force: true)
+        #expect(report.segmentsCompacted > 0)
+        #expect(store.records.usage.garbageRatio < 0.1)
+        #expect(try await store.read { _ in try store.verify().isSound })
+        try await store.close()
+    }
+
     @Test func closedWorkSurvivesReopen() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/store"
