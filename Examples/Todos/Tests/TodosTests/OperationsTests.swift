@@ -27,6 +27,27 @@ struct OperationsTests {
         }
     }
 
+    @Test("a closed SQLite database holds its data in its own file, not in the WAL")
+    func sqliteCheckpointsAtClose() async throws {
+        try await withTemporaryDirectory { directory in
+            let repository = try await openRepository(TestArguments(engine: .sqlite, dataPath: directory))
+            for n in 0..<200 { _ = try await repository.createTodo(NewTodo(title: "todo \(n)")) }
+            // Readers of the pool in use, so that one of them may be the last to close.
+            _ = try await repository.todos(after: 0, limit: 10)
+            try await closeRepository(repository)
+            let path = directory + "/" + SQLiteRepository.fileName
+            let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+            #expect(wal == 0, "\(wal) bytes left in the WAL")
+            // The database file alone, copied elsewhere, holds every todo.
+            try await withTemporaryDirectory { copy in
+                try FileManager.default.copyItem(atPath: path, toPath: copy + "/" + SQLiteRepository.fileName)
+                let reopened = try await openRepository(TestArguments(engine: .sqlite, dataPath: copy))
+                #expect(try await reopened.todos(after: 0, limit: 500).todos.count == 200)
+                try await closeRepository(reopened)
+            }
+        }
+    }
+
     @Test("metrics expose the database operation durations", arguments: engines)
     func metrics(engine: Engine) async throws {
         try await withTemporaryDirectory { directory in

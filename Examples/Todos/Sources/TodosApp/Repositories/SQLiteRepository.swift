@@ -202,10 +202,15 @@ public final class SQLiteRepository: Repository {
         closed.withLock { $0 } ? .unavailable(reason: "the database is closed") : .ready
     }
 
-    /// Closes the pool: the WAL is checkpointed and every connection closed. Called by
+    /// Closes the pool once the WAL is checkpointed into the database file, so that the
+    /// file holds everything on its own; every connection closed. Called by
     /// ``SQLiteService`` once the HTTP server has stopped.
+    ///
+    /// The checkpoint is explicit: SQLite checkpoints at the last close only when that
+    /// connection may write, and a pool's last connection to close may be a reader.
     public func close() throws {
         closed.withLock { $0 = true }
+        try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         try pool.close()
     }
 }
