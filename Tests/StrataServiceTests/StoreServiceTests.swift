@@ -172,7 +172,9 @@ import Testing
         try await reopened.close()
     }
 
-    @Test func compactsWhenGarbagePassesThePolicy() async throws {
+    /// A store in small segments whose one object was written 400 times: almost every
+    /// byte is a superseded version.
+    static func storeMostlyGarbage() async throws -> ObjectStore {
         var options = StoreOptions()
         options.log.segmentSizeLimit = 16 << 10
         let store = try ObjectStore.inMemory(model: try Self.model(), options: options)
@@ -181,10 +183,14 @@ import Testing
             try todo.setValue("First", forKey: "title")
             return todo.objectID
         }
-        // Rewrites of one object: almost every byte is a superseded version.
         for i in 0 ..< 400 {
             try await store.write { try $0.existingObject(with: id).setValue(String(repeating: "x", count: 64) + "\(i)", forKey: "title") }
         }
+        return store
+    }
+
+    @Test func compactsWhenGarbagePassesThePolicy() async throws {
+        let store = try await Self.storeMostlyGarbage()
         #expect(store.records.usage.garbageRatio > 0.5)
         var configuration = StoreService.Configuration()
         configuration.checkInterval = .milliseconds(10)
@@ -209,17 +215,7 @@ import Testing
     /// A compaction at its rate cap may run for minutes: the gauges go on being sampled
     /// meanwhile, rather than waiting for it to end.
     @Test func gaugesAreSampledWhileACompactionRuns() async throws {
-        var options = StoreOptions()
-        options.log.segmentSizeLimit = 16 << 10
-        let store = try ObjectStore.inMemory(model: try Self.model(), options: options)
-        let id = try await store.write { context in
-            let todo = try context.insert("Todo")
-            try todo.setValue("First", forKey: "title")
-            return todo.objectID
-        }
-        for i in 0 ..< 400 {
-            try await store.write { try $0.existingObject(with: id).setValue(String(repeating: "x", count: 64) + "\(i)", forKey: "title") }
-        }
+        let store = try await Self.storeMostlyGarbage()
         var configuration = StoreService.Configuration()
         configuration.checkInterval = .milliseconds(10)
         configuration.compactionMinimumInterval = .seconds(60)

@@ -297,18 +297,22 @@ import Testing
         #expect(statistics.syncs < 32, "\(statistics.syncs) fsyncs for 64 writes")
     }
 
+    /// Saves one employee per name, each in a transaction of its own; their sequences.
+    static func saveEmployees(_ names: [String], in store: ObjectStore) throws -> [UInt64] {
+        try names.map { name in
+            let context = store.newContext()
+            _ = try ContextFixtures.employee(context, name)
+            try context.save()
+            return store.records.lastSequence
+        }
+    }
+
     @Test func aConsumerThatFallsBehindLearnsWhatItMissed() async throws {
         var options = StoreOptions()
         options.changeBufferLimit = 2
         let store = try Self.store(options)
         var changes = store.changes().makeAsyncIterator()
-        var sequences: [UInt64] = []
-        for i in 0 ..< 6 {
-            let context = store.newContext()
-            _ = try ContextFixtures.employee(context, "E\(i)")
-            try context.save()
-            sequences.append(store.records.lastSequence)
-        }
+        let sequences = try Self.saveEmployees((0 ..< 6).map { "E\($0)" }, in: store)
         let first = try #require(await changes.next())
         let second = try #require(await changes.next())
         #expect([first.sequence, second.sequence] == Array(sequences[0 ..< 2]))
@@ -318,11 +322,9 @@ import Testing
         #expect(notice.missed == sequences[2] ... sequences[5])
         #expect(notice.sequence == sequences[5])
         #expect(notice.inserted.isEmpty && notice.updated.isEmpty && notice.deleted.isEmpty)
-        let context = store.newContext()
-        _ = try ContextFixtures.employee(context, "Last")
-        try context.save()
+        let last = try Self.saveEmployees(["Last"], in: store)
         let next = try #require(await changes.next())
-        #expect(next.sequence == store.records.lastSequence)
+        #expect(next.sequence == last[0])
         #expect(next.missed == nil)
     }
 
@@ -331,17 +333,10 @@ import Testing
         options.changeBufferLimit = 2
         let store = try Self.store(options)
         var changes = store.changes().makeAsyncIterator()
-        var sequences: [UInt64] = []
-        func save(_ name: String) throws {
-            let context = store.newContext()
-            _ = try ContextFixtures.employee(context, name)
-            try context.save()
-            sequences.append(store.records.lastSequence)
-        }
-        for i in 0 ..< 5 { try save("E\(i)") }
+        var sequences = try Self.saveEmployees((0 ..< 5).map { "E\($0)" }, in: store)
         // One taken makes room for one: the next commit carries the three dropped.
         #expect(try #require(await changes.next()).sequence == sequences[0])
-        try save("Later")
+        sequences += try Self.saveEmployees(["Later"], in: store)
         #expect(try #require(await changes.next()).missed == nil)
         let carrier = try #require(await changes.next())
         #expect(carrier.sequence == sequences[5])
@@ -354,13 +349,7 @@ import Testing
         options.changeBufferLimit = 3
         let store = try Self.store(options)
         var changes = store.changes().makeAsyncIterator()
-        var sequences: [UInt64] = []
-        for i in 0 ..< 7 {
-            let context = store.newContext()
-            _ = try ContextFixtures.employee(context, "E\(i)")
-            try context.save()
-            sequences.append(store.records.lastSequence)
-        }
+        let sequences = try Self.saveEmployees((0 ..< 7).map { "E\($0)" }, in: store)
         try await store.close()
         var delivered: [ChangeSet] = []
         while let change = await changes.next() { delivered.append(change) }
