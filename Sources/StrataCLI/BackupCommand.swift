@@ -31,12 +31,12 @@ struct BackupCommand: ParsableCommand {
             do {
                 do {
                     log = try LogStore.open(at: store, options: options, logger: CLILogging.logger)
-                } catch StrataError.storeLocked {
+                } catch StrataError.Code.storeLocked {
                     options.readOnly = true
                     log = try LogStore.open(at: store, options: options, logger: CLILogging.logger)
                     Terminal.note("the store is open for writing in another process: backing it up read-only, as of its last committed transaction")
                 }
-            } catch StrataError.notFound {
+            } catch StrataError.Code.notFound {
                 throw CommandFailure.usage("no store at \(store): the directory holds no MANIFEST")
             }
             defer { try? log.close() }

@@ -17,7 +17,7 @@ enum StoreAccess {
         options.scratchDirectory = FileManager.default.temporaryDirectory.path
         do {
             return try LogStore.open(at: path, options: options, logger: CLILogging.logger)
-        } catch StrataError.notFound {
+        } catch StrataError.Code.notFound {
             throw CommandFailure.usage("no store at \(path): the directory holds no MANIFEST")
         }
     }

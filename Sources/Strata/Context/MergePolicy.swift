@@ -1,7 +1,7 @@
 /// What `save()` does when objects it writes changed in the store since the context
 /// read them (optimistic locking), as Core Data's merge policies.
 public enum MergePolicy: Sendable {
-    /// Refuse the save with `StrataError.conflict` listing the objects. The default.
+    /// Refuse the save with `StrataError.Code.conflict` listing the objects. The default.
     case error
     /// The store's version wins: this context's changes to conflicting objects are dropped.
     case storeWins

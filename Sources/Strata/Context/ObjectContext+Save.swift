@@ -10,7 +10,7 @@ extension ObjectContext {
     /// one commit. Blobs of new external binaries are written first.
     ///
     /// ```swift
-    /// do { try context.save() } catch StrataError.validationFailed { context.rollback() }
+    /// do { try context.save() } catch .validationFailed { context.rollback() }
     /// ```
     ///
     /// - Throws: `.validationFailed` (context `objects` lists each failure),

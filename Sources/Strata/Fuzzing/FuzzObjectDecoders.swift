@@ -11,7 +11,7 @@ package enum FuzzObjectDecoders {
     /// Decodes a record value as an object's fields.
     ///
     /// - Returns: the number of fields decoded.
-    /// - Throws: `StrataError.corrupt` at the first field that does not parse.
+    /// - Throws: `StrataError.Code.corrupt` at the first field that does not parse.
     package static func decodeObject(value: [UInt8], blobs: [BlobRef]) throws -> Int {
         let record = Record(key: RecordKey(1), sequence: 1, value: value, blobs: blobs)
         return try ObjectCodec.decode(record).fields.count

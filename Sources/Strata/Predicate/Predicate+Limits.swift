@@ -8,7 +8,7 @@ extension Predicate {
     ///
     /// ```swift
     /// let deep = String(repeating: "(", count: 2_000) + "a == 1" + String(repeating: ")", count: 2_000)
-    /// try Predicate(format: deep) // StrataError.limitExceeded, context limit "predicateNestingDepth"
+    /// try Predicate(format: deep) // StrataError.Code.limitExceeded, context limit "predicateNestingDepth"
     /// ```
     public static let maximumNestingDepth = 1_000
 

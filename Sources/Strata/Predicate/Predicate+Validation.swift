@@ -10,7 +10,7 @@ extension Predicate {
     ///
     /// ```swift
     /// try Predicate(format: "agee == 25").validate(againstEntityNamed: "Employee", in: model)
-    /// // StrataError.unknownKeyPath: "Employee has no property 'agee' (in key path 'agee')"
+    /// // StrataError.Code.unknownKeyPath: "Employee has no property 'agee' (in key path 'agee')"
     /// ```
     ///
     /// - Parameters:

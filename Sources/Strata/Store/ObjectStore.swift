@@ -17,7 +17,7 @@ import Synchronization
 /// ```
 ///
 /// Opening a store with a model whose version hash differs from the one the store was
-/// created with throws `StrataError.incompatibleModel`, naming both hashes.
+/// created with throws `StrataError.Code.incompatibleModel`, naming both hashes.
 public final class ObjectStore: Sendable {
     /// The model the store is open with.
     public let model: ObjectModel

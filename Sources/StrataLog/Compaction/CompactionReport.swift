@@ -21,7 +21,7 @@ public struct CompactionReport: Sendable, Equatable, CustomStringConvertible {
     /// From the start of the compaction to its end, throttling included.
     public var duration: Duration = .zero
 
-    public init() {}
+    package init() {}
 
     public var description: String {
         "compacted \(segmentsCompacted) segments (\(segmentBytesBefore) → \(segmentBytesAfter) bytes) into \(segmentsWritten), rewrote \(recordsRewritten) records (\(recordsReencoded) re-encoded), dropped \(tombstonesDropped) tombstones, collected \(blobFilesCollected) blob files (\(blobBytesReclaimed) bytes reclaimed, \(blobsMoved) blobs moved) in \(steps) steps, \(duration), longest pause \(longestPause)"

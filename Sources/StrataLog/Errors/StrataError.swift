@@ -7,10 +7,12 @@
 /// ```swift
 /// do {
 ///     let store = try LogStore.open(at: path)
-/// } catch StrataError.storeLocked {
+/// } catch .storeLocked {
 ///     print("another process is writing this store")
 /// }
 /// ```
+///
+/// (`catch StrataError.Code.storeLocked` is the same pattern, spelled out.)
 ///
 /// Programmer misuse that no file or caller data can cause may trap; everything a
 /// file, a model or a caller's data can cause throws a `StrataError`.
@@ -61,10 +63,9 @@ public struct StrataError: Error, Sendable, CustomStringConvertible {
         }
         return text
     }
-
 }
 
-/// Lets `catch StrataError.corrupt` and `case StrataError.corrupt` read naturally.
+/// Lets `catch .corrupt`, `catch StrataError.Code.corrupt` and `case StrataError.Code.corrupt` read naturally.
 public func ~= (code: StrataError.Code, error: any Error) -> Bool {
     (error as? StrataError)?.code == code
 }
@@ -137,33 +138,4 @@ extension StrataError.Code {
     /// retention option removed what followed it), or history is not tracked: what
     /// changed after it can no longer be told. Read the store afresh and take a new token.
     public static let historyTokenExpired = Self(rawValue: "historyTokenExpired")
-}
-
-extension StrataError {
-    public static let corrupt = Code.corrupt
-    public static let io = Code.io
-    public static let storeLocked = Code.storeLocked
-    public static let readOnly = Code.readOnly
-    public static let notFound = Code.notFound
-    public static let unsupportedFormat = Code.unsupportedFormat
-    public static let invalidArgument = Code.invalidArgument
-    public static let closed = Code.closed
-    public static let incompatibleModel = Code.incompatibleModel
-    public static let invalidModel = Code.invalidModel
-    public static let unknownKeyPath = Code.unknownKeyPath
-    public static let typeMismatch = Code.typeMismatch
-    public static let predicateSyntax = Code.predicateSyntax
-    public static let validationFailed = Code.validationFailed
-    public static let conflict = Code.conflict
-    public static let deleteDenied = Code.deleteDenied
-    public static let objectNotFound = Code.objectNotFound
-    public static let migrationFailed = Code.migrationFailed
-    public static let migrationInferenceRefused = Code.migrationInferenceRefused
-    public static let noMigrationPath = Code.noMigrationPath
-    public static let migrationValidationFailed = Code.migrationValidationFailed
-    public static let uniquenessViolation = Code.uniquenessViolation
-    public static let migrationHookFailed = Code.migrationHookFailed
-    public static let limitExceeded = Code.limitExceeded
-    public static let untranslatablePredicate = Code.untranslatablePredicate
-    public static let historyTokenExpired = Code.historyTokenExpired
 }

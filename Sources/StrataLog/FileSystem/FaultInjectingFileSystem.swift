@@ -8,7 +8,7 @@ import SystemPackage
 /// ```swift
 /// let fs = FaultInjectingFileSystem(wrapping: InMemoryFileSystem())
 /// let id = fs.inject(.fail(.sync, errno: EIO, matching: "segments/", on: .nth(3)))
-/// // … run the workload; the 3rd fsync of a segment throws StrataError.io (errno 5) …
+/// // … run the workload; the 3rd fsync of a segment throws StrataError.Code.io (errno 5) …
 /// #expect(fs.timesFired(id) == 1)
 /// fs.clearFaults()
 /// ```

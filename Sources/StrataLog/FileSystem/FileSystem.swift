@@ -35,7 +35,7 @@ public protocol FileSystem: Sendable {
     /// Makes a directory's entries (creates, renames, removes) durable.
     func syncDirectory(_ path: String) throws
     /// Takes an exclusive advisory lock on `path` (created if missing) without waiting.
-    /// Throws `StrataError.storeLocked` when another process holds it.
+    /// Throws `StrataError.Code.storeLocked` when another process holds it.
     func lock(_ path: String) throws -> any FileLock
 }
 
@@ -82,7 +82,7 @@ extension FileSystem {
 
 extension StorageFile {
     /// Reads exactly `count` bytes at `offset`, throwing `.corrupt` when the file ends first.
-    public func readExactly(_ count: Int, at offset: Int64) throws -> [UInt8] {
+    package func readExactly(_ count: Int, at offset: Int64) throws -> [UInt8] {
         // Read into uninitialised storage: zeroing a buffer the read then overwrites
         // would add a pass over every byte to each random lookup.
         var got = 0
@@ -97,7 +97,7 @@ extension StorageFile {
     }
 
     /// Writes a byte array at `offset`.
-    public func write(_ bytes: [UInt8], at offset: Int64) throws {
+    package func write(_ bytes: [UInt8], at offset: Int64) throws {
         try bytes.withUnsafeBytes { try write($0, at: offset) }
     }
 }

@@ -1,12 +1,12 @@
 /// The numbers written to disk, in one place. docs/FORMAT.md is the specification;
 /// every constant here cites its section there. Written to disk: never renumber,
 /// never reuse a retired value.
-public enum Format {
+package enum Format {
     /// The on-disk format version this release writes (FORMAT.md §1). Readers accept
     /// every version in `readableVersions`.
-    public static let version: UInt32 = 5
+    package static let version: UInt32 = 5
     /// Versions this release can open (FORMAT.md §1).
-    public static let readableVersions: ClosedRange<UInt32> = 1...5
+    package static let readableVersions: ClosedRange<UInt32> = 1...5
     /// Index files exist since format 2; their bytes did not change in formats 3 to 5.
     static let readableIndexVersions: ClosedRange<UInt32> = 2...5
 

@@ -31,7 +31,7 @@ package enum FuzzDecoders {
 
     /// Decodes one records block (a records frame's raw payload, FORMAT.md §3.3).
     ///
-    /// - Throws: `StrataError.corrupt` at the first field that does not parse.
+    /// - Throws: `StrataError.Code.corrupt` at the first field that does not parse.
     package static func decodeRecordsBlock(_ bytes: [UInt8]) throws -> [Record] {
         var reader = ByteReader(bytes, path: "records block")
         let count = Int(try reader.u32("record count"))

@@ -19,7 +19,7 @@ public struct BackupProgress: Sendable, Equatable {
     /// Files the backup holds, its MANIFEST included.
     public var filesTotal: Int
 
-    public init(bytesCopied: Int64, bytesTotal: Int64, filesCopied: Int, filesTotal: Int) {
+    package init(bytesCopied: Int64, bytesTotal: Int64, filesCopied: Int, filesTotal: Int) {
         self.bytesCopied = bytesCopied
         self.bytesTotal = bytesTotal
         self.filesCopied = filesCopied

@@ -16,7 +16,7 @@ public struct BackupReport: Sendable, Equatable, CustomStringConvertible {
     /// than copies: the backup was on the store's file system.
     public var linkedFiles: Int
 
-    public init(sequence: UInt64, files: Int, bytes: Int64, linkedFiles: Int) {
+    package init(sequence: UInt64, files: Int, bytes: Int64, linkedFiles: Int) {
         self.sequence = sequence
         self.files = files
         self.bytes = bytes

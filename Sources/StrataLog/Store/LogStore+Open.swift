@@ -11,7 +11,7 @@ extension LogStore {
     /// with a warning; a file the manifest does not list is removed only when it can
     /// hold nothing acknowledged.
     ///
-    /// - Throws: `StrataError.storeLocked` when another process writes the store;
+    /// - Throws: `StrataError.Code.storeLocked` when another process writes the store;
     ///   `.corrupt` naming the file and offset when a sealed segment, the manifest or
     ///   a blob file header is damaged, when a segment does not hold the sequences its
     ///   seal or manifest entry records, when a frame whose checksum holds is damaged

@@ -9,7 +9,7 @@ extension LogStore {
     func roll(_ w: inout WriterState, bulk: BulkSeal? = nil) throws {
         do {
             try finishRoll(&w, alreadySealed: false, bulk: bulk)
-        } catch StrataError.limitExceeded {
+        } catch StrataError.Code.limitExceeded {
             // Segment ids are exhausted (a damaged manifest): nothing was written, the
             // active segment stays active, and the store stays writable.
             throw StrataError(.limitExceeded, "cannot start a new segment: segment ids are exhausted (nextSegmentID is \(state.withLock { $0.manifest.nextSegmentID }))",

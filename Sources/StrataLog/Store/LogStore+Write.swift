@@ -126,7 +126,7 @@ extension LogStore {
         if w.segmentEnd >= Int64(options.segmentSizeLimit) || overlayFull {
             do {
                 try roll(&w)
-            } catch StrataError.limitExceeded {
+            } catch StrataError.Code.limitExceeded {
                 // The transaction is committed; only the roll could not happen. The
                 // segment grows on until a segment's 4 GiB bound refuses commits.
                 logger.error("segment ids are exhausted; the active segment keeps growing", metadata: ["path": "\(paths.manifest)"])
@@ -405,7 +405,7 @@ extension LogStore {
         if w.blobEnd >= Int64(options.blobFileSizeLimit) {
             do {
                 try rollBlobFile(&w)
-            } catch StrataError.limitExceeded {
+            } catch StrataError.Code.limitExceeded {
                 logger.error("blob file ids are exhausted; the active blob file keeps growing", metadata: ["path": "\(paths.manifest)"])
             }
         }

@@ -10,7 +10,7 @@ public struct VerifyReport: Sendable, CustomStringConvertible {
     /// Things worth knowing that are not damage to data, such as a segment whose index file had to be rebuilt.
     public var warnings: [String] = []
 
-    public init() {}
+    package init() {}
 
     public var isSound: Bool { problems.isEmpty }
 

@@ -76,7 +76,7 @@ import StrataLog
         #expect(planned?.context["stage"] == "'v1' → 'v2-refused'")
         #expect(planned?.message.contains("Book.isbn") == true)
         #expect((try? plan.validate()) == nil)
-        do { try plan.validate() } catch { #expect(StrataError.migrationInferenceRefused ~= error) }
+        do { try plan.validate() } catch { #expect(StrataError.Code.migrationInferenceRefused ~= error) }
     }
 
     @Test func aStoreVersionThePlanDoesNotListIsNoMigrationPathNamingTheStoresVersion() throws {
@@ -98,7 +98,7 @@ import StrataLog
         #expect(error?.context["storeHash"] == v1.versionHash)
         #expect(error?.context["knownVersions"] == "v2,v3")
         #expect(error?.message.contains("'v1'") == true, "\(String(describing: error?.message))")
-        do { _ = try plan.path(from: v1); Issue.record("expected noMigrationPath") } catch { #expect(StrataError.noMigrationPath ~= error) }
+        do { _ = try plan.path(from: v1); Issue.record("expected noMigrationPath") } catch { #expect(StrataError.Code.noMigrationPath ~= error) }
 
         // A plan whose newest model is not the one the store opens with.
         let wrongEnd = MigrationPlan(models: [v1, v2], stages: [.lightweight(from: v1, to: v2)])

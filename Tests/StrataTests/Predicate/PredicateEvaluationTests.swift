@@ -121,15 +121,15 @@ struct PredicateEvaluationTests {
     }
 
     @Test("errors while evaluating", arguments: [
-        ("employees.age > 1", StrataError.typeMismatch),
-        ("employees.age IN {1}", StrataError.typeMismatch),
-        ("name < 5", StrataError.typeMismatch),
-        ("age BEGINSWITH 'a'", StrataError.typeMismatch),
-        ("name.@count > 1", StrataError.typeMismatch),
-        ("wage > 1", StrataError.unknownKeyPath),
-        ("name.first == 'x'", StrataError.unknownKeyPath),
-        ("name == $who", StrataError.invalidArgument),
-        ("name MATCHES '(['", StrataError.invalidArgument),
+        ("employees.age > 1", StrataError.Code.typeMismatch),
+        ("employees.age IN {1}", StrataError.Code.typeMismatch),
+        ("name < 5", StrataError.Code.typeMismatch),
+        ("age BEGINSWITH 'a'", StrataError.Code.typeMismatch),
+        ("name.@count > 1", StrataError.Code.typeMismatch),
+        ("wage > 1", StrataError.Code.unknownKeyPath),
+        ("name.first == 'x'", StrataError.Code.unknownKeyPath),
+        ("name == $who", StrataError.Code.invalidArgument),
+        ("name MATCHES '(['", StrataError.Code.invalidArgument),
     ])
     func evaluationErrors(_ format: String, _ code: StrataError.Code) throws {
         let subject = DictionarySubject("Employee", [

@@ -109,7 +109,7 @@ public final class StrataRepository: Repository {
                 do {
                     let object = try context.existingObject(with: objectID)
                     return World(id: id, randomNumber: try object.int("randomNumber") ?? 0)
-                } catch StrataError.objectNotFound {
+                } catch StrataError.Code.objectNotFound {
                     return nil
                 }
             }
@@ -150,7 +150,7 @@ public final class StrataRepository: Repository {
             try await store.read { context in
                 do {
                     return try Todo(context.existingObject(with: objectID))
-                } catch StrataError.objectNotFound {
+                } catch StrataError.Code.objectNotFound {
                     return nil
                 }
             }
@@ -164,7 +164,7 @@ public final class StrataRepository: Repository {
                 let object: ManagedObject
                 do {
                     object = try context.existingObject(with: objectID)
-                } catch StrataError.objectNotFound {
+                } catch StrataError.Code.objectNotFound {
                     return nil
                 }
                 if let title = patch.title { try object.setValue(title, forKey: "title") }
@@ -182,7 +182,7 @@ public final class StrataRepository: Repository {
                 do {
                     try context.delete(context.existingObject(with: objectID))
                     return true
-                } catch StrataError.objectNotFound {
+                } catch StrataError.Code.objectNotFound {
                     return false
                 }
             }
@@ -211,7 +211,7 @@ public final class StrataRepository: Repository {
                 let todos = try listed.compactMap { objectID -> Todo? in
                     do {
                         return try Todo(context.existingObject(with: objectID))
-                    } catch StrataError.objectNotFound {
+                    } catch StrataError.Code.objectNotFound {
                         return nil  // deleted between the listing and the read
                     }
                 }
