@@ -1,11 +1,15 @@
 /// What `save()` does when objects it writes changed in the store since the context
-/// read them (optimistic locking), as Core Data's merge policies.
+/// read them (optimistic locking), as Core Data's merge policies. What a policy makes
+/// of the objects is validated again before it is written: a merge never breaks a rule
+/// of the model.
 public enum MergePolicy: Sendable {
     /// Refuse the save with `StrataError.Code.conflict` listing the objects. The default.
     case error
     /// The store's version wins: this context's changes to conflicting objects are dropped.
     case storeWins
-    /// This context's version wins whole: it overwrites the store's.
+    /// This context's version wins whole: it overwrites the store's. An object the
+    /// store deleted meanwhile is written again, whole, from the values this context
+    /// read and its changes (refused as a conflict when it read only some of them).
     case contextWins
     /// Property by property: this context's changed properties over the store's newest
     /// values (Core Data's mergeByPropertyObjectTrump).

@@ -26,9 +26,12 @@ extension ObjectContext {
         case .contextWins:
             // Core Data's overwrite policy: the object as this context has it — the
             // values it read plus its changes — replaces the store's version whole.
-            // Its base stays the version it read; only the store's sequence is taken.
-            for object in conflicts where try store.records.sequence(of: object.recordKey) == nil {
-                try reloadBase(object) // deleted in the store: writing re-creates it
+            // Its base stays the version it read; the store's is kept for the history
+            // entry. Deleted in the store, the object is re-created from what it read.
+            for object in conflicts {
+                let current = try store.records.get(object.recordKey).map(schema.decode)
+                overwritten[object.recordKey] = current?.fields ?? []
+                if current == nil, !object.isDeleted { try recreate(object) }
             }
         case .storeWins:
             // Core Data's rollback policy: this context's changes to these objects go.
@@ -51,6 +54,27 @@ extension ObjectContext {
             }
         }
         return true
+    }
+
+    /// Makes an object the store deleted a new one holding every value this context read
+    /// and its changes, which the save writes whole (the overwrite policy's answer).
+    /// External binaries are carried as bytes: the deleted record's blobs are garbage
+    /// to compaction from its delete on.
+    private func recreate(_ object: ManagedObject) throws {
+        guard object.loadedFieldNumbers == nil, let read = object.stored else {
+            throw StrataError(.conflict, "\(object.objectID) was deleted in the store, and this context did not read all its values to write it again",
+                              context: ["objects": object.objectID.description])
+        }
+        let fields = object.layout.fields
+        for (number, field) in read.fields.enumerated() where number < fields.count && object.changes[number] == nil {
+            if case .blob = field {
+                object.changes[number] = .value(try object.value(forKey: fields[number].name))
+            } else {
+                object.changes[number] = field
+            }
+        }
+        object.stored = nil
+        object.isNew = true
     }
 
     /// Replaces an object's base record with the store's newest, keeping its changes.

@@ -41,8 +41,16 @@ extension ObjectContext {
     private func saveLocked() throws -> PendingCommit? {
         var (writes, deletes) = pendingWrites()
         try validateForSave(writes: writes, deletes: deletes)
-        // A merge policy may have dropped objects (store wins) or revived them.
-        if try resolveConflicts(writes, deletes) { (writes, deletes) = pendingWrites() }
+        overwritten = [:]
+        defer { overwritten = [:] }
+        // A merge policy may have dropped objects (store wins), revived them, or merged
+        // the store's values into them: what is written now is checked again, so that
+        // no rule of the model is broken by a merge (a re-created object's unique value
+        // taken meanwhile, say).
+        if try resolveConflicts(writes, deletes) {
+            (writes, deletes) = pendingWrites()
+            try validateForSave(writes: writes, deletes: deletes)
+        }
         let observed = store.hasObservers
         let tracksHistory = store.tracksHistory
         let edges = try edgeWrites(deleted: Set(deletes.map(\.recordKey)), checkEnds: true, collectTouched: observed || tracksHistory)

@@ -45,6 +45,10 @@ public final class ObjectContext {
     @exclusivity(unchecked) var rowCache: [RecordKey: StoredObject] = [:]
     /// Unsaved membership changes of stored to-manys, by edge relation tag.
     var edgeChanges: [UInt16: EdgeChanges] = [:]
+    /// During a save under ``MergePolicy/contextWins``: the store's fields of each
+    /// conflicting object that the save replaces (empty when the store deleted it), for
+    /// the history entry, which names every field the write changes from them.
+    var overwritten: [RecordKey: [FieldValue]] = [:]
 
     /// Judges every fetch on managed objects, never compiled (tests compare the two).
     var interpretsFetches = false

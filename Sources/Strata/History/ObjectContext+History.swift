@@ -30,7 +30,26 @@ extension ObjectContext {
         func stored(_ object: ManagedObject) -> (Int) -> FieldValue {
             { number in object.stored.map { number < $0.fields.count ? $0.fields[number] : .null } ?? .null }
         }
+        func fields(_ fields: [FieldValue]) -> (Int) -> FieldValue {
+            { number in number < fields.count ? fields[number] : .null }
+        }
         for object in writes {
+            if let replaced = overwritten[object.recordKey].map(fields) {
+                // Written over a version of the store's that this context never read
+                // (``MergePolicy/contextWins``): the fields it read are written too, so
+                // every field that differs from the store's changed.
+                let read = stored(object)
+                let written = { (number: Int) in object.changes[number] ?? read(number) }
+                let changes = { (number: Int) in object.changes[number] != nil || written(number) != replaced(number) }
+                noteInverses(of: object, after: { changes($0) ? written($0) : nil }, before: replaced)
+                if object.isNew {
+                    inserted.append(object.recordKey)
+                    continue
+                }
+                let names = object.layout.fields.indices.filter(changes).map { object.layout.fields[$0].name }
+                entry.changes.append(HistoryEntry.Change(type: .update, key: object.recordKey, updated: names))
+                continue
+            }
             noteInverses(of: object, after: { object.changes[$0] }, before: object.isNew ? { _ in .null } : stored(object))
             if object.isNew {
                 inserted.append(object.recordKey)
@@ -40,11 +59,18 @@ extension ObjectContext {
             let names = fields.indices.filter { object.changes[$0] != nil }.map { fields[$0].name }
             entry.changes.append(HistoryEntry.Change(type: .update, key: object.recordKey, updated: names))
         }
+        // The values a tombstone keeps are the store's, read through a context of their
+        // own (made afresh every 256 objects, so as not to hold them all), never this
+        // context's unsaved edits of the object it deletes.
+        var reader: ObjectContext?
+        var read = 0
         for object in deletes {
-            noteInverses(of: object, after: { _ in .null }, before: stored(object))
+            noteInverses(of: object, after: { _ in .null }, before: overwritten[object.recordKey].map(fields) ?? stored(object))
             var change = HistoryEntry.Change(type: .delete, key: object.recordKey)
-            for attribute in object.shape.storedAttributes where attribute.preserveValueOnDeletion {
-                change.tombstone.append((attribute.name, try object.value(forKey: attribute.name)))
+            if object.shape.storedAttributes.contains(where: \.preserveValueOnDeletion), try store.records.contains(object.recordKey) {
+                if read % 256 == 0 { reader = store.newContext() }
+                read += 1
+                change.tombstone = try store.preservedValues(of: object.recordKey, in: reader ?? store.newContext())
             }
             entry.changes.append(change)
         }

@@ -176,8 +176,7 @@ extension LogStore {
                 if !manifest.blobFiles.contains(where: { $0.id == blob.id }) {
                     let active = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
                     manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: active)
-                    try writeManifest(manifest)
-                    state.withLock { $0.blobFiles[blob.id] = blob.file }
+                    try writeManifest(manifest) { $0.blobFiles[blob.id] = blob.file }
                 }
             }
         }
@@ -478,8 +477,7 @@ extension LogStore {
             // store reads as of its last sequence at the earliest (FORMAT.md §6.3).
             let last = state.withLock { $0.lastSequence }
             manifest.raiseVersionFloor(to: retention ?? last, lastSequence: last)
-            try writeManifest(manifest)
-            state.withLock { s in
+            try writeManifest(manifest) { s in
                 for w in written {
                     s.segmentFiles[w.id] = w.file
                     s.recordBytesBySegment[w.id] = w.recordBytes
@@ -711,8 +709,7 @@ extension LogStore {
             // gone: without a retention the store reads as of its last sequence only.
             let last = state.withLock { $0.lastSequence }
             manifest.raiseVersionFloor(to: retention ?? last, lastSequence: last)
-            try writeManifest(manifest)
-            state.withLock { s in
+            try writeManifest(manifest) { s in
                 for id in removable {
                     s.blobFiles[id] = nil
                     s.index.counters.liveBytesByBlobFile[id] = nil

@@ -199,8 +199,7 @@ extension LogStore {
             upgraded.startVersionFloor(upgradingFrom: manifest.version, lastSequence: state.withLock { $0.lastSequence })
             upgraded.counters = counters
             upgraded.countersKnown = true
-            try writeManifest(upgraded)
-            state.withLock { s in
+            try writeManifest(upgraded) { s in
                 for file in written { s.index.install(file) }
                 s.legacySealedCounters = nil
             }

@@ -67,11 +67,10 @@ extension LogStore {
         // Blob files are not restricted: a staging store counts its owner's blob files.
         manifest.counters.liveBytesBySegment = manifest.counters.liveBytesBySegment.filter { id, _ in manifest.segments.contains { $0.id == id } }
         manifest.countersKnown = true
-        try writeManifest(manifest)
-        // The overlay becomes the index file in one step for readers. The old segment's
-        // handle stays for readers (closing it under a reader would fail its read); it
-        // is closed when the last reference goes.
-        state.withLock { s in
+        // The overlay becomes the index file in one step for readers, with the manifest.
+        // The old segment's handle stays for readers (closing it under a reader would
+        // fail its read); it is closed when the last reference goes.
+        try writeManifest(manifest) { s in
             s.segmentFiles[newID] = newFile
             s.index.install(indexFile)
             s.index.overlay = IndexOverlay()
@@ -121,8 +120,7 @@ extension LogStore {
             try fileSystem.syncDirectory(paths.blobs)
             if let i = manifest.blobFiles.firstIndex(where: { $0.id == w.blobID }) { manifest.blobFiles[i].state = .sealed }
             manifest.blobFiles.append(.init(id: newID, state: .active))
-            try writeManifest(manifest)
-            state.withLock { $0.blobFiles[newID] = newFile }
+            try writeManifest(manifest) { $0.blobFiles[newID] = newFile }
             w.blobID = newID
             w.blobFile = newFile
             w.blobEnd = Int64(Format.blobHeaderSize)

@@ -432,8 +432,11 @@ extension LogStore {
         }
     }
 
-    /// Writes a new manifest and installs it in memory. Called with the writer lock held.
-    func writeManifest(_ proposed: Manifest) throws {
+    /// Writes a new manifest and installs it in memory, with `install`'s changes to the
+    /// state in the same step: a snapshot taken at any moment sees a manifest and the
+    /// files and index it names, never a new manifest over the old files (a past
+    /// snapshot would look for a segment not open yet). Called with the writer lock held.
+    func writeManifest(_ proposed: Manifest, installing install: (inout State) -> Void = { _ in }) throws {
         var manifest = proposed
         // A damaged manifest can hold the largest generation: refuse, never wrap or trap.
         manifest.generation = try Checked.successor(of: manifest.generation, "manifest generation", path: paths.manifest)
@@ -443,7 +446,10 @@ extension LogStore {
             fail(error)
             throw error
         }
-        state.withLock { $0.manifest = manifest }
+        state.withLock { s in
+            s.manifest = manifest
+            install(&s)
+        }
     }
 
     /// Makes everything durable, releases the write lock and closes files. Further

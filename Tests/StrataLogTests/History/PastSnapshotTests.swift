@@ -289,4 +289,42 @@ import StrataTestSupport
         #expect(reopened.versionFloor == floor)
         try reopened.close()
     }
+    /// A past snapshot taken while the writer rolls segments and compaction swaps
+    /// groups in finds every file the manifest it copied names: the manifest and the
+    /// files and index it names change in one step.
+    @Test func pastSnapshotsTakenDuringRollsAndSwapsFindEveryFile() throws {
+        let memory = InMemoryFileSystem()
+        let store = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory)
+        defer { try? store.close() }
+        store.setVersionRetention { _ in VersionRetention(after: 0) }
+        let done = Locked(false)
+        let failures = Locked<[String]>([])
+        let taken = Locked(0)
+        let reader = Thread {
+            while !done.withLock({ $0 }) {
+                let last = store.lastSequence
+                guard last > 1 else { continue }
+                do {
+                    let then = try store.snapshot(asOf: last - 1)
+                    _ = try then.count(in: nil)
+                    try then.close()
+                    taken.withLock { $0 += 1 }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        reader.start()
+        var rng = SplitMix(seed: 0x5AFE_5A45)
+        for step in 1...3_000 {
+            var batch = WriteBatch()
+            batch.put(RecordKey(UInt64.random(in: 1...200, using: &rng)), value: Array("\(step)".utf8))
+            try store.commit(batch)
+            if step % 150 == 0 { try store.compact() }
+        }
+        done.withLock { $0 = true }
+        while !reader.isFinished { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+        #expect(taken.withLock { $0 } > 0)
+    }
 }

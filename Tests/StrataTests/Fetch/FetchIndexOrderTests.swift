@@ -124,7 +124,7 @@ struct FetchIndexOrderTests {
                 try writer.save()
             } else if round % 3 == 2 {
                 // Unsaved changes in both: the walk is not taken, the answer the same.
-                var pick = SeededRandom(seed: UInt64(round), stream: 6)
+                let pick = SeededRandom(seed: UInt64(round), stream: 6)
                 for context in [compiled, interpreted] {
                     var same = pick
                     for _ in 0..<3 {
