@@ -63,7 +63,7 @@ extension ModelContext {
             after = last.token
         }
         guard let end else { return }
-        try store.deleteHistory(before: HistoryToken(sequence: end.sequence + 1, storeIdentifier: end.storeIdentifier))
+        try store.deleteHistory(through: end)
     }
 }
 

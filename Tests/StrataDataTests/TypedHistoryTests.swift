@@ -59,6 +59,9 @@ import Testing
         let last = all[2].token
         #expect { try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token == last })) }
             throws: { ($0 as? StrataError)?.code == .invalidArgument }
+        // No predicate: every transaction, the last one included.
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).isEmpty)
     }
 
     @Test func aSnapshotContainerReadsOneState() throws {

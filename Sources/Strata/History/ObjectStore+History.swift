@@ -61,12 +61,30 @@ extension ObjectStore {
     /// one just before it stay good; older tokens expire. The bytes
     /// go at the next compaction.
     ///
-    /// - Throws: `.invalidArgument` for a token of another store; storage errors.
+    /// - Throws: `.invalidArgument` for a token of another store, or one newer than
+    ///   the store's last commit (as ``fetchHistory(after:limit:)`` refuses it: on a
+    ///   store restored from an older copy, it would delete the whole history);
+    ///   storage errors.
     public func deleteHistory(before token: HistoryToken) throws {
+        try deleteHistory(from: token, keepingIt: true)
+    }
+
+    /// Deletes the transactions up to `token`'s, its own included (SwiftData's
+    /// `deleteHistory(_:)` selects them so); refuses tokens as ``deleteHistory(before:)``.
+    package func deleteHistory(through token: HistoryToken) throws {
+        try deleteHistory(from: token, keepingIt: false)
+    }
+
+    private func deleteHistory(from token: HistoryToken, keepingIt: Bool) throws {
         try checkStore(of: token)
         try withSaveGate {
+            let last = records.lastSequence
+            guard token.sequence <= last else {
+                throw StrataError(.invalidArgument, "the history token (\(token.sequence)) is newer than the store's last commit (\(last)): was the store restored from an older copy?",
+                                  path: path, context: ["token": "\(token.sequence)", "last": "\(last)"])
+            }
             guard let state = try historyState() else { return }
-            let horizon = min(token.sequence, records.lastSequence + 1)
+            let horizon = keepingIt ? token.sequence : token.sequence + 1
             guard horizon > state.horizon else { return }
             try deleteHistoryEntries(below: horizon, tracking: state.tracking)
         }

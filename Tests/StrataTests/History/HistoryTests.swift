@@ -140,6 +140,15 @@ import Testing
         #expect { try store.fetchHistory(after: other.currentHistoryToken) } throws: { ($0 as? StrataError)?.code == .invalidArgument }
         let future = HistoryToken(sequence: store.currentHistoryToken.sequence + 5, storeIdentifier: store.identifier)
         #expect { try store.fetchHistory(after: future) } throws: { ($0 as? StrataError)?.code == .invalidArgument }
+        // Nor does a token from the future delete the history up to the last commit.
+        let context = store.newContext()
+        _ = try Self.insert(context, "Ada")
+        try context.save()
+        let before = try store.fetchHistory()
+        #expect { try store.deleteHistory(before: future) } throws: { ($0 as? StrataError)?.code == .invalidArgument }
+        #expect { try store.deleteHistory(before: other.currentHistoryToken) } throws: { ($0 as? StrataError)?.code == .invalidArgument }
+        #expect(try store.fetchHistory() == before)
+        #expect(before.count == 1)
     }
 
     @Test func deleteHistoryExpiresOlderTokensAndKeepsTheGivenOne() throws {
