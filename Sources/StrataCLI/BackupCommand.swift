@@ -35,6 +35,12 @@ struct BackupCommand: ParsableCommand {
                     options.readOnly = true
                     log = try LogStore.open(at: store, options: options, logger: CLILogging.logger)
                     Terminal.note("the store is open for writing in another process: backing it up read-only, as of its last committed transaction")
+                } catch let error as StrataError where error.code == .io && [EROFS, EACCES, EPERM].contains(error.errno ?? 0) {
+                    // A store on a read-only file system (a mounted snapshot, a read-only
+                    // volume) cannot be locked for writing, and needs not be.
+                    options.readOnly = true
+                    log = try LogStore.open(at: store, options: options, logger: CLILogging.logger)
+                    Terminal.note("the store cannot be opened for writing (\(error.message)): backing it up read-only")
                 }
             } catch StrataError.Code.notFound {
                 throw CommandFailure.usage("no store at \(store): the directory holds no MANIFEST")

@@ -26,6 +26,7 @@ struct CommandFailure: Error, CustomStringConvertible {
 func reportingFailures(_ body: () throws -> Void) throws {
     do {
         try body()
+        try Terminal.finishStandardOutput()
     } catch {
         throw exitCode(reporting: error)
     }
@@ -35,6 +36,7 @@ func reportingFailures(_ body: () throws -> Void) throws {
 func reportingFailures(_ body: () async throws -> Void) async throws {
     do {
         try await body()
+        try Terminal.finishStandardOutput()
     } catch {
         throw exitCode(reporting: error)
     }

@@ -26,6 +26,9 @@ struct CopyCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
+            if !Self.isPostgres(source), !Self.isPostgres(destination), LogStore.location(destination, liesInStoreAt: source) {
+                throw CommandFailure.usage("the copy's destination lies inside the store it copies: copy into a directory outside it")
+            }
             let from = try Self.open(source, readOnly: true)
             defer { try? from.close() }
             let to = try Self.open(destination, readOnly: false)

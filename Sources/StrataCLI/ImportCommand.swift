@@ -58,8 +58,17 @@ struct ImportCommand: ParsableCommand {
             // A bulk load ends with its last segment sealed, as a WAL is checkpointed:
             // the next open then replays nothing (rebuilding the active segment's index
             // from its records would slow the first command run on the store).
-            if importer.committedObjects > 0 { try (objectStore.records as? LogStore)?.sealActiveSegment() }
-            print("imported \(importer.committedObjects) objects in \(importer.transactions) transaction(s) into \(store)")
+            let imported = "imported \(importer.committedObjects) objects in \(importer.transactions) transaction(s) into \(store)"
+            if importer.committedObjects > 0 {
+                do {
+                    try (objectStore.records as? LogStore)?.sealActiveSegment()
+                } catch {
+                    // Every batch is committed: only the tidying failed. Said so, lest the
+                    // import be run again and its objects be there twice.
+                    throw CommandFailure("\(imported) — all committed; sealing the last segment afterwards failed, so do not import them again: \(error)")
+                }
+            }
+            print(imported)
         }
     }
 }

@@ -6,8 +6,12 @@ import Strata
 enum StoreAccess {
     /// The store's engine, opened read-only; a usage failure when there is no store.
     static func openLog(_ path: String) throws -> LogStore {
-        guard FileManager.default.fileExists(atPath: path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw CommandFailure.usage("no store at \(path): the directory does not exist (create one with `strata create \(path) --model MODEL.json`)")
+        }
+        guard isDirectory.boolValue else {
+            throw CommandFailure.usage("no store at \(path): it is a file, not a store directory")
         }
         var options = LogStoreOptions()
         options.readOnly = true

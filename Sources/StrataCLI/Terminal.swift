@@ -9,17 +9,47 @@ enum Terminal {
         let width = 30
         let filled = min(width, done * width / total)
         let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total)".utf8))
-        if done >= total { FileHandle.standardError.write(Data("\n".utf8)) }
+        writeStandardError("\r\(label) [\(bar)] \(done)/\(total)")
+        if done >= total { writeStandardError("\n") }
     }
 
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("strata: \(message)\n".utf8))
+        writeStandardError("strata: \(message)\n")
     }
 
     /// Something the user should know that is not a failure, on stderr.
     static func note(_ message: String) {
-        FileHandle.standardError.write(Data("strata: note: \(message)\n".utf8))
+        writeStandardError("strata: note: \(message)\n")
+    }
+
+    /// Writes to stderr, ignoring a failure: a command run with stderr closed or on a
+    /// full disk (a cron job, a daemon) still ends with its own exit code. (Foundation's
+    /// `FileHandle.write(_:)` traps when the write fails.)
+    private static func writeStandardError(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(STDERR_FILENO, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+    }
+
+    /// Flushes what `print` buffered for standard output, and throws when any of it
+    /// could not be written (a full disk, a closed pipe): a command whose output was
+    /// lost did not succeed.
+    static func finishStandardOutput() throws {
+        errno = 0
+        // Every C stream flushed (`stdout` itself, a mutable C global, cannot be named in
+        // Swift 6): on a full disk or a closed pipe the last flush fails as the earlier
+        // writes did.
+        if fflush(nil) != 0 {
+            let reason = errno == 0 ? "write error" : String(cString: strerror(errno))
+            throw CommandFailure("cannot write standard output: \(reason)")
+        }
     }
 
     /// Peak resident memory of this process so far (VmHWM), in bytes.

@@ -30,6 +30,101 @@ import Testing
         #expect(run.stdout.isEmpty)
     }
 
+    /// With stderr on a full disk (or closed, as a daemon runs it), a command still
+    /// ends with its own exit code; with stdout on a full disk, a command whose output
+    /// was lost does not report success.
+    @Test func outputThatCannotBeWritten() throws {
+        let dir = try TemporaryDirectory("cli-full")
+        defer { dir.remove() }
+        let missing = try StrataProcess.run(["verify", dir.appending("nowhere.strata")], in: dir.path, standardError: "/dev/full")
+        #expect(missing.status == 2)
+        let store = try newStore(dir)
+        let exported = try StrataProcess.run(["export", store], in: dir.path, standardError: "/dev/full")
+        #expect(exported.status == 0)
+        for command in [["stats", store, "--json"], ["stats", store], ["verify", store]] {
+            let run = try StrataProcess.run(command, in: dir.path, standardOutput: "/dev/full")
+            #expect(run.status == 1, "\(command)")
+            #expect(run.stderr.contains("cannot write standard output"), "\(command)")
+        }
+    }
+
+    /// A backup or copy into the store it copies, however the path is spelled, is
+    /// refused before anything is written.
+    @Test func aDestinationInsideTheStore() throws {
+        let dir = try TemporaryDirectory("cli-inside")
+        defer { dir.remove() }
+        let store = try newStore(dir)
+        try FileManager.default.createDirectory(atPath: dir.appending("other"), withIntermediateDirectories: false)
+        for command in ["backup", "copy"] {
+            for destination in [dir.appending("other/../s.strata/segments/000099.seg"), store + "/./blobs/x"] {
+                let run = try StrataProcess.run([command, store, destination], in: dir.path)
+                #expect(run.status == 2, "\(command) \(destination): \(run.stderr)")
+                #expect(run.stderr.contains("inside"), "\(command) \(destination)")
+                #expect(!FileManager.default.fileExists(atPath: destination))
+            }
+        }
+    }
+
+    /// A store that lost its MANIFEST is damaged, not absent: verify says so with exit
+    /// 1. A file given for a store is named as a file.
+    @Test func aStoreWithoutItsManifestIsCorrupt() throws {
+        let dir = try TemporaryDirectory("cli-nomanifest")
+        defer { dir.remove() }
+        let store = try newStore(dir)
+        let imported = try StrataProcess.run(["import", store], input: "{\"@entity\":\"Department\",\"name\":\"Sales\"}\n", in: dir.path)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        try FileManager.default.removeItem(atPath: store + "/MANIFEST")
+        let verify = try StrataProcess.run(["verify", store], in: dir.path)
+        #expect(verify.status == 1, "\(verify.stderr)")
+        #expect(verify.stderr.contains("lost its manifest"))
+        let file = dir.appending("plain.txt")
+        try "not a store".write(toFile: file, atomically: true, encoding: .utf8)
+        let onFile = try StrataProcess.run(["verify", file], in: dir.path)
+        #expect(onFile.status == 2)
+        #expect(onFile.stderr.contains("is a file"))
+    }
+
+    /// With the store's directory immutable (as a read-only file system makes it): a
+    /// backup still runs, read-only; an import whose batches all committed but whose
+    /// closing seal could not write says the objects are committed. Skipped where
+    /// `chattr` cannot set the flag (not root, another file system).
+    @Test func aStoreThatCannotBeWritten() throws {
+        let dir = try TemporaryDirectory("cli-immutable")
+        defer {
+            _ = try? Self.chattr("-i", dir.appending("s.strata"))
+            dir.remove()
+        }
+        let store = try newStore(dir)
+        try FileManager.default.removeItem(atPath: store + "/LOCK")
+        guard try Self.chattr("+i", store) else { return }
+        let backup = try StrataProcess.run(["backup", store, dir.appending("copy.strata")], in: dir.path)
+        #expect(backup.status == 0, "\(backup.stderr)")
+        #expect(try StrataProcess.run(["verify", dir.appending("copy.strata")], in: dir.path).status == 0)
+        // The LOCK file exists again for the import, which may open the store for writing.
+        _ = try Self.chattr("-i", store)
+        FileManager.default.createFile(atPath: store + "/LOCK", contents: nil)
+        _ = try Self.chattr("+i", store)
+        let lines = (1...3).map { "{\"@entity\":\"Department\",\"name\":\"D\($0)\"}" }.joined(separator: "\n") + "\n"
+        let imported = try StrataProcess.run(["import", store], input: lines, in: dir.path)
+        _ = try Self.chattr("-i", store)
+        #expect(imported.status == 1)
+        #expect(imported.stderr.contains("imported 3 objects") && imported.stderr.contains("all committed"), "\(imported.stderr)")
+        let stats = try StrataProcess.run(["export", store], in: dir.path)
+        #expect(stats.lines.count == 3)
+    }
+
+    /// Runs `chattr FLAG PATH`; false when it could not.
+    static func chattr(_ flag: String, _ path: String) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+        process.arguments = [flag, path]
+        process.standardError = FileHandle.nullDevice
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr") else { return false }
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
     @Test func modelFileThatIsNotJSON() throws {
         let dir = try TemporaryDirectory("cli-badmodel")
         defer { dir.remove() }

@@ -15,7 +15,11 @@ struct StrataRun {
 enum StrataProcess {
     /// Runs `strata` with `arguments`, feeding `input` on standard input. Output goes
     /// through files rather than pipes so a large export cannot fill a pipe and stall.
-    static func run(_ arguments: [String], input: String? = nil, in directory: String) throws -> StrataRun {
+    /// - Parameters:
+    ///   - standardOutput, standardError: a file to write to instead (`/dev/full`, say),
+    ///     whose contents are then not returned.
+    static func run(_ arguments: [String], input: String? = nil, in directory: String,
+                    standardOutput: String? = nil, standardError: String? = nil) throws -> StrataRun {
         let process = Process()
         process.executableURL = try executableURL()
         process.arguments = arguments
@@ -31,8 +35,10 @@ enum StrataProcess {
               let stdin = FileHandle(forReadingAtPath: inPath) else {
             throw CocoaError(.fileWriteUnknown)
         }
-        process.standardOutput = out
-        process.standardError = err
+        let redirected = [standardOutput, standardError].map { $0.flatMap(FileHandle.init(forWritingAtPath:)) }
+        defer { for handle in redirected { try? handle?.close() } }
+        process.standardOutput = redirected[0] ?? out
+        process.standardError = redirected[1] ?? err
         process.standardInput = stdin
         try process.run()
         process.waitUntilExit()

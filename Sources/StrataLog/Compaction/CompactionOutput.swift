@@ -171,6 +171,20 @@ final class CompactionOutput {
         try store.fileSystem.syncDirectory(store.paths.blobs)
     }
 
+    /// Removes what a compaction that stopped wrote and no manifest names: the store
+    /// is left with the files it had (open would remove them too, but only at the
+    /// next open for writing). What a swap put in the manifest stays.
+    func abandon() {
+        current = nil
+        finished = []
+        let (segments, blobs) = store.state.withLock { s in (Set(s.manifest.segments.map(\.id)), Set(s.manifest.blobFiles.map(\.id))) }
+        for id in segmentIDs.subtracting(segments) {
+            try? store.fileSystem.remove(store.paths.segment(id))
+            try? store.fileSystem.remove(store.paths.indexFile(id))
+        }
+        if let blob, !blobs.contains(blob.id) { try? store.fileSystem.remove(store.paths.blob(blob.id)) }
+    }
+
     /// Takes the finished segments for a swap; later groups start new ones.
     func takeFinished() -> [Written] {
         defer { finished = [] }

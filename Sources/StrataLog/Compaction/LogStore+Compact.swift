@@ -140,6 +140,8 @@ extension LogStore {
         let started = ContinuousClock.now
         var throttle = CompactionThrottle(bytesPerSecond: bytesPerSecond)
         let output = CompactionOutput(store: self)
+        var finished = false
+        defer { if !finished { output.abandon() } }
         let inputSet = Set(plan.inputs)
         var group: [UInt32] = []
         var groupBytes: Int64 = 0
@@ -181,6 +183,7 @@ extension LogStore {
             }
         }
         try collectBlobFiles(plan.blobs, retention: retention, rewritten: inputSet.union(output.segmentIDs), report: &report)
+        finished = true
         report.duration = ContinuousClock.now - started
         counters.compactions.add(1)
         counters.compactionBytesReclaimed.add(Int(max(0, report.segmentBytesBefore - report.segmentBytesAfter) + report.blobBytesReclaimed))

@@ -102,7 +102,9 @@ public struct POSIXFileSystem: FileSystem {
     }
 
     public func lock(_ path: String) throws -> any FileLock {
-        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Not through a symbolic link either: a planted LOCK link would create a file
+        // elsewhere (FORMAT.md §4.6).
+        let fd = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else {
             throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "cannot open lock file", path: path)
         }

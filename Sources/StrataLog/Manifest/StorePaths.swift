@@ -1,3 +1,5 @@
+import Glibc
+
 /// Every file name of a store, built in one place (FORMAT.md §1).
 struct StorePaths: Sendable {
     let root: String
@@ -14,6 +16,41 @@ struct StorePaths: Sendable {
         guard let slash = root.lastIndex(of: "/") else { return "." }
         return slash == root.startIndex ? "/" : String(root[..<slash])
     }
+    /// Whether `path` lies in this store's directory (or is it), judged with links and
+    /// `.`/`..` resolved as far as both exist on disk: `other/../store/segments/x` and a
+    /// link to the store lie in it as much as `store/segments/x` does.
+    func contains(_ path: String) -> Bool {
+        let store = Self.resolved(root)
+        let other = Self.resolved(path)
+        return other == store || other.hasPrefix(store == "/" ? "/" : store + "/")
+    }
+
+    /// `path` with its existing head resolved by `realpath` (links, `.`, `..`) and the
+    /// rest appended as written, once normalised.
+    static func resolved(_ path: String) -> String {
+        var head = path.isEmpty ? "." : path
+        var tail: [String] = []
+        while true {
+            if let real = realpath(head, nil) {
+                defer { free(real) }
+                var result = String(cString: real)
+                for part in tail.reversed() where part != "." && !part.isEmpty {
+                    if part == ".." {
+                        result = StorePaths(result).parent
+                    } else {
+                        result += (result == "/" ? "" : "/") + part
+                    }
+                }
+                return result
+            }
+            let paths = StorePaths(head)
+            let last = paths.root.lastIndex(of: "/").map { String(paths.root[paths.root.index(after: $0)...]) } ?? paths.root
+            guard !last.isEmpty, paths.parent != paths.root else { return path }
+            tail.append(last)
+            head = paths.parent
+        }
+    }
+
     var manifestTemp: String { root + "/MANIFEST.tmp" }
     var lock: String { root + "/LOCK" }
     var segments: String { root + "/segments" }

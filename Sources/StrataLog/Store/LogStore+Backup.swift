@@ -123,12 +123,18 @@ extension LogStore {
         return report
     }
 
+    /// Whether `path` lies in the store directory at `store` (or is it), with links and
+    /// `.`/`..` resolved: a copy written there would be taken for leftovers.
+    package static func location(_ path: String, liesInStoreAt store: String) -> Bool {
+        StorePaths(store).contains(path)
+    }
+
     private func checkBackupDestination(_ target: StorePaths) throws {
         guard !target.root.isEmpty else { throw StrataError(.invalidArgument, "the backup's destination is an empty path") }
         if fileSystem.exists(target.root) {
             throw StrataError(.invalidArgument, "the backup's destination exists: back up into a new directory", path: target.root)
         }
-        if target.root == paths.root || target.root.hasPrefix(paths.root + "/") {
+        if paths.contains(target.root) {
             throw StrataError(.invalidArgument, "the backup's destination lies inside the store", path: target.root)
         }
         guard fileSystem.isDirectory(target.parent) else {

@@ -226,7 +226,10 @@ extension LogStore {
         }
         state.withLock { s in
             // Only if the segment is still live and still has the damaged file.
-            if let current = s.index.file(for: damage.segmentID), current === old { s.index.install(rebuilt) }
+            if let current = s.index.file(for: damage.segmentID), current === old {
+                s.index.install(rebuilt)
+                if !writable { s.indexFilesRebuiltInMemory.insert(damage.segmentID) }
+            }
         }
     }
 }

@@ -45,9 +45,11 @@ extension LogStore {
         let started = ContinuousClock.now
         if !fileSystem.exists(paths.manifest) {
             guard options.createIfMissing, !options.readOnly else {
+                // A store that lost its manifest is damaged, not absent.
+                try refuseOrphanedData(paths: paths, fileSystem: fileSystem, creating: false)
                 throw StrataError(.notFound, "no store at this path (no MANIFEST)", path: path)
             }
-            try refuseOrphanedData(paths: paths, fileSystem: fileSystem)
+            try refuseOrphanedData(paths: paths, fileSystem: fileSystem, creating: true)
             try fileSystem.createDirectory(paths.root)
         }
         let lock = options.readOnly ? nil : try fileSystem.lock(paths.lock)
@@ -76,14 +78,15 @@ extension LogStore {
     /// A directory without MANIFEST is new, or a creation that crashed before its
     /// manifest (its files then hold headers only). Anything more is a store that lost
     /// its manifest: creating over it would delete data, so open refuses.
-    private static func refuseOrphanedData(paths: StorePaths, fileSystem: any FileSystem) throws {
+    private static func refuseOrphanedData(paths: StorePaths, fileSystem: any FileSystem, creating: Bool) throws {
         for (directory, headerSize) in [(paths.segments, Format.segmentHeaderSize), (paths.blobs, Format.blobHeaderSize)] where fileSystem.isDirectory(directory) {
-            for name in try fileSystem.contentsOfDirectory(directory) {
+            for name in try fileSystem.contentsOfDirectory(directory) where !fileSystem.isDirectory(directory + "/" + name) {
                 let file = try fileSystem.open(directory + "/" + name, mode: .readOnly)
                 let size = try file.size()
                 try? file.close()
                 if size > Int64(headerSize) {
-                    throw StrataError(.corrupt, "the directory holds store data but no MANIFEST; refusing to create a new store over it", path: directory + "/" + name)
+                    throw StrataError(.corrupt, "the directory holds store data but no MANIFEST" + (creating ? "; refusing to create a new store over it" : ": the store lost its manifest"),
+                                      path: directory + "/" + name)
                 }
             }
         }
@@ -183,6 +186,7 @@ extension LogStore {
                 index = try rebuildIndexFile(segment: file, info: info, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem,
                                              cache: cache, writable: !options.readOnly, sortBatch: options.bulkSortBatch).0
                 rebuiltSegments.append(info.id)
+                if options.readOnly { state.indexFilesRebuiltInMemory.insert(info.id) }
             }
             state.index.install(index)
             state.recordBytesBySegment[info.id] = Int64(clamping: index.footer.recordBytes)
@@ -217,6 +221,7 @@ extension LogStore {
                     let rebuilt = try rebuildIndexFile(segment: segment, info: info, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem,
                                                        cache: cache, writable: !options.readOnly && !upgrading, sortBatch: options.bulkSortBatch).0
                     state.index.install(rebuilt)
+                    if options.readOnly { state.indexFilesRebuiltInMemory.insert(damage.segmentID) }
                 }
             }
         }
@@ -559,6 +564,10 @@ extension LogStore {
                 throw StrataError(.corrupt, "store directory is missing", path: directory)
             }
             for name in try fileSystem.contentsOfDirectory(directory) where !keep(name) {
+                guard !fileSystem.isDirectory(directory + "/" + name) else {
+                    logger.warning("a directory is named like a store file; left alone", metadata: ["path": "\(directory)/\(name)"])
+                    continue
+                }
                 logger.warning("removing leftover file", metadata: ["path": "\(directory)/\(name)"])
                 try fileSystem.remove(directory + "/" + name)
             }

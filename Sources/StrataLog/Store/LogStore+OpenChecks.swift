@@ -163,9 +163,17 @@ extension LogStore {
             logger.warning("removing leftover file", metadata: ["path": "\(path)", "reason": "\(why)"])
             try fileSystem.remove(path)
         }
+        // Only files are the store's to judge: a directory named like one (a backup put
+        // there by mistake, say) is someone else's, and stays.
+        func isDirectory(_ path: String) -> Bool {
+            guard fileSystem.isDirectory(path) else { return false }
+            logger.warning("a directory is named like a store file; left alone", metadata: ["path": "\(path)"])
+            return true
+        }
         for name in try fileSystem.contentsOfDirectory(paths.segments) {
             guard let id = StorePaths.parseNumber(name, suffix: ".seg"), !listedSegments.contains(id) else { continue }
             let path = paths.segment(id)
+            if isDirectory(path) { continue }
             if id >= segmentsAfter && segmentsAfter < .max { try remove(path, "written after the manifest (unfinished roll or compaction)"); continue }
             if retiredSegments.contains(id) { try remove(path, "retired by a compaction or migration"); continue }
             let file = try fileSystem.open(path, mode: .readOnly)
@@ -189,6 +197,7 @@ extension LogStore {
         for name in try fileSystem.contentsOfDirectory(paths.blobs) {
             guard let id = StorePaths.parseNumber(name, suffix: ".blob"), !listedBlobs.contains(id) else { continue }
             let path = paths.blob(id)
+            if isDirectory(path) { continue }
             if id >= blobsAfter && blobsAfter < .max { try remove(path, "written after the manifest (unfinished blob roll or compaction)"); continue }
             if retiredBlobs.contains(id) { try remove(path, "retired by a compaction"); continue }
             if try referenced().contains(id) {

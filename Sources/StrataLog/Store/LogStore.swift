@@ -169,6 +169,10 @@ public final class LogStore: Sendable {
         /// A format-1 store whose index files are still in memory: its first write
         /// upgrades it to format 2 (FORMAT.md §12), with these counters of its sealed segments.
         var legacySealedCounters: IndexCounters?
+        /// Sealed segments whose index file on disk is damaged or missing and was rebuilt
+        /// in memory only (the store may not write it): reads are sound, the file is not,
+        /// and `verify()` says so.
+        var indexFilesRebuiltInMemory: Set<UInt32> = []
         /// Set on a snapshot read as of a sequence before its store's last.
         var readsAsOfThePast = false
         /// Set when a write or fsync failed: the store is read-only until reopened.

@@ -148,11 +148,22 @@ extension LogStore {
     /// ``verifyIndexFile(_:expected:report:)`` against a rebuilt file on disk, read a
     /// chunk at a time: every byte before the footer equal, and the footer equal once
     /// the rebuilt one carries the file's version.
+    /// A segment whose index file this process rebuilt in memory only: the one it reads
+    /// is sound by construction, the one on disk is not (what open or a read found).
+    private func reportRebuiltInMemory(_ id: UInt32, report: inout VerifyReport) -> Bool {
+        guard state.withLock({ $0.indexFilesRebuiltInMemory.contains(id) }) else { return false }
+        report.indexFilesChecked += 1
+        report.problems.append(StrataError(.corrupt, "the index file on disk is damaged or missing: reads here use one rebuilt from its segment (delete the file to have the next open for writing rebuild it)",
+                                           path: paths.indexFile(id)))
+        return true
+    }
+
     private func verifyIndexFile(_ id: UInt32, expectedAt path: String, report: inout VerifyReport) {
         guard let index = state.withLock({ $0.index.file(for: id) }) else {
             report.problems.append(StrataError(.corrupt, "sealed segment \(id) has no index file open", path: paths.indexFile(id)))
             return
         }
+        if reportRebuiltInMemory(id, report: &report) { return }
         do {
             let expected = try fileSystem.open(path, mode: .readOnly)
             defer { try? expected.close() }
@@ -186,6 +197,7 @@ extension LogStore {
             report.problems.append(StrataError(.corrupt, "sealed segment \(id) has no index file open", path: paths.indexFile(id)))
             return
         }
+        if reportRebuiltInMemory(id, report: &report) { return }
         do {
             let size = Int(try index.file.size())
             let bytes = try index.file.readExactly(size, at: 0)

@@ -49,6 +49,55 @@ import StrataTestSupport
         #expect(try store.verify().isSound)
     }
 
+    /// A compaction that meets a damaged segment stops with `.corrupt`, and what it
+    /// wrote that no manifest names goes with it: the directories hold only the files
+    /// the manifest lists (the groups swapped in before the damage stay).
+    @Test func aCompactionStoppedByDamageLeavesNoFilesBehind() throws {
+        let dir = try TemporaryDirectory("compact-damaged")
+        defer { dir.remove() }
+        var options = LogStoreOptions()
+        options.overlayEntryLimit = 100
+        options.compressRecords = false
+        do {
+            let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+            // Keys 0..<300 in three segments (A, B, C), ten keys a transaction, then
+            // half of A's keys and half of B's written again: A and B, both half
+            // garbage, are compacted in one group, A first.
+            for first in stride(from: UInt64(0), to: 300, by: 10) {
+                var batch = WriteBatch()
+                for key in first..<first + 10 { batch.put(RecordKey(key), value: LogFixtures.value(key, size: 80)) }
+                try store.commit(batch)
+            }
+            for first in [0, 10, 20, 30, 40, 100, 110, 120, 130, 140] as [UInt64] {
+                var batch = WriteBatch()
+                for key in first..<first + 10 { batch.put(RecordKey(key), value: LogFixtures.value(key, version: 1, size: 80)) }
+                try store.commit(batch)
+            }
+            try store.close()
+        }
+        // B damaged three quarters in, among its live records: the compaction has
+        // copied A's live records, and some of B's, when it meets the damage.
+        let sealed = try FieldEditTests.sealedIDs(dir.path).sorted()
+        try #require(sealed.count >= 3)
+        let path = StoreSurgery.segment(dir.path, sealed[1])
+        var bytes = try FileBytes.read(path)
+        bytes[bytes.count * 3 / 4] ^= 0xFF
+        try FileBytes.write(bytes, to: path)
+
+        let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+        defer { try? store.close() }
+        let error = #expect(throws: StrataError.self) { try store.compact(force: true) }
+        #expect(error?.code == .corrupt)
+        let manifest = try StoreSurgery.manifest(dir.path)
+        let listed = Set(manifest.segments.map(\.id))
+        let segments = try FileManager.default.contentsOfDirectory(atPath: dir.appending("segments")).compactMap { StorePaths.parseNumber($0, suffix: ".seg") }
+        let indexFiles = try FileManager.default.contentsOfDirectory(atPath: dir.appending("index")).compactMap { StorePaths.parseNumber($0, suffix: ".idx") }
+        #expect(Set(segments) == listed)
+        #expect(Set(indexFiles).isSubset(of: listed))
+        let blobs = try FileManager.default.contentsOfDirectory(atPath: dir.appending("blobs")).compactMap { StorePaths.parseNumber($0, suffix: ".blob") }
+        #expect(Set(blobs) == Set(manifest.blobFiles.map(\.id)))
+    }
+
     /// Compaction's memory follows the overlay limit, not the segment size: what it
     /// writes seals at `overlayEntryLimit` keys (each output's index is built in memory)
     /// and its groups end at four times that many input keys (their relocations are held

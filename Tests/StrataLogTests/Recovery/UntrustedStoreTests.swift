@@ -114,6 +114,66 @@ import StrataTestSupport
         #expect(try FileBytes.read(outside) == victim, "the file outside the store is untouched")
     }
 
+    /// A symbolic link planted as the LOCK file: taking the lock must not create or
+    /// lock a file elsewhere.
+    @Test func aLockFileThatIsALinkIsNotFollowed() throws {
+        let dir = try TemporaryDirectory("untrusted-lock")
+        defer { dir.remove() }
+        let store = dir.appending("s.strata")
+        try LogStore.open(at: store, logger: .quiet).close()
+        let lock = StorePaths(store).lock
+        let outside = dir.appending("elsewhere")
+        try FileManager.default.removeItem(atPath: lock)
+        try FileManager.default.createSymbolicLink(atPath: lock, withDestinationPath: outside)
+        #expect(throws: StrataError.self) { _ = try LogStore.open(at: store, logger: .quiet) }
+        #expect(!FileManager.default.fileExists(atPath: outside))
+    }
+
+    /// A directory named like a segment or a blob file (a backup put there by mistake)
+    /// is not the store's to remove: open leaves it, with what it holds.
+    @Test func aDirectoryNamedLikeAStoreFileIsLeftAlone() throws {
+        let dir = try TemporaryDirectory("untrusted-directory")
+        defer { dir.remove() }
+        let store = dir.appending("s.strata")
+        do {
+            let s = try LogStore.open(at: store, logger: .quiet)
+            var batch = WriteBatch()
+            batch.put(RecordKey(1), value: [1])
+            try s.commit(batch)
+            try s.close()
+        }
+        let paths = StorePaths(store)
+        let next = try StoreSurgery.manifest(store).nextSegmentID
+        let planted = [paths.segment(next + 5), paths.blob(99)]
+        for directory in planted {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+            try FileBytes.write([7], to: directory + "/MANIFEST")
+        }
+        let s = try LogStore.open(at: store, logger: .quiet)
+        #expect(try s.get(RecordKey(1))?.value == [1])
+        try s.close()
+        for directory in planted { #expect(try FileBytes.read(directory + "/MANIFEST") == [7]) }
+    }
+
+    /// A backup's destination given through `..`, `.` or a link to the store is inside
+    /// the store all the same, and refused: the store's next open would take it for
+    /// leftovers.
+    @Test func aBackupIntoTheStoreIsRefusedHoweverItIsSpelled() throws {
+        let dir = try TemporaryDirectory("untrusted-backup")
+        defer { dir.remove() }
+        let store = dir.appending("s.strata")
+        try FileManager.default.createDirectory(atPath: dir.appending("other"), withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: dir.appending("link"), withDestinationPath: store)
+        let s = try LogStore.open(at: store, logger: .quiet)
+        defer { try? s.close() }
+        for destination in [store + "/segments/000099.seg", dir.appending("other/../s.strata/segments/x"), store + "/./blobs/x", dir.appending("link/index/y"), dir.appending("link")] {
+            let error = #expect(throws: StrataError.self) { _ = try s.backup(to: destination) }
+            #expect(error?.code == .invalidArgument, "\(destination)")
+        }
+        #expect(!LogStore.location(dir.appending("other/backup"), liesInStoreAt: store))
+        #expect(LogStore.location(dir.appending("other/../link/x"), liesInStoreAt: store))
+    }
+
     /// Every committed store (each format) opens with the new checks on the scanning path
     /// (hint and index files removed), and the engine still reads every key — the stricter records
     /// block and sequence checks refuse nothing a Strata writer wrote.

@@ -75,4 +75,34 @@ import StrataTestSupport
         }
         #expect(try memory.contentsOfDirectory("/scratch").isEmpty)
     }
+    /// An index file whose block checksum fails is rebuilt in memory by a read-only
+    /// open, which cannot write it: verify still reports the file on disk, whichever
+    /// file it is and whether open or a read met the damage. A store open for writing
+    /// rewrites it when a read meets the damage, and then the store verifies sound.
+    @Test func anIndexFileRebuiltInMemoryIsStillReported() throws {
+        let memory = InMemoryFileSystem()
+        try Self.store(memory)
+        let files = try memory.contentsOfDirectory(Self.root + "/index").filter { $0.hasSuffix(".idx") }.sorted()
+        try #require(files.count >= 2)
+        for name in files {
+            let damaged = InMemoryFileSystem()
+            try Self.store(damaged)
+            let path = Self.root + "/index/" + name
+            var bytes = try #require(damaged.bytes(of: path))
+            bytes[4 + 29] ^= 0x01 // an entry's byte, its block's checksum left as it was
+            try damaged.setBytes(bytes, of: path)
+            let store = try LogStore.open(at: Self.root, options: Self.readOnly(scratch: nil), fileSystem: damaged, logger: .quiet)
+            for key in UInt64(1)...200 { _ = try store.get(RecordKey(key)) }
+            let report = try store.verify()
+            #expect(report.problems.contains { $0.path == path }, "\(name): \(report)")
+            try store.close()
+            let writer = try LogStore.open(at: Self.root, fileSystem: damaged, logger: .quiet)
+            for key in UInt64(1)...200 { _ = try writer.get(RecordKey(key)) }
+            try writer.close()
+            let repaired = try LogStore.open(at: Self.root, options: Self.readOnly(scratch: nil), fileSystem: damaged, logger: .quiet)
+            for key in UInt64(1)...200 { _ = try repaired.get(RecordKey(key)) }
+            #expect(try repaired.verify().isSound, "\(name)")
+            try repaired.close()
+        }
+    }
 }
