@@ -13,7 +13,7 @@ struct CopyCommand: ParsableCommand {
         commandName: "copy",
         abstract: "Copy a store into a new directory or PostgreSQL schema (postgres://USER@HOST/DATABASE?schema=NAME), and back.",
         discussion: """
-            Records, blobs and metadata are streamed in batches, in one transaction at the destination, which must be empty; the copy is verified at the end. \
+            Records, blobs and metadata are streamed in batches, in one transaction at the destination (a new directory, or a schema that holds no store); the copy is verified at the end. \
             The history is not carried over: the destination's starts at the copy. PostgreSQL locations need a build with the Postgres trait.
             """
     )

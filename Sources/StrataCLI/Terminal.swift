@@ -25,7 +25,7 @@ enum Terminal {
     /// Writes to stderr, ignoring a failure: a command run with stderr closed or on a
     /// full disk (a cron job, a daemon) still ends with its own exit code. (Foundation's
     /// `FileHandle.write(_:)` traps when the write fails.)
-    private static func writeStandardError(_ text: String) {
+    static func writeStandardError(_ text: String) {
         var bytes = Array(text.utf8)
         bytes.withUnsafeMutableBytes { raw in
             var offset = 0

@@ -125,6 +125,18 @@ import Testing
         return process.terminationStatus == 0
     }
 
+    /// Arguments the parser refuses exit with 2, as every other bad argument does,
+    /// with the usage; asking for help is not a failure.
+    @Test(arguments: [["verify"], ["import", "s.strata", "--batch", "0"], ["bogus"], ["stats", "a", "b"]])
+    func argumentsTheParserRefuses(_ arguments: [String]) throws {
+        let dir = try TemporaryDirectory("cli-parse")
+        defer { dir.remove() }
+        let run = try StrataProcess.run(arguments, in: dir.path)
+        #expect(run.status == 2, "\(arguments): \(run.stderr)")
+        #expect(run.stderr.contains("Usage:"))
+        #expect(try StrataProcess.run([arguments[0], "--help"].filter { $0 != "bogus" }, in: dir.path).status == 0)
+    }
+
     @Test func modelFileThatIsNotJSON() throws {
         let dir = try TemporaryDirectory("cli-badmodel")
         defer { dir.remove() }

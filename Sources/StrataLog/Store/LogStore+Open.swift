@@ -484,6 +484,11 @@ extension LogStore {
         }
     }
 
+    /// A store id as it is shown in messages.
+    private static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+
     /// Opens a file the manifest lists, its header checked. A sealed file must not
     /// be of a newer format than the manifest (`sealed`): every writer writes files of
     /// its own version and the manifest after them, so a manifest older than a sealed
@@ -496,8 +501,11 @@ extension LogStore {
         }
         let file = try fileSystem.open(path, mode: readOnly ? .readOnly : .readWrite)
         let header = try FileHeader.decode(try file.readExactly(FileHeader.size, at: 0), expectedMagic: magic, path: path)
-        guard header.fileID == id, header.storeID == manifest.storeID else {
-            throw StrataError(.corrupt, "file belongs to another store or carries another number (id \(header.fileID), expected \(id))", path: path, offset: 0)
+        guard header.storeID == manifest.storeID else {
+            throw StrataError(.corrupt, "file belongs to another store (its header names store \(Self.hex(header.storeID)), the manifest \(Self.hex(manifest.storeID)))", path: path, offset: 0)
+        }
+        guard header.fileID == id else {
+            throw StrataError(.corrupt, "file carries another number (id \(header.fileID), expected \(id))", path: path, offset: 0)
         }
         if sealed && header.version > manifest.version {
             throw StrataError(.corrupt, "this sealed file is of format version \(header.version) but the manifest says \(manifest.version): the manifest's version was changed",

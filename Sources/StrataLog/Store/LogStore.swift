@@ -284,9 +284,14 @@ public final class LogStore: Sendable {
     /// fsync reports success (DESIGN.md, durability protocol).
     func fail(_ error: any Error) {
         let failure = (error as? StrataError) ?? StrataError(.io, "\(error)", path: path)
-        state.withLock { s in if s.failure == nil { s.failure = failure } }
+        let first = state.withLock { s in
+            guard s.failure == nil else { return false }
+            s.failure = failure
+            return true
+        }
         groupCommit.fail(failure)
-        logger.warning("store is read-only until reopened", metadata: ["path": "\(path)", "error": "\(failure)"])
+        // Said once: a failure is reported by each layer it passes through.
+        if first { logger.warning("store is read-only until reopened", metadata: ["path": "\(path)", "error": "\(failure)"]) }
     }
 }
 

@@ -108,6 +108,9 @@ extension LogStore {
             }
         }
         verifyCounters(&report)
+        // One damaged frame is met once per record read from it: told once.
+        var told = Set<String>()
+        report.problems = report.problems.filter { told.insert($0.description).inserted }
         return report
     }
 
