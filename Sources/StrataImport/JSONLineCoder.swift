@@ -26,6 +26,11 @@ public struct JSONLineCoder {
         } catch let DecodingError.dataCorrupted(context) {
             let underlying = (context.underlyingError as? NSError)?.userInfo[NSDebugDescriptionErrorKey] as? String
             throw LineProblem("not valid JSON" + (underlying.map { ": \($0)" } ?? ""))
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            // Every JSON value decodes, so a mismatch is a value the parser would not
+            // take: a string with an unpaired surrogate, a number beyond a Double.
+            let place = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw LineProblem("not valid JSON" + (place.isEmpty ? "" : " at \"\(place)\"") + ": a string that is not valid Unicode, or a number out of range")
         } catch {
             throw LineProblem("not valid JSON: \(error)")
         }

@@ -180,6 +180,18 @@ import Testing
         #expect(try exportLines(store, dir).isEmpty, "every line is checked before the first batch")
     }
 
+    /// Values JSON's grammar allows but the reader cannot hold are named with their place.
+    @Test(arguments: [(#"{"@entity": "Department", "name": "\ud800"}"#, "\"name\""), (#"{"@entity": "Employee", "salary": 1e400}"#, "\"salary\"")])
+    func aValueTheReaderCannotHold(_ line: String, _ place: String) throws {
+        let dir = try TemporaryDirectory("cli-unholdable")
+        defer { dir.remove() }
+        let store = try newStore(dir)
+        let run = try StrataProcess.run(["import", store], input: line + "\n", in: dir.path)
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("line 1: not valid JSON at \(place)"), "\(run.stderr)")
+        #expect(!run.stderr.contains("DecodingError"))
+    }
+
     @Test(arguments: [
         (#"{"@entity": "Dept", "name": "x"}"#, "unknown entity 'Dept'"),
         (#"{"@entity": "Department", "nmae": "x"}"#, "Department has no attribute or relationship 'nmae'"),
