@@ -91,8 +91,14 @@ extension LogStore {
         let items = try backupItems(snapshot, into: partial)
         var copier = BackupCopier(fileSystem: fileSystem, bytesTotal: items.reduce(manifestBytes) { $0 + $1.size },
                                   filesTotal: items.count + 1, report: progress)
+        removeAbandonedPartials(of: target)
         do {
-            for directory in [partial.root, partial.segments, partial.blobs, partial.index] { try fileSystem.createDirectory(directory) }
+            try fileSystem.createDirectory(partial.root)
+            // Held while the copy is made: a later backup to the same destination knows
+            // a scratch directory whose lock it can take for one a killed backup left.
+            let held = try fileSystem.lock(partial.lock)
+            defer { held.unlock() }
+            for directory in [partial.segments, partial.blobs, partial.index] { try fileSystem.createDirectory(directory) }
             for item in items { try copier.put(item) }
             if let point = snapshot.durablePoint { try groupCommit.waitUntilDurable(point) }
             for directory in [partial.segments, partial.blobs, partial.index] { try fileSystem.syncDirectory(directory) }
@@ -127,6 +133,21 @@ extension LogStore {
     /// `.`/`..` resolved: a copy written there would be taken for leftovers.
     package static func location(_ path: String, liesInStoreAt store: String) -> Bool {
         StorePaths(store).contains(path)
+    }
+
+    /// Removes the scratch directories of earlier backups to `target` that a kill
+    /// left (`DEST.partial-…`): those whose lock no backup holds. A backup still
+    /// copying holds its own.
+    private func removeAbandonedPartials(of target: StorePaths) {
+        let name = target.root.lastIndex(of: "/").map { String(target.root[target.root.index(after: $0)...]) } ?? target.root
+        guard let entries = try? fileSystem.contentsOfDirectory(target.parent) else { return }
+        for entry in entries where entry.hasPrefix(name + ".partial-") {
+            let partial = StorePaths(target.parent + "/" + entry)
+            guard fileSystem.isDirectory(partial.root), let lock = try? fileSystem.lock(partial.lock) else { continue }
+            lock.unlock()
+            logger.warning("removing the scratch directory of a backup that did not finish", metadata: ["path": "\(partial.root)"])
+            try? fileSystem.remove(partial.root)
+        }
     }
 
     private func checkBackupDestination(_ target: StorePaths) throws {

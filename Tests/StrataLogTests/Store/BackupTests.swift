@@ -329,6 +329,34 @@ import StrataTestSupport
         #expect(closed?.code == .closed)
     }
 
+    /// A backup killed part-way leaves its scratch directory (`DEST.partial-…`); the
+    /// next backup to the same destination removes it, and leaves alone one whose
+    /// backup still holds its lock.
+    @Test func theScratchDirectoryOfAKilledBackupIsRemovedByTheNext() throws {
+        let dir = try TemporaryDirectory("backup-partial")
+        defer { dir.remove() }
+        let store = try LogStore.open(at: dir.appending("source"), options: Self.options, logger: .quiet)
+        defer { try? store.close() }
+        _ = try Self.commitNumbered(store, 3)
+        let killed = dir.appending("copy.partial-dead")
+        try FileManager.default.createDirectory(atPath: killed + "/segments", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: killed + "/segments/000001.seg", contents: Data([1, 2, 3]))
+        let running = dir.appending("copy.partial-running")
+        try FileManager.default.createDirectory(atPath: running, withIntermediateDirectories: false)
+        let held = try POSIXFileSystem().lock(running + "/LOCK")
+        defer { held.unlock() }
+        let other = dir.appending("other.partial-dead")
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: false)
+
+        try store.backup(to: dir.appending("copy"))
+        #expect(!FileManager.default.fileExists(atPath: killed))
+        #expect(FileManager.default.fileExists(atPath: running))
+        #expect(FileManager.default.fileExists(atPath: other), "another destination's")
+        let copy = try LogStore.open(at: dir.appending("copy"), options: Self.options, logger: .quiet)
+        defer { try? copy.close() }
+        #expect(try copy.verify().isSound)
+    }
+
     /// A format-1 store (hint files, index files in memory) is copied as it is: the copy
     /// opens as format 1 with the same records.
     @Test func aFormatOneStoreIsCopiedAsItIs() throws {
