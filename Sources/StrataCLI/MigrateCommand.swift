@@ -47,6 +47,21 @@ struct MigrateCommand: ParsableCommand {
             var previewOptions = StoreOptions()
             previewOptions.logger = CLILogging.logger
             let preview = try ObjectStore.previewMigration(at: store, to: target, options: previewOptions)
+            // A damaged store is not migrated: the migration would carry the damage into
+            // a store that then says it is at the new model.
+            let soundness = try StoreAccess.openLog(store)
+            let damage = try soundness.verify()
+            try soundness.close()
+            if !damage.isSound {
+                let first = damage.problems.prefix(3).map(\.description).joined(separator: "; ")
+                let refusal = "the store does not verify (\(damage.problems.count) problem(s): \(first)); run `strata verify \(store)` for all of them"
+                if dryRun {
+                    print("migration plan (inferred), nothing written: " + preview.summary)
+                    print("a migration would be refused: \(refusal)")
+                    throw ExitCode(1)
+                }
+                throw CommandFailure("refusing to migrate \(store): \(refusal). The store is unchanged.")
+            }
             if dryRun {
                 print("migration plan (inferred), nothing written: " + preview.summary)
                 if preview.discardsData {

@@ -43,4 +43,28 @@ import StrataTestSupport
         let badBudget = try StrataProcess.run(["migrate", store, "--to", FixturePaths.model("Tasks-v2-latitude.json").path, "--memory-budget", "lots"], in: dir.path)
         #expect(badBudget.status == 2)
     }
+    /// A damaged store is not migrated: the refusal names the damage, and the store is
+    /// left byte for byte as it was; a dry run says a migration would be refused.
+    @Test func aDamagedStoreIsNotMigrated() throws {
+        let dir = try TemporaryDirectory("cli-migrate-damaged")
+        defer { dir.remove() }
+        let store = dir.appending("tasks.strata")
+        #expect(try StrataProcess.run(["create", store, "--model", FixturePaths.model("Tasks-v1.json").path], in: dir.path).status == 0)
+        let lines = (0..<30).map { #"{"@entity":"Task","title":"task \#($0)"}"# }.joined(separator: "\n")
+        #expect(try StrataProcess.run(["import", store], input: lines, in: dir.path).status == 0)
+        let segments = try FileManager.default.contentsOfDirectory(atPath: store + "/segments").filter { $0.hasSuffix(".seg") }.sorted()
+        let sealed = store + "/segments/" + (try #require(segments.first))
+        var bytes = try FileBytes.read(sealed)
+        bytes[bytes.count / 2] ^= 0xFF
+        try FileBytes.write(bytes, to: sealed)
+        let before = try DirectorySnapshot(store)
+        let v2 = FixturePaths.model("Tasks-v2-latitude.json").path
+        let refused = try StrataProcess.run(["migrate", store, "--to", v2], in: dir.path)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("does not verify"), "\(refused.stderr)")
+        #expect(try DirectorySnapshot(store) == before)
+        let dry = try StrataProcess.run(["migrate", store, "--to", v2, "--dry-run"], in: dir.path)
+        #expect(dry.status == 1)
+        #expect(dry.stdout.contains("would be refused"))
+    }
 }
