@@ -39,13 +39,12 @@ enum Terminal {
     }
 
     /// Flushes what `print` buffered for standard output, and throws when any of it
-    /// could not be written (a full disk, a closed pipe): a command whose output was
-    /// lost did not succeed.
+    /// could not be written (a full disk): a command whose output was lost did not
+    /// succeed. (A closed pipe ends the process with SIGPIPE before this.)
     static func finishStandardOutput() throws {
         errno = 0
         // Every C stream flushed (`stdout` itself, a mutable C global, cannot be named in
-        // Swift 6): on a full disk or a closed pipe the last flush fails as the earlier
-        // writes did.
+        // Swift 6): on a full disk the last flush fails as the earlier writes did.
         if fflush(nil) != 0 {
             let reason = errno == 0 ? "write error" : String(cString: strerror(errno))
             throw CommandFailure("cannot write standard output: \(reason)")

@@ -8,8 +8,10 @@ public enum MergePolicy: Sendable {
     /// The store's version wins: this context's changes to conflicting objects are dropped.
     case storeWins
     /// This context's version wins whole: it overwrites the store's. An object the
-    /// store deleted meanwhile is written again, whole, from the values this context
-    /// read and its changes (refused as a conflict when it read only some of them).
+    /// store deleted meanwhile is written again from the values this context read and
+    /// its changes, its attributes and to-ones (refused as a conflict when it read only
+    /// some of them). What the delete did elsewhere stays done: to-manys kept as edges,
+    /// other objects' to-ones it nullified, objects it cascaded to.
     case contextWins
     /// Property by property: this context's changed properties over the store's newest
     /// values (Core Data's mergeByPropertyObjectTrump).

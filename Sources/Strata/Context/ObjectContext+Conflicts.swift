@@ -68,20 +68,30 @@ extension ObjectContext {
         let fields = object.layout.fields
         for (number, field) in read.fields.enumerated() where number < fields.count && object.changes[number] == nil {
             if case .blob = field {
-                object.changes[number] = .value(try object.value(forKey: fields[number].name))
+                do {
+                    object.changes[number] = .value(try object.value(forKey: fields[number].name))
+                } catch {
+                    // A compaction since the delete may have collected the blob.
+                    throw StrataError(.conflict, "\(object.objectID) was deleted in the store, and its \(fields[number].name) can no longer be read to write it again: \(error)",
+                                      context: ["objects": object.objectID.description])
+                }
             } else {
                 object.changes[number] = field
             }
         }
         object.stored = nil
         object.isNew = true
+        revived.insert(object.recordKey)
     }
 
     /// Replaces an object's base record with the store's newest, keeping its changes.
     private func reloadBase(_ object: ManagedObject) throws {
         guard let record = try store.records.get(object.recordKey) else {
             object.stored = nil
-            if !object.isDeleted { object.isNew = true } // deleted in the store: writing re-creates it
+            if !object.isDeleted { // deleted in the store: writing re-creates it
+                object.isNew = true
+                revived.insert(object.recordKey)
+            }
             return
         }
         object.stored = try schema.decode(record)

@@ -6,8 +6,11 @@ extension ObjectContext {
     ///
     /// In order: validation (all failures of all objects reported together, nothing
     /// written), unique constraints, optimistic locking (objects changed in the store
-    /// since this context read them are a conflict, resolved by `mergePolicy`), then
-    /// one commit. Blobs of new external binaries are written first.
+    /// since this context read them are a conflict, resolved by `mergePolicy`; what the
+    /// policy made of the objects is validated again), then one commit. Blobs of new
+    /// external binaries are written first. A save that fails after a policy resolved
+    /// conflicts keeps what the policy did to the objects (dropped changes, a base
+    /// moved to the store's version, an object made new again), as Core Data's does.
     ///
     /// ```swift
     /// do { try context.save() } catch .validationFailed { context.rollback() }
@@ -42,7 +45,11 @@ extension ObjectContext {
         var (writes, deletes) = pendingWrites()
         try validateForSave(writes: writes, deletes: deletes)
         overwritten = [:]
-        defer { overwritten = [:] }
+        revived = []
+        defer {
+            overwritten = [:]
+            revived = []
+        }
         // A merge policy may have dropped objects (store wins), revived them, or merged
         // the store's values into them: what is written now is checked again, so that
         // no rule of the model is broken by a merge (a re-created object's unique value
@@ -139,7 +146,7 @@ extension ObjectContext {
             if isKnownUniquelyReferenced(&writes[i]) {
                 // Never registered (an insert is registered once saved, if held): its
                 // `deinit` has nothing to take out of this context.
-                if releasesElsewhere && writes[i].isNew {
+                if releasesElsewhere && writes[i].isNew && !revived.contains(writes[i].recordKey) {
                     writes[i].leavesQuietly = true
                     dropped.append(writes[i])
                 }

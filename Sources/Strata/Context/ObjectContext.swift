@@ -49,6 +49,10 @@ public final class ObjectContext {
     /// conflicting object that the save replaces (empty when the store deleted it), for
     /// the history entry, which names every field the write changes from them.
     var overwritten: [RecordKey: [FieldValue]] = [:]
+    /// During a save: objects a merge policy made new again (the store had deleted
+    /// them). Unlike a true insert they are in the registry, so the save must not free
+    /// them without taking them out of it.
+    var revived: Set<RecordKey> = []
 
     /// Judges every fetch on managed objects, never compiled (tests compare the two).
     var interpretsFetches = false

@@ -174,15 +174,27 @@ final class CompactionOutput {
     /// Removes what a compaction that stopped wrote and no manifest names: the store
     /// is left with the files it had (open would remove them too, but only at the
     /// next open for writing). What a swap put in the manifest stays.
+    ///
+    /// Only while the store is sound and open, under the writer lock: after a failure
+    /// the manifest on disk may be newer than the one in memory (a rename that went
+    /// through before an fsync failed), and once a close began its lock may go to
+    /// another process, whose next files could take these ids. Open settles them then.
     func abandon() {
         current = nil
         finished = []
-        let (segments, blobs) = store.state.withLock { s in (Set(s.manifest.segments.map(\.id)), Set(s.manifest.blobFiles.map(\.id))) }
-        for id in segmentIDs.subtracting(segments) {
-            try? store.fileSystem.remove(store.paths.segment(id))
-            try? store.fileSystem.remove(store.paths.indexFile(id))
+        store.writer.withLock { _ in
+            guard !store.compactionStopped.load(ordering: .relaxed) else { return }
+            let listed = store.state.withLock { s -> (segments: Set<UInt32>, blobs: Set<UInt32>)? in
+                guard !s.isClosed, s.failure == nil else { return nil }
+                return (Set(s.manifest.segments.map(\.id)), Set(s.manifest.blobFiles.map(\.id)))
+            }
+            guard let listed else { return }
+            for id in segmentIDs.subtracting(listed.segments) {
+                try? store.fileSystem.remove(store.paths.segment(id))
+                try? store.fileSystem.remove(store.paths.indexFile(id))
+            }
+            if let blob, !listed.blobs.contains(blob.id) { try? store.fileSystem.remove(store.paths.blob(blob.id)) }
         }
-        if let blob, !blobs.contains(blob.id) { try? store.fileSystem.remove(store.paths.blob(blob.id)) }
     }
 
     /// Takes the finished segments for a swap; later groups start new ones.

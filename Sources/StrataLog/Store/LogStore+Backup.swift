@@ -136,14 +136,18 @@ extension LogStore {
     }
 
     /// Removes the scratch directories of earlier backups to `target` that a kill
-    /// left (`DEST.partial-…`): those whose lock no backup holds. A backup still
-    /// copying holds its own.
+    /// left (`DEST.partial-…`): those that hold a backup's files only, among them the
+    /// lock a backup takes first, which no backup holds now. A backup still copying
+    /// holds its own; one so new it has no lock yet is left too.
     private func removeAbandonedPartials(of target: StorePaths) {
         let name = target.root.lastIndex(of: "/").map { String(target.root[target.root.index(after: $0)...]) } ?? target.root
         guard let entries = try? fileSystem.contentsOfDirectory(target.parent) else { return }
+        let backupFiles: Set<String> = ["LOCK", "segments", "blobs", "index", "MANIFEST", "MANIFEST.tmp"]
         for entry in entries where entry.hasPrefix(name + ".partial-") {
             let partial = StorePaths(target.parent + "/" + entry)
-            guard fileSystem.isDirectory(partial.root), let lock = try? fileSystem.lock(partial.lock) else { continue }
+            guard fileSystem.isDirectory(partial.root), let held = try? fileSystem.contentsOfDirectory(partial.root),
+                  held.contains("LOCK"), Set(held).isSubset(of: backupFiles),
+                  let lock = try? fileSystem.lock(partial.lock) else { continue }
             lock.unlock()
             logger.warning("removing the scratch directory of a backup that did not finish", metadata: ["path": "\(partial.root)"])
             try? fileSystem.remove(partial.root)

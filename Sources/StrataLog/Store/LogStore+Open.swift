@@ -80,7 +80,12 @@ extension LogStore {
     /// its manifest: creating over it would delete data, so open refuses.
     private static func refuseOrphanedData(paths: StorePaths, fileSystem: any FileSystem, creating: Bool) throws {
         for (directory, headerSize) in [(paths.segments, Format.segmentHeaderSize), (paths.blobs, Format.blobHeaderSize)] where fileSystem.isDirectory(directory) {
-            for name in try fileSystem.contentsOfDirectory(directory) where !fileSystem.isDirectory(directory + "/" + name) {
+            for name in try fileSystem.contentsOfDirectory(directory) {
+                // Not a store's file, and not the store's to remove with the folder.
+                if fileSystem.isDirectory(directory + "/" + name) {
+                    throw StrataError(.corrupt, "the directory holds a directory where store files go, and no MANIFEST" + (creating ? "; refusing to create a new store over it" : ""),
+                                      path: directory + "/" + name)
+                }
                 let file = try fileSystem.open(directory + "/" + name, mode: .readOnly)
                 let size = try file.size()
                 try? file.close()

@@ -458,6 +458,9 @@ extension LogStore {
         let alreadyClosed = state.withLock { $0.isClosed }
         if alreadyClosed { return }
         if isSnapshot { return release() }
+        // A compaction under way stops at its next frame, and removes nothing once it
+        // sees this (`CompactionOutput.abandon()`): the lock goes below.
+        stopCompaction()
         // Its snapshots read through the files closed below: they end first (and once
         // more after the store is marked closed, for one taken meanwhile).
         releaseSnapshots()

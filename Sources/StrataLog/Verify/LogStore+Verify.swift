@@ -148,9 +148,6 @@ extension LogStore {
         compare("live keys", kept.liveCountByPrefix, counted.liveCountByPrefix) { "key prefix \($0)" }
     }
 
-    /// ``verifyIndexFile(_:expected:report:)`` against a rebuilt file on disk, read a
-    /// chunk at a time: every byte before the footer equal, and the footer equal once
-    /// the rebuilt one carries the file's version.
     /// A segment whose index file this process rebuilt in memory only: the one it reads
     /// is sound by construction, the one on disk is not (what open or a read found).
     private func reportRebuiltInMemory(_ id: UInt32, report: inout VerifyReport) -> Bool {
@@ -161,6 +158,9 @@ extension LogStore {
         return true
     }
 
+    /// ``verifyIndexFile(_:expected:report:)`` against a rebuilt file on disk, read a
+    /// chunk at a time: every byte before the footer equal, and the footer equal once
+    /// the rebuilt one carries the file's version.
     private func verifyIndexFile(_ id: UInt32, expectedAt path: String, report: inout VerifyReport) {
         guard let index = state.withLock({ $0.index.file(for: id) }) else {
             report.problems.append(StrataError(.corrupt, "sealed segment \(id) has no index file open", path: paths.indexFile(id)))

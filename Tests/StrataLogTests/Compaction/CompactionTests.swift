@@ -98,6 +98,47 @@ import StrataTestSupport
         #expect(Set(blobs) == Set(manifest.blobFiles.map(\.id)))
     }
 
+    /// A swap whose manifest was renamed into place but whose directory fsync failed:
+    /// the store fails, its memory still holds the old manifest, and the disk the new
+    /// one, which names the step's outputs. They stay, and the store reopens whole.
+    @Test func theOutputsOfASwapWhoseManifestReachedTheDiskStay() throws {
+        let faults = FaultInjectingFileSystem(wrapping: InMemoryFileSystem())
+        var options = LogStoreOptions()
+        options.overlayEntryLimit = 100
+        var expected: [UInt64: [UInt8]] = [:]
+        do {
+            let store = try LogStore.open(at: "/s", options: options, fileSystem: faults, logger: .quiet)
+            // Every key, then the even ones again: every segment of the first round
+            // keeps live records, which the first step copies.
+            for (round, keys) in [Array(UInt64(0)..<300), stride(from: UInt64(0), to: 300, by: 2).map { $0 }].enumerated() {
+                for first in stride(from: 0, to: keys.count, by: 10) {
+                    var batch = WriteBatch()
+                    for key in keys[first..<min(first + 10, keys.count)] {
+                        let value = LogFixtures.value(key, version: round, size: 80)
+                        batch.put(RecordKey(key), value: value)
+                        expected[key] = value
+                    }
+                    try store.commit(batch)
+                }
+            }
+            try store.sealActiveSegment()
+            // The fault set as the first swap begins: its outputs are written by then,
+            // and its manifest is the next one written.
+            store.compactionWillSwap.withLock {
+                $0 = { _ in _ = faults.inject(.fail(.syncDirectory, errno: EIO, matching: Fault.PathPattern("the store's directory") { $0 == "/s" })) }
+            }
+            let listed = try faults.contentsOfDirectory("/s/segments").count
+            #expect(throws: StrataError.self) { try store.compact(force: true) }
+            #expect(try faults.contentsOfDirectory("/s/segments").count > listed, "the step wrote its outputs")
+            faults.clearFaults()
+            try? store.close()
+        }
+        let reopened = try LogStore.open(at: "/s", options: options, fileSystem: faults, logger: .quiet)
+        defer { try? reopened.close() }
+        for (key, value) in expected { #expect(try reopened.get(RecordKey(key))?.value == value, "key \(key)") }
+        #expect(try reopened.verify().isSound)
+    }
+
     /// Compaction's memory follows the overlay limit, not the segment size: what it
     /// writes seals at `overlayEntryLimit` keys (each output's index is built in memory)
     /// and its groups end at four times that many input keys (their relocations are held

@@ -155,6 +155,29 @@ import StrataTestSupport
         for directory in planted { #expect(try FileBytes.read(directory + "/MANIFEST") == [7]) }
     }
 
+    /// A directory without MANIFEST whose `segments/` holds a directory is not an
+    /// unfinished creation: creating a store there would remove the folder with it.
+    @Test func noStoreIsCreatedOverADirectoryWhereStoreFilesGo() throws {
+        let dir = try TemporaryDirectory("untrusted-create")
+        defer { dir.remove() }
+        let store = dir.appending("s.strata")
+        try FileManager.default.createDirectory(atPath: store + "/segments/saved", withIntermediateDirectories: true)
+        try FileBytes.write([7], to: store + "/segments/saved/notes")
+        let error = #expect(throws: StrataError.self) { _ = try LogStore.open(at: store, logger: .quiet) }
+        #expect(error?.code == .corrupt)
+        #expect(try FileBytes.read(store + "/segments/saved/notes") == [7])
+    }
+
+    /// A code is matched as a case is, and spelled out as a static of `StrataError.Code`.
+    @Test func aCodeMatchesAsACasePattern() {
+        func fail() throws { throw StrataError(.corrupt, "damaged") }
+        var matched = false
+        do { try fail() } catch .io { Issue.record("matched another code") } catch .corrupt { matched = true } catch { Issue.record("not matched: \(error)") }
+        #expect(matched)
+        do { try fail() } catch StrataError.Code.corrupt { matched = false } catch { Issue.record("not matched: \(error)") }
+        #expect(!matched)
+    }
+
     /// A backup's destination given through `..`, `.` or a link to the store is inside
     /// the store all the same, and refused: the store's next open would take it for
     /// leftovers.

@@ -341,6 +341,14 @@ import StrataTestSupport
         let killed = dir.appending("copy.partial-dead")
         try FileManager.default.createDirectory(atPath: killed + "/segments", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: killed + "/segments/000001.seg", contents: Data([1, 2, 3]))
+        _ = FileManager.default.createFile(atPath: killed + "/LOCK", contents: nil)
+        // Named like one, but not a backup's: another file in it, or no lock yet.
+        let foreign = dir.appending("copy.partial-notes")
+        try FileManager.default.createDirectory(atPath: foreign, withIntermediateDirectories: false)
+        _ = FileManager.default.createFile(atPath: foreign + "/LOCK", contents: nil)
+        _ = FileManager.default.createFile(atPath: foreign + "/notes.txt", contents: Data([1]))
+        let starting = dir.appending("copy.partial-starting")
+        try FileManager.default.createDirectory(atPath: starting, withIntermediateDirectories: false)
         let running = dir.appending("copy.partial-running")
         try FileManager.default.createDirectory(atPath: running, withIntermediateDirectories: false)
         let held = try POSIXFileSystem().lock(running + "/LOCK")
@@ -352,6 +360,8 @@ import StrataTestSupport
         #expect(!FileManager.default.fileExists(atPath: killed))
         #expect(FileManager.default.fileExists(atPath: running))
         #expect(FileManager.default.fileExists(atPath: other), "another destination's")
+        #expect(FileManager.default.fileExists(atPath: foreign + "/notes.txt"))
+        #expect(FileManager.default.fileExists(atPath: starting))
         let copy = try LogStore.open(at: dir.appending("copy"), options: Self.options, logger: .quiet)
         defer { try? copy.close() }
         #expect(try copy.verify().isSound)

@@ -180,7 +180,37 @@ import Testing
         try mine.delete(stale)
         let token = store.currentHistoryToken
         try mine.save()
-        let changes = try store.fetchHistory(after: token).first?.changes ?? []
-        #expect(changes.allSatisfy { $0.changedObjectID != ada || $0.tombstone?.isEmpty != false })
+        let changes = try #require(try store.fetchHistory(after: token).first).changes
+        let delete = try #require(changes.first { $0.changedObjectID == ada })
+        #expect(delete.changeType == .delete)
+        #expect(delete.tombstone?.isEmpty != false)
+    }
+    /// An object a merge policy re-creates is in its context's registry, unlike an
+    /// insert: a large save that nobody else's reference outlives must take it out of
+    /// the registry as it frees it, or the next lookup of its key reads freed memory.
+    @Test func aRecreatedObjectInALargeSaveLeavesTheRegistryClean() throws {
+        let (store, ada, _, _) = try Self.company()
+        let mine = store.newContext()
+        mine.mergePolicy = .contextWins
+        do {
+            let stale = try mine.object(with: ada)
+            _ = try stale.string("name")
+            try stale.setValue(2.0, forKey: "salary")
+        }
+        for i in 0..<1_100 {
+            let department = try mine.insert("Department")
+            try department.setValue("D\(i)", forKey: "name")
+        }
+        let theirs = store.newContext()
+        try theirs.delete(try theirs.object(with: ada))
+        try theirs.save()
+
+        try mine.save()
+        // Nobody held it: gone, and out of the registry, as every object nobody holds.
+        #expect(mine.registry.count == 0)
+        let again = try mine.object(with: ada)
+        #expect(again.objectID == ada)
+        #expect(try again.double("salary") == 2)
+        #expect(try again.string("name") == "Ada")
     }
 }
