@@ -16,6 +16,11 @@ struct StorePaths: Sendable {
         guard let slash = root.lastIndex(of: "/") else { return "." }
         return slash == root.startIndex ? "/" : String(root[..<slash])
     }
+    /// The store directory's own name, its path's last component.
+    var name: String {
+        root.lastIndex(of: "/").map { String(root[root.index(after: $0)...]) } ?? root
+    }
+
     /// Whether `path` lies in this store's directory (or is it), judged with links and
     /// `.`/`..` resolved as far as both exist on disk: `other/../store/segments/x` and a
     /// link to the store lie in it as much as `store/segments/x` does.
@@ -44,9 +49,8 @@ struct StorePaths: Sendable {
                 return result
             }
             let paths = StorePaths(head)
-            let last = paths.root.lastIndex(of: "/").map { String(paths.root[paths.root.index(after: $0)...]) } ?? paths.root
-            guard !last.isEmpty, paths.parent != paths.root else { return path }
-            tail.append(last)
+            guard !paths.name.isEmpty, paths.parent != paths.root else { return path }
+            tail.append(paths.name)
             head = paths.parent
         }
     }

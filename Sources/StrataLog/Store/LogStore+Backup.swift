@@ -140,10 +140,9 @@ extension LogStore {
     /// lock a backup takes first, which no backup holds now. A backup still copying
     /// holds its own; one so new it has no lock yet is left too.
     private func removeAbandonedPartials(of target: StorePaths) {
-        let name = target.root.lastIndex(of: "/").map { String(target.root[target.root.index(after: $0)...]) } ?? target.root
         guard let entries = try? fileSystem.contentsOfDirectory(target.parent) else { return }
         let backupFiles: Set<String> = ["LOCK", "segments", "blobs", "index", "MANIFEST", "MANIFEST.tmp"]
-        for entry in entries where entry.hasPrefix(name + ".partial-") {
+        for entry in entries where entry.hasPrefix(target.name + ".partial-") {
             let partial = StorePaths(target.parent + "/" + entry)
             guard fileSystem.isDirectory(partial.root), let held = try? fileSystem.contentsOfDirectory(partial.root),
                   held.contains("LOCK"), Set(held).isSubset(of: backupFiles),

@@ -577,10 +577,7 @@ extension LogStore {
                 throw StrataError(.corrupt, "store directory is missing", path: directory)
             }
             for name in try fileSystem.contentsOfDirectory(directory) where !keep(name) {
-                guard !fileSystem.isDirectory(directory + "/" + name) else {
-                    logger.warning("a directory is named like a store file; left alone", metadata: ["path": "\(directory)/\(name)"])
-                    continue
-                }
+                if isForeignDirectory(directory + "/" + name, fileSystem: fileSystem, logger: logger) { continue }
                 logger.warning("removing leftover file", metadata: ["path": "\(directory)/\(name)"])
                 try fileSystem.remove(directory + "/" + name)
             }

@@ -150,6 +150,15 @@ extension LogStore {
         }
     }
 
+    /// Whether `path` is a directory, said in a warning: only files are the store's to
+    /// judge and remove, and a directory named like one (a backup put there by mistake,
+    /// say) is someone else's, and stays.
+    static func isForeignDirectory(_ path: String, fileSystem: any FileSystem, logger: Logger) -> Bool {
+        guard fileSystem.isDirectory(path) else { return false }
+        logger.warning("a directory is named like a store file; left alone", metadata: ["path": "\(path)"])
+        return true
+    }
+
     private static func settleUnlistedFilesChecked(paths: StorePaths, manifest: Manifest, index: StoreIndex, fileSystem: any FileSystem, logger: Logger, readOnly: Bool) throws {
         let listedSegments = Set(manifest.segments.map(\.id)), listedBlobs = Set(manifest.blobFiles.map(\.id))
         let retiredSegments = manifest.retiredSegments, retiredBlobs = manifest.retiredBlobFiles
@@ -163,13 +172,7 @@ extension LogStore {
             logger.warning("removing leftover file", metadata: ["path": "\(path)", "reason": "\(why)"])
             try fileSystem.remove(path)
         }
-        // Only files are the store's to judge: a directory named like one (a backup put
-        // there by mistake, say) is someone else's, and stays.
-        func isDirectory(_ path: String) -> Bool {
-            guard fileSystem.isDirectory(path) else { return false }
-            logger.warning("a directory is named like a store file; left alone", metadata: ["path": "\(path)"])
-            return true
-        }
+        func isDirectory(_ path: String) -> Bool { isForeignDirectory(path, fileSystem: fileSystem, logger: logger) }
         for name in try fileSystem.contentsOfDirectory(paths.segments) {
             guard let id = StorePaths.parseNumber(name, suffix: ".seg"), !listedSegments.contains(id) else { continue }
             let path = paths.segment(id)

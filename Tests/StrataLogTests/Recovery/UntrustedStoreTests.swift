@@ -90,19 +90,22 @@ import StrataTestSupport
         #expect(!FileManager.default.fileExists(atPath: orphan))
     }
 
+    /// A store at `path` holding key 1 = [1], closed.
+    static func storeWithOneRecord(at path: String) throws {
+        let store = try LogStore.open(at: path, logger: .quiet)
+        var batch = WriteBatch()
+        batch.put(RecordKey(1), value: [1])
+        try store.commit(batch)
+        try store.close()
+    }
+
     /// A symbolic link planted as the active segment: open must not follow it (it
     /// would read and truncate a file outside the store).
     @Test func aSymbolicLinkInTheStoreIsNotFollowed() throws {
         let dir = try TemporaryDirectory("untrusted-symlink")
         defer { dir.remove() }
         let store = dir.appending("s.strata")
-        do {
-            let s = try LogStore.open(at: store, logger: .quiet)
-            var batch = WriteBatch()
-            batch.put(RecordKey(1), value: [1])
-            try s.commit(batch)
-            try s.close()
-        }
+        try Self.storeWithOneRecord(at: store)
         let active = StoreSurgery.segment(store, try FieldEditTests.activeID(store))
         let outside = dir.appending("outside.seg")
         // A copy of the segment with a torn tail: open would truncate it, if it followed the link.
@@ -135,13 +138,7 @@ import StrataTestSupport
         let dir = try TemporaryDirectory("untrusted-directory")
         defer { dir.remove() }
         let store = dir.appending("s.strata")
-        do {
-            let s = try LogStore.open(at: store, logger: .quiet)
-            var batch = WriteBatch()
-            batch.put(RecordKey(1), value: [1])
-            try s.commit(batch)
-            try s.close()
-        }
+        try Self.storeWithOneRecord(at: store)
         let paths = StorePaths(store)
         let next = try StoreSurgery.manifest(store).nextSegmentID
         let planted = [paths.segment(next + 5), paths.blob(99)]

@@ -47,12 +47,26 @@ import Testing
         return (store, ada.objectID, sales.objectID, support.objectID)
     }
 
+    /// An object read (its fault fired) by a context of its own under `policy`, before
+    /// another save changes it.
+    static func staleRead(_ store: ObjectStore, _ id: ObjectID, policy: MergePolicy) throws -> (context: ObjectContext, object: ManagedObject) {
+        let context = store.newContext()
+        context.mergePolicy = policy
+        let object = try context.object(with: id)
+        _ = try object.string("name")
+        return (context, object)
+    }
+
+    /// Deletes the object through another context, and saves.
+    static func deleteElsewhere(_ store: ObjectStore, _ id: ObjectID) throws {
+        let theirs = store.newContext()
+        try theirs.delete(try theirs.object(with: id))
+        try theirs.save()
+    }
+
     @Test func contextWinsNamesWhatItWritesBackOverTheStoresVersion() throws {
         let (store, ada, sales, support) = try Self.company()
-        let mine = store.newContext()
-        mine.mergePolicy = .contextWins
-        let stale = try mine.object(with: ada)
-        _ = try stale.string("name")
+        let (mine, stale) = try Self.staleRead(store, ada, policy: .contextWins)
 
         let theirs = store.newContext()
         let moved = try theirs.object(with: ada)
@@ -80,14 +94,9 @@ import Testing
 
     @Test func contextWinsRecreatesAnObjectTheStoreDeletedWhole() throws {
         let (store, ada, sales, _) = try Self.company()
-        let mine = store.newContext()
-        mine.mergePolicy = .contextWins
-        let stale = try mine.object(with: ada)
-        _ = try stale.string("name")
+        let (mine, stale) = try Self.staleRead(store, ada, policy: .contextWins)
 
-        let theirs = store.newContext()
-        try theirs.delete(try theirs.object(with: ada))
-        try theirs.save()
+        try Self.deleteElsewhere(store, ada)
 
         let token = store.currentHistoryToken
         try stale.setValue(2.0, forKey: "salary")
@@ -108,10 +117,7 @@ import Testing
 
     @Test func contextWinsDoesNotRecreateAnObjectWhoseUniqueValueWasTakenMeanwhile() throws {
         let (store, ada, _, _) = try Self.company()
-        let mine = store.newContext()
-        mine.mergePolicy = .contextWins
-        let stale = try mine.object(with: ada)
-        _ = try stale.string("name")
+        let (mine, stale) = try Self.staleRead(store, ada, policy: .contextWins)
 
         let theirs = store.newContext()
         try theirs.delete(try theirs.object(with: ada))
@@ -130,10 +136,7 @@ import Testing
 
     @Test func aValueTheStoreTrumpsInIsCheckedAgainstTheRestOfTheSave() throws {
         let (store, ada, _, _) = try Self.company()
-        let mine = store.newContext()
-        mine.mergePolicy = .propertyLevelStoreTrump
-        let stale = try mine.object(with: ada)
-        _ = try stale.string("name")
+        let (mine, stale) = try Self.staleRead(store, ada, policy: .propertyLevelStoreTrump)
         let bob = try mine.insert("Employee")
         try bob.setValue("Bob", forKey: "name")
         try bob.setValue("shared@example.com", forKey: "email")
@@ -169,13 +172,8 @@ import Testing
 
     @Test func aTombstoneOfAnObjectTheStoreDeletedFirstIsEmpty() throws {
         let (store, ada, _, _) = try Self.company()
-        let mine = store.newContext()
-        mine.mergePolicy = .contextWins
-        let stale = try mine.object(with: ada)
-        _ = try stale.string("name")
-        let theirs = store.newContext()
-        try theirs.delete(try theirs.object(with: ada))
-        try theirs.save()
+        let (mine, stale) = try Self.staleRead(store, ada, policy: .contextWins)
+        try Self.deleteElsewhere(store, ada)
 
         try mine.delete(stale)
         let token = store.currentHistoryToken
@@ -201,9 +199,7 @@ import Testing
             let department = try mine.insert("Department")
             try department.setValue("D\(i)", forKey: "name")
         }
-        let theirs = store.newContext()
-        try theirs.delete(try theirs.object(with: ada))
-        try theirs.save()
+        try Self.deleteElsewhere(store, ada)
 
         try mine.save()
         // Nobody held it: gone, and out of the registry, as every object nobody holds.
