@@ -228,10 +228,16 @@ import Testing
             async let run: Void = service.run()
             try await Task.sleep(for: .milliseconds(100))
             let during = try metrics.expectGauge("strata.store.size", base).values.count
-            try await Task.sleep(for: .milliseconds(300))
-            let later = try metrics.expectGauge("strata.store.size", base).values.count
+            // Five more samples while the compaction runs; waited for rather than timed,
+            // so that a loaded machine's slow scheduling does not count as a stall.
+            var later = during
+            let deadline = ContinuousClock.now + .seconds(10)
+            while later - during < 5 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+                later = try metrics.expectGauge("strata.store.size", base).values.count
+            }
             #expect(store.statistics.compactions == 0, "the compaction is still under way")
-            #expect(later - during >= 5, "\(later - during) samples in 300 ms of compaction")
+            #expect(later - during >= 5, "\(later - during) samples during the compaction")
             // The shutdown stops the compaction rather than waiting out its pass.
             let shutdown = ContinuousClock.now
             trigger.triggerGracefulShutdown()
