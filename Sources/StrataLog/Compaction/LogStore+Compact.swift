@@ -430,20 +430,29 @@ extension LogStore {
         let early = try repairingIndex { try keysWritten(after: since, group: groupSet) }
         let current = retention == nil ? nil : copiedCurrent
         var superseded = try supersededCopies(early.keys, after: since, excluding: [], written: written, group: groupSet, copiedCurrent: current)
+        // The active segment's records so far, accounted for as open's replay will meet
+        // them once the group is swapped out: the swap looks up only later ones.
+        let outputIndexes = written.map(\.index)
+        let replayed = try repairingIndex { try accountForActiveSegment(nil, swapping: groupSet, for: outputIndexes, limit: .max) }
         // The swap: the manifest names the new segments instead of the group's. Commits
         // wait for it, so it does only what the commits since `early.through` make
         // necessary: the counters of the copies were summed as they were written, and a
-        // copy counts as live unless a commit since `since` wrote its key. The active segment
-        // is sealed first when commits arrived meanwhile, so that the counters the
-        // manifest keeps cover exactly its sealed segments (FORMAT.md §6.1): a commit
-        // there may have superseded a record of the group that no copy stands for.
+        // copy counts as live unless a commit since `since` wrote its key. The counters
+        // the manifest keeps cover exactly its sealed segments (FORMAT.md §6.1): those
+        // in memory less what open's replay of the active segment adds back, or, when
+        // that takes more than a few lookups, those of a roll.
         try compactionWillSwap.withLock { $0 }?(report.steps + 1)
         let pauseStart = ContinuousClock.now
         try writer.withLock { w in
             try checkWritable()
             // The floor below is format 5's: a store of an older one is upgraded first.
             try upgradeIfNeeded()
-            if w.segmentEnd > Int64(Format.segmentHeaderSize) { try roll(&w) }
+            var replay: ActiveSegmentReplay?
+            if w.segmentEnd > Int64(Format.segmentHeaderSize) {
+                // A damaged index file is not repaired under the writer lock: the roll needs none.
+                replay = try? accountForActiveSegment(replayed, swapping: groupSet, for: outputIndexes, limit: Self.swapLookupLimit)
+                if replay == nil { try roll(&w) }
+            }
             var manifest = state.withLock { $0.manifest }
             // The group's highest sequence must outlive it even when every record that
             // carried it was dropped (a tombstone), or sequences would restart at reopen.
@@ -461,8 +470,8 @@ extension LogStore {
                 let activeBlob = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
                 manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: activeBlob)
             }
-            // The active segment was just sealed: every later commit is in a sealed file.
-            // A copy found superseded already is not taken back twice.
+            // The commits since `early.through`, in the active segment and any sealed
+            // since. A copy found superseded already is not taken back twice.
             let late = try keysWritten(after: early.through, group: groupSet).keys
             superseded += try supersededCopies(late, after: early.through, excluding: Set(superseded.map(\.copy.key)),
                                                written: written, group: groupSet, copiedCurrent: current)
@@ -471,8 +480,8 @@ extension LogStore {
             for w in written { counters.liveBytesBySegment[w.id, default: 0] &+= w.currentBytes }
             for (file, bytes) in blobDelta { counters.liveBytesByBlobFile[file, default: 0] &+= bytes }
             for copy in superseded { copy.unsettle(&counters) }
-            manifest.counters = counters
-            manifest.counters.liveBytesBySegment = counters.liveBytesBySegment.filter { id, _ in manifest.segments.contains { $0.id == id } }
+            manifest.counters = replay?.sealedCounters(counters) ?? counters
+            manifest.counters.liveBytesBySegment = manifest.counters.liveBytesBySegment.filter { id, _ in manifest.segments.contains { $0.id == id } }
             // The group's files are deleted after this swap: if that does not finish,
             // open knows them for garbage, not for segments the manifest lost.
             manifest.retire(segments: group, blobFiles: [], isPresent: retiredFileIsPresent)

@@ -144,6 +144,87 @@ import StrataTestSupport
         try Self.expectExact(store, expected.withLock { $0 }, keys: 1200, directory: dir.path, options: options)
     }
 
+    /// A key's version the step drops because the active segment already holds a newer
+    /// one: after the swap, the newest version of the key in the sealed files is an
+    /// older one in a segment the step did not read, already counted dead. A reopen's
+    /// replay of the active segment subtracts it again unless the swap's counters
+    /// allowed for that; a store that took the manifest's counters as they are in
+    /// memory would come back with too few live bytes in that segment (and blob
+    /// bytes in its blob file). Also with a tombstone as the active segment's record.
+    @Test(arguments: [false, true])
+    func aVersionDroppedUnderTheActiveSegmentLeavesTheCountersExact(deleting: Bool) throws {
+        let dir = try TemporaryDirectory("compact-dropped-under-active")
+        defer { dir.remove() }
+        let options = LogStoreOptions()
+        let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+        defer { try? store.close() }
+        var expected: [UInt64: [UInt8]] = [:]
+        func put(_ keys: some Sequence<UInt64>, version: Int) throws {
+            var batch = WriteBatch()
+            for key in keys {
+                let value = LogFixtures.value(key, version: version, size: 60)
+                // Blobs only where they leave the blob files' garbage below the threshold.
+                let blobs = key < 100 ? [try store.writeBlob(LogFixtures.noise(200, seed: key &+ UInt64(version)))] : []
+                batch.put(RecordKey(key), value: value, blobs: blobs)
+                expected[key] = value
+            }
+            try store.commit(batch)
+        }
+        // Segment one: key 0's first version among 99 others that stay live (1% garbage).
+        try put(0..<100, version: 0)
+        try store.sealActiveSegment()
+        // Segment two: key 0's second version among keys written three times (mostly garbage).
+        try put([0], version: 1)
+        for round in 0..<3 { try put(200..<300, version: round) }
+        try store.sealActiveSegment()
+        // The active segment: key 0 again, which makes segment two's version garbage too.
+        if deleting {
+            var batch = WriteBatch()
+            batch.delete(RecordKey(0))
+            try store.commit(batch)
+            expected[0] = nil
+        } else {
+            try put([0], version: 2)
+        }
+        let active = store.state.withLock { $0.manifest.activeSegment?.id }
+        let report = try store.compact()
+        #expect(report.segmentsCompacted == 1, "\(report)")
+        // The swap left the active segment as it was (no roll under the writer lock).
+        #expect(store.state.withLock { $0.manifest.activeSegment?.id } == active)
+        try Self.expectExact(store, expected, keys: 300, directory: dir.path, options: options)
+    }
+
+    /// A swap that would have to look up more keys than it may under the writer lock
+    /// (commits made while the step ran, after it accounted for the active segment)
+    /// seals the active segment instead: the counters stay exact either way.
+    @Test func aSwapAfterManyCommitsSealsTheActiveSegment() throws {
+        let dir = try TemporaryDirectory("compact-swap-rolls")
+        defer { dir.remove() }
+        let (store, initial, options) = try Self.garbageStore(at: dir.path)
+        defer { try? store.close() }
+        let expected = Locked(initial)
+        let keys = UInt64(LogStore.swapLookupLimit) + 10
+        store.compactionWillSwap.withLock {
+            $0 = { step in
+                guard step == 1 else { return }
+                var batch = WriteBatch()
+                for key in 10_000..<(10_000 + keys) {
+                    let value = LogFixtures.value(key, version: 1, size: 20)
+                    batch.put(RecordKey(key), value: value)
+                    expected.withLock { $0[key] = value }
+                }
+                try store.commit(batch)
+            }
+        }
+        let active = store.state.withLock { $0.manifest.activeSegment?.id }
+        _ = try store.compact(force: true)
+        store.compactionWillSwap.withLock { $0 = nil }
+        #expect(store.state.withLock { $0.manifest.activeSegment?.id } != active)
+        let all = expected.withLock { $0 }
+        for key in 10_000..<(10_000 + keys) { #expect(try store.get(RecordKey(key))?.value == all[key]) }
+        try Self.expectExact(store, all, keys: 240, directory: dir.path, options: options)
+    }
+
     /// A step whose swap fails (here: the hook throws, as a failed fsync would before
     /// the manifest is written) leaves the store as it was: its outputs unnamed, every
     /// value readable, the counters exact; the next compaction finishes the work.
