@@ -53,11 +53,14 @@ let package = Package(
         ),
         // CRC-32C on the CPU's instruction (SSE 4.2 / ARMv8 CRC), chosen at run time.
         .target(name: "CStrataCRC"),
+        // sync_file_range, which Glibc's module does not import (a GNU extension).
+        .target(name: "CStrataIO"),
         .target(
             name: "StrataLog",
             dependencies: [
                 "CLZ4",
                 "CStrataCRC",
+                "CStrataIO",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

@@ -28,7 +28,7 @@ extension Summary {
             }))
         }
         if !servingRows.isEmpty {
-            Swift.print("\nReads and durable saves (one every 2 ms) while the store is compacted (Strata) or vacuumed (SQLite), ms:\n")
+            Swift.print("\nReads and durable saves (one every 2 ms) while the store is compacted (Strata) or vacuumed (SQLite), ms. The disk-alone rows are a control: a plain writer of the same bytes at the same pace as the compaction above them, beside a 200-byte append + fsync every 2 ms (saves) and 4 KiB cached reads:\n")
             Swift.print(servingTable())
         }
         if !findings.isEmpty {

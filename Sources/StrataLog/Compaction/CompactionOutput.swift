@@ -26,6 +26,8 @@ final class CompactionOutput {
 
     /// Compresses every block this compaction writes (nil: blocks are stored raw).
     private let compressor: LZ4Compressor?
+    /// The compaction's yields of the core, between pieces of its work.
+    let cores = CoreYield()
     /// Bytes written to the current output (and blob file) since its last fsync.
     private var unsyncedSegmentBytes = 0
     private var unsyncedBlobBytes = 0
@@ -35,14 +37,18 @@ final class CompactionOutput {
         compressor = store.options.compressRecords ? LZ4Compressor() : nil
     }
 
-    /// Syncs `file` once `compactionBytesPerSync` bytes were written to it since the last
-    /// sync: otherwise a compaction's tens of MiB of dirty pages are flushed by whichever
-    /// fsync comes next — a durable commit's, which then waits for all of them.
-    private func paced(_ count: Int, file: any StorageFile, unsynced: inout Int) throws {
+    /// Writes `file`'s pages out (and waits for them) once `compactionBytesPerSync` bytes
+    /// were written to it since the last time, `end` being where the bytes just written
+    /// end: otherwise a compaction's tens of MiB of dirty pages are flushed by whichever
+    /// fsync comes next — a durable commit's, which then waits for all of them. Data
+    /// only, no fsync: an fsync also commits the file system's journal, which a commit's
+    /// fsync arriving meanwhile queues behind. The output is made durable by one
+    /// `sync()` when it is sealed.
+    private func paced(_ count: Int, file: any StorageFile, end: Int64, unsynced: inout Int) throws {
         guard let limit = store.options.compactionBytesPerSync else { return }
         unsynced += count
         guard unsynced >= limit else { return }
-        try file.sync()
+        try file.writeBack((end - Int64(unsynced))..<end)
         unsynced = 0
     }
 
@@ -53,6 +59,7 @@ final class CompactionOutput {
     /// for a retention.
     func append(_ kept: KeptRecords, sequence: UInt64, keptUntil: UInt64 = 0) throws {
         guard !kept.isEmpty else { return }
+        cores.yieldIfDue()
         // Sealed before a piece would take the output past the overlay limit, not after:
         // the builder then holds no more entries than the limit (give or take the last
         // frame of a piece), and its memory, kept from one output to the next, is the
@@ -86,7 +93,7 @@ final class CompactionOutput {
         var out = packed
         LogStore.appendCommitFrame(sequence: sequence, records: kept.count, frames: frames, to: &out)
         try segment.file.write(out, at: segment.end)
-        try paced(out.count, file: segment.file, unsynced: &unsyncedSegmentBytes)
+        try paced(out.count, file: segment.file, end: segment.end + Int64(out.count), unsynced: &unsyncedSegmentBytes)
         segment.end += Int64(out.count)
         segment.min = min(segment.min, sequence)
         segment.max = max(segment.max, sequence)
@@ -123,7 +130,7 @@ final class CompactionOutput {
             throw StrataError(.corrupt, "blob does not match its reference while compacting", path: source.path, offset: Int64(ref.offset))
         }
         try target.file.write(entry, at: target.end)
-        try paced(entry.count, file: target.file, unsynced: &unsyncedBlobBytes)
+        try paced(entry.count, file: target.file, end: target.end + Int64(entry.count), unsynced: &unsyncedBlobBytes)
         let moved = BlobRef(file: target.id, offset: UInt64(target.end), length: ref.length, checksum: ref.checksum)
         target.end += Int64(entry.count)
         blob = target
@@ -153,9 +160,11 @@ final class CompactionOutput {
         let minSequence = segment.min == .max ? 0 : segment.min
         // Streamed as it is encoded: the output's whole index file is never held beside
         // the builder.
+        let cores = self.cores
         try LogStore.writeIndexFile(segmentID: segment.id, paths: store.paths, fileSystem: store.fileSystem, bytesPerSync: store.options.compactionBytesPerSync) { sink in
             try builder.encoded(segmentID: segment.id, storeID: store.storeID, minSequence: minSequence, maxSequence: segment.max,
-                                recordBytes: segment.bytes, segmentLength: segment.end + Int64(frame.count), sink: sink)
+                                recordBytes: segment.bytes, segmentLength: segment.end + Int64(frame.count),
+                                sink: { bytes in cores.yieldIfDue(); try sink(bytes) })
         }
         builder.removeAll(keepingCapacity: true)
         let index = try LogStore.openIndexFile(segment.id, paths: store.paths, storeID: store.storeID, fileSystem: store.fileSystem, cache: store.blockCache)

@@ -45,3 +45,21 @@ struct CompactionThrottle {
         while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 }
+
+/// Gives the core up (`sched_yield`) at most every ``interval`` during compaction's
+/// stretches of CPU work, at points where it holds no lock. A compaction thread runs
+/// at a lower priority (`ObjectStore.compact`), but Linux's scheduler may still let a
+/// running thread finish its slice, milliseconds, before a thread that wakes takes
+/// the core: a request's, back from its fsync, would wait that long. When no thread
+/// waits, the yield returns at once.
+final class CoreYield {
+    static let interval = Duration.microseconds(200)
+    private var last = ContinuousClock.now
+
+    func yieldIfDue() {
+        let now = ContinuousClock.now
+        guard now - last >= Self.interval else { return }
+        sched_yield()
+        last = ContinuousClock.now
+    }
+}

@@ -298,6 +298,7 @@ extension LogStore {
             // is never decoded.
             let scan = try SegmentScanner(file: file, segmentID: id, statistics: counters).scanHeaders { records, block in
                 try checkCompactionGoesOn(cancellation)
+                output.cores.yieldIfDue()
                 guard let sequence = records.first?.sequence else { return }
                 if sequence != keepSequence {
                     try flush()
@@ -310,6 +311,7 @@ extension LogStore {
                     // asked for a few at a time.
                     for start in stride(from: 0, to: records.count, by: Self.lookupsPerLock) {
                         let part = start..<min(records.count, start + Self.lookupsPerLock)
+                        output.cores.yieldIfDue()
                         try appendCurrentEntries(of: part.map { records[$0].header.key }, to: &entries, lookups: &lookups)
                     }
                     var paid = 0
@@ -430,6 +432,12 @@ extension LogStore {
         let early = try repairingIndex { try keysWritten(after: since, group: groupSet) }
         let current = retention == nil ? nil : copiedCurrent
         var superseded = try supersededCopies(early.keys, after: since, excluding: [], written: written, group: groupSet, copiedCurrent: current)
+        // The step dropped versions for commits that superseded them, all appended
+        // before its copies were finished: those commits are made durable before the
+        // manifest stops naming the group, or a crash that lost one would lose the
+        // version it superseded too (what survives would not be a prefix). Outside the
+        // writer lock, sharing group commit's fsync; commits after it dropped nothing.
+        let durableThrough = try syncAppended()
         // The active segment's records so far, accounted for as open's replay will meet
         // them once the group is swapped out: the swap looks up only later ones.
         let outputIndexes = written.map(\.index)
@@ -485,11 +493,15 @@ extension LogStore {
             // The group's files are deleted after this swap: if that does not finish,
             // open knows them for garbage, not for segments the manifest lost.
             manifest.retire(segments: group, blobFiles: [], isPresent: retiredFileIsPresent)
-            // Without a retention the step dropped every superseded version, so the
-            // store reads as of its last sequence at the earliest (FORMAT.md §6.3).
+            // Without a retention the step dropped every version superseded by the
+            // commits made durable above, so the store reads as of the last of them at
+            // the earliest (FORMAT.md §6.3).
             let last = state.withLock { $0.lastSequence }
-            manifest.raiseVersionFloor(to: retention ?? last, lastSequence: last)
-            try writeManifest(manifest) { s in
+            manifest.raiseVersionFloor(to: retention ?? durableThrough, lastSequence: last)
+            // The directory's fsync, which makes the rename durable, comes after the lock:
+            // commits need not wait for it, and until it a crash brings back the old
+            // manifest, whose files are all still there.
+            try writeManifest(manifest, syncingDirectory: false) { s in
                 for w in written {
                     s.segmentFiles[w.id] = w.file
                     s.recordBytesBySegment[w.id] = w.recordBytes
@@ -510,8 +522,16 @@ extension LogStore {
         let pause = ContinuousClock.now - pauseStart
         report.longestPause = max(report.longestPause, pause)
         report.steps += 1
-        // Old files go only after the manifest no longer names them. Readers holding a
-        // handle keep reading the unlinked file until they let go.
+        do {
+            try fileSystem.syncDirectory(paths.root)
+        } catch {
+            // Whether the new manifest survives a crash is unknown: the store stops
+            // writing (as a failed manifest write makes it), and the old files stay.
+            fail(error)
+            throw error
+        }
+        // Old files go only after the manifest no longer names them, durably. Readers
+        // holding a handle keep reading the unlinked file until they let go.
         for id in group {
             try? fileSystem.remove(paths.segment(id))
             try? fileSystem.remove(paths.indexFile(id))
@@ -693,7 +713,7 @@ extension LogStore {
     /// may carry an unchanged reference over, and be superseded in turn).
     private func collectBlobFiles(_ collect: Set<UInt32>, retention: UInt64?, rewritten: Set<UInt32>, report: inout CompactionReport) throws {
         guard !collect.isEmpty else { return }
-        try writer.withLock { _ in
+        try writer.withLock { w in
             var referenced = try repairingIndex { try blobFilesReferenced(among: collect) }
             if retention != nil {
                 let (others, files) = state.withLock { s in (s.manifest.segments.map(\.id).filter { !rewritten.contains($0) }, s.segmentFiles) }
@@ -713,6 +733,12 @@ extension LogStore {
             let removable = collect.subtracting(stillReferenced)
             guard !removable.isEmpty else { return }
             try upgradeIfNeeded()
+            // The manifest keeps no counter of a removed file, and its counters are the
+            // sealed segments': a record of the active segment that superseded a version
+            // referencing a removed file (a compaction step dropped it) would, replayed
+            // at open, take that version's bytes from a counter that is not there.
+            // Sealed first, the active segment holds no such record.
+            if w.segmentEnd > Int64(Format.segmentHeaderSize) { try roll(&w) }
             var manifest = state.withLock { $0.manifest }
             manifest.blobFiles.removeAll { removable.contains($0.id) }
             for id in removable { manifest.counters.liveBytesByBlobFile[id] = nil }

@@ -47,6 +47,10 @@ final class FaultInjectingFile: StorageFile {
         try base.sync()
     }
 
+    func writeBack(_ range: Range<Int64>) throws {
+        try base.writeBack(range)
+    }
+
     func close() throws {
         let decision = owner.decide(.close, [path])
         try base.close()

@@ -63,6 +63,11 @@ public protocol StorageFile: AnyObject, Sendable {
     func truncate(to size: Int64) throws
     /// Makes the file's data durable (fsync).
     func sync() throws
+    /// Writes the file's data in `range` to the disk now and waits for it, without the
+    /// metadata an fsync commits: a long writer paces its dirty pages this way, so
+    /// that another file's fsync does not have to write them out too. Promises no
+    /// durability (only `sync()` does); a file system without it does nothing.
+    func writeBack(_ range: Range<Int64>) throws
     /// Closes the file; further calls throw.
     func close() throws
 }
@@ -81,6 +86,8 @@ extension FileSystem {
 }
 
 extension StorageFile {
+    public func writeBack(_ range: Range<Int64>) throws {}
+
     /// Reads exactly `count` bytes at `offset`, throwing `.corrupt` when the file ends first.
     package func readExactly(_ count: Int, at offset: Int64) throws -> [UInt8] {
         // Read into uninitialised storage: zeroing a buffer the read then overwrites

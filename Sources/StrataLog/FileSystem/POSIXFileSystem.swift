@@ -4,9 +4,10 @@ import Glibc
 import Darwin
 #endif
 import SystemPackage
+import CStrataIO
 
 /// The real file system: swift-system's `FileDescriptor` for `pread`/`pwrite`,
-/// `fsync` and `flock` from the C library.
+/// `fsync`, `sync_file_range` and `flock` from the C library.
 public struct POSIXFileSystem: FileSystem {
     public init() {}
 
@@ -194,6 +195,14 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
         try checkOpen()
         if fsync(fd.rawValue) != 0 {
             throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "fsync failed", path: path)
+        }
+    }
+
+    func writeBack(_ range: Range<Int64>) throws {
+        try checkOpen()
+        guard !range.isEmpty else { return }
+        if strata_write_back(fd.rawValue, range.lowerBound, Int64(range.count)) != 0 {
+            throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "writeback failed", path: path, offset: range.lowerBound)
         }
     }
 

@@ -5,7 +5,10 @@ struct ManifestWriter {
     let fileSystem: any FileSystem
     let paths: StorePaths
 
-    func write(_ manifest: Manifest) throws {
+    /// - Parameter syncingDirectory: false leaves the directory's fsync, which makes the
+    ///   rename durable, to the caller: until it, a crash may bring the old manifest
+    ///   back, so nothing the old one names may be removed before it.
+    func write(_ manifest: Manifest, syncingDirectory: Bool = true) throws {
         try fileSystem.remove(paths.manifestTemp)
         let file = try fileSystem.open(paths.manifestTemp, mode: .create)
         do {
@@ -18,7 +21,7 @@ struct ManifestWriter {
             throw error
         }
         try fileSystem.rename(paths.manifestTemp, to: paths.manifest)
-        try fileSystem.syncDirectory(paths.root)
+        if syncingDirectory { try fileSystem.syncDirectory(paths.root) }
     }
 
     func read() throws -> Manifest {

@@ -5,7 +5,7 @@ extension LogStore {
     /// `index/`. A crash leaves the old file, none, or the new one, never a torn one
     /// under the final name.
     ///
-    /// - Parameter bytesPerSync: written and fsynced this many bytes at a time (nil:
+    /// - Parameter bytesPerSync: written out this many bytes at a time (nil:
     ///   as the bytes come): compaction's files are, so that a commit's fsync meeting
     ///   one waits for a part of it, not all of it.
     static func writeIndexFile(_ bytes: [UInt8], segmentID: UInt32, paths: StorePaths, fileSystem: any FileSystem, bytesPerSync: Int? = nil) throws {
@@ -35,7 +35,7 @@ extension LogStore {
                     if let bytesPerSync {
                         unsynced += end - start
                         if unsynced >= bytesPerSync {
-                            try file.sync()
+                            try file.writeBack((offset + Int64(end) - Int64(unsynced))..<(offset + Int64(end)))
                             unsynced = 0
                         }
                     }

@@ -351,6 +351,20 @@ extension LogStore {
         counters.syncs.add(1)
     }
 
+    /// Makes every commit appended so far durable, whatever the durability mode,
+    /// without holding the writer lock through the fsync (group commit's, shared with
+    /// the commits waiting for one); returns the last sequence it covers.
+    func syncAppended() throws -> UInt64 {
+        let (point, sequence) = try writer.withLock { w in
+            try checkWritable()
+            return (LogPoint(segment: w.segmentID, end: w.segmentEnd), state.withLock { $0.lastSequence })
+        }
+        // Without durable commits nothing told group commit of these bytes.
+        groupCommit.appended(point)
+        try groupCommit.waitUntilDurable(point)
+        return sequence
+    }
+
     /// Makes every commit so far durable (for `.periodic` and `.none` durability).
     public func sync() throws {
         try writer.withLock { w in
@@ -436,12 +450,12 @@ extension LogStore {
     /// state in the same step: a snapshot taken at any moment sees a manifest and the
     /// files and index it names, never a new manifest over the old files (a past
     /// snapshot would look for a segment not open yet). Called with the writer lock held.
-    func writeManifest(_ proposed: Manifest, installing install: (inout State) -> Void = { _ in }) throws {
+    func writeManifest(_ proposed: Manifest, syncingDirectory: Bool = true, installing install: (inout State) -> Void = { _ in }) throws {
         var manifest = proposed
         // A damaged manifest can hold the largest generation: refuse, never wrap or trap.
         manifest.generation = try Checked.successor(of: manifest.generation, "manifest generation", path: paths.manifest)
         do {
-            try ManifestWriter(fileSystem: fileSystem, paths: paths).write(manifest)
+            try ManifestWriter(fileSystem: fileSystem, paths: paths).write(manifest, syncingDirectory: syncingDirectory)
         } catch {
             fail(error)
             throw error

@@ -65,11 +65,12 @@ public struct LogStoreOptions: Sendable {
     /// it goes). A service that compacts beside requests caps it so that compaction
     /// takes a share of the disk and a core rather than all of them.
     public var compactionBytesPerSecond: Int?
-    /// Compaction fsyncs what it writes — segments, blob files and index files — every
-    /// this many bytes (nil: only when a file is complete), as RocksDB's
-    /// `bytes_per_sync`: a durable commit's fsync waits for the writes in flight on
-    /// the disk, so the less compaction leaves in flight at once, the less a commit
-    /// that meets it waits.
+    /// Compaction writes out what it wrote — segments, blob files and index files — every
+    /// this many bytes (nil: only when a file is complete, by its fsync), as RocksDB's
+    /// `bytes_per_sync`: data only (`sync_file_range`), waited for, not an fsync. A
+    /// durable commit's fsync waits for the dirty pages the file system makes it write
+    /// and for a journal commit under way, so the fewer compaction leaves dirty and the
+    /// fewer journal commits it makes, the less a commit that meets it waits.
     public var compactionBytesPerSync: Int? = 256 << 10
 
     /// What open does when the active segment has a damaged frame followed by two or

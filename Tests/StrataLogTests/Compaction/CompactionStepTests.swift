@@ -194,6 +194,96 @@ import StrataTestSupport
         try Self.expectExact(store, expected, keys: 300, directory: dir.path, options: options)
     }
 
+    /// A step drops a version that a commit not yet durable superseded (durability
+    /// `.none`: nothing is fsynced per commit). The swap makes that commit durable
+    /// before the manifest stops naming the group: after a power loss the key reads as
+    /// the commit wrote it, never as the older version another segment still holds
+    /// (which would mean the commit was lost and the version it superseded with it).
+    @Test(arguments: [LogStoreOptions.Durability.none, .everyCommit])
+    func aVersionDroppedForACommitSurvivesAPowerLossWithTheCommit(durability: LogStoreOptions.Durability) throws {
+        let memory = InMemoryFileSystem()
+        var options = LogStoreOptions()
+        options.durability = durability
+        let root = "/store"
+        let store = try LogStore.open(at: root, options: options, fileSystem: memory, logger: .quiet)
+        func put(_ keys: some Sequence<UInt64>, version: Int) throws {
+            var batch = WriteBatch()
+            for key in keys { batch.put(RecordKey(key), value: LogFixtures.value(key, version: version, size: 60)) }
+            try store.commit(batch)
+        }
+        // Segment one, 1% garbage after the next: key 0's first version.
+        try put(0..<100, version: 0)
+        try store.sealActiveSegment()
+        // Segment two, mostly garbage: key 0's second version.
+        try put([0], version: 1)
+        for round in 0..<3 { try put(200..<300, version: round) }
+        try store.sealActiveSegment()
+        // Durable up to here; key 0's third version only in memory (with `.none`).
+        try store.sync()
+        try put([0], version: 2)
+        let report = try store.compact()
+        #expect(report.segmentsCompacted == 1, "\(report)")
+        let cut = memory.crashedCopy()
+        try store.close()
+        let reopened = try LogStore.open(at: root, options: options, fileSystem: cut, logger: .quiet)
+        defer { try? reopened.close() }
+        #expect(try reopened.get(RecordKey(0))?.value == LogFixtures.value(0, version: 2, size: 60))
+        #expect(try reopened.verify().isSound)
+    }
+
+    /// A compaction that removes a collected blob file while the active segment holds
+    /// a commit that superseded — before the step read it — a version whose blob is in
+    /// that file: reopened, the counters match the open store's (the commit, replayed,
+    /// would otherwise take the older version's blob bytes from a counter the manifest
+    /// no longer has).
+    @Test func aBlobFileCollectedUnderTheActiveSegmentLeavesTheCountersExact() throws {
+        let dir = try TemporaryDirectory("compact-collect-under-active")
+        defer { dir.remove() }
+        let options = LogStoreOptions()
+        let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+        defer { try? store.close() }
+        var expected: [UInt64: [UInt8]] = [:]
+        func put(_ keys: some Sequence<UInt64>, version: Int, blobs: Set<UInt64> = []) throws {
+            var batch = WriteBatch()
+            for key in keys {
+                let value = LogFixtures.value(key, version: version, size: 60)
+                let refs = blobs.contains(key) ? [try store.writeBlob(LogFixtures.noise(600, seed: key &* 31 &+ UInt64(version)))] : []
+                batch.put(RecordKey(key), value: value, blobs: refs)
+                expected[key] = value
+            }
+            try store.commit(batch)
+        }
+        // A segment left alone (1% garbage): key 0's first version, whose blob is in
+        // the blob file that every other blob written here shares.
+        try put(0..<100, version: 0, blobs: [0])
+        try store.sealActiveSegment()
+        // A segment mostly garbage, the blob file's other blobs superseded in it.
+        for round in 0..<3 { try put(200..<300, version: round, blobs: round == 0 ? Set(200..<210) : []) }
+        try store.sealActiveSegment()
+        // Another: key 0's second version (no blob), which leaves the blob file all garbage.
+        try put([0], version: 1)
+        for round in 0..<3 { try put(300..<400, version: round) }
+        try store.sealActiveSegment()
+        // Key 0 is deleted once the compaction has read the first of the two segments:
+        // the step drops key 0's second version when it reads the other.
+        let deleted = Locked(false)
+        store.compactionDidReadSegment.withLock {
+            $0 = { _ in
+                guard !deleted.withLock({ $0 }) else { return }
+                var batch = WriteBatch()
+                batch.delete(RecordKey(0))
+                try store.commit(batch)
+                deleted.withLock { $0 = true }
+            }
+        }
+        expected[0] = nil
+        let report = try store.compact()
+        store.compactionDidReadSegment.withLock { $0 = nil }
+        #expect(report.blobFilesCollected == 1, "\(report)")
+        #expect(report.segmentsCompacted == 2, "\(report)")
+        try Self.expectExact(store, expected, keys: 400, directory: dir.path, options: options)
+    }
+
     /// A swap that would have to look up more keys than it may under the writer lock
     /// (commits made while the step ran, after it accounted for the active segment)
     /// seals the active segment instead: the counters stay exact either way.

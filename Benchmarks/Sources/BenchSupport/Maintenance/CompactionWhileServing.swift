@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Strata
+import StrataLog
 import Synchronization
 
 /// Compaction while serving: a store of N employees with half of them overwritten is
@@ -111,6 +112,56 @@ public enum CompactionWhileServing {
             maintenance: { try pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") } })
         return Outcome(idle: outcome.idle, during: outcome.during, maintenance: outcome.maintenance,
                        bytesBefore: before, bytesAfter: DiskUsage.bytes(at: copy))
+    }
+
+    /// The disk alone, for comparison: a plain sequential writer with compaction's
+    /// pattern (`bytes` in 256 KiB pieces, each written out before the next, as
+    /// `compactionBytesPerSync` paces compaction; an fsync at the end), spread over
+    /// `duration`, while the probe appends 200 bytes to a file of its own and fsyncs it
+    /// every 2 ms and the reader reads 4 KiB at random from a cached file. What the
+    /// writer does to the probe's fsyncs is what any process writing at that rate to
+    /// the same disk does to a durable commit's.
+    public static func disk(bytes: Int, over duration: Duration) throws -> Outcome {
+        let scratch = try ScratchDirectory("serving-disk")
+        defer { scratch.remove() }
+        let files = POSIXFileSystem()
+        let probe = try files.open(scratch.path + "/probe", mode: .create)
+        let cached = try files.open(scratch.path + "/cached", mode: .create)
+        defer { try? probe.close(); try? cached.close() }
+        let cachedBlocks = 4_096
+        let block = [UInt8](repeating: 0x5A, count: 4_096)
+        for i in 0..<cachedBlocks { try block.withUnsafeBytes { try cached.write($0, at: Int64(i * block.count)) } }
+        let probeEnd = Mutex<Int64>(0)
+        let record = [UInt8](repeating: 0xA5, count: 200)
+        let outcome = try serve(
+            read: { random in
+                var buffer = [UInt8](repeating: 0, count: 4_096)
+                _ = try buffer.withUnsafeMutableBytes { try cached.read(into: $0, at: Int64(Int(random % UInt64(cachedBlocks)) * 4_096)) }
+            },
+            save: { _ in
+                let end = probeEnd.withLock { e in defer { e += Int64(record.count) }; return e }
+                try record.withUnsafeBytes { try probe.write($0, at: end) }
+                try probe.sync()
+            },
+            maintenance: {
+                let out = try files.open(scratch.path + "/written", mode: .create)
+                defer { try? out.close() }
+                let piece = [UInt8]((0..<(256 << 10)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+                let started = ContinuousClock.now
+                var written = 0
+                while written < bytes {
+                    let count = min(piece.count, bytes - written)
+                    try piece[0..<count].withUnsafeBytes { try out.write($0, at: Int64(written)) }
+                    try out.writeBack(Int64(written)..<Int64(written + count))
+                    written += count
+                    // Spread evenly over `duration`, as compaction's throttle spreads its reads.
+                    let due = duration * (Double(written) / Double(max(1, bytes)))
+                    let wait = due - (ContinuousClock.now - started)
+                    if wait > .zero { Thread.sleep(forTimeInterval: wait / .seconds(1)) }
+                }
+                try out.sync()
+            })
+        return Outcome(idle: outcome.idle, during: outcome.during, maintenance: outcome.maintenance, bytesBefore: 0, bytesAfter: bytes)
     }
 
     /// Runs `body` (the store's async API, as a service calls it) and waits for it.

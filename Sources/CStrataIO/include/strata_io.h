@@ -1,0 +1,12 @@
+#ifndef STRATA_IO_H
+#define STRATA_IO_H
+
+#include <stdint.h>
+
+/// Writes the dirty pages of `count` bytes at `offset` of `fd` to the disk and waits
+/// for them (Linux's sync_file_range with WAIT_BEFORE, WRITE and WAIT_AFTER): data
+/// only, no metadata and no journal commit. Returns 0, or -1 with errno set; on a
+/// system without it, 0 and nothing done.
+int strata_write_back(int fd, int64_t offset, int64_t count);
+
+#endif
