@@ -28,6 +28,9 @@ final class CompactionOutput {
     private let compressor: LZ4Compressor?
     /// The compaction's yields of the core, between pieces of its work.
     let cores = CoreYield()
+    /// An output's index file is handed over (and the core given up) this many bytes
+    /// at a time: encoding a megabyte of it is a few milliseconds of CPU.
+    static let indexDrainBytes = 64 << 10
     /// Bytes written to the current output (and blob file) since its last fsync.
     private var unsyncedSegmentBytes = 0
     private var unsyncedBlobBytes = 0
@@ -164,7 +167,7 @@ final class CompactionOutput {
         try LogStore.writeIndexFile(segmentID: segment.id, paths: store.paths, fileSystem: store.fileSystem, bytesPerSync: store.options.compactionBytesPerSync) { sink in
             try builder.encoded(segmentID: segment.id, storeID: store.storeID, minSequence: minSequence, maxSequence: segment.max,
                                 recordBytes: segment.bytes, segmentLength: segment.end + Int64(frame.count),
-                                sink: { bytes in cores.yieldIfDue(); try sink(bytes) })
+                                drainAt: Self.indexDrainBytes, sink: { bytes in cores.yieldIfDue(); try sink(bytes) })
         }
         builder.removeAll(keepingCapacity: true)
         let index = try LogStore.openIndexFile(segment.id, paths: store.paths, storeID: store.storeID, fileSystem: store.fileSystem, cache: store.blockCache)

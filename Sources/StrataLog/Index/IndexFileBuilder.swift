@@ -90,9 +90,10 @@ struct IndexFileBuilder {
     }
 
     /// The file's bytes for segment `segmentID`: all of them, or with a `sink`, those
-    /// it was not handed as they were encoded (`IndexFileEncoder`).
+    /// it was not handed as they were encoded (`IndexFileEncoder`), `drainAt` bytes
+    /// at a time.
     func encoded(segmentID: UInt32, storeID: [UInt8], minSequence: UInt64, maxSequence: UInt64, recordBytes: Int64, segmentLength: Int64,
-                 sink: (([UInt8]) throws -> Void)? = nil) throws -> [UInt8] {
+                 drainAt: Int = 1 << 20, sink: (([UInt8]) throws -> Void)? = nil) throws -> [UInt8] {
         let order = positions == nil ? Array(entries.indices) : entries.indices.sorted { entries[$0].key < entries[$1].key }
         // The terms of the versions kept (and not deleted). When every term is one of
         // them, `kept` shares the term bytes (PackedBytes is a class) and the sort moves
@@ -109,7 +110,8 @@ struct IndexFileBuilder {
         }
         kept.sort()
         return try Self.encode(entries: positions == nil ? entries : order.map { entries[$0] }, terms: kept, segmentID: segmentID, storeID: storeID,
-                               minSequence: minSequence, maxSequence: maxSequence, recordBytes: recordBytes, segmentLength: segmentLength, sink: sink)
+                               minSequence: minSequence, maxSequence: maxSequence, recordBytes: recordBytes, segmentLength: segmentLength,
+                               drainAt: drainAt, sink: sink)
     }
 
     /// Encodes entries sorted by key (one per key) and terms sorted by `IndexTermEntry.precedes`.
@@ -125,8 +127,8 @@ struct IndexFileBuilder {
     /// Encodes entries sorted by key (one per key) and packed terms, sorted.
     static func encode(entries: [IndexEntry], terms: PackedTerms, segmentID: UInt32, storeID: [UInt8],
                        minSequence: UInt64, maxSequence: UInt64, recordBytes: Int64, segmentLength: Int64,
-                       sink: (([UInt8]) throws -> Void)? = nil) throws -> [UInt8] {
-        var encoder = IndexFileEncoder(expectedEntries: entries.count, sink: sink)
+                       drainAt: Int = 1 << 20, sink: (([UInt8]) throws -> Void)? = nil) throws -> [UInt8] {
+        var encoder = IndexFileEncoder(expectedEntries: entries.count, drainAt: drainAt, sink: sink)
         for e in entries { try encoder.add(e) }
         try terms.forEach { try encoder.add($0) }
         return try encoder.finish(segmentID: segmentID, storeID: storeID, minSequence: minSequence, maxSequence: maxSequence,
