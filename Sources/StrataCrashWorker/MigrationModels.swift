@@ -8,6 +8,16 @@ extension MigrationWorkload {
 
     static func v2() throws -> ObjectModel { try EmployeesScenario.v2() }
 
+    /// v1 with an optional Employee attribute: a lightweight migration to it runs in
+    /// place and leaves every record in v1's layout (the layout-rewrite crash test).
+    static func v1Plus() throws -> ObjectModel {
+        var entities = try v1().entities
+        if let index = entities.firstIndex(where: { $0.name == "Employee" }) {
+            entities[index].declaredProperties.append(.attribute(AttributeDescription(name: "nickname", type: .string, isOptional: true)))
+        }
+        return try ObjectModel(version: "1-plus", entities: entities)
+    }
+
     /// v2 with one more Employee attribute: the plan's intermediate version, so that a
     /// kill can land in either of two stages (and between them).
     static func v2Draft() throws -> ObjectModel {

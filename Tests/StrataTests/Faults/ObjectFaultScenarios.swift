@@ -6,15 +6,16 @@ import StrataTestSupport
 extension ObjectFaultSweepTests {
     static let scenarios: [Scenario] = [contextSave, batchInsert, compactionWithBlobCollection, twoStageMigration]
 
-    static func company(version: String = "1", extra: Bool = false, level: Bool = false) throws -> ObjectModel {
+    /// - Parameter rules: employees' names unique and their salaries indexed.
+    static func company(version: String = "1", extra: Bool = false, level: Bool = false, rules: Bool = false) throws -> ObjectModel {
         try ObjectModel(version: version) {
             Entity("Department") {
                 Attribute("name", .string)
                 Relationship("employees", to: "Employee", inverse: "department", toMany: true, deleteRule: .cascade)
             }
             Entity("Employee") {
-                Attribute("name", .string)
-                Attribute("salary", .double, default: .double(0))
+                Attribute("name", .string, unique: rules)
+                Attribute("salary", .double, default: .double(0), indexed: rules)
                 Attribute("photo", .binary, optional: true, externalStorage: true)
                 if extra { Attribute("title", .string, optional: true) }
                 if level { Attribute("level", .int64, default: .int(3)) }
