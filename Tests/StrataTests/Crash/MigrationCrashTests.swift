@@ -14,6 +14,8 @@ import StrataTestSupport
     /// Where a run prints its lines, from its launch: the kill schedule's yardstick.
     struct Timeline {
         var migrating: Duration
+        /// Stage 1 done: it builds `name`'s uniqueness rule in place.
+        var builtRule: Duration
         var swapping: Duration
         var migrated: Duration
         var exited: Duration
@@ -39,6 +41,7 @@ import StrataTestSupport
         print(result.report)
         // Both outcomes, or the kills never straddled the swap and proved half of nothing.
         #expect(result.v1 >= 1 && result.v2 >= 1, "rounds ended \(result.v1) at v1 and \(result.v2) at v2: the kills must land both before and after the swap")
+        #expect(result.duringRuleBuild >= 1, "no kill landed while stage 1 built the uniqueness rule")
     }
 
     /// The migration's share of `make crash-campaign` (25% of `STRATA_CRASH_CAMPAIGN`).
@@ -49,7 +52,7 @@ import StrataTestSupport
         let result = try killRounds(rounds)
         print("crash-campaign migration: kills \(result.kills), stores opened \(result.opened), verified \(result.verified), holes n/a (old-or-new oracle), mismatches \(result.mismatches) (\(rounds) rounds, \(result.v1) at v1, \(result.v2) at v2, \(result.rounds - result.kills) finished before the kill), \(result.seconds) s")
         #expect(result.rounds == rounds && result.mismatches == 0 && result.opened == rounds)
-        #expect(result.v1 >= 1 && result.v2 >= 1)
+        #expect(result.v1 >= 1 && result.v2 >= 1 && result.duringRuleBuild >= 1)
     }
 
     /// What a run of kill rounds saw.
@@ -63,6 +66,8 @@ import StrataTestSupport
         var mismatches = 0
         var v1 = 0
         var v2 = 0
+        /// Kills after `MIGRATING` and before stage 1 reported its rule built.
+        var duringRuleBuild = 0
         var seconds: Int64 = 0
         var report = ""
     }
@@ -102,6 +107,7 @@ import StrataTestSupport
             }
             result.rounds += 1
             if outcome.diedOfSIGKILL { result.kills += 1 }
+            if outcome.diedOfSIGKILL, outcome.lines.contains("MIGRATING"), !outcome.lines.contains("IN PLACE 1") { result.duringRuleBuild += 1 }
             // The crashed store as the kill left it, before any open cleans it up: the
             // migration is resumed on this copy, so it starts from the raw crash state.
             let crashed = path + "-crashed"
@@ -133,7 +139,7 @@ import StrataTestSupport
         result.v1 = v1
         result.v2 = v2
         result.seconds = (ContinuousClock.now - began).components.seconds
-        result.report = ("migration crash: \(schedule.count) rounds, \(v1) at v1 (\(resumed) of them migrated afterwards), \(v2) at v2; full run \(timeline.migrated.milliseconds) ms (MIGRATING at \(timeline.migrating.milliseconds) ms, SWAPPING at \(timeline.swapping.milliseconds) ms); \((ContinuousClock.now - began).milliseconds) ms in all\n  " + log.joined(separator: "\n  "))
+        result.report = ("migration crash: \(schedule.count) rounds, \(v1) at v1 (\(resumed) of them migrated afterwards), \(v2) at v2, \(result.duringRuleBuild) killed while the uniqueness rule was built; full run \(timeline.migrated.milliseconds) ms (MIGRATING at \(timeline.migrating.milliseconds) ms, IN PLACE 1 at \(timeline.builtRule.milliseconds) ms, SWAPPING at \(timeline.swapping.milliseconds) ms); \((ContinuousClock.now - began).milliseconds) ms in all\n  " + log.joined(separator: "\n  "))
         return result
     }
 
@@ -175,16 +181,17 @@ import StrataTestSupport
         // Stages 1 and 3 run in place (the first on the live store, in memory until the
         // swap; the third on the staging store), stage 2 rewrites.
         guard outcome.exitedCleanly, outcome.lines == ["MIGRATING", "IN PLACE 1", "IN PLACE 3", "SWAPPING", "MIGRATED"],
-              let migrating = seen["MIGRATING"], let swapping = seen["SWAPPING"], let migrated = seen["MIGRATED"] else {
+              let migrating = seen["MIGRATING"], let builtRule = seen["IN PLACE 1"], let swapping = seen["SWAPPING"], let migrated = seen["MIGRATED"] else {
             throw WorkerFailure("uninterrupted migration ended by \(outcome.termination), printed \(outcome.lines): \(outcome.stderr)")
         }
         let problems = try MigrationCrashOracle.checkV2(path, seed: seed)
         guard problems == [] else { throw WorkerFailure("uninterrupted migration: \(problems)") }
         try FileManager.default.removeItem(atPath: path)
-        return Timeline(migrating: migrating, swapping: swapping, migrated: migrated, exited: exited)
+        return Timeline(migrating: migrating, builtRule: builtRule, swapping: swapping, migrated: migrated, exited: exited)
     }
 
-    /// One kill in five right after `MIGRATING` (the migration's first instants), one in
+    /// One kill in five after `MIGRATING`: alternately in the migration's first instants
+    /// and anywhere in stage 1 (which builds a uniqueness rule over every record); one in
     /// five inside the swap (the few milliseconds a uniform delay rarely hits), the rest
     /// spread evenly over the whole run, from launch to a little past `MIGRATED`.
     static func schedule(_ timeline: Timeline, rounds: Int, random: inout SeededRandom) -> [Kill] {
@@ -193,11 +200,12 @@ import StrataTestSupport
         // runs slower than the measurement, and the last kills must reach past the swap.
         let whole = Int(timeline.migrated.microseconds * 12 / 10)
         let swap = max(1, Int((timeline.migrated - timeline.swapping).microseconds * 15 / 10))
+        let ruleBuild = max(1, Int((timeline.builtRule - timeline.migrating).microseconds))
         var kills: [Kill] = []
         var slot = 0
         for round in 0..<rounds {
             switch round % 5 {
-            case 0: kills.append(.afterLine("MIGRATING", .microseconds(random.int(in: 0...2_000))))
+            case 0: kills.append(.afterLine("MIGRATING", .microseconds(random.int(in: 0...(round % 10 == 0 ? 2_000 : ruleBuild)))))
             case 1: kills.append(.afterLine("SWAPPING", .microseconds(random.int(in: 0...swap))))
             default:
                 // Stratified: slot k of `spread` draws within its own k-th of the run.
