@@ -13,7 +13,7 @@
 /// ```
 public struct FetchPlan: Sendable, Hashable, CustomStringConvertible {
     /// Where the candidates come from.
-    public enum Access: Sendable, Hashable {
+    package enum Access: Sendable, Hashable {
         /// The entity's keys, read from the index of keys: no record is read (no
         /// predicate and no sort keys).
         case keys
@@ -29,7 +29,7 @@ public struct FetchPlan: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// How candidates are judged.
-    public enum Filter: Sendable, Hashable {
+    package enum Filter: Sendable, Hashable {
         /// Not at all: no predicate and no sort keys.
         case none
         /// On records: the predicate and sort keys compiled to field numbers, a
@@ -41,7 +41,7 @@ public struct FetchPlan: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// How the matches are put in order.
-    public enum Order: Sendable, Hashable {
+    package enum Order: Sendable, Hashable {
         /// Key (insertion) order; `stopsAfter` matches when there is a limit.
         case keyOrder(stopsAfter: Int?)
         /// The best `count` kept in a bounded heap while judging (sort keys and a limit).
@@ -51,19 +51,19 @@ public struct FetchPlan: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The entity fetched.
-    public var entityName: String
+    package var entityName: String
     /// Where candidates come from.
-    public var access: Access
+    package var access: Access
     /// How they are judged.
-    public var filter: Filter
+    package var filter: Filter
     /// How matches are ordered.
-    public var order: Order
+    package var order: Order
     /// The sort keys, for the description.
-    public var sortKeys: [SortKey]
+    package var sortKeys: [SortKey]
     /// How many threads judge the candidates: 2 when a sorted scan of a large entity
     /// is cut into chunks the threads claim, or the many candidates of an index are
     /// cut in two (`StoreOptions.parallelScanMinimum`, `parallelCandidateMinimum`), else 1.
-    public var threads = 1
+    package var threads = 1
 
     /// The plan as lines of text, SQLite's `EXPLAIN QUERY PLAN` style.
     public var description: String {

@@ -14,7 +14,7 @@ public struct HistoryToken: Codable, Sendable, Hashable, Comparable, CustomStrin
     /// The store's identifier (``ObjectStore/identifier``).
     public let storeIdentifier: String
 
-    public init(sequence: UInt64, storeIdentifier: String) {
+    package init(sequence: UInt64, storeIdentifier: String) {
         self.sequence = sequence
         self.storeIdentifier = storeIdentifier
     }

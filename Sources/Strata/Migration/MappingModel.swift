@@ -17,14 +17,14 @@
 /// runs it.
 public struct MappingModel: Sendable {
     /// The ``ObjectModel/versionHash`` of the model the store is written under.
-    public var sourceModelHash: String
+    package var sourceModelHash: String
     /// The ``ObjectModel/versionHash`` of the model the store is migrated to.
-    public var destinationModelHash: String
+    package var destinationModelHash: String
     /// The entity mappings, in the order the manager runs them.
     public var entityMappings: [EntityMapping]
 
     /// Creates a mapping model from version hashes.
-    public init(sourceModelHash: String, destinationModelHash: String, entityMappings: [EntityMapping]) {
+    package init(sourceModelHash: String, destinationModelHash: String, entityMappings: [EntityMapping]) {
         self.sourceModelHash = sourceModelHash
         self.destinationModelHash = destinationModelHash
         self.entityMappings = entityMappings

@@ -53,7 +53,7 @@ public struct MigrationStage: Sendable {
     public typealias DidMigrateStage = @Sendable (_ stage: MigrationStageContext) throws -> Void
 
     /// Whether a stage is inferred or custom.
-    public enum Kind: String, Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         /// The inferred mapping, no hooks.
         case lightweight
         /// A mapping model, hooks, or both.
@@ -61,13 +61,13 @@ public struct MigrationStage: Sendable {
     }
 
     /// The model the stage starts from.
-    public let source: ObjectModel
+    package let source: ObjectModel
     /// The model the stage arrives at.
-    public let destination: ObjectModel
+    package let destination: ObjectModel
     /// Whether the stage is lightweight or custom.
-    public let kind: Kind
+    package let kind: Kind
     /// The stage's own mapping model; nil means the inferred one.
-    public let mapping: MappingModel?
+    package let mapping: MappingModel?
     /// The hook run before the data is migrated, on the old model.
     package let willMigrate: WillMigrate?
     /// The hook run after the data is migrated, on the new model (nil for a stage made

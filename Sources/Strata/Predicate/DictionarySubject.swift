@@ -9,9 +9,9 @@
 /// ])
 /// try Predicate(format: "department.name == 'R&D'").evaluate(with: employee)   // true
 /// ```
-public struct DictionarySubject: PredicateSubject, Sendable {
+package struct DictionarySubject: PredicateSubject, Sendable {
     /// One entry of the dictionary: a value or a relationship.
-    public indirect enum Entry: Sendable {
+    package indirect enum Entry: Sendable {
         /// An attribute value.
         case value(Value)
         /// A to-one relationship; `nil` when it has no destination.
@@ -21,12 +21,12 @@ public struct DictionarySubject: PredicateSubject, Sendable {
     }
 
     /// The name used in error messages, as an entity name would be.
-    public var entityName: String
+    package var entityName: String
     /// The entries by key.
-    public var entries: [String: Entry]
+    package var entries: [String: Entry]
 
     /// Creates a subject from its entries.
-    public init(_ entityName: String = "Object", _ entries: [String: Entry]) {
+    package init(_ entityName: String = "Object", _ entries: [String: Entry]) {
         self.entityName = entityName
         self.entries = entries
     }
@@ -34,7 +34,7 @@ public struct DictionarySubject: PredicateSubject, Sendable {
     /// The entry for `key`.
     ///
     /// - Throws: `StrataError` `.unknownKeyPath` when there is no entry for `key`.
-    public func member(forKey key: String) throws -> PredicateMember {
+    package func member(forKey key: String) throws -> PredicateMember {
         guard let entry = entries[key] else {
             throw StrataError(
                 .unknownKeyPath,

@@ -7,18 +7,18 @@
 /// ```
 public struct PredicateComparison: Sendable, Hashable {
     /// The left expression; the one a quantifier ranges over.
-    public var lhs: PredicateExpression
+    package var lhs: PredicateExpression
     /// The operator.
-    public var op: PredicateOperator
+    package var op: PredicateOperator
     /// The right expression; a list for `BETWEEN`, a list, variable or key path for `IN`.
-    public var rhs: PredicateExpression
+    package var rhs: PredicateExpression
     /// How a many-valued left side is combined: `ANY`, `ALL`, `NONE`, or not at all.
-    public var quantifier: PredicateQuantifier
+    package var quantifier: PredicateQuantifier
     /// String folding applied to both sides before comparing strings.
-    public var options: StringComparisonOptions
+    package var options: StringComparisonOptions
 
     /// Creates a comparison.
-    public init(
+    package init(
         _ lhs: PredicateExpression,
         _ op: PredicateOperator,
         _ rhs: PredicateExpression,

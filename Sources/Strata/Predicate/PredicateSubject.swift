@@ -1,8 +1,8 @@
 /// An object a predicate can be evaluated against: it resolves one key at a time,
 /// to an attribute's value or to the objects a relationship leads to.
 ///
-/// The object layer's managed objects implement it; ``DictionarySubject`` is a
-/// plain implementation for tests and in-memory data.
+/// The object layer's managed objects implement it; so can any type of yours that
+/// answers keys, as below.
 ///
 /// ```swift
 /// struct Row: PredicateSubject {

@@ -9,7 +9,7 @@ extension SortKey {
     /// ```
     ///
     /// - Throws: as ``value(of:)``.
-    public static func compare(
+    package static func compare(
         _ lhs: some PredicateSubject, _ rhs: some PredicateSubject, by keys: [SortKey]
     ) throws -> ComparisonResult {
         for key in keys {
@@ -26,7 +26,7 @@ extension SortKey {
     /// key rather than once per comparison.
     ///
     /// - Throws: as ``value(of:)``.
-    public static func sorted<Subject: PredicateSubject>(_ subjects: [Subject], by keys: [SortKey]) throws -> [Subject] {
+    package static func sorted<Subject: PredicateSubject>(_ subjects: [Subject], by keys: [SortKey]) throws -> [Subject] {
         guard !keys.isEmpty else { return subjects }
         let rows = try subjects.enumerated().map { position, subject in
             (position: position, values: try keys.map { try $0.value(of: subject) })

@@ -45,7 +45,7 @@ public struct SortKey: Sendable, Hashable {
     public var reversed: SortKey { SortKey(keyPath, ascending: !ascending, options: options) }
 
     /// How two values compare under this key (its direction applied).
-    public func compare(_ lhs: Value, _ rhs: Value) -> ComparisonResult {
+    package func compare(_ lhs: Value, _ rhs: Value) -> ComparisonResult {
         Self.compare(lhs, rhs, ascending: ascending, options: options)
     }
 
@@ -77,7 +77,7 @@ public struct SortKey: Sendable, Hashable {
     /// - Throws: `StrataError` `.unknownKeyPath` for a key the subject lacks;
     ///   `.typeMismatch` when the key path leads through a to-many relationship or ends
     ///   on a relationship, which have no single value to sort by.
-    public func value(of subject: some PredicateSubject) throws -> Value {
+    package func value(of subject: some PredicateSubject) throws -> Value {
         let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         switch try PredicateKeyPathWalk.resolve(components, of: subject, path: keyPath) {
         case .single(.value(let value)):

@@ -61,10 +61,10 @@ public struct StoreOptions: Sendable {
     /// of this many serials or more) that two threads claim in turn, as PostgreSQL's
     /// parallel sequential scan hands out blocks, and merges what they keep; on one
     /// core, or below this, it scans on the caller's thread. `Int.max` turns it off.
-    public var parallelScanMinimum = 8_192
+    package var parallelScanMinimum = 8_192
     /// A sorted fetch whose index lists at least this many candidates judges the two
     /// halves of them on two threads. `Int.max` turns it off.
-    public var parallelCandidateMinimum = 4_096
+    package var parallelCandidateMinimum = 4_096
     /// Where open, recovery, compaction and migration log what they did (info) and anomalies (warning).
     public var logger = Logger(label: "strata")
     /// What to do when the store's model differs from the one it is opened with.

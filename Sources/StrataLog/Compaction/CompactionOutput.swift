@@ -29,7 +29,8 @@ final class CompactionOutput {
     /// The compaction's yields of the core, between pieces of its work.
     let cores = CoreYield()
     /// An output's index file is handed over (and the core given up) this many bytes
-    /// at a time: encoding a megabyte of it is a few milliseconds of CPU.
+    /// at a time: encoding a large one in a single stretch would hold the core long
+    /// enough to delay a commit's wake-up.
     static let indexDrainBytes = 64 << 10
     /// Bytes written to the current output (and blob file) since its last fsync.
     private var unsyncedSegmentBytes = 0

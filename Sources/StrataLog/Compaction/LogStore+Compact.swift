@@ -474,7 +474,12 @@ extension LogStore {
             }
             let active = manifest.segments.firstIndex(where: { $0.state == .active }) ?? manifest.segments.count
             manifest.segments.insert(contentsOf: outputs, at: active)
+            // A blob file this manifest names first: from the swap on, a commit can carry
+            // a reference into it (an object saved with its photo unchanged), so the
+            // rename is made durable before the lock lets one in.
+            var namesNewBlobFile = false
             if let blob = output.blob, !manifest.blobFiles.contains(where: { $0.id == blob.id }) {
+                namesNewBlobFile = true
                 let activeBlob = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
                 manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: activeBlob)
             }
@@ -498,10 +503,11 @@ extension LogStore {
             // the earliest (FORMAT.md §6.3).
             let last = state.withLock { $0.lastSequence }
             manifest.raiseVersionFloor(to: retention ?? durableThrough, lastSequence: last)
-            // The directory's fsync, which makes the rename durable, comes after the lock:
-            // commits need not wait for it, and until it a crash brings back the old
-            // manifest, whose files are all still there.
-            try writeManifest(manifest, syncingDirectory: false) { s in
+            // Otherwise the directory's fsync, which makes the rename durable, comes after
+            // the lock: commits need not wait for it, no commit can depend on what only the
+            // new manifest names, and until it a crash brings back the old manifest, whose
+            // files are all still there.
+            try writeManifest(manifest, syncingDirectory: namesNewBlobFile) { s in
                 for w in written {
                     s.segmentFiles[w.id] = w.file
                     s.recordBytesBySegment[w.id] = w.recordBytes

@@ -7,7 +7,8 @@ struct ManifestWriter {
 
     /// - Parameter syncingDirectory: false leaves the directory's fsync, which makes the
     ///   rename durable, to the caller: until it, a crash may bring the old manifest
-    ///   back, so nothing the old one names may be removed before it.
+    ///   back, so nothing the old one names may be removed before it, and no commit may
+    ///   come to depend on a file only the new one names.
     func write(_ manifest: Manifest, syncingDirectory: Bool = true) throws {
         try fileSystem.remove(paths.manifestTemp)
         let file = try fileSystem.open(paths.manifestTemp, mode: .create)

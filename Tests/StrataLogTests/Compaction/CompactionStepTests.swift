@@ -12,9 +12,9 @@ import StrataTestSupport
 @Suite struct CompactionStepTests {
     /// A store of `keys` keys written `rounds` times over small segments, each with a
     /// blob in small blob files: plenty of garbage in several groups.
-    static func garbageStore(at path: String, keys: UInt64 = 240, rounds: Int = 4) throws -> (LogStore, [UInt64: [UInt8]], LogStoreOptions) {
+    static func garbageStore(at path: String, keys: UInt64 = 240, rounds: Int = 4, segmentSizeLimit: Int = 8 << 10, blobs: Bool = true) throws -> (LogStore, [UInt64: [UInt8]], LogStoreOptions) {
         var options = LogStoreOptions()
-        options.segmentSizeLimit = 8 << 10
+        options.segmentSizeLimit = segmentSizeLimit
         options.compactionBatchBytes = 24 << 10
         options.blobFileSizeLimit = 32 << 10
         let store = try LogStore.open(at: path, options: options, logger: .quiet)
@@ -23,8 +23,8 @@ import StrataTestSupport
             var batch = WriteBatch()
             for key in 0..<keys {
                 let value = LogFixtures.value(key, version: round, size: 60)
-                let blob = try store.writeBlob(LogFixtures.noise(600, seed: key &* 7 &+ UInt64(round)))
-                batch.put(RecordKey(key), value: value, blobs: [blob])
+                let blob = blobs ? [try store.writeBlob(LogFixtures.noise(600, seed: key &* 7 &+ UInt64(round)))] : []
+                batch.put(RecordKey(key), value: value, blobs: blob)
                 expected[key] = value
             }
             try store.commit(batch)
@@ -231,6 +231,76 @@ import StrataTestSupport
         #expect(try reopened.verify().isSound)
     }
 
+    /// A commit made just after a step's swap can keep a reference into the blob file
+    /// that swap named first (an object saved again with its photo unchanged): the
+    /// commit is acknowledged, so a power loss right after it must not bring back a
+    /// manifest that lacks the file. The commit is tried from the moment the swap asks
+    /// for the directory's fsync, and the power cut taken once it returns.
+    @Test func aCommitReferencingABlobFileASwapNamedSurvivesAPowerLoss() throws {
+        let memory = InMemoryFileSystem()
+        let hooked = DirectorySyncHook(base: memory)
+        let root = "/store"
+        let store = try LogStore.open(at: root, options: LogStoreOptions(), fileSystem: hooked, logger: .quiet)
+        let photo = LogFixtures.noise(600, seed: 1)
+        // Key 1's blob stays live; keys 100..<120's go to garbage, so the blob file is
+        // collected and key 1's blob moves to a new one.
+        var batch = WriteBatch()
+        batch.put(RecordKey(1), value: LogFixtures.value(1, version: 0, size: 60), blobs: [try store.writeBlob(photo)])
+        for key in UInt64(100)..<120 {
+            batch.put(RecordKey(key), value: LogFixtures.value(key, version: 0, size: 60), blobs: [try store.writeBlob(LogFixtures.noise(600, seed: key))])
+        }
+        try store.commit(batch)
+        for round in 1...3 {
+            var batch = WriteBatch()
+            for key in UInt64(100)..<120 { batch.put(RecordKey(key), value: LogFixtures.value(key, version: round, size: 60)) }
+            try store.commit(batch)
+        }
+        try store.sealActiveSegment()
+        let saved = LogFixtures.value(1, version: 1, size: 60)
+        let originalFile = try #require(try store.get(RecordKey(1))?.blobs.first).file
+        let cut = Locked<InMemoryFileSystem?>(nil)
+        let committed = DispatchSemaphore(value: 0)
+        store.compactionWillSwap.withLock {
+            $0 = { _ in
+                hooked.onRootSync.withLock {
+                    $0 = {
+                        // Key 1 saved again with its blob reference once it reads the
+                        // new file's: as soon as the swap is installed.
+                        Thread.detachNewThread {
+                            defer { committed.signal() }
+                            let deadline = ContinuousClock.now + .seconds(10)
+                            var blobs: [BlobRef] = []
+                            while ContinuousClock.now < deadline {
+                                blobs = (try? store.get(RecordKey(1)))?.blobs ?? []
+                                if blobs.count == 1, blobs[0].file != originalFile { break }
+                                usleep(100)
+                            }
+                            var batch = WriteBatch()
+                            batch.put(RecordKey(1), value: saved, blobs: blobs)
+                            guard (try? store.commit(batch)) != nil else { return }
+                            cut.withLock { $0 = memory.crashedCopy() }
+                        }
+                        // A commit the swap holds off finishes after it; one it lets in,
+                        // now (its signal put back for the test's wait below).
+                        if committed.wait(timeout: .now() + .milliseconds(500)) == .success { committed.signal() }
+                    }
+                }
+            }
+        }
+        let report = try store.compact()
+        #expect(report.blobFilesCollected == 1, "\(report)")
+        committed.wait()
+        #expect(try store.get(RecordKey(1))?.blobs.first?.file != originalFile, "the commit kept the old blob file's reference")
+        try store.close()
+        let crashed = try #require(cut.withLock { $0 }, "the commit after the swap failed")
+        let reopened = try LogStore.open(at: root, options: LogStoreOptions(), fileSystem: crashed, logger: .quiet)
+        defer { try? reopened.close() }
+        let record = try #require(try reopened.get(RecordKey(1)))
+        #expect(record.value == saved)
+        #expect(try record.blobs.map { try reopened.readBlob($0) } == [photo])
+        #expect(try reopened.verify().isSound)
+    }
+
     /// A compaction that removes a collected blob file while the active segment holds
     /// a commit that superseded — before the step read it — a version whose blob is in
     /// that file: reopened, the counters match the open store's (the commit, replayed,
@@ -290,10 +360,13 @@ import StrataTestSupport
     @Test func aSwapAfterManyCommitsSealsTheActiveSegment() throws {
         let dir = try TemporaryDirectory("compact-swap-rolls")
         defer { dir.remove() }
-        let (store, initial, options) = try Self.garbageStore(at: dir.path)
+        // Segments large enough that the commit below does not roll one itself, and no
+        // blob file to collect (its collection seals a non-empty active segment too).
+        let (store, initial, options) = try Self.garbageStore(at: dir.path, segmentSizeLimit: 1 << 20, blobs: false)
         defer { try? store.close() }
         let expected = Locked(initial)
         let keys = UInt64(LogStore.swapLookupLimit) + 10
+        let activeBeforeSwap = Locked<UInt32?>(nil)
         store.compactionWillSwap.withLock {
             $0 = { step in
                 guard step == 1 else { return }
@@ -304,12 +377,14 @@ import StrataTestSupport
                     expected.withLock { $0[key] = value }
                 }
                 try store.commit(batch)
+                activeBeforeSwap.withLock { $0 = store.state.withLock { $0.manifest.activeSegment?.id } }
             }
         }
-        let active = store.state.withLock { $0.manifest.activeSegment?.id }
         _ = try store.compact(force: true)
         store.compactionWillSwap.withLock { $0 = nil }
-        #expect(store.state.withLock { $0.manifest.activeSegment?.id } != active)
+        let sealedBy = activeBeforeSwap.withLock { $0 }
+        #expect(sealedBy != nil, "the hook ran")
+        #expect(store.state.withLock { $0.manifest.activeSegment?.id } != sealedBy, "the swap sealed the segment holding the commit")
         let all = expected.withLock { $0 }
         for key in 10_000..<(10_000 + keys) { #expect(try store.get(RecordKey(key))?.value == all[key]) }
         try Self.expectExact(store, all, keys: 240, directory: dir.path, options: options)
@@ -473,5 +548,21 @@ import StrataTestSupport
         #expect(ContinuousClock.now - start >= .milliseconds(240))
         var unlimited = CompactionThrottle(bytesPerSecond: nil)
         unlimited.paid(1 << 40)
+    }
+}
+
+/// The in-memory file system, with a one-shot hook run when the store's root
+/// directory is next fsynced (before the fsync).
+final class DirectorySyncHook: FileSystemWrapper, @unchecked Sendable {
+    let base: any FileSystem
+    let onRootSync = Locked<(@Sendable () -> Void)?>(nil)
+
+    init(base: any FileSystem) { self.base = base }
+
+    func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile { try base.open(path, mode: mode) }
+
+    func syncDirectory(_ path: String) throws {
+        if path == "/store", let hook = onRootSync.withLock({ hook in defer { hook = nil }; return hook }) { hook() }
+        try base.syncDirectory(path)
     }
 }
