@@ -10,7 +10,7 @@ extension Predicate {
     /// let deep = String(repeating: "(", count: 2_000) + "a == 1" + String(repeating: ")", count: 2_000)
     /// try Predicate(format: deep) // StrataError.Code.limitExceeded, context limit "predicateNestingDepth"
     /// ```
-    package static let maximumNestingDepth = 1_000
+    public static let maximumNestingDepth = 1_000
 
     /// The error for a predicate nested deeper than ``maximumNestingDepth``.
     static func nestingLimitError(position: Int?) -> StrataError {

@@ -22,7 +22,7 @@ extension Predicate {
     ///   pattern that is not a regular expression, `.limitExceeded` for a predicate
     ///   built deeper than ``maximumNestingDepth``. Context keys `entity` and `keyPath`
     ///   name where.
-    package func validate(against entity: EntityDescription, in model: ObjectModel) throws {
+    public func validate(against entity: EntityDescription, in model: ObjectModel) throws {
         try checkNestingDepth()
         try forEachComparison { comparison in
             try PredicateValidator(entity: entity, model: model, comparison: comparison).validate()
@@ -33,7 +33,7 @@ extension Predicate {
     ///
     /// - Throws: `StrataError` `.unknownKeyPath` when the model has no such entity,
     ///   otherwise as ``validate(against:in:)``.
-    package func validate(againstEntityNamed entityName: String, in model: ObjectModel) throws {
+    public func validate(againstEntityNamed entityName: String, in model: ObjectModel) throws {
         guard let entity = model.entity(named: entityName) else {
             throw StrataError(.unknownKeyPath, "The model has no entity '\(entityName)'", context: ["entity": entityName])
         }
