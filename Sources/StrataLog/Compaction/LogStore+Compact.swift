@@ -451,6 +451,8 @@ extension LogStore {
         // that takes more than a few lookups, those of a roll.
         try compactionWillSwap.withLock { $0 }?(report.steps + 1)
         let pauseStart = ContinuousClock.now
+        // Whether the swap fsynced the directory under the lock (see below).
+        var namesNewBlobFile = false
         try writer.withLock { w in
             try checkWritable()
             // The floor below is format 5's: a store of an older one is upgraded first.
@@ -477,7 +479,6 @@ extension LogStore {
             // A blob file this manifest names first: from the swap on, a commit can carry
             // a reference into it (an object saved with its photo unchanged), so the
             // rename is made durable before the lock lets one in.
-            var namesNewBlobFile = false
             if let blob = output.blob, !manifest.blobFiles.contains(where: { $0.id == blob.id }) {
                 namesNewBlobFile = true
                 let activeBlob = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
@@ -529,7 +530,7 @@ extension LogStore {
         report.longestPause = max(report.longestPause, pause)
         report.steps += 1
         do {
-            try fileSystem.syncDirectory(paths.root)
+            if !namesNewBlobFile { try fileSystem.syncDirectory(paths.root) }
         } catch {
             // Whether the new manifest survives a crash is unknown: the store stops
             // writing (as a failed manifest write makes it), and the old files stay.
