@@ -118,25 +118,32 @@ final class GroupCommit: Sendable {
     }
 
     /// Blocks until `point` is durable, leading an fsync when none runs.
-    func waitUntilDurable(_ point: LogPoint) throws {
-        enum Next { case done, lead, wait(Waiter) }
+    ///
+    /// With `leading` false the caller never runs an fsync for others: the syncer
+    /// leads instead. A background thread (compaction runs at a lower priority) asks
+    /// so, or commits arriving while its fsync runs would wait for it to be scheduled
+    /// again before they learn they are durable.
+    func waitUntilDurable(_ point: LogPoint, leading: Bool = true) throws {
+        enum Next { case done, lead, wait(Waiter, startSyncer: Bool) }
         let next = try state.withLock { s -> Next in
             if s.durable >= point { return .done }
             if let failure = s.failure { throw failure }
-            if !s.syncing {
+            let startSyncer = !s.syncing
+            if startSyncer {
                 s.syncing = true
-                return .lead
+                if leading { return .lead }
             }
             let waiter = Waiter()
             s.blocked.append((point, waiter))
-            return .wait(waiter)
+            return .wait(waiter, startSyncer: startSyncer)
         }
         switch next {
         case .done:
             return
         case .lead:
             try lead(until: point)
-        case let .wait(waiter):
+        case let .wait(waiter, startSyncer):
+            if startSyncer { syncer.async { try? self.lead(until: nil) } }
             waiter.semaphore.wait()
             if let error = waiter.error { throw error }
         }

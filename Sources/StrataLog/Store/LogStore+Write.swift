@@ -353,7 +353,9 @@ extension LogStore {
 
     /// Makes every commit appended so far durable, whatever the durability mode,
     /// without holding the writer lock through the fsync (group commit's, shared with
-    /// the commits waiting for one); returns the last sequence it covers.
+    /// the commits waiting for one, and run by its syncer, never by the caller: the
+    /// compaction thread that asks runs at a lower priority); returns the last
+    /// sequence it covers.
     func syncAppended() throws -> UInt64 {
         let (point, sequence) = try writer.withLock { w in
             try checkWritable()
@@ -361,7 +363,7 @@ extension LogStore {
         }
         // Without durable commits nothing told group commit of these bytes.
         groupCommit.appended(point)
-        try groupCommit.waitUntilDurable(point)
+        try groupCommit.waitUntilDurable(point, leading: false)
         return sequence
     }
 

@@ -231,6 +231,41 @@ import StrataTestSupport
         #expect(try reopened.verify().isSound)
     }
 
+    /// The fsync that makes the commits before a step's swap durable is group commit's
+    /// syncer's, never the compacting thread's: a background compaction runs at a
+    /// lower priority, and durable saves arriving while it led an fsync would wait for
+    /// it to be scheduled again before they learned they were durable.
+    @Test func aStepLeavesTheLogsFsyncToTheSyncer() throws {
+        let memory = InMemoryFileSystem()
+        let recorder = SyncThreadRecorder(base: memory)
+        var options = LogStoreOptions()
+        options.durability = .none
+        let root = "/store"
+        let store = try LogStore.open(at: root, options: options, fileSystem: recorder, logger: .quiet)
+        defer { try? store.close() }
+        func put(_ keys: some Sequence<UInt64>, version: Int) throws {
+            var batch = WriteBatch()
+            for key in keys { batch.put(RecordKey(key), value: LogFixtures.value(key, version: version, size: 60)) }
+            try store.commit(batch)
+        }
+        try put(0..<100, version: 0)
+        try store.sealActiveSegment()
+        for round in 0..<3 { try put(0..<100, version: round + 1) }
+        try store.sealActiveSegment()
+        // A commit not yet durable, which the step must make durable before its swap.
+        try put([0], version: 9)
+        let active = try #require(store.state.withLock { $0.manifest.activeSegment?.id })
+        let activePath = StorePaths(root).segment(active)
+        // Its creation's fsync was the sealing thread's.
+        recorder.forget()
+        let report = try store.compact()
+        #expect(report.segmentsCompacted >= 1, "\(report)")
+        let threads = recorder.threads(syncing: activePath)
+        #expect(!threads.isEmpty, "the step made no fsync of the active segment")
+        #expect(!threads.contains(pthread_self()), "the compacting thread ran the fsync itself")
+        #expect(try store.get(RecordKey(0))?.value == LogFixtures.value(0, version: 9, size: 60))
+    }
+
     /// A commit made just after a step's swap can keep a reference into the blob file
     /// that swap named first (an object saved again with its photo unchanged): the
     /// commit is acknowledged, so a power loss right after it must not bring back a
@@ -238,8 +273,8 @@ import StrataTestSupport
     /// for the directory's fsync, and the power cut taken once it returns.
     @Test func aCommitReferencingABlobFileASwapNamedSurvivesAPowerLoss() throws {
         let memory = InMemoryFileSystem()
-        let hooked = DirectorySyncHook(base: memory)
         let root = "/store"
+        let hooked = DirectorySyncHook(base: memory, root: root)
         let store = try LogStore.open(at: root, options: LogStoreOptions(), fileSystem: hooked, logger: .quiet)
         let photo = LogFixtures.noise(600, seed: 1)
         // Key 1's blob stays live; keys 100..<120's go to garbage, so the blob file is
@@ -555,14 +590,59 @@ import StrataTestSupport
 /// directory is next fsynced (before the fsync).
 final class DirectorySyncHook: FileSystemWrapper, @unchecked Sendable {
     let base: any FileSystem
+    let root: String
     let onRootSync = Locked<(@Sendable () -> Void)?>(nil)
 
-    init(base: any FileSystem) { self.base = base }
+    init(base: any FileSystem, root: String) {
+        self.base = base
+        self.root = root
+    }
 
     func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile { try base.open(path, mode: mode) }
 
     func syncDirectory(_ path: String) throws {
-        if path == "/store", let hook = onRootSync.withLock({ hook in defer { hook = nil }; return hook }) { hook() }
+        if path == root, let hook = onRootSync.withLock({ hook in defer { hook = nil }; return hook }) { hook() }
         try base.syncDirectory(path)
+    }
+}
+
+/// Records which threads fsync which files.
+final class SyncThreadRecorder: FileSystemWrapper, @unchecked Sendable {
+    let base: any FileSystem
+    private let syncs = Locked<[(path: String, thread: pthread_t)]>([])
+
+    init(base: any FileSystem) { self.base = base }
+
+    func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
+        RecordingFile(base: try base.open(path, mode: mode), syncs: syncs)
+    }
+
+    /// Forgets the fsyncs so far.
+    func forget() { syncs.withLock { $0.removeAll() } }
+
+    /// The threads that fsynced `path`, in order.
+    func threads(syncing path: String) -> [pthread_t] {
+        syncs.withLock { $0.filter { $0.path == path }.map(\.thread) }
+    }
+
+    private final class RecordingFile: StorageFile {
+        let base: any StorageFile
+        let syncs: Locked<[(path: String, thread: pthread_t)]>
+
+        init(base: any StorageFile, syncs: Locked<[(path: String, thread: pthread_t)]>) {
+            self.base = base
+            self.syncs = syncs
+        }
+
+        var path: String { base.path }
+        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int { try base.read(into: buffer, at: offset) }
+        func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try base.write(bytes, at: offset) }
+        func size() throws -> Int64 { try base.size() }
+        func truncate(to size: Int64) throws { try base.truncate(to: size) }
+        func close() throws { try base.close() }
+        func sync() throws {
+            syncs.withLock { $0.append((base.path, pthread_self())) }
+            try base.sync()
+        }
     }
 }
