@@ -43,7 +43,7 @@ public struct MigrationPlan: Sendable {
     /// the newest model, in order; empty when the store is already at the newest.
     ///
     /// ```swift
-    /// try plan.path(fromHash: growingV2.versionHash).map(\.label)  // ["'2' → '3'", "'3' → '4'"]
+    /// try plan.path(fromHash: growingV2.versionHash).count  // 2: version 2 → 3, then 3 → 4
     /// ```
     ///
     /// - Throws: `StrataError` as ``validate()`` when the plan is invalid;

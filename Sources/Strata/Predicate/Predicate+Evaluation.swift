@@ -7,8 +7,8 @@ extension Predicate {
     /// is false. A key path through a nil to-one relationship yields `nil`.
     ///
     /// ```swift
-    /// let employee = DictionarySubject("Employee", ["age": .value(.int(30))])
-    /// try Predicate(format: "age BETWEEN {18, 65}").evaluate(with: employee)   // true
+    /// // Row: the PredicateSubject of that protocol's example, answering "age".
+    /// try Predicate(format: "age BETWEEN {18, 65}").evaluate(with: Row(age: 30))   // true
     /// ```
     ///
     /// - Throws: `StrataError` `.unknownKeyPath` for a key the subject does not have

@@ -12,6 +12,8 @@ extension Fault {
         case truncate
         /// `StorageFile.sync()`: fsync of a file.
         case sync
+        /// `StorageFile.writeBack(_:)`: pages of a range written out ahead of an fsync.
+        case writeBack
         case close
         case createDirectory
         case listDirectory

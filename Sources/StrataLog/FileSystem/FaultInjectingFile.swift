@@ -48,6 +48,7 @@ final class FaultInjectingFile: StorageFile {
     }
 
     func writeBack(_ range: Range<Int64>) throws {
+        try owner.admit(.writeBack, path, "write-back failed", offset: range.lowerBound)
         try base.writeBack(range)
     }
 

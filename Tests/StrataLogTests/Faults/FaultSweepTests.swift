@@ -15,6 +15,9 @@ import StrataTestSupport
         options.segmentSizeLimit = 1536
         options.blobFileSizeLimit = 6 << 10
         options.compactionBatchBytes = 3 << 10
+        // Compaction writes its output's pages out every kilobyte, so that the sweep
+        // fails those write-backs too (their error is one a later fsync would not report).
+        options.compactionBytesPerSync = 1 << 10
         return options
     }
 
@@ -94,7 +97,7 @@ import StrataTestSupport
         return fs.counts
     }
 
-    @Test(arguments: [Fault.Operation.write, .sync, .rename, .syncDirectory, .create, .truncate])
+    @Test(arguments: [Fault.Operation.write, .sync, .writeBack, .rename, .syncDirectory, .create, .truncate])
     func failingEachOccurrenceKeepsAcknowledgedTransactions(operation: Fault.Operation) throws {
         let total = try Self.cleanCounts()[operation] ?? 0
         #expect(total > 0 || operation == .truncate)
