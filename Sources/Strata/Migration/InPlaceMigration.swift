@@ -301,7 +301,7 @@ struct InPlaceMigration {
         for (entity, entityBuilds) in Dictionary(grouping: builds, by: \.entity).sorted(by: { $0.key < $1.key }) {
             guard let shape = schema.shapes[entity] else { continue }
             let layout = shape.layout
-            let built = Set(entityBuilds.map(\.termIndex))
+            let built = entityBuilds.map(\.termIndex)
             let numbered = entityBuilds.compactMap { build -> (numbers: [Int], build: IndexBuild)? in
                 let numbers = build.fields.compactMap { layout.fieldNumbers[$0] }
                 return numbers.count == build.fields.count ? (numbers, build) : nil
@@ -317,6 +317,10 @@ struct InPlaceMigration {
             // The fields the builds read are read in place; a record the reader cannot
             // read is decoded whole.
             var reader = BuildFieldReader(wanted: numbered.flatMap(\.numbers), shape: shape)
+            // Kept from one record to the next: a pass over every record makes no
+            // array of its own per record.
+            var values: [[UInt8]?] = []
+            values.reserveCapacity(numbered.count)
             try Self.scanOnce(records, StoreSchema.range(tag: layout.tag)) { batch in
                 for record in batch {
                     let object = try reader.load(record) ? nil : try schema.decode(record)
@@ -324,9 +328,11 @@ struct InPlaceMigration {
                         guard let object else { return reader.field(number) }
                         return number < object.fields.count ? object.fields[number] : .null
                     }
-                    var terms = record.terms.filter { !built.contains($0.index) }
-                    var values: [[UInt8]?] = []
-                    values.reserveCapacity(numbered.count)
+                    // Sized once for the terms kept and those built.
+                    var terms: [IndexTerm] = []
+                    terms.reserveCapacity(record.terms.count + numbered.count)
+                    for term in record.terms where !built.contains(term.index) { terms.append(term) }
+                    values.removeAll(keepingCapacity: true)
                     for (numbers, build) in numbered {
                         let value: [UInt8]?
                         if build.compound {
