@@ -317,8 +317,8 @@ struct InPlaceMigration {
             // The fields the builds read are read in place; a record the reader cannot
             // read is decoded whole.
             var reader = BuildFieldReader(wanted: numbered.flatMap(\.numbers), shape: shape)
-            // Kept from one record to the next: a pass over every record makes no
-            // array of its own per record.
+            // The built values, kept from one record to the next rather than
+            // allocated for each record of the pass.
             var values: [[UInt8]?] = []
             values.reserveCapacity(numbered.count)
             try Self.scanOnce(records, StoreSchema.range(tag: layout.tag)) { batch in

@@ -43,7 +43,8 @@ public struct MigrationPlan: Sendable {
     /// the newest model, in order; empty when the store is already at the newest.
     ///
     /// ```swift
-    /// try plan.path(fromHash: growingV2.versionHash).count  // 2: version 2 → 3, then 3 → 4
+    /// // A plan of models v1…v4; the store was written under v2.
+    /// try plan.path(fromHash: v2.versionHash).count  // 2: v2 → v3, then v3 → v4
     /// ```
     ///
     /// - Throws: `StrataError` as ``validate()`` when the plan is invalid;

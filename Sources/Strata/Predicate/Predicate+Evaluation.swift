@@ -7,7 +7,7 @@ extension Predicate {
     /// is false. A key path through a nil to-one relationship yields `nil`.
     ///
     /// ```swift
-    /// // Row: the PredicateSubject of that protocol's example, answering "age".
+    /// // Row: the subject in PredicateSubject's example, answering "age".
     /// try Predicate(format: "age BETWEEN {18, 65}").evaluate(with: Row(age: 30))   // true
     /// ```
     ///

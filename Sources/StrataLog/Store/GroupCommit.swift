@@ -42,9 +42,9 @@ package struct PendingCommit: Sendable {
 /// durable; what survives a crash is still a prefix of the log.
 ///
 /// The thread that finds no fsync running leads: a blocking committer syncs on its own
-/// thread (one committer alone pays no hand-over), an async one starts the syncer on
-/// a dispatch queue. A leader whose own commit is durable hands what is left to the
-/// syncer rather than syncing for others forever.
+/// thread (one committer alone pays no hand-over), an async one wakes the syncer, a
+/// thread of the store's (``SyncerThread``). A leader whose own commit is durable
+/// hands what is left to the syncer rather than syncing for others forever.
 final class GroupCommit: Sendable {
     fileprivate struct State {
         /// The active segment's handle: a roll swaps it (the sealed one stays open for readers).
@@ -70,7 +70,10 @@ final class GroupCommit: Sendable {
     }
 
     private let state = Locked(State())
-    private let syncer = DispatchQueue(label: "strata.group-commit")
+    private let syncer = SyncerThread()
+    /// Where the syncer's work goes once the store closed and its thread ended: waiters
+    /// left then learn that their commits were not made durable.
+    private let afterClose = DispatchQueue(label: "strata.group-commit")
     /// Counts an fsync; reports a failure (the store turns read-only).
     private let onSync: @Sendable () -> Void
     private let onFailure: @Sendable (any Error) -> StrataError
@@ -78,6 +81,11 @@ final class GroupCommit: Sendable {
     init(onSync: @escaping @Sendable () -> Void, onFailure: @escaping @Sendable (any Error) -> StrataError) {
         self.onSync = onSync
         self.onFailure = onFailure
+        syncer.start(name: "strata.group-commit") { [weak self] in try? self?.lead(until: nil) }
+    }
+
+    deinit {
+        syncer.stop()
     }
 
     /// The active segment at open or after a roll: everything before `durable` is on disk.
@@ -143,7 +151,7 @@ final class GroupCommit: Sendable {
         case .lead:
             try lead(until: point)
         case let .wait(waiter, startSyncer):
-            if startSyncer { syncer.async { try? self.lead(until: nil) } }
+            if startSyncer { wakeSyncer() }
             waiter.semaphore.wait()
             if let error = waiter.error { throw error }
         }
@@ -165,7 +173,7 @@ final class GroupCommit: Sendable {
             case let .resume(error):
                 if let error { continuation.resume(throwing: error) } else { continuation.resume() }
             case let .queued(startSyncer):
-                if startSyncer { syncer.async { try? self.lead(until: nil) } }
+                if startSyncer { wakeSyncer() }
             }
         }
     }
@@ -196,6 +204,7 @@ final class GroupCommit: Sendable {
         exclusive {
             state.withLock { $0.file = nil }
         }
+        syncer.stop()
     }
 
     /// Ends leadership, or hands it to the syncer when waiters remain.
@@ -208,10 +217,13 @@ final class GroupCommit: Sendable {
             defer { s.idle.removeAll() }
             return (false, s.idle)
         }
-        if startSyncer {
-            syncer.async { try? self.lead(until: nil) }
-        }
+        if startSyncer { wakeSyncer() }
         idle.forEach { $0.signal() }
+    }
+
+    /// Has the syncer lead: called with `syncing` set on its behalf.
+    private func wakeSyncer() {
+        if !syncer.wake() { afterClose.async { try? self.lead(until: nil) } }
     }
 
     /// Syncs until `point` is durable (nil: until no waiter is left), waking the

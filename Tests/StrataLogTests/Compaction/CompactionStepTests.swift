@@ -232,9 +232,10 @@ import StrataTestSupport
     }
 
     /// The fsync that makes the commits before a step's swap durable is group commit's
-    /// syncer's, never the compacting thread's: a background compaction runs at a
-    /// lower priority, and durable saves arriving while it led an fsync would wait for
-    /// it to be scheduled again before they learned they were durable.
+    /// syncer's, never the compacting thread's, and the syncer keeps the priority of
+    /// the thread that opened the store: a background compaction runs at nice + 10, and
+    /// durable saves arriving while a thread of that priority led an fsync would wait
+    /// for it to be scheduled again before they learned they were durable.
     @Test func aStepLeavesTheLogsFsyncToTheSyncer() throws {
         let memory = InMemoryFileSystem()
         let recorder = SyncThreadRecorder(base: memory)
@@ -258,11 +259,25 @@ import StrataTestSupport
         let activePath = StorePaths(root).segment(active)
         // Its creation's fsync was the sealing thread's.
         recorder.forget()
-        let report = try store.compact()
+        let opener = SyncThreadRecorder.niceness()
+        let compacting = Locked<pthread_t?>(nil)
+        let outcome = Locked<Result<CompactionReport, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        // Compacted on a thread of its own, made nicer as a background compaction's is.
+        let thread = Thread {
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, opener + 10)
+            compacting.withLock { $0 = pthread_self() }
+            outcome.withLock { $0 = Result { try store.compact() } }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        let report = try #require(outcome.withLock { $0 }).get()
         #expect(report.segmentsCompacted >= 1, "\(report)")
-        let threads = recorder.threads(syncing: activePath)
-        #expect(!threads.isEmpty, "the step made no fsync of the active segment")
-        #expect(!threads.contains(pthread_self()), "the compacting thread ran the fsync itself")
+        let syncs = recorder.syncs(of: activePath)
+        #expect(!syncs.isEmpty, "the step made no fsync of the active segment")
+        #expect(!syncs.contains { $0.thread == compacting.withLock { $0 } }, "the compacting thread ran the fsync itself")
+        #expect(syncs.allSatisfy { $0.niceness == opener }, "fsyncs ran at nice \(syncs.map(\.niceness)), the opener's is \(opener)")
         #expect(try store.get(RecordKey(0))?.value == LogFixtures.value(0, version: 9, size: 60))
     }
 
@@ -606,12 +621,16 @@ final class DirectorySyncHook: FileSystemWrapper, @unchecked Sendable {
     }
 }
 
-/// Records which threads fsync which files.
+/// Records which threads fsync which files, and at which nice value.
 final class SyncThreadRecorder: FileSystemWrapper, @unchecked Sendable {
+    typealias Sync = (path: String, thread: pthread_t, niceness: Int32)
     let base: any FileSystem
-    private let syncs = Locked<[(path: String, thread: pthread_t)]>([])
+    private let syncs = Locked<[Sync]>([])
 
     init(base: any FileSystem) { self.base = base }
+
+    /// The calling thread's nice value (on Linux a thread has its own).
+    static func niceness() -> Int32 { getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
 
     func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile {
         RecordingFile(base: try base.open(path, mode: mode), syncs: syncs)
@@ -620,16 +639,16 @@ final class SyncThreadRecorder: FileSystemWrapper, @unchecked Sendable {
     /// Forgets the fsyncs so far.
     func forget() { syncs.withLock { $0.removeAll() } }
 
-    /// The threads that fsynced `path`, in order.
-    func threads(syncing path: String) -> [pthread_t] {
-        syncs.withLock { $0.filter { $0.path == path }.map(\.thread) }
+    /// The fsyncs of `path`, in order.
+    func syncs(of path: String) -> [Sync] {
+        syncs.withLock { $0.filter { $0.path == path } }
     }
 
     private final class RecordingFile: StorageFile {
         let base: any StorageFile
-        let syncs: Locked<[(path: String, thread: pthread_t)]>
+        let syncs: Locked<[Sync]>
 
-        init(base: any StorageFile, syncs: Locked<[(path: String, thread: pthread_t)]>) {
+        init(base: any StorageFile, syncs: Locked<[Sync]>) {
             self.base = base
             self.syncs = syncs
         }
@@ -639,9 +658,10 @@ final class SyncThreadRecorder: FileSystemWrapper, @unchecked Sendable {
         func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try base.write(bytes, at: offset) }
         func size() throws -> Int64 { try base.size() }
         func truncate(to size: Int64) throws { try base.truncate(to: size) }
+        func writeBack(_ range: Range<Int64>) throws { try base.writeBack(range) }
         func close() throws { try base.close() }
         func sync() throws {
-            syncs.withLock { $0.append((base.path, pthread_self())) }
+            syncs.withLock { $0.append((base.path, pthread_self(), SyncThreadRecorder.niceness())) }
             try base.sync()
         }
     }
