@@ -13,7 +13,8 @@ final class SyncerThread: @unchecked Sendable {
     private var wanted = false
     private var stopped = false
 
-    /// Starts the thread; `work` runs once for each `wake()`.
+    /// Starts the thread; `work` runs after a `wake()` (wakes that come before it runs
+    /// count as one: group commit hands the syncer one leadership at a time).
     func start(name: String, work: @escaping @Sendable () -> Void) {
         condition.lock()
         self.work = work
