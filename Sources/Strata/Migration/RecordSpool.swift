@@ -2,10 +2,11 @@ import StrataLog
 
 /// Records written to a scratch file in order and read back in chunks: what a pass
 /// over the store means to write, held until a check over the whole pass allows it.
-/// An in-place index build reads each record once, hands its new terms to the
-/// uniqueness check and the record with them to the spool; only once no duplicate is
-/// found is the spool committed (``InPlaceMigration/buildIndexes``), so a failing
-/// check leaves the store as it was without a second read of every record.
+/// An in-place index build on a record store other than the segment log (whose
+/// commit the pass cannot feed as it reads) reads each record once, hands its new
+/// terms to the uniqueness check and the record with them to the spool; only once no
+/// duplicate is found is the spool committed (``InPlaceMigration/buildIndexes``), so a
+/// failing check leaves the store as it was without a second read of every record.
 ///
 /// A record is its key (u64), its value, blob references and terms, each count and
 /// length a u32, integers little-endian. The file is scratch, outside the store.

@@ -142,30 +142,40 @@ extension LogStore {
     /// share of a migration's budget is not the pass's to spend.
     package func scan(_ range: Range<RecordKey>?, batchSize: Int, keepingFrames: Bool, _ body: ([Record]) throws -> Void) throws {
         var after: RecordKey?
-        while true {
-            let found = try readIndex { s -> [(Int, IndexEntry, any StorageFile)] in
-                let entries = try s.index.entries(in: range, after: after, limit: max(1, batchSize))
-                var found: [(Int, IndexEntry, any StorageFile)] = []
-                found.reserveCapacity(entries.count)
-                for (position, entry) in entries.enumerated() {
-                    guard let file = s.segmentFiles[entry.location.segment] else {
-                        throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
-                    }
-                    found.append((position, entry, file))
-                }
-                return found
-            }
-            guard let last = found.last?.1.key else { return }
-            // Each batch must end past the last: a damaged index file (a fence pointing
-            // back) could hand out the same keys again, and the walk would never end.
-            if let after, last <= after {
-                throw StrataError(.corrupt, "the key index went back from key \(after.rawValue) to \(last.rawValue) while listing keys in order: an index file is damaged",
-                                  path: paths.index, context: ["key": "\(after.rawValue)"])
-            }
-            let batch = try records(found, keys: found.map(\.1.key), caching: keepingFrames).compactMap { $0 }
+        while let batch = try scanBatch(range, after: &after, batchSize: batchSize, keepingFrames: keepingFrames) {
             if !batch.isEmpty { try body(batch) }
-            after = last
         }
+    }
+
+    /// One batch of ``scan(_:batchSize:keepingFrames:_:)``'s walk: the live records of
+    /// `range` past `after` (nil at the start; moved to the batch's last key), or nil
+    /// once the walk is done. A batch may be empty when its keys' records are gone.
+    ///
+    /// For a caller that hands each batch on before reading the next, where a body
+    /// cannot: a bulk commit's producer, which the commit calls chunk by chunk.
+    package func scanBatch(_ range: Range<RecordKey>?, after: inout RecordKey?, batchSize: Int, keepingFrames: Bool) throws -> [Record]? {
+        let found = try readIndex { s -> [(Int, IndexEntry, any StorageFile)] in
+            let entries = try s.index.entries(in: range, after: after, limit: max(1, batchSize))
+            var found: [(Int, IndexEntry, any StorageFile)] = []
+            found.reserveCapacity(entries.count)
+            for (position, entry) in entries.enumerated() {
+                guard let file = s.segmentFiles[entry.location.segment] else {
+                    throw StrataError(.corrupt, "index points at segment \(entry.location.segment), which is not open", path: paths.segment(entry.location.segment))
+                }
+                found.append((position, entry, file))
+            }
+            return found
+        }
+        guard let last = found.last?.1.key else { return nil }
+        // Each batch must end past the last: a damaged index file (a fence pointing
+        // back) could hand out the same keys again, and the walk would never end.
+        if let after, last <= after {
+            throw StrataError(.corrupt, "the key index went back from key \(after.rawValue) to \(last.rawValue) while listing keys in order: an index file is damaged",
+                              path: paths.index, context: ["key": "\(after.rawValue)"])
+        }
+        let batch = try records(found, keys: found.map(\.1.key), caching: keepingFrames).compactMap { $0 }
+        after = last
+        return batch
     }
 
     /// Reads a blob's bytes by reference, verifying both its checksums.

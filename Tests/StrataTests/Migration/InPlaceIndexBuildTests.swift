@@ -86,13 +86,13 @@ import StrataTestSupport
         let first = try #require(sorted.firstIndex { $0.element == titles[pair.0] })
         let (v1, v2) = try Self.store(at: path, titles: titles, rewritten: [first])
         let v3 = try Self.model("3", code: true, unique: true)
-        let before = try DirectorySnapshot(path)
+        let before = try StoreContents(path)
         let error = #expect(throws: StrataError.self) {
             try Self.open(path, v3, plan: MigrationPlan(models: [v1, v2, v3], stages: [
                 .lightweight(from: v1, to: v2), .lightweight(from: v2, to: v3),
             ]))
         }
         #expect(error?.code == .uniquenessViolation, "\(String(describing: error))")
-        #expect(try DirectorySnapshot(path) == before)
+        #expect(try StoreContents(path) == before)
     }
 }

@@ -49,7 +49,7 @@ struct InPlaceUniqueBuildTests {
         let path = dir.appending("People.strata"), scratch = dir.appending("scratch")
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         let ids = try Self.seed(path, scratch: scratch, duplicateOf: 1234)
-        let before = try DirectorySnapshot(path)
+        let before = try StoreContents(path)
         let error = #expect(throws: StrataError.self) {
             try Self.open(path, try Self.people("2", unique: true), migrate: true, scratch: scratch)
         }
@@ -59,8 +59,8 @@ struct InPlaceUniqueBuildTests {
         #expect(error?.context["value"] == "\"\(Self.email(1234))\"")
         #expect(error?.context["objects"] == "\(ids[1234])\n\(ids[Self.count - 1])")
         #expect(error?.message.contains("\(ids[1234])") == true && error?.message.contains("\(ids[Self.count - 1])") == true)
-        #expect(try DirectorySnapshot(path) == before, "nothing written")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty, "runs and spool removed")
+        #expect(try StoreContents(path) == before, "what the store holds is unchanged")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty, "the sorted runs removed")
     }
 
     /// Without a duplicate the rule is built: every record is read once (the check

@@ -70,7 +70,7 @@ struct InPlaceUniquenessTests {
         let path = dir.appending("Accounts.strata")
         try FileManager.default.createDirectory(atPath: dir.appending("scratch"), withIntermediateDirectories: true)
         let ids = try Self.seed(path, try Self.accounts("1"), duplicate: true)
-        let before = try DirectorySnapshot(path)
+        let before = try StoreContents(path)
         let progress = ProgressLog()
         let v2 = try Self.accounts("2", unique: !compound, compound: compound)
         let error = #expect(throws: StrataError.self) {
@@ -83,7 +83,7 @@ struct InPlaceUniquenessTests {
         #expect(error?.context["objects"] == "\(ids.first)\n\(ids.last)")
         #expect(error?.message.contains(compound ? "Account.(first, last)" : "Account.email") == true)
         #expect(!progress.passes.contains(.createInstances), "checked without a staging store")
-        #expect(try DirectorySnapshot(path) == before)
+        #expect(try StoreContents(path) == before)
         #expect(try Self.scratchIsEmpty(dir), "the sorted runs are removed")
         let store = try Self.open(path, try Self.accounts("1"), migrate: false)
         #expect(try store.newContext().count(for: FetchRequest(entityName: "Account")) == 700)
@@ -165,12 +165,12 @@ struct InPlaceUniquenessTests {
         defer { dir.remove() }
         let path = dir.appending("Accounts.strata")
         _ = try Self.seed(path, try Self.accounts("1"), duplicate: false)
-        let before = try DirectorySnapshot(path)
+        let before = try StoreContents(path)
         let unique = try Self.accounts("2", region: (indexed: false, unique: true, default: .string("eu")))
         let error = #expect(throws: StrataError.self) { try Self.open(path, unique) }
         #expect(error?.code == .uniquenessViolation)
         #expect(error?.context["value"] == "\"eu\"")
-        #expect(try DirectorySnapshot(path) == before)
+        #expect(try StoreContents(path) == before)
 
         let indexed = try Self.accounts("2", region: (indexed: true, unique: false, default: .string("eu")))
         let progress = ProgressLog()
@@ -198,7 +198,7 @@ struct InPlaceUniquenessTests {
     }
 
     /// A full disk, or a failing write, while the check spills its sorted runs: the
-    /// stage fails with the I/O error, the store's files are as they were, and the
+    /// stage fails with the I/O error, the store holds what it held, and the
     /// scratch directory holds nothing.
     @Test(arguments: ["write", "create", "diskFull"])
     func aScratchFailureFailsTheStageAndLosesNothing(fault: String) throws {
@@ -214,8 +214,7 @@ struct InPlaceUniquenessTests {
             _ = try store.batchInsert(entityName: "Account", objects: (0..<600).map { ["email": .string("a\($0)@x")] })
             try store.close()
         }
-        let files = try memory.contentsOfDirectory(path + "/segments").map { ($0, memory.bytes(of: path + "/segments/" + $0)) }
-        let manifest = memory.bytes(of: path + "/MANIFEST")
+        let before = try StoreContents(path, fileSystem: memory)
         let id = switch fault {
         case "write": faults.inject(.fail(.write, errno: EIO, matching: .contains("/scratch/"), on: .always))
         case "create": faults.inject(.fail(.create, errno: ENOSPC, matching: .contains("/scratch/"), on: .always))
@@ -226,8 +225,7 @@ struct InPlaceUniquenessTests {
             try ObjectStore(at: path, model: try Self.accounts("2", unique: true), options: options)
         }
         #expect(error?.code == .io, "\(String(describing: error))")
-        #expect(try memory.contentsOfDirectory(path + "/segments").map { ($0, memory.bytes(of: path + "/segments/" + $0)) }.elementsEqual(files, by: ==))
-        #expect(memory.bytes(of: path + "/MANIFEST") == manifest)
+        #expect(try StoreContents(path, fileSystem: memory) == before)
         #expect(((try? memory.contentsOfDirectory("/scratch")) ?? []).isEmpty)
         faults.removeFault(id)
         var plain = StoreOptions()

@@ -58,7 +58,7 @@ struct MigrationUniquenessTests {
             ["email": .string("ann@example.com")], ["email": .string("bob@example.com")],
             ["email": .string("cy@example.com")], ["email": .string("ann@example.com")],
         ])
-        let before = try DirectorySnapshot(path)
+        let before = try StoreContents(path)
         let v2 = try Self.accounts("2", unique: true)
         let error = #expect(throws: StrataError.self) { try Self.open(path, v2, .inferred) }
         #expect(error?.code == .uniquenessViolation)
@@ -68,7 +68,7 @@ struct MigrationUniquenessTests {
         #expect(error?.context["value"] == "\"ann@example.com\"")
         #expect(error?.context["objects"] == "\(ids[0])\n\(ids[3])")
         #expect(error?.message.contains("Account.email") == true)
-        #expect(try DirectorySnapshot(path) == before)
+        #expect(try StoreContents(path) == before)
         // Still the old store, with its four objects.
         let store = try ObjectStore(at: path, model: v1)
         defer { try? store.close() }
@@ -83,11 +83,11 @@ struct MigrationUniquenessTests {
             ["email": .string("caf\u{E9}@example.com")], ["email": .string("x@example.com")],
             ["email": .string("cafe\u{301}@example.com")],
         ])
-        let before = try DirectorySnapshot(path)
+        let before = try StoreContents(path)
         let error = #expect(throws: StrataError.self) { try Self.open(path, try Self.accounts("2", unique: true), .inferred) }
         #expect(error?.code == .uniquenessViolation)
         #expect(error?.context["properties"] == "email")
-        #expect(try DirectorySnapshot(path) == before)
+        #expect(try StoreContents(path) == before)
     }
 
     @Test func withoutDuplicatesTheStoreMigratesAndTheConstraintHoldsAfter() throws {
@@ -195,7 +195,7 @@ struct MigrationUniquenessTests {
             ["firstName": .string("Bob"), "lastName": .string("Lee")],
             ["firstName": .string("Ann"), "lastName": .string("Lee")],
         ])
-        let before = try DirectorySnapshot(path)
+        let before = try StoreContents(path)
         let v2 = try Self.people("2", compound: true)
         let error = #expect(throws: StrataError.self) { try Self.open(path, v2, .inferred) }
         #expect(error?.code == .uniquenessViolation)
@@ -203,7 +203,7 @@ struct MigrationUniquenessTests {
         #expect(error?.context["properties"] == "firstName,lastName")
         #expect(error?.context["value"] == "(\"Ann\", \"Lee\")")
         #expect(error?.context["objects"] == "\(ids[0])\n\(ids[3])")
-        #expect(try DirectorySnapshot(path) == before)
+        #expect(try StoreContents(path) == before)
 
         // Without the duplicate pair the store migrates, and the pair is enforced after.
         do {
