@@ -61,7 +61,7 @@ private final class Gate: Sendable {
     func release() { state.withLock { $0.released = true } }
 }
 
-private final class GatedFile: StorageFile {
+private final class GatedFile: StorageFileWrapper {
     let base: any StorageFile
     let gate: Gate
 
@@ -70,16 +70,8 @@ private final class GatedFile: StorageFile {
         self.gate = gate
     }
 
-    var path: String { base.path }
-
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         gate.pass()
         return try base.read(into: buffer, at: offset)
     }
-
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try base.write(bytes, at: offset) }
-    func size() throws -> Int64 { try base.size() }
-    func truncate(to size: Int64) throws { try base.truncate(to: size) }
-    func sync() throws { try base.sync() }
-    func close() throws { try base.close() }
 }

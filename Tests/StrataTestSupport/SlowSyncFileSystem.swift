@@ -22,7 +22,7 @@ public final class SlowSyncFileSystem: FileSystemWrapper {
     }
 }
 
-private final class SlowSyncFile: StorageFile {
+private final class SlowSyncFile: StorageFileWrapper {
     let base: any StorageFile
     let delay: Duration
     let syncs: Locked<Int>
@@ -32,13 +32,6 @@ private final class SlowSyncFile: StorageFile {
         self.delay = delay
         self.syncs = syncs
     }
-
-    var path: String { base.path }
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int { try base.read(into: buffer, at: offset) }
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try base.write(bytes, at: offset) }
-    func size() throws -> Int64 { try base.size() }
-    func truncate(to size: Int64) throws { try base.truncate(to: size) }
-    func close() throws { try base.close() }
 
     func sync() throws {
         // The bytes written before the fsync began are the ones it makes durable:

@@ -32,6 +32,22 @@ import StrataTestSupport
         return (store, expected, options)
     }
 
+    /// Commits `keys` at `version` (60-byte values) as one transaction, each with the
+    /// blob `blob` gives it, if any; returns the values written by key.
+    @discardableResult
+    static func put(_ keys: some Sequence<UInt64>, version: Int, into store: LogStore,
+                    blob: (UInt64) -> [UInt8]? = { _ in nil }) throws -> [UInt64: [UInt8]] {
+        var batch = WriteBatch()
+        var written: [UInt64: [UInt8]] = [:]
+        for key in keys {
+            let value = LogFixtures.value(key, version: version, size: 60)
+            batch.put(RecordKey(key), value: value, blobs: try blob(key).map { [try store.writeBlob($0)] } ?? [])
+            written[key] = value
+        }
+        try store.commit(batch)
+        return written
+    }
+
     /// Every value as expected, the store's counters recounted, and a copy of its files
     /// taken while it is open (the manifest's counters with the active segment replayed
     /// on top) sound too.
@@ -160,15 +176,11 @@ import StrataTestSupport
         defer { try? store.close() }
         var expected: [UInt64: [UInt8]] = [:]
         func put(_ keys: some Sequence<UInt64>, version: Int) throws {
-            var batch = WriteBatch()
-            for key in keys {
-                let value = LogFixtures.value(key, version: version, size: 60)
-                // Blobs only where they leave the blob files' garbage below the threshold.
-                let blobs = key < 100 ? [try store.writeBlob(LogFixtures.noise(200, seed: key &+ UInt64(version)))] : []
-                batch.put(RecordKey(key), value: value, blobs: blobs)
-                expected[key] = value
+            // Blobs only where they leave the blob files' garbage below the threshold.
+            let written = try Self.put(keys, version: version, into: store) { key in
+                key < 100 ? LogFixtures.noise(200, seed: key &+ UInt64(version)) : nil
             }
-            try store.commit(batch)
+            expected.merge(written) { $1 }
         }
         // Segment one: key 0's first version among 99 others that stay live (1% garbage).
         try put(0..<100, version: 0)
@@ -206,11 +218,7 @@ import StrataTestSupport
         options.durability = durability
         let root = "/store"
         let store = try LogStore.open(at: root, options: options, fileSystem: memory, logger: .quiet)
-        func put(_ keys: some Sequence<UInt64>, version: Int) throws {
-            var batch = WriteBatch()
-            for key in keys { batch.put(RecordKey(key), value: LogFixtures.value(key, version: version, size: 60)) }
-            try store.commit(batch)
-        }
+        func put(_ keys: some Sequence<UInt64>, version: Int) throws { try Self.put(keys, version: version, into: store) }
         // Segment one, 1% garbage after the next: key 0's first version.
         try put(0..<100, version: 0)
         try store.sealActiveSegment()
@@ -244,11 +252,7 @@ import StrataTestSupport
         let root = "/store"
         let store = try LogStore.open(at: root, options: options, fileSystem: recorder, logger: .quiet)
         defer { try? store.close() }
-        func put(_ keys: some Sequence<UInt64>, version: Int) throws {
-            var batch = WriteBatch()
-            for key in keys { batch.put(RecordKey(key), value: LogFixtures.value(key, version: version, size: 60)) }
-            try store.commit(batch)
-        }
+        func put(_ keys: some Sequence<UInt64>, version: Int) throws { try Self.put(keys, version: version, into: store) }
         try put(0..<100, version: 0)
         try store.sealActiveSegment()
         for round in 0..<3 { try put(0..<100, version: round + 1) }
@@ -364,14 +368,10 @@ import StrataTestSupport
         defer { try? store.close() }
         var expected: [UInt64: [UInt8]] = [:]
         func put(_ keys: some Sequence<UInt64>, version: Int, blobs: Set<UInt64> = []) throws {
-            var batch = WriteBatch()
-            for key in keys {
-                let value = LogFixtures.value(key, version: version, size: 60)
-                let refs = blobs.contains(key) ? [try store.writeBlob(LogFixtures.noise(600, seed: key &* 31 &+ UInt64(version)))] : []
-                batch.put(RecordKey(key), value: value, blobs: refs)
-                expected[key] = value
+            let written = try Self.put(keys, version: version, into: store) { key in
+                blobs.contains(key) ? LogFixtures.noise(600, seed: key &* 31 &+ UInt64(version)) : nil
             }
-            try store.commit(batch)
+            expected.merge(written) { $1 }
         }
         // A segment left alone (1% garbage): key 0's first version, whose blob is in
         // the blob file that every other blob written here shares.
@@ -644,7 +644,7 @@ final class SyncThreadRecorder: FileSystemWrapper, @unchecked Sendable {
         syncs.withLock { $0.filter { $0.path == path } }
     }
 
-    private final class RecordingFile: StorageFile {
+    private final class RecordingFile: StorageFileWrapper {
         let base: any StorageFile
         let syncs: Locked<[Sync]>
 
@@ -653,13 +653,6 @@ final class SyncThreadRecorder: FileSystemWrapper, @unchecked Sendable {
             self.syncs = syncs
         }
 
-        var path: String { base.path }
-        func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int { try base.read(into: buffer, at: offset) }
-        func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try base.write(bytes, at: offset) }
-        func size() throws -> Int64 { try base.size() }
-        func truncate(to size: Int64) throws { try base.truncate(to: size) }
-        func writeBack(_ range: Range<Int64>) throws { try base.writeBack(range) }
-        func close() throws { try base.close() }
         func sync() throws {
             syncs.withLock { $0.append((base.path, pthread_self(), SyncThreadRecorder.niceness())) }
             try base.sync()

@@ -245,23 +245,17 @@ final class CountingFileSystem: FileSystemWrapper {
     func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile { CountingFile(try base.open(path, mode: mode), bytesRead) }
 }
 
-final class CountingFile: StorageFile {
-    let inner: any StorageFile
+final class CountingFile: StorageFileWrapper {
+    let base: any StorageFile
     let counter: Locked<Int>
-    init(_ inner: any StorageFile, _ counter: Locked<Int>) {
-        self.inner = inner
+    init(_ base: any StorageFile, _ counter: Locked<Int>) {
+        self.base = base
         self.counter = counter
     }
 
-    var path: String { inner.path }
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        let n = try inner.read(into: buffer, at: offset)
+        let n = try base.read(into: buffer, at: offset)
         counter.withLock { $0 += n }
         return n
     }
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws { try inner.write(bytes, at: offset) }
-    func size() throws -> Int64 { try inner.size() }
-    func truncate(to size: Int64) throws { try inner.truncate(to: size) }
-    func sync() throws { try inner.sync() }
-    func close() throws { try inner.close() }
 }
