@@ -78,15 +78,25 @@ final class GroupCommit: Sendable {
     private let onSync: @Sendable () -> Void
     private let onFailure: @Sendable (any Error) -> StrataError
 
-    init(onSync: @escaping @Sendable () -> Void, onFailure: @escaping @Sendable (any Error) -> StrataError) {
+    /// `committing` false (a read-only store, a snapshot): nothing will be committed,
+    /// and no syncer thread is started for it; work handed over anyway runs on the
+    /// after-close queue.
+    init(committing: Bool = true, onSync: @escaping @Sendable () -> Void, onFailure: @escaping @Sendable (any Error) -> StrataError) {
         self.onSync = onSync
         self.onFailure = onFailure
-        syncer.start(name: "strata.group-commit") { [weak self] in try? self?.lead(until: nil) }
+        if committing {
+            syncer.start(name: "strata.group-commit") { [weak self] in try? self?.lead(until: nil) }
+        } else {
+            syncer.stop()
+        }
     }
 
     deinit {
         syncer.stop()
     }
+
+    /// Whether this store has a syncer thread (one that commits does).
+    var hasSyncerThread: Bool { syncer.isStarted }
 
     /// The active segment at open or after a roll: everything before `durable` is on disk.
     func reset(file: (any StorageFile)?, durable: LogPoint) {

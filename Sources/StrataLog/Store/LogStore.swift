@@ -216,7 +216,7 @@ public final class LogStore: Sendable {
         let stateLock = self.state
         let logger = logger
         let path = path
-        self.groupCommit = GroupCommit(onSync: { counters.syncs.add(1) }, onFailure: { error in
+        self.groupCommit = GroupCommit(committing: !options.readOnly && parent == nil, onSync: { counters.syncs.add(1) }, onFailure: { error in
             // As `fail(_:)`: the store refuses writes until reopened.
             let failure = (error as? StrataError) ?? StrataError(.io, "\(error)", path: path)
             stateLock.withLock { s in if s.failure == nil { s.failure = failure } }

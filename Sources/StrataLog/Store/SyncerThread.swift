@@ -12,12 +12,21 @@ final class SyncerThread: @unchecked Sendable {
     private var work: (@Sendable () -> Void)?
     private var wanted = false
     private var stopped = false
+    private var started = false
+
+    /// Whether the thread was started (a store that never commits starts none).
+    var isStarted: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return started
+    }
 
     /// Starts the thread; `work` runs after a `wake()` (wakes that come before it runs
     /// count as one: group commit hands the syncer one leadership at a time).
     func start(name: String, work: @escaping @Sendable () -> Void) {
         condition.lock()
         self.work = work
+        started = true
         condition.unlock()
         let thread = Thread { [self] in loop() }
         thread.name = name

@@ -1,5 +1,5 @@
 import Foundation
-import StrataLog
+@testable import StrataLog
 import StrataTestSupport
 import Testing
 
@@ -44,6 +44,30 @@ import Testing
             thread.start()
         }
         group.wait()
+    }
+
+    /// The syncer is a thread per store that commits: a read-only store and a snapshot,
+    /// which never commit, start none (a service holding many snapshots would hold as
+    /// many idle threads), and still read and close.
+    @Test func onlyAStoreThatCommitsStartsASyncerThread() throws {
+        let memory = InMemoryFileSystem()
+        let store = try LogStore.open(at: Self.root, fileSystem: memory, logger: .quiet)
+        var batch = WriteBatch()
+        batch.put(RecordKey(1), value: LogFixtures.value(1))
+        try store.commit(batch)
+        #expect(store.groupCommit.hasSyncerThread)
+        let snapshot = try store.snapshot()
+        #expect(!snapshot.groupCommit.hasSyncerThread)
+        #expect(try snapshot.get(RecordKey(1))?.value == LogFixtures.value(1))
+        snapshot.release()
+        try store.close()
+        var options = LogStoreOptions()
+        options.readOnly = true
+        let reader = try LogStore.open(at: Self.root, options: options, fileSystem: memory, logger: .quiet)
+        #expect(!reader.groupCommit.hasSyncerThread)
+        #expect(try reader.get(RecordKey(1))?.value == LogFixtures.value(1))
+        #expect(throws: StrataError.self) { try reader.commit(batch) }
+        try reader.close()
     }
 
     @Test func concurrentCommitsShareFsyncs() throws {
