@@ -2,14 +2,16 @@ import StrataLog
 import Logging
 
 /// What a store holds as a reader sees it — every live record with its sequence and
-/// terms, the last sequence, the metadata — and the bytes of its blob files, to assert
-/// "unchanged" where its segment files may differ unseen: an in-place index build that
-/// stops at a duplicate has already sealed the active segment to begin its own.
+/// terms, the last sequence, the metadata, the format version — and the bytes of its
+/// blob files, to assert "unchanged" where its segment files and manifest may differ:
+/// an in-place index build that stops at a duplicate has sealed the active segment to
+/// begin its own, and written its manifest to reserve term numbers and put them back.
 /// A file left behind beside the store's own (a `.tmp`) is a difference too.
 public struct StoreContents: Equatable {
     public let records: [Record]
     public let lastSequence: UInt64
     public let metadata: [String: [UInt8]]
+    public let formatVersion: UInt32
     public let blobFiles: [String: [UInt8]]
     /// Files under the store whose names end in `.tmp`.
     public let temporaryFiles: [String]
@@ -25,6 +27,7 @@ public struct StoreContents: Equatable {
         self.records = records
         lastSequence = store.lastSequence
         metadata = store.metadata
+        formatVersion = store.formatVersion
         var blobFiles: [String: [UInt8]] = [:]
         let blobs = path + "/blobs"
         for name in fileSystem.exists(blobs) ? try fileSystem.contentsOfDirectory(blobs) : [] {

@@ -18,22 +18,25 @@ extension InPlaceMigration {
     /// record with its new terms (same value and blobs, its layout unchanged) written
     /// as part of one transaction committed in chunks (`commit(chunks:)`, which gives
     /// it a segment and sorts its terms as packed runs), visible whole or not at all.
-    /// The check's verdict comes with the last chunk: a duplicate fails the commit
-    /// before its commit frame, and the store is left as it was.
+    /// A duplicate leaves the store's records, model and metadata as they were.
     ///
     /// On the segment log the pass is the commit's producer: each chunk is read and
     /// rebuilt while the one before it is written on the commit's second thread, and no
-    /// record is written twice. Another record store, whose commit could not read
-    /// beside it, gets the records through a ``RecordSpool`` outside the store,
-    /// committed once the check has passed.
+    /// record is read twice. The check's verdict comes with the last chunk, so a
+    /// duplicate fails the commit before its commit frame (the active segment may have
+    /// been sealed to begin the build's own). A store of an older format, which any
+    /// write upgrades, and another record store, whose commit could not read beside it,
+    /// get the records through a ``RecordSpool`` outside the store instead, committed
+    /// once the check has passed: there, a duplicate writes nothing at all.
     ///
     /// The new attribute numbers are first recorded as retired in the store's own
     /// metadata, so that a crash between the commit and the metadata swap leaves the
     /// old model with terms under numbers no field will ever be given; the next attempt
-    /// builds again, replacing them. A pass that stops (a duplicate) puts the
-    /// metadata back. (A compound
-    /// constraint's number is its position after the entity's older constraints, which
-    /// no field can take.)
+    /// builds again, replacing them. On the segment log the reservation comes before
+    /// the check has passed: a pass that stops (a duplicate, a failed read) puts the
+    /// metadata back when it can, and one that a crash stops leaves the numbers retired,
+    /// which costs nothing but the numbers. (A compound constraint's number is its
+    /// position after the entity's older constraints, which no field can take.)
     ///
     /// Only as a plan's first change to the live store (or on a staging store): the
     /// reservation is written over the store's own metadata, not over changes an earlier
@@ -54,7 +57,7 @@ extension InPlaceMigration {
         // Chunks of at most 1,024 records: two or three are in flight at once, and the
         // commit's memory is theirs and its sorters' batches, not the store's.
         let chunkSize = max(1, min(batchSize, 1024))
-        guard let log = records as? LogStore else {
+        guard let log = records as? LogStore, log.formatVersion >= Format.version else {
             return try pass.spooled(reserving: fieldIndexes, in: sourceTable, chunkSize: chunkSize)
         }
         try log.withBlockCacheLimited(to: scratch.passCacheBytes) {
@@ -206,7 +209,10 @@ struct TermBuildPass {
 
     /// The segment log's way: the pass feeds the commit chunk by chunk, and the check
     /// ends with the last chunk, before the commit frame. The first chunk is read
-    /// before the commit starts: a pass that changes no record commits nothing.
+    /// before the commit starts, so that a pass that changes no record commits
+    /// nothing; reading it outside the commit's writer lock is safe because the
+    /// migration has the store to itself (it runs at open, before the store is handed
+    /// out): nothing commits between that read and the commit.
     func streamed(into log: LogStore, reserving termIndexes: [UInt32], in sourceTable: LayoutTable, chunkSize: Int) throws {
         var reading = Reading(pass: self, log: log, chunkSize: chunkSize)
         defer { reading.check.discard() }
@@ -228,9 +234,16 @@ struct TermBuildPass {
         } catch {
             // The pass stopped (a duplicate, a read or scratch failure): the commit
             // never reached its commit frame, so the numbers need no reserving, and
-            // the metadata is put back as it was. (A commit that fails on its own keeps the
-            // reservation: it costs only the numbers it holds.)
-            if producerFailed, let replaced { try? log.setMetadata(replaced) }
+            // the metadata is put back as it was. (A commit that fails on its own keeps
+            // the reservation: it costs only the numbers it holds.)
+            if producerFailed, let replaced {
+                do {
+                    try log.setMetadata(replaced)
+                } catch let restoring {
+                    log.logger.warning("an index build that stopped could not put back its reserved term numbers; they stay retired",
+                                       metadata: ["path": "\(log.path)", "error": "\(restoring)"])
+                }
+            }
             throw error
         }
     }

@@ -166,7 +166,7 @@ struct InPlaceMigration {
         }
         // A rule whose terms this stage builds is checked in the build's pass over the
         // records; one whose terms are there already (an indexed attribute made unique)
-        // by a scan of its own. Both write nothing before the check passes.
+        // by a scan of its own. Neither commits anything before the check passes.
         let existingTags = Set(sourceSchema.tags.values)
         var builtTags: [UInt32: Set<UInt16>] = [:]
         for build in builds { if let tag = schema.tags[build.entity] { builtTags[build.termIndex, default: []].insert(tag) } }

@@ -149,7 +149,7 @@ extension LogStore {
 
     /// One batch of ``scan(_:batchSize:keepingFrames:_:)``'s walk: the live records of
     /// `range` past `after` (nil at the start; moved to the batch's last key), or nil
-    /// once the walk is done. A batch may be empty when its keys' records are gone.
+    /// once the walk is done.
     ///
     /// For a caller that hands each batch on before reading the next, where a body
     /// cannot: a bulk commit's producer, which the commit calls chunk by chunk.

@@ -127,4 +127,26 @@ import StrataTestSupport
             }
         }
     }
+
+    /// A store of an older format, which any write upgrades, is checked before anything
+    /// is written: a new uniqueness rule its data breaks (several tasks share a
+    /// priority) leaves it at its format, holding what it held.
+    @Test(arguments: Self.folders.filter { (FixtureStore.formatVersion(ofFolder: $0) ?? 0) < Format.version })
+    func aDuplicateLeavesAnOlderFormatUnwritten(folder: String) throws {
+        let fixture = FixtureStore(folder: folder, name: "tasks-layouts")
+        let text = try String(contentsOf: FixturePaths.model("Tasks-layouts-v3.json"), encoding: .utf8)
+            .replacingOccurrences(of: "\"version\": \"layouts-3\"", with: "\"version\": \"layouts-3-unique\"")
+            .replacingOccurrences(of: "\"name\": \"priority\",", with: "\"name\": \"priority\",\n          \"unique\": true,")
+        let unique = try ObjectModel(jsonData: Data(text.utf8))
+        #expect(unique.entity(named: "Task")?.attributesByName["priority"]?.isUnique == true)
+        try fixture.withCopy { path in
+            let before = try StoreContents(path)
+            #expect(before.formatVersion < Format.version)
+            var options = StoreOptions()
+            options.migration = .inferred
+            let error = #expect(throws: StrataError.self) { try ObjectStore(at: path, model: unique, options: options) }
+            #expect(error?.code == .uniquenessViolation, "\(String(describing: error))")
+            #expect(try StoreContents(path) == before)
+        }
+    }
 }

@@ -6,8 +6,8 @@ import StrataTestSupport
 
 /// A unique attribute added in place is checked and built by one pass over the
 /// records: each record is read once, its term sorted (packed runs spilled beyond the
-/// budget) for the check, and the records with their new terms committed only once
-/// the check found no duplicate.
+/// budget) for the check, and the records with their new terms written as one
+/// transaction that commits only if the check finds no duplicate.
 @Suite("Migration: unique rule checked and built in one pass")
 struct InPlaceUniqueBuildTests {
     static func people(_ version: String, unique: Bool) throws -> ObjectModel {

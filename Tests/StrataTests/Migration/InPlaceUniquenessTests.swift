@@ -234,4 +234,60 @@ struct InPlaceUniquenessTests {
         #expect(try store.newContext().count(for: FetchRequest(entityName: "Account")) == 600)
         try store.close()
     }
+
+    /// A read that fails late in the pass, once the build's transaction has begun
+    /// (chunks of 100, the reserved term number written): the stage fails with the I/O
+    /// error, the transaction stays uncommitted, the reservation is put back, and the
+    /// stage run again builds the rule.
+    @Test func aReadFailingMidPassLeavesTheStoreAsItWasAndTheStageRunsAgain() throws {
+        let path = "/stores/Accounts.strata"
+        // The pass's reads of the segments, counted in a migration of the same store.
+        let segmentReads = try Self.segmentReadsOfTheUniqueStage(at: path)
+        #expect(segmentReads > 20, "\(segmentReads) segment reads")
+        let memory = InMemoryFileSystem()
+        let faults = FaultInjectingFileSystem(wrapping: memory)
+        var options = try Self.seedForMidPass(faults, at: path)
+        let before = try StoreContents(path, fileSystem: memory)
+        let id = faults.inject(.fail(.read, errno: EIO, matching: .contains("/segments/"), on: .nth(segmentReads * 3 / 4)))
+        let error = #expect(throws: StrataError.self) {
+            try ObjectStore(at: path, model: try Self.accounts("2", unique: true), options: options)
+        }
+        #expect(faults.timesFired(id) == 1)
+        #expect(error?.code == .io, "\(String(describing: error))")
+        #expect(try StoreContents(path, fileSystem: memory) == before)
+        faults.removeFault(id)
+        let store = try ObjectStore(at: path, model: try Self.accounts("2", unique: true), options: options)
+        defer { try? store.close() }
+        #expect(try store.newContext().count(for: FetchRequest(entityName: "Account")) == 3_000)
+        let context = store.newContext()
+        let duplicate = try context.insert("Account")
+        try duplicate.setValue("a7@x", forKey: "email")
+        #expect(throws: StrataError.self) { try context.save() }
+    }
+
+    /// 3,000 accounts with distinct emails at `path`; returns the options to migrate
+    /// them with (chunks of 100, scratch on the same file system).
+    static func seedForMidPass(_ fileSystem: any FileSystem, at path: String) throws -> StoreOptions {
+        var options = StoreOptions()
+        options.fileSystem = fileSystem
+        options.migrationBatchSize = 100
+        options.scratchDirectory = "/scratch"
+        let store = try ObjectStore(at: path, model: try Self.accounts("1"), options: options)
+        _ = try store.batchInsert(entityName: "Account", objects: (0..<3_000).map { ["email": .string("a\($0)@x")] })
+        try store.close()
+        options.migration = .inferred
+        return options
+    }
+
+    /// The reads of segment files that the in-place stage to a unique email makes on
+    /// the store ``seedForMidPass(_:at:)`` writes.
+    static func segmentReadsOfTheUniqueStage(at path: String) throws -> Int {
+        let recorder = FaultInjectingFileSystem(wrapping: InMemoryFileSystem())
+        let options = try seedForMidPass(recorder, at: path)
+        recorder.isRecording = true
+        let store = try ObjectStore(at: path, model: try Self.accounts("2", unique: true), options: options)
+        recorder.isRecording = false
+        try store.close()
+        return recorder.events.filter { $0.operation == .read && $0.paths.contains { $0.contains("/segments/") } }.count
+    }
 }
