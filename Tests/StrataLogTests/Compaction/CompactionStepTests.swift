@@ -501,6 +501,34 @@ import StrataTestSupport
         for key in UInt64(0)..<20_000 { #expect(try store.get(RecordKey(key))?.value == LogFixtures.value(key, version: key % 2 == 0 ? 1 : 0, size: 24)) }
     }
 
+    /// Each manifest a compaction writes is made durable by one fsync of the store's
+    /// directory: a swap's under the writer lock when it names a new blob file, after
+    /// the lock otherwise — never both.
+    @Test(arguments: [false, true])
+    func eachSwapFsyncsTheStoresDirectoryOnce(movingBlobs: Bool) throws {
+        let root = "/store"
+        let counter = DirectorySyncCounter(base: InMemoryFileSystem(), root: root)
+        var options = LogStoreOptions()
+        options.segmentSizeLimit = 8 << 10
+        options.compactionBatchBytes = 4 << 10
+        let store = try LogStore.open(at: root, options: options, fileSystem: counter, logger: .quiet)
+        defer { try? store.close() }
+        for round in 0..<4 {
+            try Self.put(0..<240, version: round, into: store) { key in
+                movingBlobs && key % 3 == 0 ? LogFixtures.noise(600, seed: key &* 7 &+ UInt64(round)) : nil
+            }
+        }
+        try store.sealActiveSegment()
+        counter.reset()
+        let generation = store.state.withLock { $0.manifest.generation }
+        let report = try store.compact(force: true)
+        let manifests = Int(store.state.withLock { $0.manifest.generation } - generation)
+        #expect(report.steps > 1, "\(report)")
+        #expect(movingBlobs == (report.blobsMoved > 0), "\(report)")
+        #expect(manifests >= report.steps)
+        #expect(counter.rootSyncs == manifests, "\(counter.rootSyncs) fsyncs of the store's directory for \(manifests) manifests written in \(report.steps) swaps")
+    }
+
     /// A store of `keys` keys, every even one written again, its active segment sealed
     /// (compaction then starts with its lookups, not with a roll), and a compaction of
     /// it started on a thread with its first index read held. No lookup ran since the
@@ -617,6 +645,28 @@ final class DirectorySyncHook: FileSystemWrapper, @unchecked Sendable {
 
     func syncDirectory(_ path: String) throws {
         if path == root, let hook = onRootSync.withLock({ hook in defer { hook = nil }; return hook }) { hook() }
+        try base.syncDirectory(path)
+    }
+}
+
+/// Counts the fsyncs of one directory (the store's root).
+final class DirectorySyncCounter: FileSystemWrapper, @unchecked Sendable {
+    let base: any FileSystem
+    let root: String
+    private let count = Locked(0)
+
+    init(base: any FileSystem, root: String) {
+        self.base = base
+        self.root = root
+    }
+
+    var rootSyncs: Int { count.withLock { $0 } }
+    func reset() { count.withLock { $0 = 0 } }
+
+    func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile { try base.open(path, mode: mode) }
+
+    func syncDirectory(_ path: String) throws {
+        if path == root { count.withLock { $0 += 1 } }
         try base.syncDirectory(path)
     }
 }
