@@ -57,11 +57,15 @@ extension InPlaceMigration {
         // Chunks of at most 1,024 records: two or three are in flight at once, and the
         // commit's memory is theirs and its sorters' batches, not the store's.
         let chunkSize = max(1, min(batchSize, 1024))
-        guard let log = records as? LogStore, log.formatVersion >= Format.version else {
+        guard let log = records as? LogStore else {
             return try pass.spooled(reserving: fieldIndexes, in: sourceTable, chunkSize: chunkSize)
         }
         try log.withBlockCacheLimited(to: scratch.passCacheBytes) {
-            try pass.streamed(into: log, reserving: fieldIndexes, in: sourceTable, chunkSize: chunkSize)
+            if log.formatVersion >= Format.version {
+                try pass.streamed(into: log, reserving: fieldIndexes, in: sourceTable, chunkSize: chunkSize)
+            } else {
+                try pass.spooled(reserving: fieldIndexes, in: sourceTable, chunkSize: chunkSize)
+            }
         }
     }
 
