@@ -101,24 +101,6 @@ extension InPlaceMigration {
         default: false
         }
     }
-
-    /// A decoded object's values for some attributes of its layout, as
-    /// `ObjectStore.storedValues` reads them from its record (an external binary read
-    /// through `readBlob`); nil when the layout lacks one of them.
-    static func values(of object: StoredObject, layout: StoreSchema.EntityLayout, attributes: [String],
-                       readBlob: (BlobRef) throws -> [UInt8]) throws -> [Value]? {
-        var values: [Value] = []
-        values.reserveCapacity(attributes.count)
-        for name in attributes {
-            guard let number = layout.fieldNumbers[name] else { return nil }
-            switch number < object.fields.count ? object.fields[number] : .null {
-            case .value(let value): values.append(value)
-            case .blob(let ref, _): values.append(.binary(Data(try readBlob(ref))))
-            default: values.append(.null)
-            }
-        }
-        return values
-    }
 }
 
 /// One entity's share of an in-place index build: the fields its new terms are made
@@ -190,9 +172,9 @@ struct EntityTermBuild {
             // No term: a value is null (or missing), and nulls never collide.
             guard let term = values[build] else { continue }
             if numbered[build].numbers.contains(where: { InPlaceMigration.isNegativeZero(field($0)) }) {
-                guard let values = try InPlaceMigration.values(of: try object ?? schema.decode(record), layout: layout,
-                                                               attributes: rules[rule].constraint.attributes,
-                                                               readBlob: { try records.readBlob($0) }) else { continue }
+                guard let values = try ObjectStore.storedValues(of: try object ?? schema.decode(record), layout: layout,
+                                                                attributes: rules[rule].constraint.attributes,
+                                                                readBlob: { try records.readBlob($0) }) else { continue }
                 try check.add(rule: rule, values: values, key: record.key)
             } else {
                 try check.add(rule: rule, term: term, key: record.key)

@@ -93,11 +93,18 @@ extension ObjectStore {
     static func storedValues(of record: Record, attributes: [String], schema: StoreSchema,
                              readBlob: (BlobRef) throws -> [UInt8]) throws -> [Value]? {
         guard let entity = schema.entityName(of: record.key), let layout = schema.shapes[entity]?.layout else { return nil }
-        let stored = try schema.decode(record)
+        return try storedValues(of: try schema.decode(record), layout: layout, attributes: attributes, readBlob: readBlob)
+    }
+
+    /// `storedValues(of:attributes:)` of a record already decoded in `layout` (an
+    /// in-place index build decodes each record once for all its uses).
+    static func storedValues(of object: StoredObject, layout: StoreSchema.EntityLayout, attributes: [String],
+                             readBlob: (BlobRef) throws -> [UInt8]) throws -> [Value]? {
         var values: [Value] = []
+        values.reserveCapacity(attributes.count)
         for name in attributes {
             guard let number = layout.fieldNumbers[name] else { return nil }
-            switch number < stored.fields.count ? stored.fields[number] : .null {
+            switch number < object.fields.count ? object.fields[number] : .null {
             case .value(let value): values.append(value)
             case .blob(let ref, _): values.append(.binary(Data(try readBlob(ref))))
             default: values.append(.null)

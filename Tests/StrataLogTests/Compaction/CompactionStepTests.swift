@@ -507,7 +507,7 @@ import StrataTestSupport
     @Test(arguments: [false, true])
     func eachSwapFsyncsTheStoresDirectoryOnce(movingBlobs: Bool) throws {
         let root = "/store"
-        let counter = DirectorySyncCounter(base: InMemoryFileSystem(), root: root)
+        let counter = DirectorySyncHook(base: InMemoryFileSystem(), root: root)
         var options = LogStoreOptions()
         options.segmentSizeLimit = 8 << 10
         options.compactionBatchBytes = 4 << 10
@@ -519,14 +519,15 @@ import StrataTestSupport
             }
         }
         try store.sealActiveSegment()
-        counter.reset()
+        let syncsBefore = counter.rootSyncs
         let generation = store.state.withLock { $0.manifest.generation }
         let report = try store.compact(force: true)
         let manifests = Int(store.state.withLock { $0.manifest.generation } - generation)
         #expect(report.steps > 1, "\(report)")
         #expect(movingBlobs == (report.blobsMoved > 0), "\(report)")
         #expect(manifests >= report.steps)
-        #expect(counter.rootSyncs == manifests, "\(counter.rootSyncs) fsyncs of the store's directory for \(manifests) manifests written in \(report.steps) swaps")
+        let syncs = counter.rootSyncs - syncsBefore
+        #expect(syncs == manifests, "\(syncs) fsyncs of the store's directory for \(manifests) manifests written in \(report.steps) swaps")
     }
 
     /// A store of `keys` keys, every even one written again, its active segment sealed
@@ -629,12 +630,13 @@ import StrataTestSupport
     }
 }
 
-/// The in-memory file system, with a one-shot hook run when the store's root
-/// directory is next fsynced (before the fsync).
+/// The in-memory file system, counting the fsyncs of the store's root directory, with
+/// a one-shot hook run when it is next fsynced (before the fsync).
 final class DirectorySyncHook: FileSystemWrapper, @unchecked Sendable {
     let base: any FileSystem
     let root: String
     let onRootSync = Locked<(@Sendable () -> Void)?>(nil)
+    private let rootSyncCount = Locked(0)
 
     init(base: any FileSystem, root: String) {
         self.base = base
@@ -643,30 +645,14 @@ final class DirectorySyncHook: FileSystemWrapper, @unchecked Sendable {
 
     func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile { try base.open(path, mode: mode) }
 
-    func syncDirectory(_ path: String) throws {
-        if path == root, let hook = onRootSync.withLock({ hook in defer { hook = nil }; return hook }) { hook() }
-        try base.syncDirectory(path)
-    }
-}
-
-/// Counts the fsyncs of one directory (the store's root).
-final class DirectorySyncCounter: FileSystemWrapper, @unchecked Sendable {
-    let base: any FileSystem
-    let root: String
-    private let count = Locked(0)
-
-    init(base: any FileSystem, root: String) {
-        self.base = base
-        self.root = root
-    }
-
-    var rootSyncs: Int { count.withLock { $0 } }
-    func reset() { count.withLock { $0 = 0 } }
-
-    func open(_ path: String, mode: FileOpenMode) throws -> any StorageFile { try base.open(path, mode: mode) }
+    /// The fsyncs of the root so far.
+    var rootSyncs: Int { rootSyncCount.withLock { $0 } }
 
     func syncDirectory(_ path: String) throws {
-        if path == root { count.withLock { $0 += 1 } }
+        if path == root {
+            rootSyncCount.withLock { $0 += 1 }
+            if let hook = onRootSync.withLock({ hook in defer { hook = nil }; return hook }) { hook() }
+        }
         try base.syncDirectory(path)
     }
 }
