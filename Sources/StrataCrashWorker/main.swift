@@ -1,11 +1,11 @@
-// Usage: StrataCrashWorker (write | compact | bulk | concurrent | objects | migrate | layouts | history) STORE SEED
+// Usage: StrataCrashWorker (write | compact | bulk | concurrent | objects | migrate | layouts | history | readonly) STORE SEED
 // The child process of the real-crash tests (Tests/StrataLogTests/Crash, and
 // Tests/StrataTests/Crash for objects, migrate, layouts and history); see CrashWorker,
 // ConcurrentCrashWorker, ObjectCrashWorker, MigrationWorker, LayoutRewriteWorker and
-// HistoryCrashWorker.
+// HistoryCrashWorker; `readonly` measures a read-only open (ReadOnlyOpenWorker).
 import Foundation
 let arguments = CommandLine.arguments
-let usage = "usage: StrataCrashWorker (write | compact | bulk | concurrent | objects | migrate | layouts | history | increment | insert | unique | commit | rewrite) STORE SEED"
+let usage = "usage: StrataCrashWorker (write | compact | bulk | concurrent | objects | migrate | layouts | history | readonly | increment | insert | unique | commit | rewrite) STORE SEED"
 guard arguments.count == 4, let seed = UInt64(arguments[3]) else { CrashWorker.die(usage) }
 do {
     switch arguments[1] {
@@ -15,6 +15,9 @@ do {
         exit(0)
     case "migrate":
         try MigrationWorker(path: arguments[2], seed: seed).run()
+        exit(0)
+    case "readonly":
+        try ReadOnlyOpenWorker(path: arguments[2], overlayEntryLimit: Int(seed)).run()
         exit(0)
     case "layouts":
         try LayoutRewriteWorker(path: arguments[2], seed: seed).run()

@@ -247,17 +247,17 @@ extension LogStore {
         // A committed transaction larger than the overlay may hold (a chunked commit,
         // FORMAT.md §4.7, cut off between its commit frame and its seal) is not replayed
         // into memory: the segment is sealed around it below, its index file built
-        // through scratch sorters. A read-only open, which may write nothing, replays it,
-        // and so does the open of a format-1 store, which its first write upgrades
-        // (an open leaves it byte for byte as it was, FORMAT.md §12).
-        let transactionLimit = options.readOnly || upgrading ? Int.max : max(1, options.overlayEntryLimit)
+        // through scratch sorters. A read-only open, which may write nothing, replays it
+        // (see `replayPastLarge`), and so does the open of a format-1 store, which its
+        // first write upgrades (an open leaves it byte for byte as it was, FORMAT.md §12).
+        let transactionLimit = upgrading ? Int.max : max(1, options.overlayEntryLimit)
         func outOfOrder(_ sequence: UInt64, after previous: UInt64, at offset: Int64) -> StrataError {
             StrataError(.corrupt, "transaction \(sequence) in the active segment does not follow \(previous): its sequence was changed",
                         path: activeFile.path, offset: offset)
         }
-        func replayActive() throws -> SegmentScanner.Result {
+        func replayActive(limit: Int = transactionLimit) throws -> SegmentScanner.Result {
             var previousSequence = sealedMaxSequence
-            return try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil).scan(collect: false, transactionLimit: transactionLimit) { transaction in
+            return try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil).scan(collect: false, transactionLimit: limit) { transaction in
                 if let first = transaction.first {
                     guard first.record.sequence > previousSequence else {
                         throw outOfOrder(first.record.sequence, after: previousSequence, at: Int64(first.location.frameOffset))
@@ -292,7 +292,30 @@ extension LogStore {
             }
             return scan
         }
+        // A read-only open met a transaction larger than the overlay. Most often it is
+        // the tail of a chunked commit killed before its commit frame (an import, an
+        // index build), which may be hundreds of MiB: held until the end of the file to
+        // be thrown away, it would cost memory in proportion. A provisional scan from
+        // its start, which holds no records, says whether a commit frame closes it: if
+        // none does, what was replayed before it is the store. Only a committed one (its
+        // seal lost to a kill) is replayed whole, as nothing may be written to seal it.
+        func replayPastLarge(_ before: SegmentScanner.Result) throws -> SegmentScanner.Result {
+            let tail = try SegmentScanner(file: activeFile, segmentID: activeInfo.id, statistics: nil)
+                .scan(collect: false, provisional: true, from: before.validEnd) { _ in }
+            guard tail.validEnd > before.validEnd else {
+                var scan = before
+                scan.stoppedAtLargeTransaction = false
+                scan.damage = tail.damage
+                scan.damageIsDefinite = tail.damageIsDefinite
+                return scan
+            }
+            state.index.overlay = IndexOverlay()
+            state.index.counters = beforeReplay.counters
+            state.lastSequence = beforeReplay.lastSequence
+            return try replayActive(limit: .max)
+        }
         var scan = try replayActive()
+        if scan.stoppedAtLargeTransaction && options.readOnly { scan = try replayPastLarge(scan) }
         var sealsAroundLarge = scan.stoppedAtLargeTransaction
         if sealsAroundLarge { scan = try scanWithoutReplay() }
         if let damage = scan.damage {

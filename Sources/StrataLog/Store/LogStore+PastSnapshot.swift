@@ -62,10 +62,11 @@ extension LogStore {
             for id in reaching {
                 guard let file = s.segmentFiles[id] else { throw StrataError(.corrupt, "segment not open", path: paths.segment(id)) }
                 let active = s.manifest.activeSegment?.id == id
-                // A sealed segment's records come a frame at a time (a chunked commit's
-                // transaction is not held whole); the active one's only once committed,
-                // as bytes past its last commit may be a transaction being written.
-                let result = try SegmentScanner(file: file, segmentID: id, statistics: counters).scan(collect: false, provisional: !active) { records in
+                // Records come a frame at a time, so that no transaction is held whole (a
+                // chunked commit's, or one a writer is appending now). Past the active
+                // segment's last commit frame lies a transaction being written or a torn
+                // one: its sequence is above `last`, which keeps its records out.
+                let result = try SegmentScanner(file: file, segmentID: id, statistics: counters).scan(collect: false, provisional: true) { records in
                     for r in records where r.record.sequence <= last { body(r) }
                 }
                 // The active segment may end in a commit being written now.

@@ -54,8 +54,20 @@ extension LogStore {
     private func readNewCommits(_ w: inout WriterState) throws -> Bool {
         guard let file = state.withLock({ $0.segmentFiles[w.segmentID] }), try file.size() > w.segmentEnd else { return false }
         var transactions: [[SegmentScanner.ScannedRecord]] = []
-        let scan = try SegmentScanner(file: file, segmentID: w.segmentID, statistics: counters).scan(collect: false, from: w.segmentEnd) {
+        let scanner = SegmentScanner(file: file, segmentID: w.segmentID, statistics: counters)
+        // A transaction larger than the overlay holds is most often a chunked commit
+        // the writer is still appending (an import): held until the end of the file to
+        // be thrown away, it would cost memory in proportion on every refresh. The scan
+        // stops at it, and a provisional scan, which holds no records, says whether a
+        // commit frame closes it yet. Only a committed one is taken in whole (the writer
+        // seals the segment around it at once, and the refresh after that opens again).
+        var scan = try scanner.scan(collect: false, transactionLimit: max(1, options.overlayEntryLimit), from: w.segmentEnd) {
             transactions.append($0)
+        }
+        if scan.stoppedAtLargeTransaction,
+           try scanner.scan(collect: false, provisional: true, from: scan.validEnd).validEnd > scan.validEnd {
+            transactions = []
+            scan = try scanner.scan(collect: false, from: w.segmentEnd) { transactions.append($0) }
         }
         guard scan.validEnd > w.segmentEnd, !transactions.isEmpty else { return false }
         // A damaged index file met here is repaired and the body run again: it goes on

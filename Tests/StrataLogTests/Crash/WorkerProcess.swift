@@ -46,6 +46,11 @@ final class WorkerProcess {
     /// ordering, not fsync itself).
     func killAndCollect() -> Outcome {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        return collect()
+    }
+
+    /// Waits for the run to end on its own, then what it printed.
+    func collect() -> Outcome {
         process.waitUntilExit()
         // Both write ends are gone with the child, so the readers reach end of file.
         _ = stdout.waitForEnd(timeout: .seconds(10))

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+import StrataTestSupport
+@testable import StrataLog
+@testable import StrataCrashWorker
+
+/// A read-only store meeting a transaction larger than the overlay in the active
+/// segment: the tail of a chunked commit that stopped before its commit frame (an
+/// import killed halfway) is not held in memory to be thrown away, and a committed one
+/// is still taken in, at open and at refresh.
+@Suite struct ReadOnlyLargeTransactionTests {
+    /// 200,000 records of 2 KiB that compress to little: held whole, they would take
+    /// about 400 MiB; on disk they are a few MiB.
+    static let tailRecords = 200_000
+    static let valueSize = 2 << 10
+
+    /// A store of 100 committed records followed by a chunked commit whose producer
+    /// stopped after `tailRecords` records: its frames stay in the active segment, as
+    /// a kill leaves them, because the truncate that takes them back fails.
+    static func storeWithTornTail(at path: String) throws {
+        let fs = FaultInjectingFileSystem(wrapping: POSIXFileSystem())
+        var options = LogStoreOptions()
+        options.durability = .none
+        let store = try LogStore.open(at: path, options: options, fileSystem: fs, logger: .quiet)
+        var batch = WriteBatch()
+        for key in UInt64(1)...100 { batch.put(RecordKey(key), value: Array(repeating: UInt8(key), count: 64)) }
+        try store.commit(batch)
+        fs.inject(.fail(.truncate, matching: .contains("segments/")))
+        struct Stop: Error {}
+        var next = UInt64(1_000)
+        #expect(throws: (any Error).self) {
+            try store.commit { batch, _ in
+                if next >= 1_000 + UInt64(Self.tailRecords) { throw Stop() }
+                for key in next..<next + 4_096 {
+                    var value = [UInt8](repeating: 7, count: Self.valueSize)
+                    withUnsafeBytes(of: key) { value.replaceSubrange(0..<8, with: $0) }
+                    batch.put(RecordKey(key), value: value)
+                }
+                next += 4_096
+                return true
+            }
+        }
+        try? store.close()
+    }
+
+    /// Opens the store read-only in a process of its own; returns its count and peak
+    /// resident set.
+    static func openReadOnlyElsewhere(_ path: String, overlayEntryLimit: Int) throws -> (count: Int, peakKiB: Int) {
+        let worker = try WorkerProcess(command: "readonly", store: path, seed: UInt64(overlayEntryLimit))
+        let outcome = worker.collect()
+        let parts = try #require(outcome.lines.last { $0.hasPrefix("OPENED ") }, "\(outcome.termination): \(outcome.stderr)").split(separator: " ")
+        return (try #require(Int(parts[1])), try #require(Int(parts[2])))
+    }
+
+    @Test func aReadOnlyOpenDoesNotHoldATailWithoutItsCommitFrame() throws {
+        let directory = try TemporaryDirectory("readonly-tail")
+        defer { directory.remove() }
+        let small = directory.appending("small")
+        let torn = directory.appending("torn")
+        try Self.storeWithTornTail(at: torn)
+        // The same first commit alone: the worker's own peak, for comparison.
+        do {
+            let store = try LogStore.open(at: small, options: LogStoreOptions(), logger: .quiet)
+            var batch = WriteBatch()
+            for key in UInt64(1)...100 { batch.put(RecordKey(key), value: Array(repeating: UInt8(key), count: 64)) }
+            try store.commit(batch)
+            try store.close()
+        }
+        let segments = try FileManager.default.contentsOfDirectory(atPath: torn + "/segments").sorted()
+        let active = try #require(segments.last)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: torn + "/segments/" + active)[.size] as? Int)
+        #expect(size > 1 << 20, "the torn tail is in the active segment")
+
+        let baseline = try Self.openReadOnlyElsewhere(small, overlayEntryLimit: 1_000)
+        let opened = try Self.openReadOnlyElsewhere(torn, overlayEntryLimit: 1_000)
+        #expect(baseline.count == 100)
+        #expect(opened.count == 100)
+        // Held whole, the tail would raise the peak by about 400 MiB.
+        let rise = opened.peakKiB - baseline.peakKiB
+        #expect(rise < 64 << 10, "a read-only open's peak rose by \(rise) KiB over an open of the same store without the tail")
+    }
+
+    /// The chunked commit was committed but its seal lost (SealAtOpenTests): a store
+    /// opened read-only before it takes it in at its next refresh, and a read-only
+    /// open after it replays it.
+    @Test func aCommittedLargeTransactionIsTakenInByRefreshAndByAReadOnlyOpen() throws {
+        let bulk = UInt64(41)...140
+        let memory = InMemoryFileSystem()
+        let fs = FaultInjectingFileSystem(wrapping: memory)
+        let writer = try LogStore.open(at: SealAtOpenTests.root, options: SealAtOpenTests.options(), fileSystem: fs, logger: .quiet)
+        try SealAtOpenTests.writeSmall(writer)
+        var readOptions = SealAtOpenTests.options()
+        readOptions.readOnly = true
+        let reader = try LogStore.open(at: SealAtOpenTests.root, options: readOptions, fileSystem: memory, logger: .quiet)
+        defer { try? reader.close() }
+        try SealAtOpenTests.check(reader, SealAtOpenTests.model(bulk: bulk, bulkCommitted: false), "before the commit")
+        // A write per chunk of 7, the commit frame, then the seal frame, which fails.
+        fs.inject(.fail(.write, matching: .contains("segments/"), on: .nth((bulk.count + 6) / 7 + 2)))
+        #expect(throws: StrataError.self) { try SealAtOpenTests.writeBulk(writer, bulk: bulk) }
+        let committed = SealAtOpenTests.model(bulk: bulk, bulkCommitted: true)
+        #expect(try reader.refresh())
+        try SealAtOpenTests.check(reader, committed, "after the refresh")
+        let opened = try LogStore.open(at: SealAtOpenTests.root, options: readOptions, fileSystem: memory, logger: .quiet)
+        try SealAtOpenTests.check(opened, committed, "opened read-only")
+        try opened.close()
+        try? writer.close()
+    }
+
+    /// While a chunked commit is being written, a refresh takes in none of it and
+    /// fails on none of it; once it is committed, the next refresh takes in all of it.
+    @Test func aRefreshWaitsForAChunkedCommitBeingWritten() throws {
+        let bulk = UInt64(41)...140
+        let memory = InMemoryFileSystem()
+        let writer = try LogStore.open(at: SealAtOpenTests.root, options: SealAtOpenTests.options(), fileSystem: memory, logger: .quiet)
+        defer { try? writer.close() }
+        try SealAtOpenTests.writeSmall(writer)
+        var readOptions = SealAtOpenTests.options()
+        readOptions.readOnly = true
+        let reader = try LogStore.open(at: SealAtOpenTests.root, options: readOptions, fileSystem: memory, logger: .quiet)
+        defer { try? reader.close() }
+        let before = SealAtOpenTests.model(bulk: bulk, bulkCommitted: false)
+        var next = bulk.lowerBound
+        var refreshes = 0
+        try writer.commit { batch, _ in
+            // Chunks written so far are in the segment, their commit frame is not.
+            if next > bulk.lowerBound + 40 {
+                refreshes += 1
+                #expect(try !reader.refresh())
+                try SealAtOpenTests.check(reader, before, "during the commit")
+            }
+            for key in next...min(bulk.upperBound, next + 6) {
+                batch.put(RecordKey(key), value: LogFixtures.value(key, version: 2, size: 30 + Int(key % 50)), terms: [IndexTerm(index: 1, value: [UInt8(key % 4)])])
+            }
+            next += 7
+            return next <= bulk.upperBound
+        }
+        #expect(refreshes > 3)
+        #expect(try reader.refresh())
+        var after = before
+        for key in bulk { after[key] = LogFixtures.value(key, version: 2, size: 30 + Int(key % 50)) }
+        try SealAtOpenTests.check(reader, after, "after the commit")
+    }
+}
