@@ -135,10 +135,12 @@ struct IndexFileBuilder {
                                   recordBytes: recordBytes, segmentLength: segmentLength)
     }
 
-    /// Scans a sealed segment into an index file's bytes.
+    /// Scans a sealed segment into an index file's bytes. The caller refuses the result
+    /// when the scan reports damage, so the records come a frame at a time (provisional):
+    /// a chunked commit's transaction, which may be hundreds of MiB, is never held whole.
     static func scanning(_ file: any StorageFile, segmentID: UInt32, storeID: [UInt8]) throws -> (bytes: [UInt8], scan: SegmentScanner.Result) {
         var builder = IndexFileBuilder()
-        let scan = try SegmentScanner(file: file, segmentID: segmentID, statistics: nil).scan(collect: false) { builder.add($0) }
+        let scan = try SegmentScanner(file: file, segmentID: segmentID, statistics: nil).scan(collect: false, provisional: true) { builder.add($0) }
         let bytes = try builder.encoded(segmentID: segmentID, storeID: storeID, minSequence: scan.minSequence == .max ? 0 : scan.minSequence,
                                     maxSequence: scan.maxSequence, recordBytes: scan.recordBytes, segmentLength: scan.validEnd)
         return (bytes, scan)

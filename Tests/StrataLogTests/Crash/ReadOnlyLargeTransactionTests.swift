@@ -43,13 +43,27 @@ import StrataTestSupport
         try? store.close()
     }
 
-    /// Opens the store read-only in a process of its own; returns its count and peak
-    /// resident set.
-    static func openReadOnlyElsewhere(_ path: String, overlayEntryLimit: Int) throws -> (count: Int, peakKiB: Int) {
+    /// What a read-only open and a verification did in a process of their own.
+    struct Run {
+        var count: Int
+        /// The peak resident set after the open, KiB.
+        var peakKiB: Int
+        var problems: Int
+        /// The peak resident set after the verification, KiB.
+        var verifiedPeakKiB: Int
+    }
+
+    /// Opens the store read-only and verifies it in a process of its own.
+    static func openReadOnlyElsewhere(_ path: String, overlayEntryLimit: Int) throws -> Run {
         let worker = try WorkerProcess(command: "readonly", store: path, seed: UInt64(overlayEntryLimit))
         let outcome = worker.collect()
-        let parts = try #require(outcome.lines.last { $0.hasPrefix("OPENED ") }, "\(outcome.termination): \(outcome.stderr)").split(separator: " ")
-        return (try #require(Int(parts[1])), try #require(Int(parts[2])))
+        func numbers(_ prefix: String) throws -> (Int, Int) {
+            let parts = try #require(outcome.lines.last { $0.hasPrefix(prefix + " ") }, "\(outcome.termination): \(outcome.stderr)").split(separator: " ")
+            return (try #require(Int(parts[1])), try #require(Int(parts[2])))
+        }
+        let opened = try numbers("OPENED")
+        let verified = try numbers("VERIFIED")
+        return Run(count: opened.0, peakKiB: opened.1, problems: verified.0, verifiedPeakKiB: verified.1)
     }
 
     @Test func aReadOnlyOpenDoesNotHoldATailWithoutItsCommitFrame() throws {
@@ -78,6 +92,54 @@ import StrataTestSupport
         // Held whole, the tail would raise the peak by about 400 MiB.
         let rise = opened.peakKiB - baseline.peakKiB
         #expect(rise < 64 << 10, "a read-only open's peak rose by \(rise) KiB over an open of the same store without the tail")
+        // Its verification reads the tail too, without holding it, and finds the store sound.
+        #expect(opened.problems == 0)
+        let verifyRise = opened.verifiedPeakKiB - baseline.verifiedPeakKiB
+        #expect(verifyRise < 64 << 10, "verifying it peaked \(verifyRise) KiB above verifying the store without the tail")
+    }
+
+    /// A read-only open rebuilds a missing index file in memory (it may write none): a
+    /// sealed segment holding one chunked commit of `tailRecords` records is read a
+    /// frame at a time, its transaction never held whole.
+    @Test func aReadOnlyOpenRebuildsTheIndexOfAChunkedCommitWithoutHoldingIt() throws {
+        let directory = try TemporaryDirectory("readonly-rebuild")
+        defer { directory.remove() }
+        let small = directory.appending("small")
+        let bulk = directory.appending("bulk")
+        for (path, records) in [(small, 0), (bulk, Self.tailRecords)] {
+            let store = try LogStore.open(at: path, options: LogStoreOptions(), logger: .quiet)
+            var batch = WriteBatch()
+            for key in UInt64(1)...100 { batch.put(RecordKey(key), value: Array(repeating: UInt8(key), count: 64)) }
+            try store.commit(batch)
+            if records > 0 {
+                var next = UInt64(1_000)
+                try store.commit { batch, _ in
+                    for key in next..<next + 4_096 {
+                        var value = [UInt8](repeating: 7, count: Self.valueSize)
+                        withUnsafeBytes(of: key) { value.replaceSubrange(0..<8, with: $0) }
+                        batch.put(RecordKey(key), value: value)
+                    }
+                    next += 4_096
+                    return next < 1_000 + UInt64(records)
+                }
+            }
+            try store.close()
+        }
+        let indexFiles = try FileManager.default.contentsOfDirectory(atPath: bulk + "/index").filter { $0.hasSuffix(".idx") }
+        #expect(!indexFiles.isEmpty)
+        for name in indexFiles { try FileManager.default.removeItem(atPath: bulk + "/index/" + name) }
+
+        let baseline = try Self.openReadOnlyElsewhere(small, overlayEntryLimit: 1_000)
+        let opened = try Self.openReadOnlyElsewhere(bulk, overlayEntryLimit: 1_000)
+        #expect(opened.count == 100 + (Self.tailRecords + 4_095) / 4_096 * 4_096)
+        // The index it keeps is some MiB; the transaction held whole would be about 400.
+        let rise = opened.peakKiB - baseline.peakKiB
+        #expect(rise < 96 << 10, "a read-only open that rebuilt the index in memory peaked \(rise) KiB above one of a small store")
+        // Its verification rebuilds the index again in memory (no scratch directory).
+        let verifyRise = opened.verifiedPeakKiB - baseline.verifiedPeakKiB
+        #expect(verifyRise < 96 << 10, "verifying it peaked \(verifyRise) KiB above verifying a small store")
+        // Nothing was written: the index files are still missing.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bulk + "/index").filter { $0.hasSuffix(".idx") }.isEmpty)
     }
 
     /// The chunked commit was committed but its seal lost (SealAtOpenTests): a store
