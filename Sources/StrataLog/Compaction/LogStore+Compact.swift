@@ -32,7 +32,9 @@ extension LogStore {
             try checkWritable()
             try checkCompactionGoesOn(cancellation)
             do {
-                return try runCompaction(force: force, bytesPerSecond: bytesPerSecond, cancellation: cancellation)
+                return try compactionRunning.withLock { _ in
+                    try runCompaction(force: force, bytesPerSecond: bytesPerSecond, cancellation: cancellation)
+                }
             } catch let error as StrataError where error.code == .closed {
                 logger.info("compaction stopped: the store is closing; the groups already swapped in stay", metadata: ["error": "\(error)"])
                 throw error
@@ -50,6 +52,8 @@ extension LogStore {
     /// milliseconds of a throttle's sleep), and refuses later ones, with `.closed`: a
     /// store about to close does not wait for a whole pass. Its outputs not yet swapped
     /// in are leftovers that the next open removes; the groups already swapped stay.
+    /// Returns at once (the object layer's async close calls it on the caller's
+    /// thread); ``close()`` then waits for the compaction to stop.
     package func stopCompaction() {
         compactionStopped.store(true, ordering: .relaxed)
     }

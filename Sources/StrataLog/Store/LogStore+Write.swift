@@ -475,8 +475,11 @@ extension LogStore {
         if alreadyClosed { return }
         if isSnapshot { return release() }
         // A compaction under way stops at its next frame, and removes nothing once it
-        // sees this (`CompactionOutput.abandon()`): the lock goes below.
+        // sees this (`CompactionOutput.abandon()`): the lock goes below. A step past
+        // its swap first fsyncs the directory and removes the group's files, which
+        // must be done before the lock goes and another process may open the store.
         stopCompaction()
+        compactionRunning.withLock { _ in }
         // Its snapshots read through the files closed below: they end first (and once
         // more after the store is marked closed, for one taken meanwhile).
         releaseSnapshots()

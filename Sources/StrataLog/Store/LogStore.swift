@@ -44,6 +44,9 @@ public final class LogStore: Sendable {
     package let commitSection = Locked(())
     /// One compaction at a time.
     let compactionGate = Locked(false)
+    /// Held by a compaction from start to end (a backup holds only the gate): `close()`
+    /// takes it to wait for one it stopped.
+    let compactionRunning = Locked(())
     /// Set by ``stopCompaction()``: a compaction under way stops at its next frame.
     let compactionStopped = Atomic<Bool>(false)
     /// One rebuild of a damaged index file at a time (never the writer lock: a commit

@@ -598,17 +598,27 @@ import StrataTestSupport
         #expect(try store.verify().isSound)
     }
 
-    /// A store closed while compaction is inside a lookup closes the index file under
-    /// it: compaction stops with `.closed`, not with an index file taken for damaged.
+    /// A store closed while compaction is inside a lookup waits for the lookup to
+    /// return, and compaction then stops with `.closed` at its next frame, not with an
+    /// index file taken for damaged; the store's files close after it.
     @Test func aStoreClosedDuringALookupStopsCompactionAsClosed() throws {
         let dir = try TemporaryDirectory("compact-closed")
         defer { dir.remove() }
         let (store, fileSystem, compacted, held) = try Self.compactionHeldInALookup(at: dir.path, keys: 2_000, options: LogStoreOptions())
         defer { fileSystem.release() }
         try #require(held, "compaction read no index file")
-        try store.close()
+        let closed = Locked<Result<Void, any Error>?>(nil)
+        Thread.detachNewThread {
+            let result = Result { try store.close() }
+            closed.withLock { $0 = result }
+        }
+        // The close has told compaction to stop, and waits for it.
+        while !store.compactionStopped.load(ordering: .relaxed) { usleep(1_000) }
+        #expect(closed.withLock { $0 } == nil, "close returned while compaction was inside a lookup")
         fileSystem.release()
         let result = try #require(Self.finished(compacted), "compaction did not finish")
+        while closed.withLock({ $0 }) == nil { usleep(1_000) }
+        try closed.withLock { $0 }?.get()
         let error = #expect(throws: StrataError.self) { try result.get() }
         #expect(error?.code == .closed, "\(String(describing: error))")
         let reopened = try LogStore.open(at: dir.path, logger: .quiet)
