@@ -21,9 +21,18 @@ struct ReadOnlyOpenWorker {
         try store.close()
     }
 
+    /// The peak resident set of this process alone. `ru_maxrss` will not do on Linux:
+    /// a child spawned through vfork starts with its parent's, the test runner's, peak;
+    /// `VmHWM` starts again at exec.
     static func peakKiB() -> Int {
+        #if os(Linux)
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        #else
         var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return usage.ru_maxrss
+        getrusage(RUSAGE_SELF, &usage)
+        return Int(usage.ru_maxrss) / 1_024
+        #endif
     }
 }

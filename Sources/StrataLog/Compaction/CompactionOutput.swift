@@ -190,8 +190,8 @@ final class CompactionOutput {
     ///
     /// Only while the store is sound and open, under the writer lock: after a failure
     /// the manifest on disk may be newer than the one in memory (a rename that went
-    /// through before an fsync failed), and once a close began its lock may go to
-    /// another process, whose next files could take these ids. Open settles them then.
+    /// through before an fsync failed), and a close that began waits for the compaction
+    /// to stop, which it should do at once. Open settles them then.
     func abandon() {
         current = nil
         finished = []

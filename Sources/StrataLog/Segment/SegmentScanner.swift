@@ -62,9 +62,12 @@ struct SegmentScanner {
     ///
     /// With `provisional`, `body` sees each records frame's records as soon as the frame
     /// is read, before the commit frame that makes them count (which is still checked):
-    /// a transaction of any size is never held whole. Only a caller that throws away
-    /// everything it was given when the result reports damage may ask for it — a
-    /// rebuild of a sealed segment's index, for which any damage is an error.
+    /// a transaction of any size is never held whole. Only a caller that does not trust
+    /// what it was given past the result's `validEnd` may ask for it: one that throws
+    /// it all away when the result reports damage (a rebuild of a sealed segment's
+    /// index, for which any damage is an error), one that keeps none of it (a scan for
+    /// where commits end), or one that keeps only records of sequences no transaction
+    /// past the last commit frame can have (a past snapshot).
     ///
     /// Without `provisional`, a transaction is held until its commit frame: one of
     /// more than `transactionLimit` records stops the scan there

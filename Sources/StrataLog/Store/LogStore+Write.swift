@@ -474,10 +474,11 @@ extension LogStore {
         let alreadyClosed = state.withLock { $0.isClosed }
         if alreadyClosed { return }
         if isSnapshot { return release() }
-        // A compaction under way stops at its next frame, and removes nothing once it
-        // sees this (`CompactionOutput.abandon()`): the lock goes below. A step past
-        // its swap first fsyncs the directory and removes the group's files, which
-        // must be done before the lock goes and another process may open the store.
+        // A compaction under way stops at its next frame; its outputs not yet swapped in
+        // are left to the next open (`CompactionOutput.abandon()`). A step past its swap
+        // first fsyncs the directory and removes the group's files: close waits for
+        // that, which must be done before the lock goes below and another process may
+        // open the store.
         stopCompaction()
         compactionRunning.withLock { _ in }
         // Its snapshots read through the files closed below: they end first (and once

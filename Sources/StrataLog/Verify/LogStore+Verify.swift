@@ -41,25 +41,15 @@ extension LogStore {
                 }
                 try? fileSystem.remove(scratch)
             }
-            var scan: SegmentScanner.Result
+            let scan: SegmentScanner.Result
             var builder = IndexFileBuilder()
             do {
-                // No transaction is held whole. A sealed segment's records come a frame at
-                // a time: damage is reported whatever the index built from them says. The
-                // active segment's are needed by nothing here, and a transaction larger
-                // than the overlay in it (a chunked commit being written now, or one a
-                // kill cut short in a read-only store) is checked by a scan that keeps none.
-                let scanner = SegmentScanner(file: file, segmentID: info.id, statistics: nil)
-                if info.state == .sealed {
-                    scan = try scanner.scan(collect: false, provisional: true) { builder.add($0) }
-                } else {
-                    scan = try scanner.scan(collect: false, transactionLimit: max(1, options.overlayEntryLimit))
-                    if scan.stoppedAtLargeTransaction {
-                        let rest = try scanner.scan(collect: false, provisional: true, from: scan.validEnd)
-                        scan.validEnd = rest.validEnd
-                        scan.damage = rest.damage
-                        scan.damageIsDefinite = rest.damageIsDefinite
-                    }
+                // A frame at a time, so that no transaction is held whole (a chunked
+                // commit's, one being written now, or one a kill cut short in a read-only
+                // store): damage is reported whatever the index built from them says, and
+                // the active segment's records are needed by nothing here.
+                scan = try SegmentScanner(file: file, segmentID: info.id, statistics: nil).scan(collect: false, provisional: true) { records in
+                    if info.state == .sealed { builder.add(records) }
                 }
             } catch {
                 report.problems.append((error as? StrataError) ?? StrataError(.io, "\(error)", path: file.path))

@@ -40,20 +40,8 @@ import StrataTestSupport
         let fs = HeldRootSync(wrapping: InMemoryFileSystem(), root: root)
         var options = LogStoreOptions()
         options.overlayEntryLimit = 100
-        var expected: [UInt64: [UInt8]] = [:]
         let store = try LogStore.open(at: root, options: options, fileSystem: fs, logger: .quiet)
-        for (round, keys) in [Array(UInt64(0)..<300), stride(from: UInt64(0), to: 300, by: 2).map { $0 }].enumerated() {
-            for first in stride(from: 0, to: keys.count, by: 10) {
-                var batch = WriteBatch()
-                for key in keys[first..<min(first + 10, keys.count)] {
-                    let value = LogFixtures.value(key, version: round, size: 80)
-                    batch.put(RecordKey(key), value: value)
-                    expected[key] = value
-                }
-                try store.commit(batch)
-            }
-        }
-        try store.sealActiveSegment()
+        let expected = try CompactionTests.writeEveryKeyThenTheEvenOnes(store)
         // Armed as the first swap begins: no blob file is named and the active segment
         // needs no roll, so the root's next fsync is the one after the lock.
         store.compactionWillSwap.withLock { $0 = { step in if step == 1 { fs.arm() } } }
@@ -68,7 +56,12 @@ import StrataTestSupport
             try? store.close()
             closed.signal()
         }
-        // The step is held after its swap: close has not returned.
+        // The close has told compaction to stop; the step is held after its swap, so
+        // close has not returned.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !store.compactionStopped.load(ordering: .relaxed), ContinuousClock.now < deadline { usleep(1_000) }
+        let stopped = store.compactionStopped.load(ordering: .relaxed)
+        #expect(stopped, "close did not stop the compaction")
         let returnedEarly = closed.wait(timeout: .now() + .milliseconds(300)) == .success
         #expect(!returnedEarly, "close returned while a compaction step was still removing files")
         fs.release.signal()

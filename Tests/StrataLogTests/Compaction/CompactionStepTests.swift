@@ -613,12 +613,16 @@ import StrataTestSupport
             closed.withLock { $0 = result }
         }
         // The close has told compaction to stop, and waits for it.
-        while !store.compactionStopped.load(ordering: .relaxed) { usleep(1_000) }
+        let deadline = ContinuousClock.now + .seconds(120)
+        while !store.compactionStopped.load(ordering: .relaxed), ContinuousClock.now < deadline { usleep(1_000) }
+        let stopped = store.compactionStopped.load(ordering: .relaxed)
+        #expect(stopped, "close did not stop the compaction")
         #expect(closed.withLock { $0 } == nil, "close returned while compaction was inside a lookup")
         fileSystem.release()
         let result = try #require(Self.finished(compacted), "compaction did not finish")
-        while closed.withLock({ $0 }) == nil { usleep(1_000) }
-        try closed.withLock { $0 }?.get()
+        while closed.withLock({ $0 }) == nil, ContinuousClock.now < deadline + .seconds(120) { usleep(1_000) }
+        let closeResult = try #require(closed.withLock { $0 }, "close did not return")
+        try closeResult.get()
         let error = #expect(throws: StrataError.self) { try result.get() }
         #expect(error?.code == .closed, "\(String(describing: error))")
         let reopened = try LogStore.open(at: dir.path, logger: .quiet)

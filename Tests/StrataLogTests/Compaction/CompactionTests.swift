@@ -101,6 +101,26 @@ import StrataTestSupport
     /// A swap whose manifest was renamed into place but whose directory fsync failed:
     /// the store fails, its memory still holds the old manifest, and the disk the new
     /// one, which names the step's outputs. They stay, and the store reopens whole.
+    /// Keys 0…299, then the even ones again, in commits of 10, and the active segment
+    /// sealed: every segment of the first round keeps live records, which the first
+    /// step copies. Returns each key's last value.
+    static func writeEveryKeyThenTheEvenOnes(_ store: LogStore) throws -> [UInt64: [UInt8]] {
+        var expected: [UInt64: [UInt8]] = [:]
+        for (round, keys) in [Array(UInt64(0)..<300), stride(from: UInt64(0), to: 300, by: 2).map { $0 }].enumerated() {
+            for first in stride(from: 0, to: keys.count, by: 10) {
+                var batch = WriteBatch()
+                for key in keys[first..<min(first + 10, keys.count)] {
+                    let value = LogFixtures.value(key, version: round, size: 80)
+                    batch.put(RecordKey(key), value: value)
+                    expected[key] = value
+                }
+                try store.commit(batch)
+            }
+        }
+        try store.sealActiveSegment()
+        return expected
+    }
+
     @Test func theOutputsOfASwapWhoseManifestReachedTheDiskStay() throws {
         let faults = FaultInjectingFileSystem(wrapping: InMemoryFileSystem())
         var options = LogStoreOptions()
@@ -108,20 +128,7 @@ import StrataTestSupport
         var expected: [UInt64: [UInt8]] = [:]
         do {
             let store = try LogStore.open(at: "/s", options: options, fileSystem: faults, logger: .quiet)
-            // Every key, then the even ones again: every segment of the first round
-            // keeps live records, which the first step copies.
-            for (round, keys) in [Array(UInt64(0)..<300), stride(from: UInt64(0), to: 300, by: 2).map { $0 }].enumerated() {
-                for first in stride(from: 0, to: keys.count, by: 10) {
-                    var batch = WriteBatch()
-                    for key in keys[first..<min(first + 10, keys.count)] {
-                        let value = LogFixtures.value(key, version: round, size: 80)
-                        batch.put(RecordKey(key), value: value)
-                        expected[key] = value
-                    }
-                    try store.commit(batch)
-                }
-            }
-            try store.sealActiveSegment()
+            expected = try Self.writeEveryKeyThenTheEvenOnes(store)
             // The fault set as the first swap begins: its outputs are written by then,
             // and its manifest is the next one written.
             store.compactionWillSwap.withLock {

@@ -14,6 +14,31 @@ import StrataTestSupport
     static let tailRecords = 200_000
     static let valueSize = 2 << 10
 
+    /// Keys 1…100 of 64 bytes, in one commit: the store every test starts from.
+    static func commitSmall(_ store: LogStore) throws {
+        var batch = WriteBatch()
+        for key in UInt64(1)...100 { batch.put(RecordKey(key), value: Array(repeating: UInt8(key), count: 64)) }
+        try store.commit(batch)
+    }
+
+    /// A store holding only ``commitSmall(_:)``'s records: the worker's own peak, for
+    /// comparison.
+    static func smallStore(at path: String) throws {
+        let store = try LogStore.open(at: path, options: LogStoreOptions(), logger: .quiet)
+        try commitSmall(store)
+        try store.close()
+    }
+
+    /// One chunk of a large commit: keys `first`…`first + 4,095`, values of
+    /// `valueSize` bytes that are the key and then sevens.
+    static func putChunk(_ batch: inout WriteBatch, from first: UInt64) {
+        for key in first..<first + 4_096 {
+            var value = [UInt8](repeating: 7, count: valueSize)
+            withUnsafeBytes(of: key) { value.replaceSubrange(0..<8, with: $0) }
+            batch.put(RecordKey(key), value: value)
+        }
+    }
+
     /// A store of 100 committed records followed by a chunked commit whose producer
     /// stopped after `tailRecords` records: its frames stay in the active segment, as
     /// a kill leaves them, because the truncate that takes them back fails.
@@ -22,20 +47,14 @@ import StrataTestSupport
         var options = LogStoreOptions()
         options.durability = .none
         let store = try LogStore.open(at: path, options: options, fileSystem: fs, logger: .quiet)
-        var batch = WriteBatch()
-        for key in UInt64(1)...100 { batch.put(RecordKey(key), value: Array(repeating: UInt8(key), count: 64)) }
-        try store.commit(batch)
+        try commitSmall(store)
         fs.inject(.fail(.truncate, matching: .contains("segments/")))
         struct Stop: Error {}
         var next = UInt64(1_000)
         #expect(throws: (any Error).self) {
             try store.commit { batch, _ in
                 if next >= 1_000 + UInt64(Self.tailRecords) { throw Stop() }
-                for key in next..<next + 4_096 {
-                    var value = [UInt8](repeating: 7, count: Self.valueSize)
-                    withUnsafeBytes(of: key) { value.replaceSubrange(0..<8, with: $0) }
-                    batch.put(RecordKey(key), value: value)
-                }
+                Self.putChunk(&batch, from: next)
                 next += 4_096
                 return true
             }
@@ -72,14 +91,7 @@ import StrataTestSupport
         let small = directory.appending("small")
         let torn = directory.appending("torn")
         try Self.storeWithTornTail(at: torn)
-        // The same first commit alone: the worker's own peak, for comparison.
-        do {
-            let store = try LogStore.open(at: small, options: LogStoreOptions(), logger: .quiet)
-            var batch = WriteBatch()
-            for key in UInt64(1)...100 { batch.put(RecordKey(key), value: Array(repeating: UInt8(key), count: 64)) }
-            try store.commit(batch)
-            try store.close()
-        }
+        try Self.smallStore(at: small)
         let segments = try FileManager.default.contentsOfDirectory(atPath: torn + "/segments").sorted()
         let active = try #require(segments.last)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: torn + "/segments/" + active)[.size] as? Int)
@@ -106,22 +118,15 @@ import StrataTestSupport
         defer { directory.remove() }
         let small = directory.appending("small")
         let bulk = directory.appending("bulk")
-        for (path, records) in [(small, 0), (bulk, Self.tailRecords)] {
-            let store = try LogStore.open(at: path, options: LogStoreOptions(), logger: .quiet)
-            var batch = WriteBatch()
-            for key in UInt64(1)...100 { batch.put(RecordKey(key), value: Array(repeating: UInt8(key), count: 64)) }
-            try store.commit(batch)
-            if records > 0 {
-                var next = UInt64(1_000)
-                try store.commit { batch, _ in
-                    for key in next..<next + 4_096 {
-                        var value = [UInt8](repeating: 7, count: Self.valueSize)
-                        withUnsafeBytes(of: key) { value.replaceSubrange(0..<8, with: $0) }
-                        batch.put(RecordKey(key), value: value)
-                    }
-                    next += 4_096
-                    return next < 1_000 + UInt64(records)
-                }
+        try Self.smallStore(at: small)
+        do {
+            let store = try LogStore.open(at: bulk, options: LogStoreOptions(), logger: .quiet)
+            try Self.commitSmall(store)
+            var next = UInt64(1_000)
+            try store.commit { batch, _ in
+                Self.putChunk(&batch, from: next)
+                next += 4_096
+                return next < 1_000 + UInt64(Self.tailRecords)
             }
             try store.close()
         }
@@ -142,6 +147,15 @@ import StrataTestSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: bulk + "/index").filter { $0.hasSuffix(".idx") }.isEmpty)
     }
 
+    /// A writer over `fileSystem` holding SealAtOpenTests' first commits, and a store
+    /// opened read-only on `memory` beside it.
+    static func writerAndReader(writingThrough fileSystem: any FileSystem, memory: InMemoryFileSystem) throws -> (writer: LogStore, reader: LogStore) {
+        let writer = try LogStore.open(at: SealAtOpenTests.root, options: SealAtOpenTests.options(), fileSystem: fileSystem, logger: .quiet)
+        try SealAtOpenTests.writeSmall(writer)
+        let reader = try LogStore.open(at: SealAtOpenTests.root, options: SealAtOpenTests.readOnlyOptions(), fileSystem: memory, logger: .quiet)
+        return (writer, reader)
+    }
+
     /// The chunked commit was committed but its seal lost (SealAtOpenTests): a store
     /// opened read-only before it takes it in at its next refresh, and a read-only
     /// open after it replays it.
@@ -149,11 +163,7 @@ import StrataTestSupport
         let bulk = UInt64(41)...140
         let memory = InMemoryFileSystem()
         let fs = FaultInjectingFileSystem(wrapping: memory)
-        let writer = try LogStore.open(at: SealAtOpenTests.root, options: SealAtOpenTests.options(), fileSystem: fs, logger: .quiet)
-        try SealAtOpenTests.writeSmall(writer)
-        var readOptions = SealAtOpenTests.options()
-        readOptions.readOnly = true
-        let reader = try LogStore.open(at: SealAtOpenTests.root, options: readOptions, fileSystem: memory, logger: .quiet)
+        let (writer, reader) = try Self.writerAndReader(writingThrough: fs, memory: memory)
         defer { try? reader.close() }
         try SealAtOpenTests.check(reader, SealAtOpenTests.model(bulk: bulk, bulkCommitted: false), "before the commit")
         // A write per chunk of 7, the commit frame, then the seal frame, which fails.
@@ -162,7 +172,7 @@ import StrataTestSupport
         let committed = SealAtOpenTests.model(bulk: bulk, bulkCommitted: true)
         #expect(try reader.refresh())
         try SealAtOpenTests.check(reader, committed, "after the refresh")
-        let opened = try LogStore.open(at: SealAtOpenTests.root, options: readOptions, fileSystem: memory, logger: .quiet)
+        let opened = try LogStore.open(at: SealAtOpenTests.root, options: SealAtOpenTests.readOnlyOptions(), fileSystem: memory, logger: .quiet)
         try SealAtOpenTests.check(opened, committed, "opened read-only")
         try opened.close()
         try? writer.close()
@@ -173,33 +183,20 @@ import StrataTestSupport
     @Test func aRefreshWaitsForAChunkedCommitBeingWritten() throws {
         let bulk = UInt64(41)...140
         let memory = InMemoryFileSystem()
-        let writer = try LogStore.open(at: SealAtOpenTests.root, options: SealAtOpenTests.options(), fileSystem: memory, logger: .quiet)
+        let (writer, reader) = try Self.writerAndReader(writingThrough: memory, memory: memory)
         defer { try? writer.close() }
-        try SealAtOpenTests.writeSmall(writer)
-        var readOptions = SealAtOpenTests.options()
-        readOptions.readOnly = true
-        let reader = try LogStore.open(at: SealAtOpenTests.root, options: readOptions, fileSystem: memory, logger: .quiet)
         defer { try? reader.close() }
         let before = SealAtOpenTests.model(bulk: bulk, bulkCommitted: false)
-        var next = bulk.lowerBound
         var refreshes = 0
-        try writer.commit { batch, _ in
+        try SealAtOpenTests.writeBulk(writer, bulk: bulk) { next in
             // Chunks written so far are in the segment, their commit frame is not.
-            if next > bulk.lowerBound + 40 {
-                refreshes += 1
-                #expect(try !reader.refresh())
-                try SealAtOpenTests.check(reader, before, "during the commit")
-            }
-            for key in next...min(bulk.upperBound, next + 6) {
-                batch.put(RecordKey(key), value: LogFixtures.value(key, version: 2, size: 30 + Int(key % 50)), terms: [IndexTerm(index: 1, value: [UInt8(key % 4)])])
-            }
-            next += 7
-            return next <= bulk.upperBound
+            guard next > bulk.lowerBound + 40 else { return }
+            refreshes += 1
+            #expect(try !reader.refresh())
+            try SealAtOpenTests.check(reader, before, "during the commit")
         }
         #expect(refreshes > 3)
         #expect(try reader.refresh())
-        var after = before
-        for key in bulk { after[key] = LogFixtures.value(key, version: 2, size: 30 + Int(key % 50)) }
-        try SealAtOpenTests.check(reader, after, "after the commit")
+        try SealAtOpenTests.check(reader, SealAtOpenTests.model(bulk: bulk, bulkCommitted: true), "after the commit")
     }
 }
