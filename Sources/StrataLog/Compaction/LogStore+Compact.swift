@@ -28,22 +28,24 @@ extension LogStore {
     /// ``compact(force:bytesPerSecond:)`` that `cancellation` can stop part-way.
     @discardableResult
     package func compact(force: Bool, bytesPerSecond: Int?, cancellation: CompactionCancellation?) throws -> CompactionReport {
+        // Checked once `compactionRunning` is held: a close that stopped compaction
+        // before then has either waited for this one or set the flag this check sees.
         try compactionGate.withLock { _ in
-            try checkWritable()
-            try checkCompactionGoesOn(cancellation)
-            do {
-                return try compactionRunning.withLock { _ in
-                    try runCompaction(force: force, bytesPerSecond: bytesPerSecond, cancellation: cancellation)
+            try compactionRunning.withLock { _ in
+                try checkWritable()
+                try checkCompactionGoesOn(cancellation)
+                do {
+                    return try runCompaction(force: force, bytesPerSecond: bytesPerSecond, cancellation: cancellation)
+                } catch let error as StrataError where error.code == .closed {
+                    logger.info("compaction stopped: the store is closing; the groups already swapped in stay", metadata: ["error": "\(error)"])
+                    throw error
+                } catch is CancellationError {
+                    logger.info("compaction cancelled; the groups already swapped in stay")
+                    throw CancellationError()
+                } catch {
+                    logger.warning("compaction failed; the store keeps its previous files", metadata: ["error": "\(error)"])
+                    throw error
                 }
-            } catch let error as StrataError where error.code == .closed {
-                logger.info("compaction stopped: the store is closing; the groups already swapped in stay", metadata: ["error": "\(error)"])
-                throw error
-            } catch is CancellationError {
-                logger.info("compaction cancelled; the groups already swapped in stay")
-                throw CancellationError()
-            } catch {
-                logger.warning("compaction failed; the store keeps its previous files", metadata: ["error": "\(error)"])
-                throw error
             }
         }
     }
