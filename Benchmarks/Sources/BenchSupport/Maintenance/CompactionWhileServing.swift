@@ -60,7 +60,7 @@ public enum CompactionWhileServing {
 
     /// `StoreService.Configuration.compactionBytesPerSecond`'s default (the benchmarks
     /// do not build the service product).
-    public static let servicePolicyBytesPerSecond = 64 << 20
+    public static let servicePolicyBytesPerSecond = 16 << 20
 
     /// - Parameter bytesPerSecond: the compaction's cap (nil: none).
     public static func strata(_ employees: [Employee], bytesPerSecond: Int? = nil) throws -> Outcome {
