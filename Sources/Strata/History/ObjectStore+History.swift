@@ -4,8 +4,15 @@ import StrataLog
 extension ObjectStore {
     /// The token of the store's last commit: read what the store holds now, then
     /// follow its history from here.
+    ///
+    /// That commit is durable first, as every token history hands out is (see
+    /// ``fetchHistory(after:limit:)``): a token of a commit a crash then took would
+    /// name the sequence of the next commit after the restart, which a consumer
+    /// following it would skip. Should that fsync fail (the store then refuses writes
+    /// until reopened), it is the last commit's token all the same.
     public var currentHistoryToken: HistoryToken {
-        HistoryToken(sequence: records.lastSequence, storeIdentifier: identifier)
+        let sequence = (try? records.syncVisible()) ?? records.lastSequence
+        return HistoryToken(sequence: sequence, storeIdentifier: identifier)
     }
 
     /// The oldest token history can still answer for: ``fetchHistory(after:limit:)``
@@ -27,11 +34,15 @@ extension ObjectStore {
     /// }
     /// ```
     ///
+    /// The transactions listed survive a crash: one whose fsync is still under way is
+    /// waited for, and with a `LogStoreOptions.durability` other than `.everyCommit`
+    /// the log is synced first.
+    ///
     /// - Throws: `.historyTokenExpired` when history before the horizon that the
     ///   token needs was deleted, or history is not tracked (``StoreOptions/historyTracking``);
     ///   `.invalidArgument` for a token of another store, or one newer than the
     ///   store's last commit (a store restored from an older backup); `.corrupt` for an
-    ///   entry that does not decode.
+    ///   entry that does not decode; `.io` when the fsync that makes them durable failed.
     public func fetchHistory(after token: HistoryToken? = nil, limit: Int = .max) throws -> [HistoryTransaction] {
         let state = try checkedHistory(after: token)
         guard limit > 0 else { return [] }
@@ -53,6 +64,10 @@ extension ObjectStore {
             guard let record else { continue }
             transactions.append(try transaction(HistoryEntry.decode(record.value), sequence: HistoryLog.sequence(of: key)))
         }
+        // A commit is visible before its fsync returns. A token handed out for one a
+        // crash then lost would name a sequence that a later commit takes again, and
+        // following it would skip that commit: what is listed is made durable first.
+        if !transactions.isEmpty { _ = try records.syncVisible() }
         return transactions
     }
 

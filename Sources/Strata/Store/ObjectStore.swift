@@ -254,6 +254,11 @@ public final class ObjectStore: Sendable {
     /// sequences dropped before it in ``ChangeSet/missed`` (one of its own when the
     /// consumer catches up before a later commit), so the consumer can reload what it
     /// caches. Back-pressure would have let one slow listener hold up every save.
+    ///
+    /// A change set comes as its commit becomes visible to this store's reads, which
+    /// may be before the commit's fsync returns: it is for what this process holds. To
+    /// hand changes on beyond it, follow ``changes(after:)``, which delivers only
+    /// transactions a crash keeps.
     public func changes() -> ChangeStream {
         let (stream, continuation) = AsyncStream<ChangeSet>.makeStream(bufferingPolicy: .unbounded)
         let observer = ChangeObserver(continuation: continuation, limit: options.changeBufferLimit)

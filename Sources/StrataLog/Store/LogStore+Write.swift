@@ -1,4 +1,9 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension LogStore {
     /// Commits a transaction: its records, then a commit frame, in one append. It is
@@ -365,6 +370,41 @@ extension LogStore {
         groupCommit.appended(point)
         try groupCommit.waitUntilDurable(point, leading: false)
         return sequence
+    }
+
+    /// Makes every commit this store shows durable, whatever the durability mode, and
+    /// returns the last one's sequence. Commits are visible before their fsync returns
+    /// (group commit); what is handed on as done — a history feed's transactions — must
+    /// not be, or a crash could lose a transaction whose sequence a later commit then
+    /// takes, and a token naming it would skip that one. A store that commits waits for
+    /// group commit's fsync (usually under way already for the committers); a read-only
+    /// store or a snapshot fsyncs the active segment as far as it read it, which makes
+    /// another process's appends durable too.
+    ///
+    /// - Throws: `.io` when the fsync failed (a store that commits is then read-only
+    ///   until reopened).
+    package func syncVisible() throws -> UInt64 {
+        if groupCommit.hasSyncerThread {
+            let (point, sequence) = writer.withLock { w in
+                (LogPoint(segment: w.segmentID, end: w.segmentEnd), state.withLock { $0.lastSequence })
+            }
+            // Without durable commits nothing told group commit of these bytes.
+            groupCommit.appended(point)
+            try groupCommit.waitUntilDurable(point)
+            return sequence
+        }
+        // The writer lock is a reader's refresh lock: what the segment holds up to the
+        // end read stays what this store shows while it syncs.
+        return try writer.withLock { w in
+            let (file, sequence) = state.withLock { ($0.segmentFiles[w.segmentID], $0.lastSequence) }
+            do {
+                try file?.sync()
+            } catch let error as StrataError where error.errno == EROFS || error.errno == EINVAL {
+                // A file system mounted read-only, or one that cannot sync (squashfs):
+                // nobody writes there, so nothing waits to become durable.
+            }
+            return sequence
+        }
     }
 
     /// Makes every commit so far durable (for `.periodic` and `.none` durability).

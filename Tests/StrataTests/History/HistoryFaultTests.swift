@@ -138,10 +138,17 @@ import StrataTestSupport
                 run.failed = (i, readOnly)
                 // In this process too, what is visible is whole: the save's commit with
                 // its entry, or neither.
-                let after = store.currentHistoryToken.sequence
-                let entries = try store.fetchHistory(after: before)
+                let after = store.records.lastSequence
+                let entries = try store.records.keys(in: HistoryLog.entries).map(HistoryLog.sequence(of:)).filter { $0 > before.sequence }
                 if after != before.sequence + (entries.isEmpty ? 0 : 1) || entries.count > 1 {
                     run.problems.append("save \(i) failed, and the store shows sequences \(before.sequence)...\(after) with \(entries.count) entries")
+                }
+                // History hands out no transaction a crash may not keep: one visible
+                // whose fsync failed is refused with the failure, not listed.
+                if entries.isEmpty {
+                    if try !store.fetchHistory(after: before).isEmpty { run.problems.append("save \(i) failed, and history lists a transaction") }
+                } else {
+                    #expect { try store.fetchHistory(after: before) } throws: { ($0 as? StrataError)?.code == .io }
                 }
                 if readOnly {
                     // A save from another context: this one's may count as done, its commit
