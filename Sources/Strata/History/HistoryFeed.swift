@@ -20,8 +20,9 @@ extension ObjectStore {
     /// task is cancelled.
     ///
     /// - Throws (from the iteration): `.historyTokenExpired` when the history the token
-    ///   needs was deleted, or the store does not track history: the feed cannot resume
-    ///   there and says so rather than skip; `.invalidArgument` for a token of another
+    ///   needs was deleted, the store does not track history, or it holds another
+    ///   transaction at the token's sequence (restored from an older copy and written
+    ///   since): the feed cannot resume there and says so rather than skip; `.invalidArgument` for a token of another
     ///   store, or one newer than the store's last commit.
     public func changes(after token: HistoryToken) -> HistoryFeed {
         HistoryFeed(store: self, token: token)

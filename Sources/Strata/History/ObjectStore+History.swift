@@ -12,7 +12,8 @@ extension ObjectStore {
     /// until reopened), it is the last commit's token all the same.
     public var currentHistoryToken: HistoryToken {
         let sequence = (try? records.syncVisible()) ?? records.lastSequence
-        return HistoryToken(sequence: sequence, storeIdentifier: identifier)
+        let entry = sequence == 0 ? nil : try? records.get(HistoryLog.key(sequence))
+        return HistoryToken(sequence: sequence, storeIdentifier: identifier, entryChecksum: entry.map { CRC32C.checksum($0.value) })
     }
 
     /// The oldest token history can still answer for: ``fetchHistory(after:limit:)``
@@ -39,8 +40,9 @@ extension ObjectStore {
     /// the log is synced first.
     ///
     /// - Throws: `.historyTokenExpired` when history before the horizon that the
-    ///   token needs was deleted, or history is not tracked (``StoreOptions/historyTracking``);
-    ///   `.invalidArgument` for a token of another store, or one newer than the
+    ///   token needs was deleted, history is not tracked (``StoreOptions/historyTracking``),
+    ///   or the store holds another transaction at the token's sequence (restored from
+    ///   an older copy and written since); `.invalidArgument` for a token of another store, or one newer than the
     ///   store's last commit (a store restored from an older backup); `.corrupt` for an
     ///   entry that does not decode; `.io` when the fsync that makes them durable failed.
     public func fetchHistory(after token: HistoryToken? = nil, limit: Int = .max) throws -> [HistoryTransaction] {
@@ -62,7 +64,8 @@ extension ObjectStore {
         transactions.reserveCapacity(keys.count)
         for (key, record) in zip(keys, found) {
             guard let record else { continue }
-            transactions.append(try transaction(HistoryEntry.decode(record.value), sequence: HistoryLog.sequence(of: key)))
+            transactions.append(try transaction(HistoryEntry.decode(record.value), sequence: HistoryLog.sequence(of: key),
+                                                checksum: CRC32C.checksum(record.value)))
         }
         // A commit is visible before its fsync returns. A token handed out for one a
         // crash then lost would name a sequence that a later commit takes again, and
@@ -169,10 +172,18 @@ extension ObjectStore {
             throw StrataError(.historyTokenExpired, "the history after token \(token.sequence) was deleted: history starts after \(state.horizon - 1). Read the store afresh and follow from currentHistoryToken",
                               path: path, context: ["token": "\(token.sequence)", "horizon": "\(state.horizon - 1)"])
         }
+        // The transaction the token names must be the one the store holds there: a
+        // store restored from an older copy and written since holds another, and what
+        // follows it is not what the consumer's copy lacks.
+        if let expected = token.entryChecksum, token.sequence >= state.horizon,
+           let entry = try records.get(HistoryLog.key(token.sequence)), CRC32C.checksum(entry.value) != expected {
+            throw StrataError(.historyTokenExpired, "the store's transaction \(token.sequence) is not the one the history token names: the store was restored from an older copy and written since. Read the store afresh and follow from currentHistoryToken",
+                              path: path, context: ["token": "\(token.sequence)"])
+        }
         return state
     }
 
-    private func transaction(_ entry: HistoryEntry, sequence: UInt64) throws -> HistoryTransaction {
+    private func transaction(_ entry: HistoryEntry, sequence: UInt64, checksum: UInt32) throws -> HistoryTransaction {
         for change in entry.changes where change.count > 1 {
             // A run is expanded into a change per key: a damaged count must not make a
             // fetch allocate beyond the keys the entity ever handed out.
@@ -184,7 +195,7 @@ extension ObjectStore {
             }
         }
         return HistoryTransaction(
-            token: HistoryToken(sequence: sequence, storeIdentifier: identifier), timestamp: entry.timestamp,
+            token: HistoryToken(sequence: sequence, storeIdentifier: identifier, entryChecksum: checksum), timestamp: entry.timestamp,
             author: entry.author, contextName: entry.contextName,
             changes: entry.changes.flatMap { change in
                 (0..<change.count).map { offset in

@@ -135,7 +135,9 @@ extension StrataError.Code {
 
     // History
     /// A history token is older than the retained history (`deleteHistory` or the
-    /// retention option removed what followed it), or history is not tracked: what
-    /// changed after it can no longer be told. Read the store afresh and take a new token.
+    /// retention option removed what followed it), history is not tracked, or the store
+    /// holds another transaction at the token's sequence (restored from an older copy
+    /// and written since): what changed after it can no longer be told. Read the store
+    /// afresh and take a new token.
     public static let historyTokenExpired = Self(rawValue: "historyTokenExpired")
 }

@@ -8,7 +8,9 @@ import Testing
 /// History hands out only transactions a crash keeps. A commit is visible before its
 /// fsync returns (group commit, or a durability mode that syncs later); a token for
 /// one a power loss then took would name a sequence that the next commit after the
-/// restart takes again, and a consumer following that token would skip it.
+/// restart takes again, and a consumer following that token would skip it. A store
+/// restored from an older copy and written since does the same to a token it did not
+/// hand out: it refuses that token.
 @Suite struct HistoryDurabilityTests {
     /// Holds the first fsync of a segment after `arm()` until `release` is signalled,
     /// before it makes anything durable.
@@ -146,5 +148,44 @@ import Testing
         let listed = try reader.fetchHistory(after: start).map(\.token.sequence)
         #expect(listed == [start.sequence + 1, start.sequence + 2])
         #expect(try Self.sequencesAfterPowerLoss(memory, after: start) == listed)
+    }
+
+    @Test func aStoreRestoredFromAnOlderBackupRefusesATokenItDidNotHandOut() async throws {
+        let memory = InMemoryFileSystem()
+        let store = try ObjectStore(at: Self.root, model: try HistoryTests.model(), options: Self.options(memory))
+        let context = store.newContext()
+        for name in ["a", "b"] {
+            _ = try HistoryTests.insert(context, name)
+            try context.save()
+        }
+        let shared = try #require(try store.fetchHistory().last?.token)
+        _ = try await store.backup(to: "/backup")
+        _ = try HistoryTests.insert(context, "c")
+        try context.save()
+        // The consumer took the last transaction, and keeps its token as JSON.
+        let kept = try JSONEncoder().encode(try #require(try store.fetchHistory(after: shared).last?.token))
+        try await store.close()
+
+        // Restored from the backup, the store is written again: its next transaction
+        // takes the sequence of the one the backup missed.
+        let restored = try ObjectStore(at: "/backup", model: try HistoryTests.model(), options: Self.options(memory))
+        defer { try? restored.close() }
+        let writer = restored.newContext()
+        for name in ["c2", "d2"] {
+            _ = try HistoryTests.insert(writer, name)
+            try writer.save()
+        }
+        let token = try JSONDecoder().decode(HistoryToken.self, from: kept)
+        #expect(token.sequence == shared.sequence + 1)
+        #expect(token.storeIdentifier == restored.identifier)
+        #expect { try restored.fetchHistory(after: token) } throws: { ($0 as? StrataError)?.code == .historyTokenExpired }
+        var feed = restored.changes(after: token).makeAsyncIterator()
+        await #expect { _ = try await feed.next() } throws: { ($0 as? StrataError)?.code == .historyTokenExpired }
+        // A token both share still follows the restored store, and one made from a
+        // sequence alone (an older encoding, without the checksum) is not checked.
+        #expect(try restored.fetchHistory(after: shared).map(\.token.sequence) == [shared.sequence + 1, shared.sequence + 2])
+        let bare = try JSONDecoder().decode(HistoryToken.self, from: Data(#"{"sequence":\#(token.sequence),"storeIdentifier":"\#(token.storeIdentifier)"}"#.utf8))
+        #expect(bare == token)
+        #expect(try restored.fetchHistory(after: bare).map(\.token.sequence) == [shared.sequence + 2])
     }
 }
