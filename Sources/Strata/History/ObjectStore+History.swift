@@ -9,9 +9,9 @@ extension ObjectStore {
     /// ``fetchHistory(after:limit:)``): a token of a commit a crash then took would
     /// name the sequence of the next commit after the restart, which a consumer
     /// following it would skip. Should that fsync fail (the store then refuses writes
-    /// until reopened), it is the last commit's token all the same.
+    /// until reopened), it is the token of the last commit known to be durable.
     public var currentHistoryToken: HistoryToken {
-        let sequence = (try? records.syncVisible()) ?? records.lastSequence
+        let sequence = (try? records.syncVisible(through: nil)) ?? records.durableSequence
         let entry = sequence == 0 ? nil : try? records.get(HistoryLog.key(sequence))
         return HistoryToken(sequence: sequence, storeIdentifier: identifier, entryChecksum: entry.map { CRC32C.checksum($0.value) })
     }
@@ -70,7 +70,7 @@ extension ObjectStore {
         // A commit is visible before its fsync returns. A token handed out for one a
         // crash then lost would name a sequence that a later commit takes again, and
         // following it would skip that commit: what is listed is made durable first.
-        if !transactions.isEmpty { _ = try records.syncVisible() }
+        if let last = transactions.last { _ = try records.syncVisible(through: last.token.sequence) }
         return transactions
     }
 
@@ -175,10 +175,16 @@ extension ObjectStore {
         // The transaction the token names must be the one the store holds there: a
         // store restored from an older copy and written since holds another, and what
         // follows it is not what the consumer's copy lacks.
-        if let expected = token.entryChecksum, token.sequence >= state.horizon,
-           let entry = try records.get(HistoryLog.key(token.sequence)), CRC32C.checksum(entry.value) != expected {
-            throw StrataError(.historyTokenExpired, "the store's transaction \(token.sequence) is not the one the history token names: the store was restored from an older copy and written since. Read the store afresh and follow from currentHistoryToken",
-                              path: path, context: ["token": "\(token.sequence)"])
+        // A token with a checksum was handed out for a transaction with an entry: one
+        // the store lacks is another transaction too, unless a deletion since the state
+        // was read took it (it moved the horizon first).
+        if let expected = token.entryChecksum, token.sequence >= state.horizon {
+            let entry = try records.get(HistoryLog.key(token.sequence))
+            let other = if let entry { CRC32C.checksum(entry.value) != expected } else { try historyState().map { $0.tracking && $0.horizon <= token.sequence } ?? false }
+            if other {
+                throw StrataError(.historyTokenExpired, "the store's transaction \(token.sequence) is not the one the history token names: the store was restored from an older copy and written since. Read the store afresh and follow from currentHistoryToken",
+                                  path: path, context: ["token": "\(token.sequence)"])
+            }
         }
         return state
     }

@@ -106,9 +106,12 @@ package protocol RecordStore: AnyObject, Sendable {
     func waitUntilDurable(_ commit: PendingCommit) throws
     /// Suspends until `commit` is durable.
     func durable(_ commit: PendingCommit) async throws
-    /// Makes every commit the store shows durable and returns the last one's sequence
-    /// (`LogStore.syncVisible()`): history hands out only transactions a crash keeps.
-    func syncVisible() throws -> UInt64
+    /// Makes the commits the store shows durable, up to `sequence` at least (nil: all
+    /// of them), and returns a sequence through which every commit is durable
+    /// (`LogStore.syncVisible(through:)`): history hands out only transactions a crash keeps.
+    func syncVisible(through sequence: UInt64?) throws -> UInt64
+    /// The sequence through which every commit is known to be durable.
+    var durableSequence: UInt64 { get }
     /// Runs `body` — a save's checks (object versions, unique values, relationship
     /// ends) and its commit — so that no other commit to the store, from this process
     /// or another, lands between them: a check then holds when its commit does.
@@ -189,8 +192,12 @@ extension RecordStore {
     /// Nothing to wait for: ``commitPending(_:)``'s default is durable when it returns.
     package func durable(_ commit: PendingCommit) async throws {}
 
+    /// Nothing to wait for: a store type without group commit shows a commit once it
+    /// is durable.
+    package func syncVisible(through sequence: UInt64?) throws -> UInt64 { sequence ?? lastSequence }
+
     /// The last sequence: a store type without group commit shows a commit once it is durable.
-    package func syncVisible() throws -> UInt64 { lastSequence }
+    package var durableSequence: UInt64 { lastSequence }
 
     /// Gathers the chunks into one batch: for store types that cannot write a
     /// transaction in parts.

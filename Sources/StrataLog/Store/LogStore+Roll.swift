@@ -72,6 +72,7 @@ extension LogStore {
         // fail its read); it is closed when the last reference goes.
         try writeManifest(manifest) { s in
             s.segmentFiles[newID] = newFile
+            s.lastCommitEnd = LogPoint(segment: newID, end: Int64(Format.segmentHeaderSize))
             s.index.install(indexFile)
             s.index.overlay = IndexOverlay()
             if let bulk {

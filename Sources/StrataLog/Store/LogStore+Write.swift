@@ -50,6 +50,7 @@ extension LogStore {
     package func waitUntilDurable(_ commit: PendingCommit) throws {
         guard let point = commit.point else { return }
         try groupCommit.waitUntilDurable(point)
+        noteDurable(through: commit.sequence)
     }
 
     /// Suspends until an fsync covers `commit`, never blocking a thread.
@@ -58,7 +59,16 @@ extension LogStore {
     package func durable(_ commit: PendingCommit) async throws {
         guard let point = commit.point else { return }
         try await groupCommit.durable(point)
+        noteDurable(through: commit.sequence)
     }
+
+    /// Every commit up to `sequence` is durable.
+    func noteDurable(through sequence: UInt64) {
+        state.withLock { $0.durableSequence = max($0.durableSequence, sequence) }
+    }
+
+    /// The sequence up to which every commit is known to be durable.
+    package var durableSequence: UInt64 { state.withLock { $0.durableSequence } }
 
     /// The sequence the next transaction takes, after checking that `batch` references
     /// only blobs this store holds.
@@ -123,6 +133,7 @@ extension LogStore {
             }
             s.recordBytesBySegment[w.segmentID, default: 0] += recordBytes
             s.lastSequence = sequence
+            s.lastCommitEnd = point
         }
         w.segmentMinSequence = min(w.segmentMinSequence, sequence)
         w.segmentMaxSequence = max(w.segmentMaxSequence, sequence)
@@ -372,38 +383,50 @@ extension LogStore {
         return sequence
     }
 
-    /// Makes every commit this store shows durable, whatever the durability mode, and
-    /// returns the last one's sequence. Commits are visible before their fsync returns
-    /// (group commit); what is handed on as done — a history feed's transactions — must
-    /// not be, or a crash could lose a transaction whose sequence a later commit then
-    /// takes, and a token naming it would skip that one. A store that commits waits for
-    /// group commit's fsync (usually under way already for the committers); a read-only
-    /// store or a snapshot fsyncs the active segment as far as it read it, which makes
-    /// another process's appends durable too.
+    /// Makes the commits this store shows durable — up to `sequence` at least, all of
+    /// them when nil — whatever the durability mode, and returns a sequence through
+    /// which every commit is durable (`sequence` or more). Commits are visible before
+    /// their fsync returns (group commit); what is handed on as done — history's
+    /// transactions and tokens — must not be, or a crash could lose a transaction whose
+    /// sequence a later commit then takes, and a token naming it would skip that one.
     ///
-    /// - Throws: `.io` when the fsync failed (a store that commits is then read-only
-    ///   until reopened).
-    package func syncVisible() throws -> UInt64 {
+    /// Commits known durable return at once. Otherwise a store that commits waits for
+    /// group commit's fsync (usually under way already for the committers), without
+    /// the writer lock, so a long chunked commit does not hold it up; a snapshot asks
+    /// its store; a store opened read-only fsyncs the active segment as far as it read
+    /// it, which makes another process's appends durable too.
+    ///
+    /// - Throws: `.io` when an fsync failed (a store that commits is then read-only
+    ///   until reopened, and only commits already durable are vouched for), `.closed`.
+    package func syncVisible(through sequence: UInt64? = nil) throws -> UInt64 {
+        let (known, last, point, closed) = state.withLock { ($0.durableSequence, $0.lastSequence, $0.lastCommitEnd, $0.isClosed) }
+        let target = min(sequence ?? last, last)
+        if target <= known { return max(known, target) }
+        if closed { throw StrataError(.closed, "the store is closed", path: path) }
+        if let root = snapshotRoot {
+            let durable = try root.syncVisible(through: target)
+            noteDurable(through: min(durable, last))
+            return min(durable, last)
+        }
         if groupCommit.hasSyncerThread {
-            let (point, sequence) = writer.withLock { w in
-                (LogPoint(segment: w.segmentID, end: w.segmentEnd), state.withLock { $0.lastSequence })
-            }
             // Without durable commits nothing told group commit of these bytes.
             groupCommit.appended(point)
             try groupCommit.waitUntilDurable(point)
-            return sequence
+            noteDurable(through: last)
+            return last
         }
         // The writer lock is a reader's refresh lock: what the segment holds up to the
         // end read stays what this store shows while it syncs.
         return try writer.withLock { w in
-            let (file, sequence) = state.withLock { ($0.segmentFiles[w.segmentID], $0.lastSequence) }
+            let (file, last) = state.withLock { ($0.segmentFiles[w.segmentID], $0.lastSequence) }
             do {
                 try file?.sync()
             } catch let error as StrataError where error.errno == EROFS || error.errno == EINVAL {
                 // A file system mounted read-only, or one that cannot sync (squashfs):
                 // nobody writes there, so nothing waits to become durable.
             }
-            return sequence
+            noteDurable(through: last)
+            return last
         }
     }
 

@@ -141,6 +141,12 @@ public final class LogStore: Sendable {
         var blobFiles: [UInt32: any StorageFile] = [:]
         var manifest: Manifest
         var lastSequence: UInt64 = 0
+        /// Where the bytes of the last commit end (or, after a roll, where the new
+        /// segment starts): durable there means durable through `lastSequence`.
+        var lastCommitEnd = LogPoint(segment: 0, end: 0)
+        /// Every commit up to this sequence is known to be durable (group commit's
+        /// waits and `syncVisible(through:)` raise it).
+        var durableSequence: UInt64 = 0
         /// Bytes of all committed records per segment (superseded ones too).
         var recordBytesBySegment: [UInt32: Int64] = [:]
         /// Bytes of superseded versions that compaction kept for a retention, per
@@ -213,6 +219,12 @@ public final class LogStore: Sendable {
         self.isSnapshot = parent != nil
         self.snapshotRoot = parent
         self.openedAtSequence = state.lastSequence
+        var state = state
+        state.lastCommitEnd = LogPoint(segment: writer.segmentID, end: writer.segmentEnd)
+        // A store that commits takes what its open found as durable, as group commit
+        // does below. A read-only store may be reading another process's appends, and
+        // a snapshot its store's: neither vouches for them before an fsync or its store.
+        state.durableSequence = options.readOnly || parent != nil ? 0 : state.lastSequence
         self.state = Locked(state)
         self.writer = Locked(writer)
         let counters = self.counters

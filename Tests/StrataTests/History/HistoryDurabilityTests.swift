@@ -188,4 +188,66 @@ import Testing
         #expect(bare == token)
         #expect(try restored.fetchHistory(after: bare).map(\.token.sequence) == [shared.sequence + 2])
     }
+
+    /// A chunked commit holds the writer lock while it asks the handler for objects:
+    /// history reads in the handler neither wait for the lock nor deadlock on it.
+    @Test func historyReadsInsideAChunkedInsertReturn() throws {
+        var options = Self.options(InMemoryFileSystem(), durability: .none)
+        options.insertChunkSize = 16
+        let store = try ObjectStore(at: Self.root, model: try HistoryTests.model(), options: options)
+        let start = store.currentHistoryToken
+        let context = store.newContext()
+        _ = try HistoryTests.insert(context, "before")
+        try context.save()
+        // On a thread of its own: a read that waited for the insert's lock would hold
+        // it forever, and the test reports that instead of hanging.
+        let seen = Locked<Result<[UInt64], any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            var produced = 0
+            var read: [UInt64] = []
+            let result = Result {
+                try store.batchInsert(entityName: "Employee") { values in
+                    guard produced < 100 else { return true }
+                    if produced == 50 {
+                        read = try store.fetchHistory(after: start).map(\.token.sequence)
+                        read.append(store.currentHistoryToken.sequence)
+                    }
+                    values = ["name": .string("e\(produced)"), "salary": .double(1)]
+                    produced += 1
+                    return false
+                }
+                return read
+            }
+            seen.withLock { $0 = result }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + 60) == .success else {
+            Issue.record("the insert did not return: a history read in its handler waits for the lock the insert holds")
+            return
+        }
+        defer { try? store.close() }
+        #expect(try seen.withLock { $0 }?.get() == [start.sequence + 1, start.sequence + 1])
+        #expect(try store.fetchHistory(after: start).map(\.token.sequence) == [start.sequence + 1, start.sequence + 2])
+    }
+
+    /// After a failed fsync the store refuses writes until reopened; history still
+    /// lists what was durable before it, and refuses what the fsync was to cover.
+    @Test func afterAFailedFsyncHistoryListsWhatWasDurableBeforeIt() throws {
+        let memory = InMemoryFileSystem()
+        let fs = FaultInjectingFileSystem(wrapping: memory)
+        let store = try ObjectStore(at: Self.root, model: try HistoryTests.model(), options: Self.options(fs))
+        defer { try? store.close() }
+        let start = store.currentHistoryToken
+        let context = store.newContext()
+        _ = try HistoryTests.insert(context, "durable")
+        try context.save()
+        _ = fs.inject(.fail(.sync, matching: "segments/"))
+        _ = try HistoryTests.insert(context, "lost")
+        #expect(throws: StrataError.self) { try context.save() }
+        #expect(store.records.lastSequence == start.sequence + 2)
+        #expect(try store.fetchHistory(after: start, limit: 1).map(\.token.sequence) == [start.sequence + 1])
+        #expect { try store.fetchHistory(after: start) } throws: { ($0 as? StrataError)?.code == .io }
+        #expect(store.currentHistoryToken.sequence == start.sequence + 1)
+    }
 }
