@@ -174,10 +174,10 @@ extension ObjectStore {
         }
         // The transaction the token names must be the one the store holds there: a
         // store restored from an older copy and written since holds another, and what
-        // follows it is not what the consumer's copy lacks.
-        // A token with a checksum was handed out for a transaction with an entry: one
-        // the store lacks is another transaction too, unless a deletion since the state
-        // was read took it (it moved the horizon first).
+        // follows it is not what the consumer's copy lacks. A token with a checksum was
+        // handed out for a transaction with an entry, so a store without one there holds
+        // another transaction too, unless a deletion since the state was read took the
+        // entry (it moved the horizon first).
         if let expected = token.entryChecksum, token.sequence >= state.horizon {
             let entry = try records.get(HistoryLog.key(token.sequence))
             let other = if let entry { CRC32C.checksum(entry.value) != expected } else { try historyState().map { $0.tracking && $0.horizon <= token.sequence } ?? false }
