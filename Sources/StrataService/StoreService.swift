@@ -30,9 +30,10 @@ public struct StoreService: Service {
         public var compactionMinimumInterval: Duration = .seconds(600)
         /// At most this many bytes of records a second read by a compaction the policy
         /// starts (nil: as fast as it goes). The default is a background pace, about a
-        /// gibibyte a minute: on two cores, compaction at full speed raises the p99 of
-        /// durable saves beside it several times, at this pace about twice. Raise it for
-        /// a store whose writes supersede more than that.
+        /// gibibyte a minute: at full speed compaction takes a core and the disk from
+        /// the requests beside it, and their durable saves wait for both (the benchmarks'
+        /// "compaction while serving" rows measure the two). Raise it for a store whose
+        /// writes supersede more than that.
         public var compactionBytesPerSecond: Int? = 16 << 20
         /// How often gauges are sampled and the garbage ratio looked at.
         public var checkInterval: Duration = .seconds(10)
