@@ -1,9 +1,5 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SystemPackage
 
 extension LogStore {
     /// Commits a transaction: its records, then a commit frame, in one append. It is
@@ -421,7 +417,7 @@ extension LogStore {
             let (file, last) = state.withLock { ($0.segmentFiles[w.segmentID], $0.lastSequence) }
             do {
                 try file?.sync()
-            } catch let error as StrataError where error.errno == EROFS || error.errno == EINVAL {
+            } catch let error as StrataError where error.errno == Errno.readOnlyFileSystem.rawValue || error.errno == Errno.invalidArgument.rawValue {
                 // A file system mounted read-only, or one that cannot sync (squashfs):
                 // nobody writes there, so nothing waits to become durable.
             }
