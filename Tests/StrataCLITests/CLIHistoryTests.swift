@@ -126,8 +126,9 @@ import Synchronization
         let delays = zip(commits, seen).map { commit, arrival in arrival.1 - commit.1 }.sorted()
         if let p99 = delays.last, let median = delays.dropFirst(delays.count / 2).first {
             print("strata history --follow --interval 20: commit-to-line delay median \(median), max \(p99) over \(delays.count) commits")
-            // The bound of the poll plus a refresh, with room for a loaded machine.
-            #expect(p99 < .seconds(2))
+            // The poll's interval plus a refresh, with room for a machine busy with other
+            // tests; a follow that waited out anything but its interval would miss it.
+            #expect(p99 < .seconds(10))
         }
     }
 }

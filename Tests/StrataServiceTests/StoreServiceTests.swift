@@ -219,8 +219,9 @@ import Testing
         var configuration = StoreService.Configuration()
         configuration.checkInterval = .milliseconds(10)
         configuration.compactionMinimumInterval = .seconds(60)
-        // Slow enough that the compaction outlasts the test.
-        configuration.compactionBytesPerSecond = 1 << 10
+        // Slow enough that the compaction outlasts the test: its pass would take about
+        // an hour.
+        configuration.compactionBytesPerSecond = 16
         let metrics = TestMetrics()
         let service = StoreService(store: store, metrics: StoreMetrics(factory: metrics), configuration: configuration, logger: Self.logger)
         let base = [("db.system.name", "strata")]
@@ -242,7 +243,9 @@ import Testing
             let shutdown = ContinuousClock.now
             trigger.triggerGracefulShutdown()
             try await run
-            #expect(ContinuousClock.now - shutdown < .seconds(5))
+            // Loose: the compaction's thread runs at a lower priority, and on a machine
+            // busy with other tests it may wait seconds for a core before it sees the stop.
+            #expect(ContinuousClock.now - shutdown < .seconds(120))
         }
         #expect(store.health.state == .closed)
     }
