@@ -26,6 +26,17 @@ extension InMemoryFileSystem {
         return copy
     }
 
+    /// A new file system holding what a SIGKILL at this instant would leave, while this
+    /// one goes on: every byte written so far, its unsynced bytes still unsynced (a
+    /// ``crash()`` of the copy loses them), and no lock held.
+    package func killedCopy() -> InMemoryFileSystem {
+        var image = state.withLock { $0 }
+        image.kill()
+        let copy = InMemoryFileSystem()
+        copy.state.withLock { $0 = image }
+        return copy
+    }
+
     /// Makes every file's bytes and every directory's entries durable, as if everything
     /// had been fsynced: the starting point of a fixture that a test then crashes.
     package func makeAllDurable() {

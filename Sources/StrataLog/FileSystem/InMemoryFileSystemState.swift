@@ -256,6 +256,14 @@ struct InMemoryFileSystemState: Sendable {
         collectGarbage()
     }
 
+    /// The process dies and the machine stays up: every handle and lock of the
+    /// "process" is gone, and what it wrote stays, durable or not, in the page cache.
+    mutating func kill() {
+        generation += 1
+        openHandles = [:]
+        locks = [:]
+    }
+
     /// Every file and directory as it is now becomes durable (a fixture's starting point).
     mutating func makeAllDurable() {
         for node in directories.keys { directories[node]?.sync() }

@@ -98,11 +98,14 @@ final class GroupCommit: Sendable {
     /// Whether this store has a syncer thread (one that commits does).
     var hasSyncerThread: Bool { syncer.isStarted }
 
-    /// The active segment at open or after a roll: everything before `durable` is on disk.
-    func reset(file: (any StorageFile)?, durable: LogPoint) {
+    /// The active segment at open or after a roll: everything before `appended` is
+    /// written to it (nil: `durable`), everything before `durable` is on disk.
+    func reset(file: (any StorageFile)?, appended: LogPoint? = nil, durable: LogPoint) {
         let woken = state.withLock { s -> [Wake] in
             s.file = file
-            s.appended = max(s.appended, durable)
+            // Never behind what a wait may ask for: an fsync covers only what is
+            // appended, and a wait past it would sync again and again.
+            s.appended = max(s.appended, appended ?? durable, durable)
             s.durable = max(s.durable, durable)
             return s.takeDurable()
         }

@@ -221,24 +221,30 @@ public final class LogStore: Sendable {
         self.openedAtSequence = state.lastSequence
         var state = state
         state.lastCommitEnd = LogPoint(segment: writer.segmentID, end: writer.segmentEnd)
-        // A store that commits takes what its open found as durable, as group commit
-        // does below. A read-only store may be reading another process's appends, and
-        // a snapshot its store's: neither vouches for them before an fsync or its store.
-        state.durableSequence = options.readOnly || parent != nil ? 0 : state.lastSequence
+        // A store that commits vouches at open only for what an fsync covered: sealed
+        // segments were synced when sealed, but records in the active segment may be in
+        // the page cache alone (the writer before was killed between an append and its
+        // fsync), so the first commit or history read syncs them, as group commit does
+        // below. A read-only store may be reading another process's appends, and a
+        // snapshot its store's: neither vouches for them before an fsync or its store.
+        let committing = !options.readOnly && parent == nil
+        let activeHoldsRecords = writer.segmentMinSequence != .max && writer.segmentMinSequence > 0
+        state.durableSequence = !committing ? 0 : activeHoldsRecords ? writer.segmentMinSequence - 1 : state.lastSequence
         self.state = Locked(state)
         self.writer = Locked(writer)
         let counters = self.counters
         let stateLock = self.state
         let logger = logger
         let path = path
-        self.groupCommit = GroupCommit(committing: !options.readOnly && parent == nil, onSync: { counters.syncs.add(1) }, onFailure: { error in
+        self.groupCommit = GroupCommit(committing: committing, onSync: { counters.syncs.add(1) }, onFailure: { error in
             // As `fail(_:)`: the store refuses writes until reopened.
             let failure = (error as? StrataError) ?? StrataError(.io, "\(error)", path: path)
             stateLock.withLock { s in if s.failure == nil { s.failure = failure } }
             logger.warning("store is read-only until reopened", metadata: ["path": "\(path)", "error": "\(failure)"])
             return failure
         })
-        groupCommit.reset(file: writer.segmentFile, durable: LogPoint(segment: writer.segmentID, end: writer.segmentEnd))
+        let end = LogPoint(segment: writer.segmentID, end: writer.segmentEnd)
+        groupCommit.reset(file: writer.segmentFile, appended: end, durable: committing && activeHoldsRecords ? LogPoint(segment: writer.segmentID, end: 0) : end)
     }
 
     deinit {

@@ -250,4 +250,28 @@ import Testing
         #expect { try store.fetchHistory(after: start) } throws: { ($0 as? StrataError)?.code == .io }
         #expect(store.currentHistoryToken.sequence == start.sequence + 1)
     }
+
+    /// A store opened after its writer was killed does not vouch for what that writer
+    /// appended and never synced: the page cache holds it, a power loss would not. The
+    /// current token and a fetch sync it before they name it.
+    @Test(arguments: [false, true])
+    func afterAKilledWriterHistorySyncsWhatTheOpenFoundUnsynced(fetching: Bool) throws {
+        let memory = InMemoryFileSystem()
+        let store = try ObjectStore(at: Self.root, model: try HistoryTests.model(), options: Self.options(memory, durability: .none))
+        defer { try? store.close() }
+        let start = store.currentHistoryToken
+        let context = store.newContext()
+        for name in ["a", "b", "c"] {
+            _ = try HistoryTests.insert(context, name)
+            try context.save()
+        }
+        let killed = memory.killedCopy()
+        #expect(try Self.sequencesAfterPowerLoss(killed, after: start) == [])
+
+        let reopened = try ObjectStore(at: Self.root, model: try HistoryTests.model(), options: Self.options(killed))
+        defer { try? reopened.close() }
+        let named = fetching ? try reopened.fetchHistory(after: start).last?.token.sequence : reopened.currentHistoryToken.sequence
+        #expect(named == start.sequence + 3)
+        #expect(try Self.sequencesAfterPowerLoss(killed, after: start) == [start.sequence + 1, start.sequence + 2, start.sequence + 3])
+    }
 }
