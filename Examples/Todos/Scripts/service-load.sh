@@ -23,7 +23,7 @@ DURATION=${DURATION:-10s}
 WARMUP=${WARMUP:-2s}
 CONNECTIONS=${CONNECTIONS:-"16 64 256"}
 ENGINES=${ENGINES:-"strata sqlite"}
-PATHS=("/db" "/queries?queries=20" "/updates?queries=1" "/updates?queries=20" "POST /todos")
+PATHS=("/json" "/db" "/queries?queries=20" "/updates?queries=1" "/updates?queries=20" "POST /todos")
 PORT=$((20000 + RANDOM % 20000))
 RESULTS="$PACKAGE/RESULTS.md"
 
@@ -145,6 +145,7 @@ lines = [
     "a warm-up, then the measured run. SQLite: WAL, synchronous=FULL; Strata: durable commits. Both acknowledge a write only once it is on disk.",
     "- Latencies are closed-loop figures (wrk: each connection waits for its response before sending again), in milliseconds, p50 / p99 / max.",
     "- Errors: socket errors (connect, read, write, timeout) and non-2xx responses. RSS: the server's peak (VmHWM). Store: the data directory's size after the cell.",
+    "- The /json row touches no store: it is what HTTP, JSON and scheduling alone let the server's one core answer, a ceiling on every other route.",
     "- The /health row: one wrk connection probing /health on the writers' core while 256 connections POST /todos.",
     "",
     "| route | conns | Strata req/s | SQLite req/s | Strata/SQLite | Strata latency ms | SQLite latency ms | Strata errors (socket, non-2xx) | SQLite errors (socket, non-2xx) | Strata RSS MiB | SQLite RSS MiB | Strata store MiB | SQLite store MiB |",
