@@ -19,19 +19,20 @@ extension InMemoryFileSystem {
     /// this one goes on: a test cuts the power under writers that keep running, with
     /// no write of theirs reaching the copy after the cut.
     package func crashedCopy() -> InMemoryFileSystem {
-        var image = state.withLock { $0 }
-        image.crash(keepingUnsyncedBytes: 0)
-        let copy = InMemoryFileSystem()
-        copy.state.withLock { $0 = image }
-        return copy
+        copy { $0.crash(keepingUnsyncedBytes: 0) }
     }
 
     /// A new file system holding what a SIGKILL at this instant would leave, while this
     /// one goes on: every byte written so far, its unsynced bytes still unsynced (a
     /// ``crash()`` of the copy loses them), and no lock held.
     package func killedCopy() -> InMemoryFileSystem {
+        copy { $0.kill() }
+    }
+
+    /// A new file system holding this one's state as `event` leaves it.
+    private func copy(_ event: (inout InMemoryFileSystemState) -> Void) -> InMemoryFileSystem {
         var image = state.withLock { $0 }
-        image.kill()
+        event(&image)
         let copy = InMemoryFileSystem()
         copy.state.withLock { $0 = image }
         return copy

@@ -248,9 +248,7 @@ struct InMemoryFileSystemState: Sendable {
     /// Power loss: files back to their durable bytes, directories to their durable
     /// entries; every handle and lock of the "process" is gone.
     mutating func crash(keepingUnsyncedBytes unsyncedBytes: Int) {
-        generation += 1
-        openHandles = [:]
-        locks = [:]
+        kill()
         for node in directories.keys { directories[node]?.crash() }
         for node in files.keys { files[node]?.crash(keepingUnsyncedBytes: unsyncedBytes) }
         collectGarbage()

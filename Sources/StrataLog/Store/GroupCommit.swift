@@ -98,14 +98,13 @@ final class GroupCommit: Sendable {
     /// Whether this store has a syncer thread (one that commits does).
     var hasSyncerThread: Bool { syncer.isStarted }
 
-    /// The active segment at open or after a roll: everything before `appended` is
-    /// written to it (nil: `durable`), everything before `durable` is on disk.
-    func reset(file: (any StorageFile)?, appended: LogPoint? = nil, durable: LogPoint) {
+    /// The active segment at open or after a roll: everything before `durable` is on
+    /// disk. Bytes written past it are not yet; the waits that ask for them say where
+    /// they end.
+    func reset(file: (any StorageFile)?, durable: LogPoint) {
         let woken = state.withLock { s -> [Wake] in
             s.file = file
-            // Never behind what a wait may ask for: an fsync covers only what is
-            // appended, and a wait past it would sync again and again.
-            s.appended = max(s.appended, appended ?? durable, durable)
+            s.appended = max(s.appended, durable)
             s.durable = max(s.durable, durable)
             return s.takeDurable()
         }
@@ -124,7 +123,8 @@ final class GroupCommit: Sendable {
         woken.forEach { $0.resume() }
     }
 
-    /// Bytes up to `point` are written to the active segment.
+    /// Bytes up to `point` are written to the active segment: the next fsync covers
+    /// them, and the commits whose waiters have yet to ask with them.
     func appended(_ point: LogPoint) {
         state.withLock { $0.appended = max($0.appended, point) }
     }
@@ -138,7 +138,10 @@ final class GroupCommit: Sendable {
         woken.forEach { $0.resume() }
     }
 
-    /// Blocks until `point` is durable, leading an fsync when none runs.
+    /// Blocks until `point` is durable, leading an fsync when none runs. The bytes
+    /// before `point` are written already (an fsync from now on covers them), whether
+    /// or not a commit announced them (``appended(_:)``): a backup or a history read
+    /// asks for the end of what it sees.
     ///
     /// With `leading` false the caller never runs an fsync for others: the syncer
     /// leads instead. A background thread (compaction runs at a lower priority) asks
@@ -149,6 +152,7 @@ final class GroupCommit: Sendable {
         let next = try state.withLock { s -> Next in
             if s.durable >= point { return .done }
             if let failure = s.failure { throw failure }
+            s.appended = max(s.appended, point)
             let startSyncer = !s.syncing
             if startSyncer {
                 s.syncing = true
@@ -170,13 +174,15 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// Suspends until `point` is durable; the syncer leads when no fsync runs.
+    /// Suspends until `point` is durable (written already, as for ``waitUntilDurable(_:leading:)``);
+    /// the syncer leads when no fsync runs.
     func durable(_ point: LogPoint) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             enum Next { case resume(StrataError?), queued(startSyncer: Bool) }
             let next = state.withLock { s -> Next in
                 if s.durable >= point { return .resume(nil) }
                 if let failure = s.failure { return .resume(failure) }
+                s.appended = max(s.appended, point)
                 s.suspended.append((point, continuation))
                 if s.syncing { return .queued(startSyncer: false) }
                 s.syncing = true

@@ -373,8 +373,6 @@ extension LogStore {
             try checkWritable()
             return (LogPoint(segment: w.segmentID, end: w.segmentEnd), state.withLock { $0.lastSequence })
         }
-        // Without durable commits nothing told group commit of these bytes.
-        groupCommit.appended(point)
         try groupCommit.waitUntilDurable(point, leading: false)
         return sequence
     }
@@ -405,8 +403,6 @@ extension LogStore {
             return min(durable, last)
         }
         if groupCommit.hasSyncerThread {
-            // Without durable commits nothing told group commit of these bytes.
-            groupCommit.appended(point)
             try groupCommit.waitUntilDurable(point)
             noteDurable(through: last)
             return last

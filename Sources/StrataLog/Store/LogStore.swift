@@ -220,7 +220,8 @@ public final class LogStore: Sendable {
         self.snapshotRoot = parent
         self.openedAtSequence = state.lastSequence
         var state = state
-        state.lastCommitEnd = LogPoint(segment: writer.segmentID, end: writer.segmentEnd)
+        let end = LogPoint(segment: writer.segmentID, end: writer.segmentEnd)
+        state.lastCommitEnd = end
         // A store that commits vouches at open only for what an fsync covered: sealed
         // segments were synced when sealed, but records in the active segment may be in
         // the page cache alone (the writer before was killed between an append and its
@@ -243,8 +244,7 @@ public final class LogStore: Sendable {
             logger.warning("store is read-only until reopened", metadata: ["path": "\(path)", "error": "\(failure)"])
             return failure
         })
-        let end = LogPoint(segment: writer.segmentID, end: writer.segmentEnd)
-        groupCommit.reset(file: writer.segmentFile, appended: end, durable: committing && activeHoldsRecords ? LogPoint(segment: writer.segmentID, end: 0) : end)
+        groupCommit.reset(file: writer.segmentFile, durable: committing && activeHoldsRecords ? LogPoint(segment: writer.segmentID, end: 0) : end)
     }
 
     deinit {

@@ -1,0 +1,57 @@
+import Foundation
+@testable import StrataLog
+import StrataTestSupport
+import Testing
+
+/// A wait names the end of bytes already written, whether or not a commit announced
+/// them (a backup or a history read asks for the end of what it sees): one fsync
+/// covers them and the wait returns, blocking or suspended.
+@Suite struct GroupCommitWaitTests {
+    /// A group commit over one file of `written` bytes, none of them announced, and a
+    /// count of its fsyncs.
+    static func unannounced(written: Int) throws -> (GroupCommit, InMemoryFileSystem, Locked<Int>) {
+        let memory = InMemoryFileSystem()
+        let file = try memory.open("/segment", mode: .create)
+        try memory.syncDirectory("/")
+        try file.write([UInt8](repeating: 7, count: written), at: 0)
+        let syncs = Locked(0)
+        let group = GroupCommit(onSync: { syncs.withLock { $0 += 1 } },
+                                onFailure: { StrataError(.io, "\($0)") })
+        group.reset(file: file, durable: LogPoint(segment: 1, end: 0))
+        return (group, memory, syncs)
+    }
+
+    @Test(arguments: [true, false]) func aBlockingWaitPastWhatWasAnnouncedSyncsOnce(leading: Bool) throws {
+        let (group, memory, syncs) = try Self.unannounced(written: 100)
+        // On a thread of its own, waited for a bounded time: a wait that syncs forever
+        // fails the test rather than hanging the run.
+        let outcome = Locked<Result<Void, any Error>?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            outcome.withLock { $0 = Result { try group.waitUntilDurable(LogPoint(segment: 1, end: 100), leading: leading) } }
+            finished.signal()
+        }
+        try #require(finished.wait(timeout: .now() + 30) == .success, "the wait did not return")
+        try #require(try outcome.withLock { $0 }?.get() != nil)
+        #expect(syncs.withLock { $0 } == 1)
+        #expect(memory.durableBytes(of: "/segment")?.count == 100)
+        group.close()
+    }
+
+    @Test func anAsyncWaitPastWhatWasAnnouncedSyncsOnce() async throws {
+        let (group, memory, syncs) = try Self.unannounced(written: 100)
+        // Polled for a bounded time, not awaited: a wait that never returns fails the
+        // test rather than hanging the run.
+        let returned = Locked(false)
+        Task {
+            try await group.durable(LogPoint(segment: 1, end: 100))
+            returned.withLock { $0 = true }
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !returned.withLock({ $0 }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        try #require(returned.withLock { $0 }, "the wait did not return")
+        #expect(syncs.withLock { $0 } == 1)
+        #expect(memory.durableBytes(of: "/segment")?.count == 100)
+        group.close()
+    }
+}
