@@ -115,7 +115,7 @@ done
 
 COMMAND="Examples/Todos/Scripts/service-load.sh (DURATION=$DURATION WARMUP=$WARMUP CONNECTIONS=\"$CONNECTIONS\")"
 COMMIT=$(git -C "$REPOSITORY" rev-parse HEAD)
-if [[ -n "$(git -C "$REPOSITORY" status --porcelain -- Sources Examples/Todos/Sources 2>/dev/null)" ]]; then COMMIT="$COMMIT (with uncommitted changes)"; fi
+if [[ -n "$(git -C "$REPOSITORY" status --porcelain -- Sources Examples/Todos/Sources Examples/Todos/Scripts 2>/dev/null)" ]]; then COMMIT="$COMMIT (with uncommitted changes)"; fi
 python3 - "$TABLE" "$RESULTS" "$COMMAND" "$COMMIT" "$(date -u +%Y-%m-%dT%H:%MZ)" "$(nproc)" "$(uname -srm)" "$(findmnt -no FSTYPE,OPTIONS -T "$WORK" 2>/dev/null | awk '{print $1 " (" $2 ")"}' || stat -f -c %T "$WORK")" <<'PYTHON'
 import sys
 from collections import OrderedDict

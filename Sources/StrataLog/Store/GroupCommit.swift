@@ -49,7 +49,8 @@ final class GroupCommit: Sendable {
     fileprivate struct State {
         /// The active segment's handle: a roll swaps it (the sealed one stays open for readers).
         var file: (any StorageFile)?
-        /// Everything up to here is written to the file.
+        /// Everything up to here is written (a wait may name the next segment's header
+        /// while a roll is under way).
         var appended = LogPoint(segment: 0, end: 0)
         /// Everything up to here is on disk.
         var durable = LogPoint(segment: 0, end: 0)
@@ -124,7 +125,7 @@ final class GroupCommit: Sendable {
     }
 
     /// Bytes up to `point` are written to the active segment: the next fsync covers
-    /// them, and the commits whose waiters have yet to ask with them.
+    /// them, and so the commits that end there before their callers wait.
     func appended(_ point: LogPoint) {
         state.withLock { $0.appended = max($0.appended, point) }
     }
@@ -141,7 +142,9 @@ final class GroupCommit: Sendable {
     /// Blocks until `point` is durable, leading an fsync when none runs. The bytes
     /// before `point` are written already (an fsync from now on covers them), whether
     /// or not a commit announced them (``appended(_:)``): a backup or a history read
-    /// asks for the end of what it sees.
+    /// asks for the end of what it sees. A point past the current file's segment is
+    /// the header of the next one while a roll is under way, synced when created, with
+    /// every commit before it synced by the seal.
     ///
     /// With `leading` false the caller never runs an fsync for others: the syncer
     /// leads instead. A background thread (compaction runs at a lower priority) asks

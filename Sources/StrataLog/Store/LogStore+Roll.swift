@@ -36,9 +36,12 @@ extension LogStore {
             let frame = Self.sealFrame(min: w.segmentMinSequence == .max ? 0 : w.segmentMinSequence, max: w.segmentMaxSequence)
             try file.write(frame, at: w.segmentEnd)
             w.segmentEnd += Int64(frame.count)
-            w.segmentDirty = true
-            try syncSegment(&w)
         }
+        // Synced whoever wrote the seal: a roll that open finishes may follow a writer
+        // killed before its fsync, with the seal and the commits before it in the page
+        // cache alone, and the roll vouches for every commit of the segment it seals.
+        w.segmentDirty = true
+        try syncSegment(&w)
         var manifest = state.withLock { $0.manifest }
         let minSequence = w.segmentMinSequence == .max ? 0 : w.segmentMinSequence
         if let bulk {

@@ -54,7 +54,7 @@ import Testing
     }
 
     /// A backup waits for the durability of what it copies: right after such an open it
-    /// syncs the tail once and finishes (a wait past what was appended would not).
+    /// syncs the tail once and finishes.
     @Test func aBackupRightAfterTheOpenFinishesWithTheTail() throws {
         let (killed, last) = try Self.killedWriter(commits: 3)
         // Closed only once the backup finished: a close waits for the fsync under way.
@@ -73,5 +73,39 @@ import Testing
         let copy = try LogStore.open(at: "/copy", fileSystem: killed.crashedCopy(), logger: .quiet)
         defer { try? copy.close() }
         #expect(copy.lastSequence == last)
+    }
+
+    /// A writer killed between its roll's seal frame and the fsync after it leaves a
+    /// sealed segment still listed as active, none of it necessarily on disk: the open
+    /// that finishes the roll syncs the segment before it vouches for its commits.
+    @Test func anOpenThatFinishesARollSyncsTheSealedSegment() throws {
+        let memory = InMemoryFileSystem()
+        let faults = FaultInjectingFileSystem(wrapping: memory)
+        var options = LogStoreOptions()
+        options.durability = .none
+        options.overlayEntryLimit = 4
+        let store = try LogStore.open(at: Self.root, options: options, fileSystem: faults, logger: .quiet)
+        // The seal's fsync fails: the seal frame is written and not synced, as a kill
+        // right after the write leaves it.
+        _ = faults.inject(.fail(.sync, matching: .hasSuffix(".seg")))
+        #expect(throws: StrataError.self) {
+            for key in UInt64(1) ... 8 {
+                var batch = WriteBatch()
+                batch.put(RecordKey(key), value: LogFixtures.value(key))
+                try store.commit(batch)
+            }
+        }
+        let killed = memory.killedCopy()
+        try? store.close()
+
+        let reopened = try LogStore.open(at: Self.root, fileSystem: killed, logger: .quiet)
+        defer { try? reopened.close() }
+        let last = reopened.lastSequence
+        try #require(last >= 4, "the roll came after the overlay filled")
+        #expect(try reopened.syncVisible() == last)
+        let afterPowerLoss = try LogStore.open(at: Self.root, fileSystem: killed.crashedCopy(), logger: .quiet)
+        defer { try? afterPowerLoss.close() }
+        #expect(afterPowerLoss.lastSequence == last)
+        for key in UInt64(1) ... last { #expect(try afterPowerLoss.get(RecordKey(key))?.value == LogFixtures.value(key)) }
     }
 }

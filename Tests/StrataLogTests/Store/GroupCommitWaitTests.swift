@@ -31,7 +31,12 @@ import Testing
             outcome.withLock { $0 = Result { try group.waitUntilDurable(LogPoint(segment: 1, end: 100), leading: leading) } }
             finished.signal()
         }
-        try #require(finished.wait(timeout: .now() + 30) == .success, "the wait did not return")
+        guard finished.wait(timeout: .now() + 30) == .success else {
+            // Ends the leader's loop, which would otherwise hold a core for the rest of the run.
+            group.fail(StrataError(.io, "the wait did not return"))
+            Issue.record("the wait did not return")
+            return
+        }
         try #require(try outcome.withLock { $0 }?.get() != nil)
         #expect(syncs.withLock { $0 } == 1)
         #expect(memory.durableBytes(of: "/segment")?.count == 100)
@@ -49,7 +54,11 @@ import Testing
         }
         let deadline = ContinuousClock.now + .seconds(30)
         while !returned.withLock({ $0 }) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        try #require(returned.withLock { $0 }, "the wait did not return")
+        guard returned.withLock({ $0 }) else {
+            group.fail(StrataError(.io, "the wait did not return"))
+            Issue.record("the wait did not return")
+            return
+        }
         #expect(syncs.withLock { $0 } == 1)
         #expect(memory.durableBytes(of: "/segment")?.count == 100)
         group.close()
