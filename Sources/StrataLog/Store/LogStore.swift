@@ -232,6 +232,10 @@ public final class LogStore: Sendable {
         let activeHoldsRecords = writer.segmentMinSequence != .max && writer.segmentMinSequence > 0
         state.durableSequence = !committing ? 0 : activeHoldsRecords ? writer.segmentMinSequence - 1 : state.lastSequence
         self.state = Locked(state)
+        var writer = writer
+        // For the same reason `sync()` and `close()` fsync the active segment even when
+        // this store appends nothing.
+        if committing && activeHoldsRecords { writer.segmentDirty = true }
         self.writer = Locked(writer)
         let counters = self.counters
         let stateLock = self.state

@@ -40,6 +40,18 @@ import Testing
         #expect(afterPowerLoss.lastSequence == last)
     }
 
+    /// `sync()` and `close()` promise every commit durable, the replayed ones too,
+    /// though this store appended none.
+    @Test(arguments: [false, true]) func syncOrCloseMakesTheReplayedTailDurable(closing: Bool) throws {
+        let (killed, last) = try Self.killedWriter(commits: 3)
+        let store = try LogStore.open(at: Self.root, fileSystem: killed, logger: .quiet)
+        if closing { try store.close() } else { try store.sync() }
+        let afterPowerLoss = try LogStore.open(at: Self.root, fileSystem: killed.crashedCopy(), logger: .quiet)
+        defer { try? afterPowerLoss.close() }
+        #expect(afterPowerLoss.lastSequence == last)
+        if !closing { try store.close() }
+    }
+
     @Test func theFirstCommitAfterTheOpenMakesTheTailDurableWithIt() throws {
         let (killed, last) = try Self.killedWriter(commits: 3)
         let store = try LogStore.open(at: Self.root, fileSystem: killed, logger: .quiet)
