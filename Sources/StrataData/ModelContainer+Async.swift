@@ -81,7 +81,7 @@ public final class DefaultSerialModelExecutor: SerialModelExecutor, @unchecked S
 
     public init(modelContext: ModelContext) {
         self.modelContext = modelContext
-        self.lane = LaneExecutor(name: "strata.model-actor")
+        self.lane = LaneExecutor(name: "strata.actor")
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {

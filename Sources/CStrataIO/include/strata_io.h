@@ -9,4 +9,8 @@
 /// system without it, 0 and nothing done.
 int strata_write_back(int fd, int64_t offset, int64_t count);
 
+/// Names the calling thread for the kernel (what `top -H`, `perf` and gdb show). Linux
+/// keeps 15 bytes and refuses a longer name: the caller cuts it.
+void strata_name_thread(const char *name);
+
 #endif

@@ -1,4 +1,5 @@
 import Foundation
+import StrataLog
 
 /// A queue of jobs run by threads of Strata's own, never by Swift's cooperative pool:
 /// a read, a save's fsync wait or a migration may block its thread, and the pool has
@@ -52,8 +53,11 @@ final class WorkQueue: @unchecked Sendable {
     }
 
     private func spawn(_ i: Int) {
-        let thread = Thread { [self] in loop() }
-        thread.name = threadCount == 1 ? name : "\(name)-\(i)"
+        let threadName = threadCount == 1 ? name : "\(name)-\(i)"
+        let thread = Thread { [self] in
+            nameCurrentThread(threadName)
+            loop()
+        }
         // Predicates and model code recurse; the 512 KiB default of a secondary thread is tight.
         thread.stackSize = 4 << 20
         thread.start()
@@ -95,6 +99,7 @@ final class WorkQueue: @unchecked Sendable {
     static func detached<T: Sendable>(name: String, niceness: Int32 = 0, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
+                nameCurrentThread(name)
                 #if os(Linux)
                 // `who` 0 is the calling thread: on Linux a nice value belongs to a thread.
                 if niceness > 0 {
@@ -104,7 +109,6 @@ final class WorkQueue: @unchecked Sendable {
                 #endif
                 continuation.resume(with: Result { try body() })
             }
-            thread.name = name
             thread.stackSize = 4 << 20
             thread.start()
         }

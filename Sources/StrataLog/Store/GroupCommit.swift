@@ -86,7 +86,7 @@ final class GroupCommit: Sendable {
         self.onSync = onSync
         self.onFailure = onFailure
         if committing {
-            syncer.start(name: "strata.group-commit") { [weak self] in try? self?.lead(until: nil) }
+            syncer.start(name: "strata.commit") { [weak self] in try? self?.lead(until: nil) }
         } else {
             syncer.stop()
         }

@@ -9,9 +9,10 @@ extension LogStore {
     /// replaces. Memory is the sorters' batches and a block at a time, not the
     /// transaction.
     ///
-    /// Writes the seal frame (and fsyncs it) unless the segment has one — `end` is then
-    /// past it — and the index file beside its final name; returns what the roll that
-    /// installs them needs (`finishRoll(_:alreadySealed:bulk:)`) and the file opened.
+    /// Writes the seal frame unless the segment has one — `end` is then past it — and
+    /// the index file beside its final name; returns what the roll that installs them
+    /// needs (`finishRoll(_:alreadySealed:bulk:)`, which fsyncs the segment before it
+    /// vouches for the seal) and the file opened.
     /// Safe to run again after a damaged index file was rebuilt: the seal is not
     /// written twice.
     static func sealAroundLargeTransaction(_ segment: any StorageFile, id: UInt32, scan: SegmentScanner.Result, end: inout Int64, index: StoreIndex,
@@ -21,7 +22,6 @@ extension LogStore {
         if !scan.sealed && end == scan.validEnd {
             let frame = sealFrame(min: minSequence, max: scan.maxSequence)
             try segment.write(frame, at: end)
-            try segment.sync()
             end += Int64(frame.count)
         }
         let temp = paths.indexFile(id) + ".tmp"

@@ -230,12 +230,13 @@ public final class LogStore: Sendable {
         // snapshot its store's: neither vouches for them before an fsync or its store.
         let committing = !options.readOnly && parent == nil
         let activeHoldsRecords = writer.segmentMinSequence != .max && writer.segmentMinSequence > 0
+        let activeUnvouched = committing && activeHoldsRecords
         state.durableSequence = !committing ? 0 : activeHoldsRecords ? writer.segmentMinSequence - 1 : state.lastSequence
         self.state = Locked(state)
         var writer = writer
         // For the same reason `sync()` and `close()` fsync the active segment even when
         // this store appends nothing.
-        if committing && activeHoldsRecords { writer.segmentDirty = true }
+        if activeUnvouched { writer.segmentDirty = true }
         self.writer = Locked(writer)
         let counters = self.counters
         let stateLock = self.state
@@ -248,7 +249,7 @@ public final class LogStore: Sendable {
             logger.warning("store is read-only until reopened", metadata: ["path": "\(path)", "error": "\(failure)"])
             return failure
         })
-        groupCommit.reset(file: writer.segmentFile, durable: committing && activeHoldsRecords ? LogPoint(segment: writer.segmentID, end: 0) : end)
+        groupCommit.reset(file: writer.segmentFile, durable: activeUnvouched ? LogPoint(segment: writer.segmentID, end: 0) : end)
     }
 
     deinit {

@@ -28,9 +28,10 @@ final class SyncerThread: @unchecked Sendable {
         self.work = work
         started = true
         condition.unlock()
-        let thread = Thread { [self] in loop() }
-        thread.name = name
-        thread.start()
+        Thread { [self] in
+            nameCurrentThread(name)
+            loop()
+        }.start()
     }
 
     /// Has the thread run its work; false once it is stopped (the caller runs it elsewhere).

@@ -32,6 +32,24 @@ import Testing
         #expect(writeThread == "strata.write")
     }
 
+    #if os(Linux)
+    /// `top -H`, `perf` and gdb read a thread's name from the kernel, not from Foundation.
+    @Test func theStoresThreadsCarryTheirNamesInTheKernel() async throws {
+        @Sendable func kernelName() -> String? {
+            (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        var options = StoreOptions()
+        options.readerThreads = 2
+        let store = try Self.store(options)
+        let readThread = try await store.read { _ in kernelName() }
+        let writeThread = try await store.write { _ in kernelName() }
+        let detached = try await WorkQueue.detached(name: "strata.a-name-longer-than-the-kernel-keeps") { kernelName() }
+        #expect(readThread == "strata.read-0" || readThread == "strata.read-1")
+        #expect(writeThread == "strata.write")
+        #expect(detached == "strata.a-name-l")
+    }
+    #endif
+
     @Test func aConflictRunsTheClosureAgain() async throws {
         let store = try Self.store()
         let id = try await store.write { context in try ContextFixtures.employee(context, "Ada").objectID }
