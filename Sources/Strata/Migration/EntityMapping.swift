@@ -105,7 +105,7 @@ public struct EntityMapping: Sendable {
     }
 
     /// The relationship mapping for a destination relationship, if any.
-    public func relationshipMapping(named name: String) -> PropertyMapping? {
+    package func relationshipMapping(named name: String) -> PropertyMapping? {
         relationshipMappings.first { $0.name == name }
     }
 }

@@ -26,5 +26,5 @@ public struct MappingDraft: Sendable {
 
     /// Whether inference mapped everything: the draft is then the mapping
     /// ``MappingModel/inferred(from:to:)`` returns.
-    public var isComplete: Bool { problems.isEmpty }
+    package var isComplete: Bool { problems.isEmpty }
 }

@@ -44,12 +44,12 @@ public struct MappingModel: Sendable {
     }
 
     /// The entity mappings that read objects of this source entity.
-    public func entityMappings(forSourceEntity name: String) -> [EntityMapping] {
+    package func entityMappings(forSourceEntity name: String) -> [EntityMapping] {
         entityMappings.filter { $0.sourceEntityName == name }
     }
 
     /// The entity mappings that create objects of this destination entity.
-    public func entityMappings(forDestinationEntity name: String) -> [EntityMapping] {
+    package func entityMappings(forDestinationEntity name: String) -> [EntityMapping] {
         entityMappings.filter { $0.destinationEntityName == name }
     }
 }

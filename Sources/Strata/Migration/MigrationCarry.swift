@@ -29,7 +29,7 @@ public struct MigrationCarry: Sendable {
     }
 
     /// An empty carry, for a `willMigrate` with nothing to hand on.
-    public static var empty: MigrationCarry { MigrationCarry() }
+    package static var empty: MigrationCarry { MigrationCarry() }
 
     /// An attribute value by key; setting nil removes it.
     public subscript(key: String) -> Value? {

@@ -32,10 +32,10 @@ public struct MigrationPlan: Sendable {
     }
 
     /// The newest model: the one every path arrives at.
-    public var newestModel: ObjectModel? { models.last }
+    package var newestModel: ObjectModel? { models.last }
 
     /// The listed model with this version hash.
-    public func model(withHash hash: String) -> ObjectModel? {
+    package func model(withHash hash: String) -> ObjectModel? {
         models.first { $0.versionHash == hash }
     }
 

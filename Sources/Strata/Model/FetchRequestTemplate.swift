@@ -35,5 +35,5 @@ public struct FetchRequestTemplate: Sendable, Hashable {
     }
 
     /// The `$variables` the template's predicate uses, without the `$`, sorted.
-    public var variableNames: [String] { predicate?.variableNames ?? [] }
+    package var variableNames: [String] { predicate?.variableNames ?? [] }
 }

@@ -27,7 +27,7 @@ public struct FetchedPropertyDescription: Sendable, Hashable {
     public var sortKeys: [SortKey]
 
     /// The variable that names the object a fetched property is read on.
-    public static let sourceVariable = "FETCH_SOURCE"
+    package static let sourceVariable = "FETCH_SOURCE"
 
     /// Creates a fetched property description.
     public init(name: String, destinationEntityName: String, predicate: Predicate, sortKeys: [SortKey] = []) {

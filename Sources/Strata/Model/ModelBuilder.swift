@@ -28,6 +28,4 @@ public enum ModelBuilder {
     public static func buildEither(second part: [Entity]) -> [Entity] { part }
     /// A `for` loop.
     public static func buildArray(_ parts: [[Entity]]) -> [Entity] { parts.flatMap { $0 } }
-    /// An `if #available` block.
-    public static func buildLimitedAvailability(_ part: [Entity]) -> [Entity] { part }
 }

@@ -51,8 +51,4 @@ public enum PropertiesBuilder {
     public static func buildArray(_ parts: [[PropertyDescription]]) -> [PropertyDescription] {
         parts.flatMap { $0 }
     }
-    /// An `if #available` block.
-    public static func buildLimitedAvailability(_ part: [PropertyDescription]) -> [PropertyDescription] {
-        part
-    }
 }

@@ -16,12 +16,12 @@
 /// The type is deliberately not `Equatable`: `==` on it builds a predicate.
 public struct KeyPathExpression: Sendable {
     /// The expression compared: a key path or a count.
-    public var expression: PredicateExpression
+    package var expression: PredicateExpression
     /// The quantifier applied to a many-valued key path.
-    public var quantifier: PredicateQuantifier
+    package var quantifier: PredicateQuantifier
 
     /// Creates a builder operand from an expression and a quantifier.
-    public init(_ expression: PredicateExpression, quantifier: PredicateQuantifier = .direct) {
+    package init(_ expression: PredicateExpression, quantifier: PredicateQuantifier = .direct) {
         self.expression = expression
         self.quantifier = quantifier
     }

@@ -26,15 +26,14 @@ extension PredicateExpression: PredicateArgument {
     public var predicateExpression: PredicateExpression { self }
 }
 
-extension String: PredicateArgument {
-    /// `.constant(.string(self))`.
-    public var predicateExpression: PredicateExpression { .constant(.string(self)) }
-}
-
-extension Substring: PredicateArgument {
+extension PredicateArgument where Self: StringProtocol {
     /// `.constant(.string(String(self)))`.
     public var predicateExpression: PredicateExpression { .constant(.string(String(self))) }
 }
+
+extension String: PredicateArgument {}
+
+extension Substring: PredicateArgument {}
 
 extension Int: PredicateArgument {
     /// `.constant(.int(Int64(self)))`.
@@ -56,15 +55,14 @@ extension Int16: PredicateArgument {
     public var predicateExpression: PredicateExpression { .constant(.int(Int64(self))) }
 }
 
-extension Double: PredicateArgument {
-    /// `.constant(.double(self))`.
-    public var predicateExpression: PredicateExpression { .constant(.double(self)) }
-}
-
-extension Float: PredicateArgument {
+extension PredicateArgument where Self: BinaryFloatingPoint {
     /// `.constant(.double(Double(self)))`.
     public var predicateExpression: PredicateExpression { .constant(.double(Double(self))) }
 }
+
+extension Double: PredicateArgument {}
+
+extension Float: PredicateArgument {}
 
 extension Bool: PredicateArgument {
     /// `.constant(.bool(self))`.

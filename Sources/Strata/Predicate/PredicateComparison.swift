@@ -1,9 +1,8 @@
 /// A comparison: `lhs op rhs`, optionally quantified over a to-many left side and
-/// with string options (`[c]`, `[d]`).
+/// with string options (`[c]`, `[d]`). A format string or the builder makes one:
 ///
 /// ```swift
-/// // ANY employees.salary > 1000
-/// PredicateComparison(.keyPath("employees.salary"), .greaterThan, .constant(.int(1000)), quantifier: .any)
+/// let rich: Predicate = .any("employees.salary") > 1000  // ANY employees.salary > 1000
 /// ```
 public struct PredicateComparison: Sendable, Hashable {
     /// The left expression; the one a quantifier ranges over.

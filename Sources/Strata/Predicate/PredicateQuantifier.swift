@@ -1,6 +1,6 @@
 /// How a comparison treats a left side that yields many values (a key path through
 /// a to-many relationship).
-public enum PredicateQuantifier: String, Sendable, Hashable, CaseIterable {
+package enum PredicateQuantifier: String, Sendable, Hashable, CaseIterable {
     /// No quantifier: the left side must be a single value.
     case direct = ""
     /// `ANY` (also `SOME`): true when at least one value satisfies the comparison.

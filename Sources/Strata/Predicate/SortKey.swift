@@ -10,7 +10,7 @@ import Foundation
 ///
 /// ```swift
 /// let order = [SortKey("department.name"), SortKey("salary", ascending: false)]
-/// let sorted = try SortKey.sorted(employees, by: order)
+/// let request = FetchRequest(entityName: "Employee", sortKeys: order)
 /// ```
 ///
 /// Named `SortKey` rather than `SortDescriptor`, which Foundation declares too (a

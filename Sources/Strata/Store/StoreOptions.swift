@@ -7,8 +7,8 @@ public struct StoreOptions: Sendable {
     /// memory, or a store type of another module, such as StrataPostgres's
     /// `.postgres`, which keeps them on a database server.
     public struct StoreType: Sendable, Equatable, CustomStringConvertible {
-        /// The type's name; two store types are the same when their names are.
-        public let name: String
+        /// The type's name (its `description`); two store types are the same when their names are.
+        package let name: String
         /// Opens (or creates) the records at the location a store is opened at; nil
         /// for the segment log's own types, which `ObjectStore` opens itself.
         let opener: (@Sendable (_ location: String, _ options: StoreOptions) throws -> any RecordStore)?

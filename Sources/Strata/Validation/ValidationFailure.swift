@@ -1,14 +1,15 @@
-/// One rule one object broke, as a failed save reports it.
-public struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
-    public var object: ObjectID
+/// One rule one object broke. A failed save or migration names each in its error's
+/// message and `objects` context; the value itself stays inside the package.
+package struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
+    package var object: ObjectID
     /// The property, or nil for a rule about the whole object.
-    public var property: String?
+    package var property: String?
     /// The rule: "required", "type", "minimum", "maximum", "minimumLength",
     /// "maximumLength", "pattern", "minimumCount", "maximumCount", "unique".
-    public var rule: String
-    public var message: String
+    package var rule: String
+    package var message: String
 
-    public var description: String {
+    package var description: String {
         "\(object)\(property.map { ".\($0)" } ?? ""): \(rule): \(message)"
     }
 }
