@@ -112,63 +112,34 @@ public struct MigrationStage: Sendable {
                        mapping: mapping, willMigrate: nil, didMigrate: nil)
     }
 
-    /// A stage with hooks around an inferred migration, as SwiftData's custom stage.
+    /// A stage with hooks around a migration, as SwiftData's custom stage: around the
+    /// mapping model written for it, or without one, around the inferred mapping.
     public static func custom(
-        from source: ObjectModel, to destination: ObjectModel,
-        willMigrate: WillMigrate?, didMigrate: DidMigrate?
-    ) -> MigrationStage {
-        MigrationStage(source: source, destination: destination, kind: .custom,
-                       mapping: nil, willMigrate: willMigrate, didMigrate: didMigrate)
-    }
-
-    /// A stage with hooks around a mapping model written for it.
-    public static func custom(
-        from source: ObjectModel, to destination: ObjectModel, mapping: MappingModel,
+        from source: ObjectModel, to destination: ObjectModel, mapping: MappingModel? = nil,
         willMigrate: WillMigrate?, didMigrate: DidMigrate?
     ) -> MigrationStage {
         MigrationStage(source: source, destination: destination, kind: .custom,
                        mapping: mapping, willMigrate: willMigrate, didMigrate: didMigrate)
     }
 
-    /// A stage with hooks around an inferred migration whose `didMigrate` also reads
-    /// the old store, to stream old objects in batches (``DidMigrateReading``).
+    /// A stage with hooks around a migration (its own mapping model, or the inferred
+    /// one) whose `didMigrate` also reads the old store, to stream old objects in
+    /// batches (``DidMigrateReading``).
     @_disfavoredOverload
     public static func custom(
-        from source: ObjectModel, to destination: ObjectModel,
-        willMigrate: WillMigrate?, didMigrate: @escaping DidMigrateReading
-    ) -> MigrationStage {
-        MigrationStage(source: source, destination: destination, kind: .custom,
-                       mapping: nil, willMigrate: willMigrate, didMigrate: nil, reading: didMigrate)
-    }
-
-    /// A stage with hooks around a mapping model written for it, whose `didMigrate`
-    /// also reads the old store (``DidMigrateReading``).
-    @_disfavoredOverload
-    public static func custom(
-        from source: ObjectModel, to destination: ObjectModel, mapping: MappingModel,
+        from source: ObjectModel, to destination: ObjectModel, mapping: MappingModel? = nil,
         willMigrate: WillMigrate?, didMigrate: @escaping DidMigrateReading
     ) -> MigrationStage {
         MigrationStage(source: source, destination: destination, kind: .custom,
                        mapping: mapping, willMigrate: willMigrate, didMigrate: nil, reading: didMigrate)
     }
 
-    /// A stage with hooks around an inferred migration whose `didMigrate` gets a
-    /// ``MigrationStageContext``, to walk old and new objects in pairs
-    /// (``MigrationStageContext/enumerateObjects(ofType:batchSize:_:)``).
+    /// A stage with hooks around a migration (its own mapping model, or the inferred
+    /// one) whose `didMigrate` gets a ``MigrationStageContext``, to walk old and new
+    /// objects in pairs (``MigrationStageContext/enumerateObjects(ofType:batchSize:_:)``).
     @_disfavoredOverload
     public static func custom(
-        from source: ObjectModel, to destination: ObjectModel,
-        willMigrate: WillMigrate?, didMigrate: @escaping DidMigrateStage
-    ) -> MigrationStage {
-        MigrationStage(source: source, destination: destination, kind: .custom,
-                       mapping: nil, willMigrate: willMigrate, didMigrate: nil, staged: didMigrate)
-    }
-
-    /// A stage with hooks around a mapping model written for it, whose `didMigrate` gets
-    /// a ``MigrationStageContext`` (``DidMigrateStage``).
-    @_disfavoredOverload
-    public static func custom(
-        from source: ObjectModel, to destination: ObjectModel, mapping: MappingModel,
+        from source: ObjectModel, to destination: ObjectModel, mapping: MappingModel? = nil,
         willMigrate: WillMigrate?, didMigrate: @escaping DidMigrateStage
     ) -> MigrationStage {
         MigrationStage(source: source, destination: destination, kind: .custom,
