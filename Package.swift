@@ -53,7 +53,8 @@ let package = Package(
         ),
         // CRC-32C on the CPU's instruction (SSE 4.2 / ARMv8 CRC), chosen at run time.
         .target(name: "CStrataCRC"),
-        // sync_file_range, which Glibc's module does not import (a GNU extension).
+        // sync_file_range and pthread_setname_np, which Glibc's module does not import
+        // (GNU extensions).
         .target(name: "CStrataIO"),
         .target(
             name: "StrataLog",

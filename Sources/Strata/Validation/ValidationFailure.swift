@@ -1,5 +1,6 @@
-/// One rule one object broke. A failed save or migration names each in its error's
-/// message and `objects` context; the value itself stays inside the package.
+/// One rule one object broke. A failed save names each in its error's message and
+/// `objects` context, a failed migration the first twenty in its message; the value
+/// itself stays inside the package.
 package struct ValidationFailure: Sendable, Hashable, CustomStringConvertible {
     package var object: ObjectID
     /// The property, or nil for a rule about the whole object.

@@ -74,7 +74,7 @@ final class GroupCommit: Sendable {
     private let syncer = SyncerThread()
     /// Where the syncer's work goes once the store closed and its thread ended: waiters
     /// left then learn that their commits were not made durable.
-    private let afterClose = DispatchQueue(label: "strata.group-commit")
+    private let afterClose = DispatchQueue(label: "strata.commit.after-close")
     /// Counts an fsync; reports a failure (the store turns read-only).
     private let onSync: @Sendable () -> Void
     private let onFailure: @Sendable (any Error) -> StrataError

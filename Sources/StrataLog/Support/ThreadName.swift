@@ -2,10 +2,10 @@ import CStrataIO
 
 /// Names the calling thread where `top -H`, `perf` and a debugger read it.
 ///
-/// Why not `Thread.name`: on Linux, Foundation names a thread only when the setter runs
-/// on that thread, so a name set before `start()` never reaches the kernel and the
-/// thread shows its creator's name instead. The kernel keeps 15 bytes; a longer name
-/// is cut there rather than refused.
+/// Why not `Thread.name`: on Linux, Foundation's setter does nothing before `start()`
+/// (there is no kernel thread yet to name), so a thread named that way keeps the name
+/// of the thread that created it. The kernel keeps 15 bytes; a longer name is cut
+/// there rather than refused.
 package func nameCurrentThread(_ name: String) {
     var bytes = Array(name.utf8.prefix(15).map { CChar(bitPattern: $0) })
     bytes.append(0)

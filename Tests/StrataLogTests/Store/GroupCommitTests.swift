@@ -97,17 +97,21 @@ import Testing
             options.segmentSizeLimit = 4 << 10
             let store = try LogStore.open(at: Self.root, options: options, fileSystem: fs, logger: .quiet)
             let acknowledged = Locked<[UInt64]>([])
-            // The power is cut at a moment among the commits: the copy holds what a
-            // disk would, and every commit acknowledged before the cut must be in it.
+            // The power is cut at a moment among the commits, once a share of them that
+            // grows with the round was acknowledged (counted, not timed: a busy machine
+            // may start the committers late): the copy holds what a disk would, and
+            // every commit acknowledged before the cut must be in it.
             let cut = Locked<(InMemoryFileSystem, [UInt64])?>(nil)
             let crashed = DispatchSemaphore(value: 0)
+            let finished = Locked(false)
             DispatchQueue.global().async {
-                usleep(UInt32(5_000 + round * 7_000))
+                while acknowledged.withLock({ $0.count }) < 1 + round * 100 && !finished.withLock({ $0 }) { usleep(200) }
                 let before = acknowledged.withLock { $0 }
                 cut.withLock { $0 = (memory.crashedCopy(), before) }
                 crashed.signal()
             }
             _ = Self.commitConcurrently(store, threads: 6, commits: 120, acknowledged: acknowledged)
+            finished.withLock { $0 = true }
             crashed.wait()
             try store.close()
             let (disk, keys) = try #require(cut.withLock { $0 })

@@ -45,25 +45,51 @@ import Testing
 
     @Test func anAsyncWaitPastWhatWasAnnouncedSyncsOnce() async throws {
         let (group, memory, syncs) = try Self.unannounced(written: 100)
-        // Watched from a thread of its own, not timed by this task: the pool that runs it
-        // may be busy with other tests for longer than any bound, while the wait is led
-        // by the syncer thread. A wait that syncs again and again, or never, is failed
-        // (which ends it with an error) rather than left to hang the run.
-        let returned = Locked(false)
-        Thread.detachNewThread {
-            let began = ContinuousClock.now
-            while !returned.withLock({ $0 }) {
-                let count = syncs.withLock { $0 }
-                let waited = ContinuousClock.now - began
-                if count > 1 || (count == 0 && waited > .seconds(30)) || waited > .seconds(300) {
-                    group.fail(StrataError(.io, "the wait did not return after one fsync (\(count) so far)"))
-                    return
-                }
-                Thread.sleep(forTimeInterval: 0.01)
+        // The wait runs in a task of its own, watched from a thread of its own rather
+        // than timed by a task: the pool may be busy with other tests for longer than
+        // any bound, while the wait is led by the syncer thread. A wait that syncs again
+        // and again, never syncs, or syncs and never returns ends the test with an error
+        // instead of hanging the run.
+        let pending = Locked<CheckedContinuation<Void, any Error>?>(nil)
+        let issued = Locked<ContinuousClock.Instant?>(nil)
+        @Sendable func finish(_ result: Result<Void, any Error>) {
+            pending.withLock { continuation in
+                continuation?.resume(with: result)
+                continuation = nil
             }
         }
-        defer { returned.withLock { $0 = true } }
-        try await group.durable(LogPoint(segment: 1, end: 100))
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            pending.withLock { $0 = continuation }
+            Task {
+                do {
+                    issued.withLock { $0 = .now }
+                    try await group.durable(LogPoint(segment: 1, end: 100))
+                    finish(.success(()))
+                } catch {
+                    finish(.failure(error))
+                }
+            }
+            Thread.detachNewThread {
+                var syncedAt: ContinuousClock.Instant?
+                while pending.withLock({ $0 != nil }) {
+                    let count = syncs.withLock { $0 }
+                    if count == 1, syncedAt == nil { syncedAt = .now }
+                    let began = issued.withLock { $0 }
+                    let problem: String? =
+                        count > 1 ? "the wait synced \(count) times"
+                        : count == 0 && began.map({ ContinuousClock.now - $0 > .seconds(30) }) == true ? "the wait never synced"
+                        : syncedAt.map({ ContinuousClock.now - $0 > .seconds(300) }) == true ? "the wait synced and did not return"
+                        : nil
+                    if let problem {
+                        let error = StrataError(.io, problem)
+                        group.fail(error)
+                        finish(.failure(error))
+                        return
+                    }
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+            }
+        }
         #expect(syncs.withLock { $0 } == 1)
         #expect(memory.durableBytes(of: "/segment")?.count == 100)
         group.close()
