@@ -78,7 +78,7 @@ import Testing
                     let problem: String? =
                         count > 1 ? "the wait synced \(count) times"
                         : count == 0 && began.map({ ContinuousClock.now - $0 > .seconds(30) }) == true ? "the wait never synced"
-                        : syncedAt.map({ ContinuousClock.now - $0 > .seconds(300) }) == true ? "the wait synced and did not return"
+                        : syncedAt.map({ ContinuousClock.now - $0 > .seconds(1_200) }) == true ? "the wait synced and did not return"
                         : nil
                     if let problem {
                         let error = StrataError(.io, problem)

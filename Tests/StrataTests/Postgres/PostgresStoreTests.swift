@@ -265,8 +265,13 @@ struct PostgresStoreTests {
             try context.insert("Item").setValue(.string("missed-\(i)"), forKey: "name")
             try context.save()
         }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while arrived.withLock({ $0.last?.0 ?? 0 }) < 60 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        // A thousand looks of 20 ms: counted rather than timed, because the feed and this
+        // task share a pool that other tests may hold for minutes, which stalls both alike.
+        var looks = 0
+        while arrived.withLock({ $0.last?.0 ?? 0 }) < 60 && looks < 1_000 {
+            try await Task.sleep(for: .milliseconds(20))
+            looks += 1
+        }
         feed.cancel()
         let times = arrived.withLock { $0 }
         #expect(times.last?.0 == 60, "every change arrives once: \(times.map(\.0))")
@@ -355,8 +360,10 @@ struct PostgresStoreTests {
         let context = migrated.newContext()
         try context.insert("Item").setValue(.string("announced"), forKey: "name")
         try context.save()
+        // Twenty seconds of the timeout's own time, a second at a time: it and the feed
+        // share a pool that other tests may hold for minutes, which stalls both alike.
         let timeout = Task {
-            try await Task.sleep(for: .seconds(20))
+            for _ in 0 ..< 20 { try await Task.sleep(for: .seconds(1)) }
             feed.cancel()
         }
         #expect(try await feed.value, "the reader's feed hears the commit")
