@@ -53,15 +53,11 @@ final class WorkQueue: @unchecked Sendable {
     }
 
     private func spawn(_ i: Int) {
-        let threadName = threadCount == 1 ? name : "\(name)-\(i)"
-        let thread = Thread { [self] in
-            nameCurrentThread(threadName)
-            loop()
-        }
-        // Predicates and model code recurse; the 512 KiB default of a secondary thread is tight.
-        thread.stackSize = 4 << 20
-        thread.start()
+        startThread(named: threadCount == 1 ? name : "\(name)-\(i)", stackSize: Self.stackSize) { [self] in loop() }
     }
+
+    /// Predicates and model code recurse; the 512 KiB default of a secondary thread is tight.
+    private static let stackSize = 4 << 20
 
     /// The name of the queue whose thread runs the caller, or nil off Strata's threads.
     static var current: String? { Thread.current.threadDictionary[threadKey] as? String }
@@ -98,8 +94,7 @@ final class WorkQueue: @unchecked Sendable {
     ///   nothing has to be restored.
     static func detached<T: Sendable>(name: String, niceness: Int32 = 0, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread {
-                nameCurrentThread(name)
+            startThread(named: name, stackSize: stackSize) {
                 #if os(Linux)
                 // `who` 0 is the calling thread: on Linux a nice value belongs to a thread.
                 if niceness > 0 {
@@ -109,8 +104,6 @@ final class WorkQueue: @unchecked Sendable {
                 #endif
                 continuation.resume(with: Result { try body() })
             }
-            thread.stackSize = 4 << 20
-            thread.start()
         }
     }
 }

@@ -153,14 +153,13 @@ final class GroupCommit: Sendable {
     func waitUntilDurable(_ point: LogPoint, leading: Bool = true) throws {
         enum Next { case done, lead, wait(Waiter, startSyncer: Bool) }
         let next = try state.withLock { s -> Next in
-            if s.durable >= point { return .done }
-            if let failure = s.failure { throw failure }
-            s.appended = max(s.appended, point)
-            let startSyncer = !s.syncing
-            if startSyncer {
-                s.syncing = true
-                if leading { return .lead }
+            switch s.admit(point) {
+            case .durable: return .done
+            case let .failed(failure): throw failure
+            case .pending: break
             }
+            let startSyncer = s.startSyncing()
+            if startSyncer && leading { return .lead }
             let waiter = Waiter()
             s.blocked.append((point, waiter))
             return .wait(waiter, startSyncer: startSyncer)
@@ -183,13 +182,13 @@ final class GroupCommit: Sendable {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             enum Next { case resume(StrataError?), queued(startSyncer: Bool) }
             let next = state.withLock { s -> Next in
-                if s.durable >= point { return .resume(nil) }
-                if let failure = s.failure { return .resume(failure) }
-                s.appended = max(s.appended, point)
-                s.suspended.append((point, continuation))
-                if s.syncing { return .queued(startSyncer: false) }
-                s.syncing = true
-                return .queued(startSyncer: true)
+                switch s.admit(point) {
+                case .durable: return .resume(nil)
+                case let .failed(failure): return .resume(failure)
+                case .pending:
+                    s.suspended.append((point, continuation))
+                    return .queued(startSyncer: s.startSyncing())
+                }
             }
             switch next {
             case let .resume(error):
@@ -205,10 +204,7 @@ final class GroupCommit: Sendable {
     func exclusive<T>(_ body: () throws -> T) rethrows -> T {
         while true {
             let semaphore = state.withLock { s -> DispatchSemaphore? in
-                if !s.syncing {
-                    s.syncing = true
-                    return nil
-                }
+                if s.startSyncing() { return nil }
                 let semaphore = DispatchSemaphore(value: 0)
                 s.idle.append(semaphore)
                 return semaphore
@@ -303,6 +299,25 @@ final class GroupCommit: Sendable {
 }
 
 extension GroupCommit.State {
+    enum Admission { case durable, failed(StrataError), pending }
+
+    /// Where a wait for `point` stands: durable already, refused by a failed fsync, or
+    /// pending — and then what the next fsync covers is raised to `point`, whose bytes
+    /// the caller has written whether or not a commit announced them.
+    mutating func admit(_ point: LogPoint) -> Admission {
+        if durable >= point { return .durable }
+        if let failure { return .failed(failure) }
+        appended = max(appended, point)
+        return .pending
+    }
+
+    /// Marks an fsync (or a file swap) under way when none is; false when one is.
+    mutating func startSyncing() -> Bool {
+        guard !syncing else { return false }
+        syncing = true
+        return true
+    }
+
     /// Takes the waiters whose points are durable now.
     mutating func takeDurable() -> [GroupCommit.Wake] {
         var woken: [GroupCommit.Wake] = []

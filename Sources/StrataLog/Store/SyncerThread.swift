@@ -28,10 +28,7 @@ final class SyncerThread: @unchecked Sendable {
         self.work = work
         started = true
         condition.unlock()
-        Thread { [self] in
-            nameCurrentThread(name)
-            loop()
-        }.start()
+        startThread(named: name) { [self] in loop() }
     }
 
     /// Has the thread run its work; false once it is stopped (the caller runs it elsewhere).
