@@ -459,6 +459,8 @@ extension LogStore {
         let pauseStart = ContinuousClock.now
         // Whether the swap fsynced the directory under the lock (see below).
         var namesNewBlobFile = false
+        // The group's open files, which the swap stops naming.
+        var retiring: [any StorageFile] = []
         try writer.withLock { w in
             try checkWritable()
             // The floor below is format 5's: a store of an older one is upgraded first.
@@ -515,6 +517,7 @@ extension LogStore {
             // new manifest names, and until it a crash brings back the old manifest, whose
             // files are all still there.
             try writeManifest(manifest, syncingDirectory: namesNewBlobFile) { s in
+                retiring = group.compactMap { s.segmentFiles[$0] } + s.index.files.filter { groupSet.contains($0.segmentID) }.map(\.file)
                 for w in written {
                     s.segmentFiles[w.id] = w.file
                     s.recordBytesBySegment[w.id] = w.recordBytes
@@ -544,12 +547,12 @@ extension LogStore {
             throw error
         }
         // Old files go only after the manifest no longer names them, durably. Readers
-        // holding a handle keep reading the unlinked file until they let go.
-        for id in group {
-            try? fileSystem.remove(paths.segment(id))
-            try? fileSystem.remove(paths.indexFile(id))
-        }
+        // holding a handle keep reading the unlinked file until they let go; the last
+        // to let go hands it to the reclaimer.
+        let handles = removeRetired(group.flatMap { [paths.segment($0), paths.indexFile($0)] })
         syncAfterCleanup(paths.segments)
+        retire(retiring, handles: handles)
+        retiring = []
         report.segmentsCompacted += group.count
         report.segmentsWritten += written.count
         report.recordsRewritten += recordsRewritten
@@ -760,20 +763,48 @@ extension LogStore {
             // gone: without a retention the store reads as of its last sequence only.
             let last = state.withLock { $0.lastSequence }
             manifest.raiseVersionFloor(to: retention ?? last, lastSequence: last)
+            var retiring: [any StorageFile] = []
             try writeManifest(manifest) { s in
+                retiring = removable.compactMap { s.blobFiles[$0] }
                 for id in removable {
                     s.blobFiles[id] = nil
                     s.index.counters.liveBytesByBlobFile[id] = nil
                     s.keptBytesByBlobFile[id] = nil
                 }
             }
-            for id in removable {
-                try? fileSystem.remove(paths.blob(id))
-                report.blobBytesReclaimed += sizes[id] ?? 0
-                report.blobFilesCollected += 1
-            }
+            let handles = removeRetired(removable.map { paths.blob($0) })
+            report.blobBytesReclaimed += removable.reduce(0) { $0 + (sizes[$1] ?? 0) }
+            report.blobFilesCollected += removable.count
             syncAfterCleanup(paths.blobs)
+            retire(retiring, handles: handles)
         }
+    }
+
+    /// Removes the names of files a swap retired. Each is opened for writing first,
+    /// for the reclaimer to cut it through: the store holds a sealed file read-only,
+    /// and once unlinked it cannot be opened again. Returns those handles of the names
+    /// removed, by path.
+    private func removeRetired(_ paths: [String]) -> [String: any StorageFile] {
+        var handles: [String: any StorageFile] = [:]
+        for path in paths {
+            let handle = try? fileSystem.open(path, mode: .readWrite)
+            guard (try? fileSystem.remove(path)) != nil else {
+                try? handle?.close()
+                continue
+            }
+            handles[path] = handle
+        }
+        return handles
+    }
+
+    /// Hands the files whose names were removed to the reclaimer, by way of whoever
+    /// holds each last (this caller, when no reader or snapshot does).
+    private func retire(_ files: [any StorageFile], handles: [String: any StorageFile]) {
+        var handles = handles
+        for case let file as ReclaimableFile in files {
+            if let handle = handles.removeValue(forKey: file.path) { file.retire(to: reclaimer, cuttingThrough: handle) }
+        }
+        for handle in handles.values { try? handle.close() }
     }
 
     /// Whether a file of the retired list is still there, so that the list keeps

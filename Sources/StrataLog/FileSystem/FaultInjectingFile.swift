@@ -1,6 +1,6 @@
 /// An open file of a `FaultInjectingFileSystem`: asks its owner about each operation,
 /// then passes it on to the wrapped file.
-final class FaultInjectingFile: StorageFile {
+final class FaultInjectingFile: StorageFile, LinkCounting {
     private let base: any StorageFile
     private let owner: FaultInjectingFileSystem
 
@@ -51,6 +51,8 @@ final class FaultInjectingFile: StorageFile {
         try owner.admit(.writeBack, path, "write-back failed", offset: range.lowerBound)
         try base.writeBack(range)
     }
+
+    func linkCount() -> Int? { (base as? LinkCounting)?.linkCount() }
 
     func close() throws {
         let decision = owner.decide(.close, [path])

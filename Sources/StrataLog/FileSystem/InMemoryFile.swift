@@ -3,7 +3,7 @@ import SystemPackage
 /// An open file of an `InMemoryFileSystem`. It names a handle in the file system's
 /// state rather than holding bytes, so that closing it, or a crash, is seen by every
 /// thread at once; all its properties are constants, hence `Sendable`.
-final class InMemoryFile: StorageFile {
+final class InMemoryFile: StorageFile, LinkCounting {
     let path: String
     private let fileSystem: InMemoryFileSystem
     private let handle: Int
@@ -56,6 +56,11 @@ final class InMemoryFile: StorageFile {
 
     func sync() throws {
         try withContents { $0.sync() }
+    }
+
+    func linkCount() -> Int? {
+        let (handle, generation) = (handle, generation)
+        return fileSystem.state.withLock { $0.linkCount(handle: handle, generation: generation) }
     }
 
     func close() throws {

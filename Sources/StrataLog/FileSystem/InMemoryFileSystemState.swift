@@ -216,6 +216,12 @@ struct InMemoryFileSystemState: Sendable {
         return try body(&files[node, default: InMemoryFileContents()])
     }
 
+    /// How many current names reach the file behind an open handle.
+    func linkCount(handle: Int, generation: Int) -> Int? {
+        guard generation == self.generation, let node = openHandles[handle] else { return nil }
+        return directories.values.reduce(0) { count, directory in count + directory.entries.values.filter { $0 == node }.count }
+    }
+
     mutating func closeHandle(_ handle: Int) {
         openHandles[handle] = nil
         collectGarbage()

@@ -124,7 +124,7 @@ public struct POSIXFileSystem: FileSystem {
 /// An open file descriptor. `FileDescriptor` is a value; this class owns its lifetime
 /// so that a reader holding a segment keeps the descriptor open after compaction
 /// unlinks the file.
-final class POSIXFile: StorageFile, @unchecked Sendable {
+final class POSIXFile: StorageFile, LinkCounting, @unchecked Sendable {
     // Sendable by construction: `fd` is set once; close() is called by the single owner.
     let path: String
     private let fd: FileDescriptor
@@ -182,6 +182,13 @@ final class POSIXFile: StorageFile, @unchecked Sendable {
         } catch let errno as Errno {
             throw StrataError.fromErrno(errno, "cannot read file size", path: path)
         }
+    }
+
+    func linkCount() -> Int? {
+        guard !isClosed else { return nil }
+        var status = stat()
+        guard fstat(fd.rawValue, &status) == 0 else { return nil }
+        return Int(status.st_nlink)
     }
 
     func truncate(to size: Int64) throws {

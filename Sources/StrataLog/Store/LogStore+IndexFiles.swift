@@ -57,7 +57,7 @@ extension LogStore {
 
     /// Opens a segment's index file and checks its footer.
     static func openIndexFile(_ segmentID: UInt32, paths: StorePaths, storeID: [UInt8], fileSystem: any FileSystem, cache: BlockCache) throws -> IndexFile {
-        let file = try fileSystem.open(paths.indexFile(segmentID), mode: .readOnly)
+        let file = ReclaimableFile(try fileSystem.open(paths.indexFile(segmentID), mode: .readOnly))
         do {
             return try IndexFile(file: file, segmentID: segmentID, storeID: storeID, cache: cache)
         } catch {

@@ -138,7 +138,7 @@ extension LogStore {
             try? file.close()
             throw error
         }
-        return file
+        return ReclaimableFile(file)
     }
 
     static func randomStoreID() -> [UInt8] {
@@ -539,7 +539,7 @@ extension LogStore {
             throw StrataError(.corrupt, "this sealed file is of format version \(header.version) but the manifest says \(manifest.version): the manifest's version was changed",
                               path: path, offset: 8, context: ["manifestVersion": "\(manifest.version)", "fileVersion": "\(header.version)"])
         }
-        return file
+        return ReclaimableFile(file)
     }
 
     /// The active segment may be shorter than its header if the crash came right

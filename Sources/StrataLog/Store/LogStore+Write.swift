@@ -568,6 +568,9 @@ extension LogStore {
         }
         releaseSnapshots()
         for file in files { try? file.close() }
+        // Retired files the snapshots above let go of are closed, not cut, and so is
+        // any a reader hands over later.
+        reclaimer.stop()
         lockHandle?.unlock()
         if let firstError { throw firstError }
     }

@@ -71,6 +71,8 @@ public final class LogStore: Sendable {
     package let compactionWrittenKeysLimit = Locked(1 << 16)
     /// Durable commits wait here, outside the writer lock, for an fsync that covers them.
     let groupCommit: GroupCommit
+    /// Frees the space of files compaction retired once no one holds them (`close()` stops it).
+    package let reclaimer = FileReclaimer()
     /// Set on a snapshot (``snapshot()``): its files are its store's, which closes them.
     let isSnapshot: Bool
     /// The store a snapshot was taken of (the root store for a snapshot of a snapshot).

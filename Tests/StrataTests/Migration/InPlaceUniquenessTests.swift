@@ -246,7 +246,7 @@ struct InPlaceUniquenessTests {
         #expect(segmentReads > 20, "\(segmentReads) segment reads")
         let memory = InMemoryFileSystem()
         let faults = FaultInjectingFileSystem(wrapping: memory)
-        var options = try Self.seedForMidPass(faults, at: path)
+        let options = try Self.seedForMidPass(faults, at: path)
         let before = try StoreContents(path, fileSystem: memory)
         let id = faults.inject(.fail(.read, errno: EIO, matching: .contains("/segments/"), on: .nth(segmentReads * 3 / 4)))
         let error = #expect(throws: StrataError.self) {
