@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+@testable import StrataLog
 import StrataTestSupport
 import Testing
 import Synchronization
@@ -70,6 +71,43 @@ import Synchronization
         let run = try StrataProcess.run(["history", path], in: dir.path)
         #expect(run.status == 2)
         #expect(run.stderr.contains("does not track history"), "\(run.stderr)")
+    }
+
+    /// A reader in another process registers on the store's LOCK file while it has the
+    /// store open, and its registration goes with it: the writer's compaction cuts no
+    /// retired file meanwhile (FileReclaimerTests shows the cut honouring it).
+    @Test func aFollowingProcessIsRegisteredAsAReaderUntilItEnds() throws {
+        let dir = try TemporaryDirectory("cli-history")
+        defer { dir.remove() }
+        let path = dir.appending("notes")
+        let store = try Self.open(path)
+        defer { try? store.close() }
+        let context = store.newContext()
+        try context.insert("Note").setValue("first", forKey: "title")
+        try context.save()
+        let lock = path + "/LOCK"
+        #expect(!POSIXFileSystem().readersHold(lock))
+
+        let process = Process()
+        process.executableURL = try StrataProcess.executableURL()
+        process.arguments = ["history", path, "--follow", "--interval", "20"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // Its first line comes after its open, and so after its registration.
+        var seen = Data()
+        while !seen.contains(UInt8(ascii: "\n")) {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        #expect(!seen.isEmpty)
+        #expect(POSIXFileSystem().readersHold(lock))
+        process.terminate()
+        process.waitUntilExit()
+        #expect(!POSIXFileSystem().readersHold(lock))
     }
 
     /// A second process follows the writer: every commit arrives, once, in order. The

@@ -13,4 +13,11 @@ int strata_write_back(int fd, int64_t offset, int64_t count);
 /// keeps 15 bytes and refuses a longer name: the caller cuts it.
 void strata_name_thread(const char *name);
 
+/// Takes a lock on the first byte of `fd`'s file that belongs to this open file
+/// description (Linux's open-file-description locks): shared, or exclusive; waiting
+/// for a conflicting one, or not. Unrelated to flock(2) locks on the same file, and
+/// released when the description closes. Returns 0, or -1 with errno set (EAGAIN when
+/// it would wait; ENOTSUP on a system without them).
+int strata_lock_first_byte(int fd, int exclusive, int wait);
+
 #endif

@@ -29,7 +29,7 @@ import SystemPackage
 /// - ``counts``
 /// - ``isRecording``
 /// - ``events``
-package final class FaultInjectingFileSystem: FileSystem {
+package final class FaultInjectingFileSystem: FileSystem, ReaderLocking {
     /// The file system that operations reach when no fault fires.
     package let base: any FileSystem
     let state = Locked(FaultInjectionState())
@@ -149,6 +149,19 @@ package final class FaultInjectingFileSystem: FileSystem {
     package func lock(_ path: String) throws -> any FileLock {
         try admit(.lock, path, "cannot lock store")
         return try base.lock(path)
+    }
+
+    /// Passed on, not counted: registering a reader is best effort (a read-only open
+    /// goes on without it), so a fault in it would change nothing a test sees.
+    package func lockForReading(_ path: String) throws -> any FileLock {
+        guard let base = base as? ReaderLocking else {
+            throw StrataError.fromErrno(.notSupported, "this file system registers no readers", path: path)
+        }
+        return try base.lockForReading(path)
+    }
+
+    package func readersHold(_ path: String) -> Bool {
+        (base as? ReaderLocking)?.readersHold(path) ?? true
     }
 
     // MARK: Deciding

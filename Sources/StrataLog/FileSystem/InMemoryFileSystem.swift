@@ -96,3 +96,14 @@ package final class InMemoryFileSystem: FileSystem {
         return InMemoryLock(path: path, token: token, fileSystem: self)
     }
 }
+
+extension InMemoryFileSystem: ReaderLocking {
+    package func lockForReading(_ path: String) throws -> any FileLock {
+        let token = state.withLock { $0.lockForReading(path) }
+        return InMemoryLock(path: path, token: token, isReader: true, fileSystem: self)
+    }
+
+    package func readersHold(_ path: String) -> Bool {
+        state.withLock { $0.readersHold(path) }
+    }
+}

@@ -20,6 +20,8 @@ struct InMemoryFileSystemState: Sendable {
     private var nextHandle = 0
     /// Normalized lock path → the token of the lock that holds it.
     private var locks: [String: Int] = [:]
+    /// Normalized lock path → the tokens of the readers registered on it.
+    private var readers: [String: Set<Int>] = [:]
     private var nextLockToken = 0
 
     init() {}
@@ -249,6 +251,20 @@ struct InMemoryFileSystemState: Sendable {
 
     func isLocked(_ path: String) -> Bool { locks[Self.normalized(path)] != nil }
 
+    mutating func lockForReading(_ path: String) -> Int {
+        nextLockToken += 1
+        readers[Self.normalized(path), default: []].insert(nextLockToken)
+        return nextLockToken
+    }
+
+    mutating func unlockReader(_ path: String, token: Int) {
+        let key = Self.normalized(path)
+        readers[key]?.remove(token)
+        if readers[key]?.isEmpty == true { readers[key] = nil }
+    }
+
+    func readersHold(_ path: String) -> Bool { readers[Self.normalized(path)] != nil }
+
     // MARK: Durability
 
     /// Power loss: files back to their durable bytes, directories to their durable
@@ -266,6 +282,7 @@ struct InMemoryFileSystemState: Sendable {
         generation += 1
         openHandles = [:]
         locks = [:]
+        readers = [:]
     }
 
     /// Every file and directory as it is now becomes durable (a fixture's starting point).

@@ -1,19 +1,22 @@
-/// A lock held in an `InMemoryFileSystem`. The token makes `unlock()` idempotent and
-/// harmless after a crash released the lock and someone else took it.
+/// A lock held in an `InMemoryFileSystem`: the writer's, or a reader's registration.
+/// The token makes `unlock()` idempotent and harmless after a crash released the lock
+/// and someone else took it.
 final class InMemoryLock: FileLock {
     private let path: String
     private let token: Int
+    private let isReader: Bool
     private let fileSystem: InMemoryFileSystem
 
-    init(path: String, token: Int, fileSystem: InMemoryFileSystem) {
+    init(path: String, token: Int, isReader: Bool = false, fileSystem: InMemoryFileSystem) {
         self.path = path
         self.token = token
+        self.isReader = isReader
         self.fileSystem = fileSystem
     }
 
     func unlock() {
-        let (path, token) = (path, token)
-        fileSystem.state.withLock { $0.unlock(path, token: token) }
+        let (path, token, isReader) = (path, token, isReader)
+        fileSystem.state.withLock { isReader ? $0.unlockReader(path, token: token) : $0.unlock(path, token: token) }
     }
 
     // Released when dropped, as a POSIX lock is when its descriptor closes.

@@ -121,6 +121,35 @@ public struct POSIXFileSystem: FileSystem {
     }
 }
 
+/// Readers hold a shared open-file-description lock on LOCK's first byte, which the
+/// writer's flock(2) on the same file does not touch; the writer asks for the
+/// exclusive one without waiting, and lets it go at once.
+extension POSIXFileSystem: ReaderLocking {
+    package func lockForReading(_ path: String) throws -> any FileLock {
+        // Opened read-only: a reader may have no right to write the store's directory.
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else {
+            throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "cannot open lock file", path: path)
+        }
+        var result = strata_lock_first_byte(fd, 0, 1)
+        while result != 0 && Glibc.errno == EINTR { result = strata_lock_first_byte(fd, 0, 1) }
+        guard result == 0 else {
+            let code = Glibc.errno
+            Glibc.close(fd)
+            throw StrataError.fromErrno(Errno(rawValue: code), "cannot register as a reader of the store", path: path)
+        }
+        return POSIXLock(fd: fd)
+    }
+
+    package func readersHold(_ path: String) -> Bool {
+        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return true }
+        defer { Glibc.close(fd) }
+        // Taken: no reader holds it. Closing the descriptor lets it go.
+        return strata_lock_first_byte(fd, 1, 0) != 0
+    }
+}
+
 /// An open file descriptor. `FileDescriptor` is a value; this class owns its lifetime
 /// so that a reader holding a segment keeps the descriptor open after compaction
 /// unlinks the file.

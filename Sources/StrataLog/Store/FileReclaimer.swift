@@ -8,13 +8,16 @@ import Synchronization
 /// `discard`, usual on cloud disks) that transaction's commit issues the discard of the
 /// whole file. Every fsync of any file waits for the commit, so a durable save made as
 /// a compaction step deletes a 64 MiB segment waited for 64 MiB of discards. Cut from
-/// the end a piece at a time with a pause between, each commit carries one piece.
+/// the end a piece at a time with a pause between, the commits that saves make meanwhile
+/// carry a piece each.
 ///
-/// A file comes here from ``ReclaimableFile`` when the last holder lets go (the store,
-/// a reader in flight, a snapshot), so nothing reads a file while it is cut. It was
-/// unlinked before it was retired: a crash mid-way leaves nothing for open to find
+/// A file comes here from ``ReclaimableFile`` when the last holder in this store lets
+/// go (the store, a reader in flight, a snapshot). It was unlinked before it was
+/// retired: a crash mid-way leaves nothing for open to find
 /// (a journaling file system commits the unlink no later than the first cut). A file
-/// another name still reaches (a backup's hard link) is closed whole, never cut.
+/// another name still reaches (a backup's hard link) is closed whole, never cut, and
+/// so is every file while a read-only store is registered: another process may hold
+/// it open. One that registers later reads a manifest that no longer names it.
 package final class FileReclaimer: @unchecked Sendable {
     // @unchecked: `queue`, `running` and `stopped` are read and written with
     // `condition` locked.
@@ -22,12 +25,20 @@ package final class FileReclaimer: @unchecked Sendable {
     private var queue: [any StorageFile] = []
     private var running = false
     private var stopped = false
+    /// Whether a store other than the one this reclaimer serves may be reading its files
+    /// (a read-only store registered on its LOCK file).
+    private let readersAttached: @Sendable () -> Bool
+
+    init(readersAttached: @escaping @Sendable () -> Bool = { false }) {
+        self.readersAttached = readersAttached
+    }
 
     /// How much one cut frees; small enough that a commit's discard is well under a
     /// save's fsync. Tests make it smaller.
     package let pieceBytes = Atomic<Int64>(4 << 20)
     /// The pause between cuts: long enough for the commits of concurrent saves to carry
-    /// one piece each, short enough that a 64 MiB segment is freed in a fraction of a second.
+    /// about a piece each, short enough that a 64 MiB segment is freed in a fraction of a
+    /// second.
     static let pause: TimeInterval = 0.01
 
     /// Takes a writable handle of an unlinked file no one else reads: it is cut on a
@@ -88,7 +99,7 @@ package final class FileReclaimer: @unchecked Sendable {
     /// Cuts the file down from its end. A failed cut ends it: closing frees the rest,
     /// at once, as a plain close would have.
     private func cut(_ file: any StorageFile) {
-        guard (file as? LinkCounting)?.linkCount() == 0, var size = try? file.size() else { return }
+        guard (file as? LinkCounting)?.linkCount() == 0, !readersAttached(), var size = try? file.size() else { return }
         while size > 0 {
             size = max(0, size - max(1, pieceBytes.load(ordering: .relaxed)))
             do { try file.truncate(to: size) } catch { return }

@@ -52,7 +52,10 @@ extension LogStore {
             try refuseOrphanedData(paths: paths, fileSystem: fileSystem, creating: true)
             try fileSystem.createDirectory(paths.root)
         }
-        let lock = options.readOnly ? nil : try fileSystem.lock(paths.lock)
+        // A reader registers before it reads the manifest: a writer that finds no reader
+        // registered may cut the files it retired, which a manifest read after that no
+        // longer names (FORMAT.md §1).
+        let lock = options.readOnly ? registerReader(paths, fileSystem: fileSystem, logger: logger) : try fileSystem.lock(paths.lock)
         do {
             if !fileSystem.exists(paths.manifest) {
                 try create(paths: paths, fileSystem: fileSystem, logger: logger, identity: identity)
@@ -72,6 +75,20 @@ extension LogStore {
         } catch {
             lock?.unlock()
             throw error
+        }
+    }
+
+    /// A read-only store's registration as a reader, or nil when it cannot register (no
+    /// LOCK file, a file system without registration): it reads all the same, and a
+    /// writer beside it that compacts may then cut a retired file under it, which its
+    /// reads report as `.corrupt`.
+    private static func registerReader(_ paths: StorePaths, fileSystem: any FileSystem, logger: Logger) -> (any FileLock)? {
+        do {
+            guard let registry = fileSystem as? ReaderLocking else { throw StrataError(.invalidArgument, "this file system registers no readers") }
+            return try registry.lockForReading(paths.lock)
+        } catch {
+            logger.debug("reading without registering as a reader", metadata: ["path": "\(paths.lock)", "error": "\(error)"])
+            return nil
         }
     }
 

@@ -568,8 +568,8 @@ extension LogStore {
         }
         releaseSnapshots()
         for file in files { try? file.close() }
-        // Retired files the snapshots above let go of are closed, not cut, and so is
-        // any a reader hands over later.
+        // A cut under way (of a file the snapshots above let go of, say) ends after its
+        // piece; files waiting, and any a reader in flight hands over later, are closed whole.
         reclaimer.stop()
         lockHandle?.unlock()
         if let firstError { throw firstError }

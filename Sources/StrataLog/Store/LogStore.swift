@@ -72,7 +72,7 @@ public final class LogStore: Sendable {
     /// Durable commits wait here, outside the writer lock, for an fsync that covers them.
     let groupCommit: GroupCommit
     /// Frees the space of files compaction retired once no one holds them (`close()` stops it).
-    package let reclaimer = FileReclaimer()
+    package let reclaimer: FileReclaimer
     /// Set on a snapshot (``snapshot()``): its files are its store's, which closes them.
     let isSnapshot: Bool
     /// The store a snapshot was taken of (the root store for a snapshot of a snapshot).
@@ -213,6 +213,9 @@ public final class LogStore: Sendable {
         self.fileSystem = fileSystem
         self.logger = logger
         self.lockHandle = lock
+        self.reclaimer = FileReclaimer { [paths = StorePaths(path)] in
+            (fileSystem as? ReaderLocking)?.readersHold(paths.lock) ?? true
+        }
         // Made before the store, because open reads index files through it.
         self.blockCache = cache
         // A snapshot reads its store's frames, which never change once written: it

@@ -141,6 +141,55 @@ import StrataTestSupport
         try copy.close()
     }
 
+    /// A read-only store (another process's, or another in this one) holds the files it
+    /// opened: while it is registered, the writer cuts nothing, and the reader keeps
+    /// reading what it had without a refresh. Once it closes, retired files are cut again.
+    @Test(arguments: [false, true])
+    func nothingIsCutWhileAReadOnlyStoreIsRegistered(onDisk: Bool) throws {
+        let dir = try TemporaryDirectory("reclaimer-reader")
+        defer { dir.remove() }
+        let base: any FileSystem = onDisk ? POSIXFileSystem() : InMemoryFileSystem()
+        let faults = FaultInjectingFileSystem(wrapping: base)
+        let path = onDisk ? dir.appending("store") : "/s"
+        let store = try Self.garbageStore(at: path, faults)
+        store.reclaimer.pieceBytes.store(1 << 10, ordering: .relaxed)
+        var readOnly = Self.options()
+        readOnly.readOnly = true
+        let reader = try LogStore.open(at: path, options: readOnly, fileSystem: faults, logger: .quiet)
+        let before = try Self.contents(reader)
+        faults.isRecording = true
+        #expect(try store.compact(force: true).segmentsCompacted > 0)
+        store.reclaimer.waitUntilIdle()
+        #expect(!faults.events.contains { $0.operation == .truncate }, "a file was cut while a reader was registered")
+        #expect(try Self.contents(reader) == before)
+        #expect(try reader.verify().isSound)
+        try reader.close()
+        // Unregistered: the next compaction's retired files are cut.
+        try Self.garbageStore(at: path, faults, existing: store, rounds: 3)
+        #expect(try store.compact(force: true).segmentsCompacted > 0)
+        store.reclaimer.waitUntilIdle()
+        #expect(faults.events.contains { $0.operation == .truncate })
+        try store.close()
+    }
+
+    @Test func aReaderIsRegisteredOnTheLockFileUntilItLetsGo() throws {
+        let dir = try TemporaryDirectory("reader-lock")
+        defer { dir.remove() }
+        let fileSystem = POSIXFileSystem()
+        let lockPath = dir.appending("LOCK")
+        let writer = try fileSystem.lock(lockPath)
+        #expect(!fileSystem.readersHold(lockPath))
+        let first = try fileSystem.lockForReading(lockPath), second = try fileSystem.lockForReading(lockPath)
+        #expect(fileSystem.readersHold(lockPath))
+        first.unlock()
+        #expect(fileSystem.readersHold(lockPath))
+        second.unlock()
+        #expect(!fileSystem.readersHold(lockPath))
+        // The writer's flock is untouched by either.
+        #expect(throws: StrataError.self) { try fileSystem.lock(lockPath) }
+        writer.unlock()
+    }
+
     @Test func aFailedCutClosesTheFileAndLosesNothing() throws {
         let memory = InMemoryFileSystem()
         let faults = FaultInjectingFileSystem(wrapping: memory)
@@ -162,7 +211,7 @@ import StrataTestSupport
         try reopened.close()
     }
 
-    @Test func closeEndsACutUnderWayAndLeavesNoFileOpen() throws {
+    @Test(.timeLimit(.minutes(1))) func closeEndsACutUnderWayAndLeavesNoFileOpen() throws {
         let memory = InMemoryFileSystem()
         let store = try Self.garbageStore(memory)
         // A cut of a byte at a time would take minutes: close must not wait for it.
