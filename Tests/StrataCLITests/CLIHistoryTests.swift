@@ -76,7 +76,7 @@ import Synchronization
     /// A reader in another process registers on the store's LOCK file while it has the
     /// store open, and its registration goes with it: the writer's compaction cuts no
     /// retired file meanwhile (FileReclaimerTests shows the cut honouring it).
-    @Test func aFollowingProcessIsRegisteredAsAReaderUntilItEnds() throws {
+    @Test(.timeLimit(.minutes(1))) func aFollowingProcessIsRegisteredAsAReaderUntilItEnds() throws {
         let dir = try TemporaryDirectory("cli-history")
         defer { dir.remove() }
         let path = dir.appending("notes")

@@ -16,8 +16,10 @@ void strata_name_thread(const char *name);
 /// Takes a lock on the first byte of `fd`'s file that belongs to this open file
 /// description (Linux's open-file-description locks): shared, or exclusive; waiting
 /// for a conflicting one, or not. Unrelated to flock(2) locks on the same file, and
-/// released when the description closes. Returns 0, or -1 with errno set (EAGAIN when
-/// it would wait; ENOTSUP on a system without them).
+/// released when the description closes (on a local file system: NFS and CIFS emulate
+/// flock with byte-range locks). Returns 0, or -1 with errno set: EAGAIN or EACCES when
+/// it would wait, EINVAL on a kernel without them (before 3.15), ENOTSUP on a system
+/// without them.
 int strata_lock_first_byte(int fd, int exclusive, int wait);
 
 #endif

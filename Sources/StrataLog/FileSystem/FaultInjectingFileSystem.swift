@@ -154,14 +154,11 @@ package final class FaultInjectingFileSystem: FileSystem, ReaderLocking {
     /// Passed on, not counted: registering a reader is best effort (a read-only open
     /// goes on without it), so a fault in it would change nothing a test sees.
     package func lockForReading(_ path: String) throws -> any FileLock {
-        guard let base = base as? ReaderLocking else {
-            throw StrataError.fromErrno(.notSupported, "this file system registers no readers", path: path)
-        }
-        return try base.lockForReading(path)
+        try ((base as? ReaderLocking) ?? POSIXFileSystem()).lockForReading(path)
     }
 
     package func readersHold(_ path: String) -> Bool {
-        (base as? ReaderLocking)?.readersHold(path) ?? true
+        ((base as? ReaderLocking) ?? POSIXFileSystem()).readersHold(path)
     }
 
     // MARK: Deciding

@@ -99,7 +99,7 @@ package final class InMemoryFileSystem: FileSystem {
 
 extension InMemoryFileSystem: ReaderLocking {
     package func lockForReading(_ path: String) throws -> any FileLock {
-        let token = state.withLock { $0.lockForReading(path) }
+        let token = try state.withLock { try $0.lockForReading(path) }
         return InMemoryLock(path: path, token: token, isReader: true, fileSystem: self)
     }
 

@@ -251,7 +251,11 @@ struct InMemoryFileSystemState: Sendable {
 
     func isLocked(_ path: String) -> Bool { locks[Self.normalized(path)] != nil }
 
-    mutating func lockForReading(_ path: String) -> Int {
+    mutating func lockForReading(_ path: String) throws -> Int {
+        // As on a disk, a reader does not create the lock file.
+        guard node(at: path) != nil else {
+            throw StrataError.fromErrno(.noSuchFileOrDirectory, "cannot open lock file", path: path)
+        }
         nextLockToken += 1
         readers[Self.normalized(path), default: []].insert(nextLockToken)
         return nextLockToken

@@ -131,15 +131,22 @@ extension POSIXFileSystem: ReaderLocking {
         guard fd >= 0 else {
             throw StrataError.fromErrno(Errno(rawValue: Glibc.errno), "cannot open lock file", path: path)
         }
-        var result = strata_lock_first_byte(fd, 0, 1)
-        while result != 0 && Glibc.errno == EINTR { result = strata_lock_first_byte(fd, 0, 1) }
-        guard result == 0 else {
-            let code = Glibc.errno
-            Glibc.close(fd)
-            throw StrataError.fromErrno(Errno(rawValue: code), "cannot register as a reader of the store", path: path)
+        // Without waiting, a bounded number of times: a writer holds the byte only for
+        // its check, but where flock is emulated with byte-range locks (NFS, CIFS) the
+        // writer's own lock covers it for as long as the writer runs.
+        var code: Int32 = 0
+        for attempt in 0..<Self.readerLockAttempts {
+            if strata_lock_first_byte(fd, 0, 0) == 0 { return POSIXLock(fd: fd) }
+            code = Glibc.errno
+            guard code == EAGAIN || code == EACCES || code == EINTR else { break }
+            if attempt > 0 { usleep(1_000) }
         }
-        return POSIXLock(fd: fd)
+        Glibc.close(fd)
+        throw StrataError.fromErrno(Errno(rawValue: code), "cannot register as a reader of the store", path: path)
     }
+
+    /// About a second of tries at a millisecond apart.
+    static let readerLockAttempts = 1_000
 
     package func readersHold(_ path: String) -> Bool {
         let fd = Glibc.open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)

@@ -1,9 +1,9 @@
 /// Read-only stores register on the store's LOCK file, so that the writer can tell
 /// whether a store other than itself (another process's, or a second one in this
 /// process) may be reading files a compaction retired: its reclaimer cuts a retired
-/// file only while no reader is registered (FORMAT.md §1). The engine's own file
-/// systems have it; with any other, readers stay unregistered and the writer assumes
-/// there are some.
+/// file only when no reader is registered as it starts (FORMAT.md §1). The engine's own
+/// file systems have it; any other is taken to wrap the disk, and registers through
+/// `POSIXFileSystem` on the same path.
 package protocol ReaderLocking {
     /// Registers a reader of the store whose LOCK file is `path` until the returned lock
     /// is released (or its process ends). Waits only while a writer checks for readers.

@@ -79,15 +79,17 @@ extension LogStore {
     }
 
     /// A read-only store's registration as a reader, or nil when it cannot register (no
-    /// LOCK file, a file system without registration): it reads all the same, and a
-    /// writer beside it that compacts may then cut a retired file under it, which its
-    /// reads report as `.corrupt`.
+    /// LOCK file, no right to read it, a file system without such locks): it reads all
+    /// the same, and a writer beside it that compacts may then cut a retired file under
+    /// it, which its reads report as `.corrupt`. A file system of the caller's own is
+    /// taken to wrap the disk: the reader registers on the path there.
     private static func registerReader(_ paths: StorePaths, fileSystem: any FileSystem, logger: Logger) -> (any FileLock)? {
         do {
-            guard let registry = fileSystem as? ReaderLocking else { throw StrataError(.invalidArgument, "this file system registers no readers") }
-            return try registry.lockForReading(paths.lock)
+            return try ((fileSystem as? ReaderLocking) ?? POSIXFileSystem()).lockForReading(paths.lock)
         } catch {
-            logger.debug("reading without registering as a reader", metadata: ["path": "\(paths.lock)", "error": "\(error)"])
+            logger.warning("reading without registering as a reader: a writer's compaction may cut a file this store still reads", metadata: [
+                "path": "\(paths.lock)", "error": "\(error)",
+            ])
             return nil
         }
     }
