@@ -154,11 +154,11 @@ package final class FaultInjectingFileSystem: FileSystem, ReaderLocking {
     /// Passed on, not counted: registering a reader is best effort (a read-only open
     /// goes on without it), so a fault in it would change nothing a test sees.
     package func lockForReading(_ path: String) throws -> any FileLock {
-        try ((base as? ReaderLocking) ?? POSIXFileSystem()).lockForReading(path)
+        try base.readerRegistry.lockForReading(path)
     }
 
     package func readersHold(_ path: String) -> Bool {
-        ((base as? ReaderLocking) ?? POSIXFileSystem()).readersHold(path)
+        base.readerRegistry.readersHold(path)
     }
 
     // MARK: Deciding

@@ -81,11 +81,10 @@ extension LogStore {
     /// A read-only store's registration as a reader, or nil when it cannot register (no
     /// LOCK file, no right to read it, a file system without such locks): it reads all
     /// the same, and a writer beside it that compacts may then cut a retired file under
-    /// it, which its reads report as `.corrupt`. A file system of the caller's own is
-    /// taken to wrap the disk: the reader registers on the path there.
+    /// it, which its reads report as `.corrupt`.
     private static func registerReader(_ paths: StorePaths, fileSystem: any FileSystem, logger: Logger) -> (any FileLock)? {
         do {
-            return try ((fileSystem as? ReaderLocking) ?? POSIXFileSystem()).lockForReading(paths.lock)
+            return try fileSystem.readerRegistry.lockForReading(paths.lock)
         } catch {
             logger.warning("reading without registering as a reader: a writer's compaction may cut a file this store still reads", metadata: [
                 "path": "\(paths.lock)", "error": "\(error)",

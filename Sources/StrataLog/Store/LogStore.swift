@@ -213,10 +213,8 @@ public final class LogStore: Sendable {
         self.fileSystem = fileSystem
         self.logger = logger
         self.lockHandle = lock
-        // A file system of the caller's own is taken to wrap the disk, as readers take it
-        // (`registerReader`); where the path is not on the disk, readers are assumed.
         self.reclaimer = FileReclaimer { [paths = StorePaths(path)] in
-            ((fileSystem as? ReaderLocking) ?? POSIXFileSystem()).readersHold(paths.lock)
+            fileSystem.readerRegistry.readersHold(paths.lock)
         }
         // Made before the store, because open reads index files through it.
         self.blockCache = cache
