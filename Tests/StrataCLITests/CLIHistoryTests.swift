@@ -73,6 +73,18 @@ import Synchronization
         #expect(run.stderr.contains("does not track history"), "\(run.stderr)")
     }
 
+    /// `strata history PATH --follow --interval 20` started, its lines on the pipe.
+    static func follow(_ path: String) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = try StrataProcess.executableURL()
+        process.arguments = ["history", path, "--follow", "--interval", "20"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, pipe)
+    }
+
     /// A reader in another process registers on the store's LOCK file while it has the
     /// store open, and its registration goes with it: the writer's compaction cuts no
     /// retired file meanwhile (FileReclaimerTests shows the cut honouring it).
@@ -88,13 +100,7 @@ import Synchronization
         let lock = path + "/LOCK"
         #expect(!POSIXFileSystem().readersHold(lock))
 
-        let process = Process()
-        process.executableURL = try StrataProcess.executableURL()
-        process.arguments = ["history", path, "--follow", "--interval", "20"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, pipe) = try Self.follow(path)
         defer { if process.isRunning { process.terminate() } }
         // Its first line comes after its open, and so after its registration.
         var seen = Data()
@@ -119,13 +125,7 @@ import Synchronization
         let store = try Self.open(path)
         defer { try? store.close() }
 
-        let process = Process()
-        process.executableURL = try StrataProcess.executableURL()
-        process.arguments = ["history", path, "--follow", "--interval", "20"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let (process, pipe) = try Self.follow(path)
         defer { if process.isRunning { process.terminate() } }
         let arrivals = Mutex<[(UInt64, ContinuousClock.Instant)]>([])
         let reader = Thread {

@@ -16,6 +16,13 @@ public enum LogFixtures {
         var generator = SplitMix(seed: seed)
         return (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
     }
+
+    /// Every key's current value, by key.
+    public static func values(of store: LogStore) throws -> [UInt64: [UInt8]] {
+        var found: [UInt64: [UInt8]] = [:]
+        try store.scan { records in for r in records { found[r.key.rawValue] = r.value } }
+        return found
+    }
 }
 
 /// A tiny deterministic generator so failures reproduce.

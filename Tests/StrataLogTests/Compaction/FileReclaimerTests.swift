@@ -7,13 +7,8 @@ import StrataTestSupport
 /// reclaimer, but only after the last holder lets go: a snapshot taken before the
 /// compaction reads them whole until it is released.
 @Suite struct FileReclaimerTests {
-    static func options() -> LogStoreOptions {
-        var options = LogStoreOptions()
-        options.durability = .none
-        options.overlayEntryLimit = 64
-        options.compactionGarbageRatio = 0.01
-        return options
-    }
+    /// Small overlays, so that a few commits seal several segments; any garbage compacts.
+    static func options() -> LogStoreOptions { SnapshotAndRefreshTests.options() }
 
     /// A store whose sealed segments are mostly garbage: `rounds` overwrites of 200 keys
     /// (into `existing`, when given, else the store at `path`).
@@ -31,10 +26,14 @@ import StrataTestSupport
         return store
     }
 
-    static func contents(_ store: LogStore) throws -> [UInt64: [UInt8]] {
-        var found: [UInt64: [UInt8]] = [:]
-        try store.scan { records in for r in records { found[r.key.rawValue] = r.value } }
-        return found
+    static func contents(_ store: LogStore) throws -> [UInt64: [UInt8]] { try LogFixtures.values(of: store) }
+
+    /// The store at `path` reopens with `expected`, sound.
+    static func expectReopens(_ fileSystem: any FileSystem, at path: String = "/s", with expected: [UInt64: [UInt8]], _ context: String = "") throws {
+        let reopened = try LogStore.open(at: path, options: options(), fileSystem: fileSystem, logger: .quiet)
+        #expect(try contents(reopened) == expected, "\(context)")
+        #expect(try reopened.verify().isSound, "\(context)")
+        try reopened.close()
     }
 
     static func sizes(_ paths: [String], in memory: InMemoryFileSystem) throws -> [String: Int64] {
@@ -79,10 +78,7 @@ import StrataTestSupport
         #expect(try Self.contents(store) == before)
         try store.close()
         #expect(memory.openFileCount == 0)
-        let reopened = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory, logger: .quiet)
-        #expect(try Self.contents(reopened) == before)
-        #expect(try reopened.verify().isSound)
-        try reopened.close()
+        try Self.expectReopens(memory, with: before)
     }
 
     @Test func aFileABackupLinkedIsNeverCut() throws {
@@ -135,10 +131,7 @@ import StrataTestSupport
         }
         #expect(try Self.contents(store) == after)
         try store.close()
-        let copy = try LogStore.open(at: backup, options: Self.options(), logger: .quiet)
-        #expect(try Self.contents(copy) == before)
-        #expect(try copy.verify().isSound)
-        try copy.close()
+        try Self.expectReopens(POSIXFileSystem(), at: backup, with: before, "the backup")
     }
 
     /// A read-only store (another process's, or another in this one) holds the files it
@@ -204,12 +197,7 @@ import StrataTestSupport
         while !faults.events.contains(where: { $0.operation == .truncate }) { Thread.sleep(forTimeInterval: 0.001) }
         let crashed = memory.crashedCopy(), killed = memory.killedCopy()
         try store.close()
-        for (name, image) in [("power loss", crashed), ("kill", killed)] {
-            let reopened = try LogStore.open(at: "/s", options: Self.options(), fileSystem: image, logger: .quiet)
-            #expect(try Self.contents(reopened) == before, "\(name)")
-            #expect(try reopened.verify().isSound, "\(name)")
-            try reopened.close()
-        }
+        for (name, image) in [("power loss", crashed), ("kill", killed)] { try Self.expectReopens(image, with: before, name) }
     }
 
     @Test func aFailedCutClosesTheFileAndLosesNothing() throws {
@@ -227,10 +215,7 @@ import StrataTestSupport
         #expect(try Self.contents(store) == before)
         try store.close()
         #expect(memory.openFileCount == 0)
-        let reopened = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory, logger: .quiet)
-        #expect(try Self.contents(reopened) == before)
-        #expect(try reopened.verify().isSound)
-        try reopened.close()
+        try Self.expectReopens(memory, with: before)
     }
 
     @Test(.timeLimit(.minutes(1))) func closeEndsACutUnderWayAndLeavesNoFileOpen() throws {
@@ -242,9 +227,7 @@ import StrataTestSupport
         #expect(try store.compact(force: true).segmentsCompacted > 0)
         try store.close()
         #expect(memory.openFileCount == 0)
-        let reopened = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory, logger: .quiet)
-        #expect(try Self.contents(reopened) == before)
-        try reopened.close()
+        try Self.expectReopens(memory, with: before)
     }
 
     @Test func anUnlinkedFileIsCutInPiecesAndClosedAndANamedOneOnlyClosed() throws {

@@ -24,17 +24,11 @@ import StrataTestSupport
         try store.commit(batch)
     }
 
-    static func contents(_ store: LogStore) throws -> [UInt64: [UInt8]] {
-        var found: [UInt64: [UInt8]] = [:]
-        try store.scan { records in for r in records { found[r.key.rawValue] = r.value } }
-        return found
-    }
-
     @Test func aSnapshotKeepsItsStateThroughCommitsRollsAndCompaction() throws {
         let memory = InMemoryFileSystem()
         let store = try LogStore.open(at: "/s", options: Self.options(), fileSystem: memory)
         for round in 0..<5 { try Self.put(store, (1...100).map { UInt64($0) }, version: round) }
-        let before = try Self.contents(store)
+        let before = try LogFixtures.values(of: store)
         let keysWithTerm = try store.keys(for: IndexTerm(index: 1, value: [2]))
         let snapshot = try store.snapshot()
         let sequence = snapshot.lastSequence
@@ -45,11 +39,11 @@ import StrataTestSupport
         try store.commit(deletes)
         let report = try store.compact(force: true)
         #expect(report.segmentsCompacted > 0)
-        #expect(try Self.contents(snapshot) == before)
+        #expect(try LogFixtures.values(of: snapshot) == before)
         #expect(try snapshot.keys(for: IndexTerm(index: 1, value: [2])) == keysWithTerm)
         #expect(snapshot.lastSequence == sequence)
         #expect(try snapshot.count(in: nil) == 100)
-        #expect(try Self.contents(store) != before)
+        #expect(try LogFixtures.values(of: store) != before)
         // Read-only: a snapshot refuses writes.
         var batch = WriteBatch()
         batch.put(RecordKey(1), value: [1])
@@ -71,19 +65,19 @@ import StrataTestSupport
         var readOnly = Self.options()
         readOnly.readOnly = true
         let reader = try LogStore.open(at: path, options: readOnly)
-        #expect(try Self.contents(reader) == (try Self.contents(writer)))
+        #expect(try LogFixtures.values(of: reader) == (try LogFixtures.values(of: writer)))
         #expect(try reader.refresh() == false)
         // Commits to the active segment: read where the last scan ended.
         try Self.put(writer, 5...20, version: 1)
         #expect(try reader.refresh())
-        #expect(try Self.contents(reader) == (try Self.contents(writer)))
+        #expect(try LogFixtures.values(of: reader) == (try LogFixtures.values(of: writer)))
         #expect(reader.lastSequence == writer.lastSequence)
         // Rolls and a compaction swap the manifest: the store is opened again.
         for round in 2..<8 { try Self.put(writer, (1...100).map { UInt64($0) }, version: round) }
         _ = try writer.compact(force: true)
         try Self.put(writer, 3...4, version: 9)
         #expect(try reader.refresh())
-        #expect(try Self.contents(reader) == (try Self.contents(writer)))
+        #expect(try LogFixtures.values(of: reader) == (try LogFixtures.values(of: writer)))
         #expect(try reader.count(in: nil) == 100)
         // A writer's store and a snapshot have nothing to refresh.
         #expect(try writer.refresh() == false)
