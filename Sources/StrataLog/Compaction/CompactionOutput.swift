@@ -82,7 +82,7 @@ final class CompactionOutput {
                     return records[i].length
                 }, write: { i, block in
                     block.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[records[i].start..<records[i].start + records[i].length]))
-                })
+                }, pause: cores.yieldIfDue)
                 for (kept, location) in zip(records, locations) {
                     let record = UnsafeRawBufferPointer(rebasing: bytes[kept.start..<kept.start + kept.length])
                     segment.bytes += Int64(kept.length)
@@ -168,7 +168,7 @@ final class CompactionOutput {
         try LogStore.writeIndexFile(segmentID: segment.id, paths: store.paths, fileSystem: store.fileSystem, bytesPerSync: store.options.compactionBytesPerSync) { sink in
             try builder.encoded(segmentID: segment.id, storeID: store.storeID, minSequence: minSequence, maxSequence: segment.max,
                                 recordBytes: segment.bytes, segmentLength: segment.end + Int64(frame.count),
-                                drainAt: Self.indexDrainBytes, sink: { bytes in cores.yieldIfDue(); try sink(bytes) })
+                                drainAt: Self.indexDrainBytes, sink: { bytes in cores.yieldIfDue(); try sink(bytes) }, pause: cores.yieldIfDue)
         }
         builder.removeAll(keepingCapacity: true)
         let index = try LogStore.openIndexFile(segment.id, paths: store.paths, storeID: store.storeID, fileSystem: store.fileSystem, cache: store.blockCache)

@@ -91,9 +91,9 @@ struct IndexFileBuilder {
 
     /// The file's bytes for segment `segmentID`: all of them, or with a `sink`, those
     /// it was not handed as they were encoded (`IndexFileEncoder`), `drainAt` bytes
-    /// at a time.
+    /// at a time. `pause` is called now and then while the terms are sorted.
     func encoded(segmentID: UInt32, storeID: [UInt8], minSequence: UInt64, maxSequence: UInt64, recordBytes: Int64, segmentLength: Int64,
-                 drainAt: Int = 1 << 20, sink: (([UInt8]) throws -> Void)? = nil) throws -> [UInt8] {
+                 drainAt: Int = 1 << 20, sink: (([UInt8]) throws -> Void)? = nil, pause: (() -> Void)? = nil) throws -> [UInt8] {
         let order = positions == nil ? Array(entries.indices) : entries.indices.sorted { entries[$0].key < entries[$1].key }
         // The terms of the versions kept (and not deleted). When every term is one of
         // them, `kept` shares the term bytes (PackedBytes is a class) and the sort moves
@@ -108,7 +108,7 @@ struct IndexFileBuilder {
                 }
             }
         }
-        kept.sort()
+        kept.sort(pause: pause)
         return try Self.encode(entries: positions == nil ? entries : order.map { entries[$0] }, terms: kept, segmentID: segmentID, storeID: storeID,
                                minSequence: minSequence, maxSequence: maxSequence, recordBytes: recordBytes, segmentLength: segmentLength,
                                drainAt: drainAt, sink: sink)

@@ -86,8 +86,10 @@ package struct PackedTerms {
     }
 
     /// Puts the terms in index file order: index, value bytewise (a proper prefix
-    /// first), key, sequence.
-    package mutating func sort() {
+    /// first), key, sequence. `pause` is called every few thousand slots placed: a
+    /// background caller gives up its core there (the sort of a large segment's terms
+    /// is a stretch of milliseconds).
+    package mutating func sort(pause: (() -> Void)? = nil) {
         // Terms that came in order stay as they are (a sorted load, one index).
         if sorted && !hasTies() { return }
         let storage = self.storage
@@ -98,7 +100,7 @@ package struct PackedTerms {
             while let (range, level) = work.popLast() {
                 let group = UnsafeMutableBufferPointer(rebasing: slots[range])
                 if level > 0 { for i in group.indices { group[i].word = storage.word(of: group[i], level: level) } }
-                Self.quicksort(group, level: level, storage)
+                Self.quicksort(group, level: level, storage, pause: pause)
                 // Runs tied on (index, word) with bytes still to come: ordered by their next word.
                 var start = 0
                 while start < group.count {
@@ -119,15 +121,28 @@ package struct PackedTerms {
         refined = deeper
     }
 
+    /// How many slots a sort partitions between two calls of its `pause`: about a
+    /// tenth of a millisecond of work.
+    static let slotsBetweenPauses = 4_096
+
     /// Sorts slots in place by `less` at `level`: a quicksort (median of three,
     /// insertion sort below 16) on the slots themselves. The order is total (equal
     /// values are ordered by key and sequence), so stability is not needed, and the
     /// standard library's merge sort moved every slot through a buffer at each pass.
-    static func quicksort(_ a: UnsafeMutableBufferPointer<Slot>, level: Int, _ storage: PackedBytes) {
+    static func quicksort(_ a: UnsafeMutableBufferPointer<Slot>, level: Int, _ storage: PackedBytes, pause: (() -> Void)? = nil) {
         var stack: [(Int, Int)] = [(0, a.count - 1)]
+        // Slots partitioned since the last pause.
+        var placed = 0
         while let (lowest, highest) = stack.popLast() {
             var low = lowest, high = highest
             while high - low >= 16 {
+                if let pause {
+                    placed += high - low
+                    if placed >= Self.slotsBetweenPauses {
+                        pause()
+                        placed = 0
+                    }
+                }
                 let mid = low + (high - low) / 2
                 if less(a[mid], a[low], level: level, storage) { a.swapAt(mid, low) }
                 if less(a[high], a[low], level: level, storage) { a.swapAt(high, low) }

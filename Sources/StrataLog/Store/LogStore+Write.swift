@@ -258,10 +258,13 @@ extension LogStore {
     /// frame cannot hold), `write(i, &block)` appends its bytes. Returns the frames'
     /// bytes, every record's location, and the number of frames. Inlined into its two
     /// callers (a commit's encoding, compaction's output), so that their closures are
-    /// too: called per record, they would weigh on every commit.
+    /// too: called per record, they would weigh on every commit. `pause` is called
+    /// after each frame (compaction gives up its core there: a large transaction's
+    /// frames are milliseconds of compression).
     @inline(__always)
     func packFrames(count: Int, segmentID: UInt32, startingAt start: Int64, compressor: LZ4Compressor?,
-                    size: (Int) throws -> Int, write: (Int, inout ByteWriter) -> Void) throws -> ([UInt8], [RecordLocation], Int) {
+                    size: (Int) throws -> Int, write: (Int, inout ByteWriter) -> Void,
+                    pause: (() -> Void)? = nil) throws -> ([UInt8], [RecordLocation], Int) {
         var out: [UInt8] = []
         var locations: [RecordLocation] = []
         locations.reserveCapacity(count)
@@ -296,6 +299,7 @@ extension LogStore {
                                                 recordOffset: UInt32(offset), recordLength: UInt32(length)))
             }
             frames += 1
+            pause?()
         }
         return (out, locations, frames)
     }

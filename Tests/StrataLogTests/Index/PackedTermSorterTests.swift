@@ -98,6 +98,35 @@ struct PackedTermSorterTests {
         #expect(got.prefix(5).map { [$0.key.rawValue, $0.sequence] } == [[1, 1], [3, 4], [3, 5], [9, 1], [9, 2]])
     }
 
+    /// A sort that pauses (compaction gives up its core there) puts the terms in the
+    /// same order, and pauses once per `slotsBetweenPauses` slots partitioned or so:
+    /// never for a handful of terms, several times for tens of thousands.
+    @Test func aSortThatPausesGivesTheSameOrder() throws {
+        for count in [10, 40_000] {
+            let terms = Self.terms(count, seed: 3)
+            var plain = PackedTerms(), paused = PackedTerms()
+            for t in terms {
+                plain.append(index: t.index, value: t.value.bytes, key: t.key, sequence: t.sequence)
+                paused.append(index: t.index, value: t.value.bytes, key: t.key, sequence: t.sequence)
+            }
+            plain.sort()
+            var pauses = 0
+            paused.sort(pause: { pauses += 1 })
+            func entries(_ packed: PackedTerms) -> [IndexTermEntry] {
+                packed.withTermsInOrder { term in
+                    (0..<packed.count).map { let t = term($0); return IndexTermEntry(index: t.index, value: TermBytes(Array(t.value)), key: t.key, sequence: t.sequence) }
+                }
+            }
+            #expect(entries(paused) == terms.sorted(by: IndexTermEntry.precedes))
+            #expect(entries(paused) == entries(plain))
+            if count < PackedTerms.slotsBetweenPauses {
+                #expect(pauses == 0)
+            } else {
+                #expect(pauses >= count / PackedTerms.slotsBetweenPauses, "\(pauses) pauses")
+            }
+        }
+    }
+
     /// An index file whose terms come packed holds the bytes of one whose terms come
     /// as entries (`verify` compares a file with its rebuild).
     @Test func anIndexFileFromPackedTermsIsTheSameFile() throws {
