@@ -47,11 +47,14 @@ struct CompactionThrottle {
 }
 
 /// Gives the core up (`sched_yield`) at most every ``interval`` during compaction's
-/// stretches of CPU work, at points where it holds no lock. A compaction thread runs
-/// at a lower priority (`ObjectStore.compact`), but Linux's scheduler may still let a
-/// running thread finish its slice, milliseconds, before a thread that wakes takes
-/// the core: a request's, back from its fsync, would wait that long. When no thread
-/// waits, the yield returns at once.
+/// stretches of CPU work, at points where it holds no lock that reads or commits take
+/// (it holds the compaction gate throughout, which only a backup and close wait for).
+/// A compaction thread runs at a lower priority (`ObjectStore.compact`), but Linux's
+/// scheduler may still let a running thread finish its slice, milliseconds, before a
+/// thread that wakes takes the core: a request's, back from its fsync, would wait that
+/// long. When no thread waits, the yield returns at once. `SCHED_IDLE`, which every
+/// waking thread preempts at once, would need no yields, but a thread of that class
+/// preempted inside the writer or the state lock waits for an idle core.
 final class CoreYield {
     static let interval = Duration.microseconds(200)
     private var last = ContinuousClock.now

@@ -95,12 +95,16 @@ package struct PackedTerms {
         let storage = self.storage
         if refined { for i in slots.indices { slots[i].word = storage.word(of: slots[i], level: 0) } }
         var deeper = false
+        // Slots handled since the last pause, counted across groups: a sort of many
+        // small tied groups is as long a stretch as one of a large group.
+        var handled = 0
         slots.withUnsafeMutableBufferPointer { slots in
             var work: [(range: Range<Int>, level: Int)] = [(0..<slots.count, 0)]
             while let (range, level) = work.popLast() {
                 let group = UnsafeMutableBufferPointer(rebasing: slots[range])
                 if level > 0 { for i in group.indices { group[i].word = storage.word(of: group[i], level: level) } }
-                Self.quicksort(group, level: level, storage, pause: pause)
+                Self.quicksort(group, level: level, storage, pause: pause, handled: &handled)
+                if let pause { Self.count(group.count, into: &handled, pause: pause) }
                 // Runs tied on (index, word) with bytes still to come: ordered by their next word.
                 var start = 0
                 while start < group.count {
@@ -121,28 +125,28 @@ package struct PackedTerms {
         refined = deeper
     }
 
-    /// How many slots a sort partitions between two calls of its `pause`: about a
-    /// tenth of a millisecond of work.
+    /// How many slots a sort handles (partitions, or scans for ties) between two calls
+    /// of its `pause`, which decides by the clock whether to give the core up.
     static let slotsBetweenPauses = 4_096
+
+    /// Adds `slots` to `handled` and calls `pause` once they reach ``slotsBetweenPauses``.
+    private static func count(_ slots: Int, into handled: inout Int, pause: () -> Void) {
+        handled += slots
+        guard handled >= slotsBetweenPauses else { return }
+        pause()
+        handled = 0
+    }
 
     /// Sorts slots in place by `less` at `level`: a quicksort (median of three,
     /// insertion sort below 16) on the slots themselves. The order is total (equal
     /// values are ordered by key and sequence), so stability is not needed, and the
     /// standard library's merge sort moved every slot through a buffer at each pass.
-    static func quicksort(_ a: UnsafeMutableBufferPointer<Slot>, level: Int, _ storage: PackedBytes, pause: (() -> Void)? = nil) {
+    static func quicksort(_ a: UnsafeMutableBufferPointer<Slot>, level: Int, _ storage: PackedBytes, pause: (() -> Void)? = nil, handled: inout Int) {
         var stack: [(Int, Int)] = [(0, a.count - 1)]
-        // Slots partitioned since the last pause.
-        var placed = 0
         while let (lowest, highest) = stack.popLast() {
             var low = lowest, high = highest
             while high - low >= 16 {
-                if let pause {
-                    placed += high - low
-                    if placed >= Self.slotsBetweenPauses {
-                        pause()
-                        placed = 0
-                    }
-                }
+                if let pause { count(high - low, into: &handled, pause: pause) }
                 let mid = low + (high - low) / 2
                 if less(a[mid], a[low], level: level, storage) { a.swapAt(mid, low) }
                 if less(a[high], a[low], level: level, storage) { a.swapAt(high, low) }
