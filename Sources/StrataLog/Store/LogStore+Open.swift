@@ -449,8 +449,11 @@ extension LogStore {
     /// Looks up every record's previous version before applying any, so that a damaged
     /// index file found here (and rebuilt by the caller) leaves nothing half applied.
     static func apply(_ records: [SegmentScanner.ScannedRecord], to state: inout State) throws {
+        // A memo per file: each file's fence is read once for the records, not per record.
+        var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: state.index.files.count)
         let sealed = try records.map { scanned in
-            state.index.overlay.entry(scanned.record.key) != nil ? nil : try state.index.sealedEntry(scanned.record.key)
+            state.index.overlay.entry(scanned.record.key) != nil ? nil
+                : try StoreIndex.sealedEntry(scanned.record.key, in: state.index.files, memos: &memos)
         }
         for (scanned, sealedVersion) in zip(records, sealed) {
             let r = scanned.record

@@ -353,8 +353,10 @@ extension LogStore {
                     return (keys.map { s.index.overlay.entry($0) }, s.index.files)
                 }
                 var entries = fromOverlay
+                // A memo per file: each file's fence is read once for the batch.
+                var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: files.count)
                 for i in keys.indices where entries[i] == nil {
-                    entries[i] = try StoreIndex.sealedEntry(keys[i], in: files)
+                    entries[i] = try StoreIndex.sealedEntry(keys[i], in: files, memos: &memos)
                 }
                 let resolved = try state.withLock { s -> [(Int, IndexEntry, any StorageFile)]? in
                     if s.isClosed { throw StrataError(.closed, "the store is closed", path: path) }

@@ -235,6 +235,43 @@ import StrataTestSupport
         #expect(UInt64(read) < 200 * filterBytes / 2, "200 lookups read \(read) bytes; the filter is \(filterBytes)")
         try reopened.close()
     }
+
+    /// A commit of many keys that replace versions in a file whose data fence is larger
+    /// than the block cache takes (a migration's pass keeps a small cache) reads that
+    /// fence once, not once per key: a bulk chunk of a uniqueness build over two million
+    /// records read a fence per record.
+    @Test func aCommitOfManyKeysReadsATooLargeFenceOnce() throws {
+        let dir = try TemporaryDirectory("index-big-fence")
+        defer { dir.remove() }
+        var options = LogStoreOptions()
+        options.durability = .none
+        options.blockCacheBytes = 32 << 10
+        let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+        var batch = WriteBatch()
+        for k in UInt64(1)...60_000 { batch.put(RecordKey(1 << 48 | k), value: LogFixtures.value(k, size: 30)) }
+        try store.commit(batch)
+        try store.sealActiveSegment()
+        try store.close()
+        let counting = CountingFileSystem()
+        let reopened = try LogStore.open(at: dir.path, options: options, fileSystem: counting, logger: .quiet)
+        let (fenceBytes, blockBytes) = reopened.state.withLock { s in
+            (s.index.files.first?.footer.dataFence.length ?? 0, s.index.files.first?.footer.dataFence.offset ?? 0)
+        }
+        #expect(fenceBytes > UInt64(options.blockCacheBytes / 4), "the test needs a fence the cache refuses")
+        let before = counting.bytesRead.withLock { $0 }
+        var overwrite = WriteBatch()
+        for k in stride(from: UInt64(7), through: 60_000, by: 30) { overwrite.put(RecordKey(1 << 48 | k), value: LogFixtures.value(k + 1, size: 30)) }
+        try reopened.commit(overwrite)
+        let read = counting.bytesRead.withLock { $0 } - before
+        // Each data block is read once at most (the keys come in order); the fence once
+        // per lookup would be 2,000 of them.
+        #expect(UInt64(read) < blockBytes + 20 * fenceBytes, "a commit of 2,000 keys read \(read) bytes; blocks \(blockBytes), fence \(fenceBytes)")
+        for k in [UInt64(7), 37, 59_977, 8] {
+            #expect(try reopened.get(RecordKey(1 << 48 | k))?.value == LogFixtures.value(k % 30 == 7 ? k + 1 : k, size: 30), "key \(k)")
+        }
+        #expect(reopened.count == 60_000)
+        try reopened.close()
+    }
 }
 
 /// POSIX files, counting the bytes read through them.
