@@ -86,7 +86,7 @@ package struct PackedTerms {
     }
 
     /// Puts the terms in index file order: index, value bytewise (a proper prefix
-    /// first), key, sequence. `pause` is called every few thousand slots placed: a
+    /// first), key, sequence. `pause` is called every few thousand slots handled: a
     /// background caller gives up its core there (the sort of a large segment's terms
     /// is a stretch of milliseconds).
     package mutating func sort(pause: (() -> Void)? = nil) {
