@@ -56,9 +56,11 @@ extension LogStore {
     static func checkRebuiltLiveBytes(segment id: UInt32, index: StoreIndex, counters: IndexCounters, path: String, logger: Logger) throws {
         guard let file = index.file(for: id) else { return }
         var live: Int64 = 0
+        // A memo per file: each file's fence is read once for the walk, not per entry.
+        var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: index.files.count)
         do {
             try file.forEachEntry { entry in
-                guard let newest = try index.sealedEntry(entry.key),
+                guard let newest = try StoreIndex.sealedEntry(entry.key, in: index.files, memos: &memos),
                       newest.location.segment == id, newest.sequence == entry.sequence else { return }
                 live &+= entry.recordBytes
             }

@@ -204,24 +204,32 @@ import StrataTestSupport
         #expect(large == small, "open read \(small) bytes for 100 keys, \(large) for 20,000")
     }
 
+    /// A store of one sealed transaction, a 30-byte value for each serial of entity 1,
+    /// reopened through a file system that counts the bytes read, with a block cache
+    /// (32 KiB) too small for the large blocks of such a segment's index file.
+    static func reopenedAfterOneTransaction(in dir: TemporaryDirectory, serials: some Sequence<UInt64>) throws
+        -> (LogStore, CountingFileSystem, LogStoreOptions) {
+        var options = LogStoreOptions()
+        options.durability = .none
+        options.blockCacheBytes = 32 << 10
+        let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
+        var batch = WriteBatch()
+        for k in serials { batch.put(RecordKey(1 << 48 | k), value: LogFixtures.value(k, size: 30)) }
+        try store.commit(batch)
+        try store.sealActiveSegment()
+        try store.close()
+        let counting = CountingFileSystem()
+        return (try LogStore.open(at: dir.path, options: options, fileSystem: counting, logger: .quiet), counting, options)
+    }
+
     /// One transaction of many keys makes a segment whose Bloom filter is larger than the
     /// block cache takes: lookups answer from the data fence and blocks instead of
     /// reading the whole filter from disk each time, and stay right.
     @Test func aFilterTooBigForTheCacheIsNotReadAtEveryLookup() throws {
         let dir = try TemporaryDirectory("index-big-filter")
         defer { dir.remove() }
-        var options = LogStoreOptions()
-        options.durability = .none
-        options.blockCacheBytes = 32 << 10
-        let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
-        var batch = WriteBatch()
         // Odd serials only: the even ones are absent yet inside the file's key range.
-        for k in stride(from: UInt64(1), through: 40_000, by: 2) { batch.put(RecordKey(1 << 48 | k), value: LogFixtures.value(k, size: 30)) }
-        try store.commit(batch)
-        try store.sealActiveSegment()
-        try store.close()
-        let counting = CountingFileSystem()
-        let reopened = try LogStore.open(at: dir.path, options: options, fileSystem: counting, logger: .quiet)
+        let (reopened, counting, options) = try Self.reopenedAfterOneTransaction(in: dir, serials: stride(from: UInt64(1), through: 40_000, by: 2))
         let filterBytes = reopened.state.withLock { $0.index.files.first?.footer.filter.length } ?? 0
         #expect(filterBytes > UInt64(options.blockCacheBytes / 4), "the test needs a filter the cache refuses")
         let before = counting.bytesRead.withLock { $0 }
@@ -243,17 +251,7 @@ import StrataTestSupport
     @Test func aCommitOfManyKeysReadsATooLargeFenceOnce() throws {
         let dir = try TemporaryDirectory("index-big-fence")
         defer { dir.remove() }
-        var options = LogStoreOptions()
-        options.durability = .none
-        options.blockCacheBytes = 32 << 10
-        let store = try LogStore.open(at: dir.path, options: options, logger: .quiet)
-        var batch = WriteBatch()
-        for k in UInt64(1)...60_000 { batch.put(RecordKey(1 << 48 | k), value: LogFixtures.value(k, size: 30)) }
-        try store.commit(batch)
-        try store.sealActiveSegment()
-        try store.close()
-        let counting = CountingFileSystem()
-        let reopened = try LogStore.open(at: dir.path, options: options, fileSystem: counting, logger: .quiet)
+        let (reopened, counting, options) = try Self.reopenedAfterOneTransaction(in: dir, serials: UInt64(1)...60_000)
         let (fenceBytes, blockBytes) = reopened.state.withLock { s in
             (s.index.files.first?.footer.dataFence.length ?? 0, s.index.files.first?.footer.dataFence.offset ?? 0)
         }
