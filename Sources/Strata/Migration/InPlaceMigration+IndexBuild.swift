@@ -22,8 +22,9 @@ extension InPlaceMigration {
     ///
     /// On the segment log the pass is the commit's producer: each chunk is read and
     /// rebuilt while the one before it is written on the commit's second thread, and no
-    /// record is read twice. The check's verdict comes with the last chunk, so a
-    /// duplicate fails the commit before its commit frame (the active segment may have
+    /// record is read twice. The check's verdict comes after the last chunk, while the
+    /// commit writes the index file, so a duplicate fails the commit before its commit
+    /// frame (the active segment may have
     /// been sealed to begin the build's own). A store of an older format, which any
     /// write upgrades, and another record store, whose commit could not read beside it,
     /// get the records through a ``RecordSpool`` outside the store instead, committed
@@ -194,7 +195,7 @@ struct TermBuildPass {
     let scratch: UniquenessScan.Scratch
 
     /// The segment log's way: the pass feeds the commit chunk by chunk, and the check
-    /// ends with the last chunk, before the commit frame. The first chunk is read
+    /// ends after the last chunk, before the commit frame. The first chunk is read
     /// before the commit starts, so that a pass that changes no record commits
     /// nothing; reading it outside the commit's writer lock is safe because the
     /// migration has the store to itself (it runs at open, before the store is handed
@@ -203,26 +204,38 @@ struct TermBuildPass {
         var reading = Reading(pass: self, log: log, chunkSize: chunkSize)
         defer { reading.check.discard() }
         var next = try reading.nextChunk()
-        guard next != nil else { return }
+        guard next != nil else {
+            try reading.check.finish()
+            return
+        }
         let replaced = try InPlaceMigration.reserve(termIndexes, in: sourceTable, records: log)
-        var producerFailed = false
+        var passStopped = false
         do {
+            // The check's verdict (its merge) comes while the commit writes the
+            // transaction's index file, before the commit frame.
             try log.commit(chunks: { batch, _ in
                 for record in next ?? [] { batch.put(record.key, value: record.value, blobs: record.blobs, terms: record.terms) }
                 do {
                     next = try reading.nextChunk()
                 } catch {
-                    producerFailed = true
+                    passStopped = true
                     throw error
                 }
                 return next != nil
+            }, checking: {
+                do {
+                    try reading.check.finish()
+                } catch {
+                    passStopped = true
+                    throw error
+                }
             })
         } catch {
             // The pass stopped (a duplicate, a read or scratch failure): the commit
             // never reached its commit frame, so the numbers need no reserving, and
             // the metadata is put back as it was. (A commit that fails on its own keeps
             // the reservation: it costs only the numbers it holds.)
-            if producerFailed, let replaced {
+            if passStopped, let replaced {
                 do {
                     try log.setMetadata(replaced)
                 } catch let restoring {
@@ -279,15 +292,12 @@ struct TermBuildPass {
         }
 
         /// The next records that take new terms (at least one), or nil once every
-        /// entity is read and the check has passed.
-        /// - Throws: `.uniquenessViolation` from the check; what reads throw.
+        /// entity is read (the check's `finish` is then the caller's).
+        /// - Throws: what reads and the check's scratch throw.
         mutating func nextChunk() throws -> [Record]? {
             var chunk: [Record] = []
             while chunk.isEmpty {
-                guard position < entities.count else {
-                    try check.finish()
-                    return nil
-                }
+                guard position < entities.count else { return nil }
                 guard let batch = try log.scanBatch(entities[position].range, after: &after, batchSize: chunkSize, keepingFrames: false) else {
                     position += 1
                     after = nil

@@ -3,8 +3,8 @@ import Foundation
 /// The half of a chunked commit (`LogStore.commit(chunks:)`) that follows a chunk's
 /// production: the versions its records replace looked up, its records encoded into
 /// frames and appended to the segment, their index entries and terms handed to the
-/// sorters, the counters moved. It runs on a second thread one chunk behind the
-/// committing one, so that producing the next chunk (a batch insert checks and
+/// sorters, the counters moved; after the last chunk, the transaction's index file
+/// (`run`). It runs on a second thread one chunk behind the committing one, so that producing the next chunk (a batch insert checks and
 /// encodes its objects there) overlaps writing this one: both halves are of the same
 /// order, so a batch insert keeps two cores busy instead of one.
 ///
@@ -17,10 +17,14 @@ import Foundation
 ///
 /// A chunk's index terms are packed into the terms sorter's buffer as they are
 /// (`PackedTermSorter`): no term becomes an object of its own, and the sort runs
-/// when the buffer spills or the commit drains it. The committing thread packs them
-/// as it hands the chunk over, while the writing thread still writes the chunk
-/// before: the terms need nothing the write finds out, and their sort (each spill's)
-/// would otherwise weigh on the writing thread, the longer of the two.
+/// when the buffer spills or the commit drains it. The terms need nothing the write
+/// finds out, so either thread may pack them, and the one with time to spare does:
+/// the writing thread when it is idle as the chunk is handed over (the producer is
+/// the longer half, as in an index build, which reads and rebuilds every record),
+/// the committing thread while the writing thread still writes the chunk before (the
+/// write is the longer half, as in a batch insert). One thread at a time packs: a
+/// chunk packed on the writing thread is written before the committing thread packs
+/// the next.
 ///
 /// The state is only ever touched by one thread at a time, in the hand-over order
 /// above, so its exclusivity is not checked at run time (the checks would be several
@@ -40,8 +44,11 @@ final class BulkChunkWriter: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var frames = 0
     @exclusivity(unchecked) private(set) var recordBytes: Int64 = 0
     @exclusivity(unchecked) var entries: SpillSorter<IndexEntry>
-    /// Touched by the committing thread only (`submit`, then the index's writing).
+    /// Packed by one thread at a time (`submit`), drained with `entries` into the
+    /// index file on the writing thread (`run`).
     @exclusivity(unchecked) var terms: PackedTermSorter
+    /// Whether the chunk handed over last packs its terms on the writing thread.
+    @exclusivity(unchecked) private var writerPacks = false
     /// The chunk handed over, until the writing thread takes it.
     @exclusivity(unchecked) private var handed: [Record] = []
     /// The chunk written last, until the committing thread frees it.
@@ -66,9 +73,11 @@ final class BulkChunkWriter: @unchecked Sendable {
     /// Hands `chunk` over once the chunk before it is written.
     /// - Throws: what writing an earlier chunk threw (this one is then not taken).
     func submit(_ chunk: [Record]) throws {
-        // Only this thread touches `terms` (until `wait()` before the index is written).
-        for r in chunk {
-            for t in r.terms { try terms.add(index: t.index, value: t.value, key: r.key, sequence: sequence) }
+        let writerIdle = group.wait(timeout: .now()) == .success
+        if !writerIdle {
+            // The terms are the writing thread's until the chunk that packs them is done.
+            if writerPacks { try wait() }
+            try pack(chunk)
         }
         try wait()
         // The chunk written last is freed here, where its records were made: freed on
@@ -77,14 +86,37 @@ final class BulkChunkWriter: @unchecked Sendable {
         // longer half of a context's save) would wait on that lock.
         written = []
         handed = chunk
+        writerPacks = writerIdle
         // The closure takes the chunk from `handed` rather than capturing it: a
         // captured chunk lives until dispatch releases the closure, after the group is
         // left, and whichever thread let go last would free it.
         queue.async(group: group) { [self] in
             let chunk = handed
             handed = []
-            do { try write(chunk) } catch { failure = error }
+            do {
+                try write(chunk)
+                if writerIdle { try pack(chunk) }
+            } catch {
+                failure = error
+            }
             written = chunk
+        }
+    }
+
+    /// Runs `work` on the writing thread once the chunks handed over are written,
+    /// unless one of them failed: the transaction's index file, written while the
+    /// committing thread runs the producer's check (`LogStore.commit(chunks:checking:)`).
+    /// `wait()` throws what it throws.
+    func run(_ work: @escaping @Sendable () throws -> Void) {
+        queue.async(group: group) { [self] in
+            guard failure == nil else { return }
+            do { try work() } catch { failure = error }
+        }
+    }
+
+    private func pack(_ chunk: [Record]) throws {
+        for r in chunk {
+            for t in r.terms { try terms.add(index: t.index, value: t.value, key: r.key, sequence: sequence) }
         }
     }
 

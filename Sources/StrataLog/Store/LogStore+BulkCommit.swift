@@ -46,6 +46,18 @@ extension LogStore {
     ///   there at the next open.
     @discardableResult
     public func commit(chunks produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool) throws -> UInt64 {
+        try commit(chunks: produce, checking: {})
+    }
+
+    /// ``commit(chunks:)`` with a last word from the producer: `check` runs on this
+    /// thread once the last chunk is in, before the commit frame, and a check that
+    /// throws stops the commit as a producer that throws does. A transaction of several
+    /// chunks writes its index file on the commit's second thread meanwhile, so that a
+    /// check that sorts and merges (an index build's uniqueness check) takes no time of
+    /// its own.
+    @discardableResult
+    package func commit(chunks produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool,
+                        checking check: () throws -> Void) throws -> UInt64 {
         try writer.withLock { w in
             try checkWritable()
             try upgradeIfNeeded()
@@ -53,11 +65,12 @@ extension LogStore {
             var first = WriteBatch()
             let more = try produce(&first, writeBlob)
             if !more {
+                try check()
                 let sequence = try commitLocked(first, &w)
                 Self.releaseElsewhere(consume first)
                 return sequence
             }
-            return try commitBulk(first: first, produce: produce, &w)
+            return try commitBulk(first: first, produce: produce, check: check, &w)
         }
     }
 
@@ -73,7 +86,7 @@ extension LogStore {
     }
 
     private func commitBulk(first: consuming WriteBatch, produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool,
-                            _ w: inout WriterState) throws -> UInt64 {
+                            check: () throws -> Void, _ w: inout WriterState) throws -> UInt64 {
         let sequence = try nextSequence(checking: first)
         // The transaction's index file is its segment's: nothing else may be in it.
         if w.segmentEnd > Int64(Format.segmentHeaderSize) { try roll(&w) }
@@ -117,6 +130,7 @@ extension LogStore {
             let live = writer.live, blobs = writer.blobs
             // Chunks that were all empty: no transaction (FORMAT.md §3.4: none has zero records).
             if records == 0 {
+                try check()
                 writer.entries.discard()
                 writer.terms.discard()
                 return state.withLock { $0.lastSequence }
@@ -125,8 +139,16 @@ extension LogStore {
             Self.appendCommitFrame(sequence: sequence, records: records, frames: frames, to: &commit)
             // The footer records the sealed segment's length: the commit and seal frames to come included.
             let sealedLength = end + Int64(commit.count + Self.sealFrame(min: sequence, max: sequence).count)
-            try writeBulkIndex(entries: &writer.entries, terms: &writer.terms, to: indexPath, segmentID: segmentID, sequence: sequence,
-                               recordBytes: recordBytes, segmentLength: sealedLength)
+            // The index file is written on the writer's thread while the check runs here.
+            writer.run { [self, writer] in
+                try writeBulkIndex(entries: &writer.entries, terms: &writer.terms, to: indexPath, segmentID: segmentID, sequence: sequence,
+                                   recordBytes: recordBytes, segmentLength: sealedLength)
+            }
+            var checkFailure: (any Error)?
+            do { try check() } catch { checkFailure = error }
+            writer.finish()
+            if let checkFailure { throw checkFailure }
+            try writer.wait()
             // Whatever the durability mode, blobs reach the disk before a commit that
             // references them can (as in `commit`).
             if w.blobDirty && !blobs.isEmpty { try syncBlobs(&w) }

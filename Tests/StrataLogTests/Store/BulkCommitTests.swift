@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Logging
 import StrataTestSupport
@@ -336,6 +337,100 @@ import StrataTestSupport
         defer { try? reopened.close() }
         #expect(reopened.count == 0)
         #expect(try reopened.verify().isSound)
+    }
+
+    /// `commit(chunks:checking:)`: the check comes after the last chunk, while the
+    /// index file is written, and one that throws leaves nothing, whatever the path
+    /// the transaction took (several chunks, one chunk, chunks all empty).
+    @Test(arguments: zip([3, 1, 3], [true, true, false]))
+    func aCheckThatThrowsAfterTheLastChunkLeavesNothing(calls: Int, withKeys: Bool) throws {
+        struct Duplicate: Error {}
+        let fs = InMemoryFileSystem()
+        let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+        var produced = 0
+        var checkedAfter: Int?
+        #expect(throws: Duplicate.self) {
+            try store.commit(chunks: { batch, _ in
+                produced += 1
+                if withKeys {
+                    for key in 0..<10 { batch.put(RecordKey(UInt64(produced * 10 + key)), value: [UInt8(key)], terms: [IndexTerm(index: 1, value: [1])]) }
+                }
+                return produced < calls
+            }, checking: {
+                checkedAfter = produced
+                throw Duplicate()
+            })
+        }
+        #expect(checkedAfter == calls)
+        #expect(store.count == 0)
+        #expect(store.lastSequence == 0)
+        #expect(try store.keys(for: IndexTerm(index: 1, value: [1])).isEmpty)
+        #expect(try Self.scratchFiles(fs).isEmpty)
+        // The store goes on; a reopen finds only what was committed after.
+        try store.commit { batch, _ in batch.put(RecordKey(1), value: [1]); return false }
+        try store.close()
+        let reopened = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+        defer { try? reopened.close() }
+        #expect(try reopened.keys() == [RecordKey(1)])
+        #expect(try reopened.verify().isSound)
+    }
+
+    /// The index file written beside a check that passes: a failure to write it stops
+    /// the commit as a failed chunk does; a check that passes commits the transaction.
+    @Test func anIndexFileThatFailsBesideAPassingCheckLeavesNothing() throws {
+        let memory = InMemoryFileSystem()
+        let fs = FaultInjectingFileSystem(wrapping: memory)
+        let store = try LogStore.open(at: Self.root, options: Self.options(), fileSystem: fs, logger: .quiet)
+        func commit() throws -> Int {
+            var produced = 0, checks = 0
+            try store.commit(chunks: { batch, _ in
+                produced += 1
+                for key in 0..<10 { batch.put(RecordKey(UInt64(produced * 10 + key)), value: [UInt8(key)], terms: [IndexTerm(index: 1, value: [1])]) }
+                return produced < 4
+            }, checking: { checks += 1 })
+            return checks
+        }
+        fs.inject(.fail(.sync, errno: 5, matching: .contains(".idx.tmp"), on: .nth(1)))
+        let error = #expect(throws: StrataError.self) { _ = try commit() }
+        #expect(error?.code == .io)
+        #expect(store.count == 0)
+        #expect(try Self.scratchFiles(memory).isEmpty)
+        fs.clearFaults()
+        #expect(try commit() == 1)
+        #expect(store.count == 40)
+        #expect(try store.keys(for: IndexTerm(index: 1, value: [1])).count == 40)
+        #expect(try store.verify().isSound)
+        try store.close()
+    }
+
+    /// A chunk's terms are packed on whichever thread has time: a producer slower than
+    /// the writing thread leaves the packing to it, a fast one packs them itself. The
+    /// index holds every term either way, across sorter spills on both threads.
+    @Test func termsPackedOnEitherThreadAllReachTheIndex() throws {
+        let fs = InMemoryFileSystem()
+        let store = try LogStore.open(at: Self.root, options: Self.options(sortBatch: 64), fileSystem: fs, logger: .quiet)
+        defer { try? store.close() }
+        var produced = 0
+        try store.commit { batch, _ in
+            produced += 1
+            // Every third chunk comes slowly, after the writing thread has gone idle.
+            if produced % 3 == 0 { usleep(2_000) }
+            for key in 0..<50 {
+                let k = UInt64(produced * 50 + key)
+                batch.put(RecordKey(k), value: [UInt8(key)],
+                          terms: [IndexTerm(index: 1, value: [UInt8(k % 7)]), IndexTerm(index: 2, value: Array("t\(k)".utf8))])
+            }
+            return produced < 30
+        }
+        #expect(store.count == 1_500)
+        for residue in UInt64(0)..<7 {
+            let want = (50..<1_550).map(UInt64.init).filter { $0 % 7 == residue }.map { RecordKey($0) }
+            #expect(try store.keys(for: IndexTerm(index: 1, value: [UInt8(residue)])).sorted() == want)
+        }
+        for k in stride(from: UInt64(50), to: 1_550, by: 37) {
+            #expect(try store.keys(for: IndexTerm(index: 2, value: Array("t\(k)".utf8))) == [RecordKey(k)])
+        }
+        #expect(try store.verify().isSound)
     }
 
     @Test func chunksThatAreAllEmptyWriteNoTransaction() throws {
