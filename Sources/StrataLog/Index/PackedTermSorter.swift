@@ -4,15 +4,19 @@
 /// memory through a heap of each run's current term, read through a buffer per run.
 /// A sorter that never fills its batch touches no file.
 ///
-/// Memory is the budget, one read buffer per run while draining, and the heap — not
+/// Memory is the budget, one read buffer per run merged at once, and the heap — not
 /// the terms' count: a chunked commit's terms and a migration's uniqueness check sort
-/// every term of a store of any size this way. A run is the terms' item bytes back to
+/// every term of a store of any size this way. A drain merges at most `fanIn` runs at
+/// once: more than that are first merged `fanIn` at a time into longer runs at the
+/// file's end, as many passes as it takes, so that the read buffers stay bounded
+/// however many runs a very large sort spilled. A run is the terms' item bytes back to
 /// back (each says its length), so a run read back is handed on without decoding.
 package struct PackedTermSorter {
     private let path: String
     private let fileSystem: any FileSystem
     private let budget: Int
     private let runLimit: Int
+    private let fanIn: Int
     private var terms = PackedTerms()
     private var file: (any StorageFile)?
     private var fileEnd: Int64 = 0
@@ -24,15 +28,21 @@ package struct PackedTermSorter {
     ///     `drain` or `discard`.
     ///   - budget: bytes of packed terms held before a run is spilled.
     ///   - runLimit: terms held before a run is spilled, whatever their bytes.
-    package init(path: String, fileSystem: any FileSystem, budget: Int, runLimit: Int = .max) {
+    ///   - fanIn: runs merged at once (64 read buffers of 32 KiB: 2 MiB).
+    package init(path: String, fileSystem: any FileSystem, budget: Int, runLimit: Int = .max, fanIn: Int = 64) {
         self.path = path
         self.fileSystem = fileSystem
         self.budget = max(4096, budget)
         self.runLimit = max(2, runLimit)
+        self.fanIn = max(2, fanIn)
     }
 
     /// How many runs went to the file (tests ask).
     package var runCount: Int { runs.count }
+    /// The most runs one merge read at once, and the runs merged before the last merge
+    /// (tests ask).
+    package private(set) var widestMerge = 0
+    package private(set) var runsMergedAhead = 0
 
     package mutating func add(index: UInt32, value: UnsafeRawBufferPointer, key: RecordKey, sequence: UInt64) throws {
         terms.append(index: index, value: value, key: key, sequence: sequence)
@@ -79,6 +89,9 @@ package struct PackedTermSorter {
             try terms.forEach(body)
             return
         }
+        // The last merge reads the runs and the terms in memory: one source each.
+        while runs.count > fanIn - 1 { try mergeAhead(file) }
+        widestMerge = max(widestMerge, runs.count + 1)
         var sources: [PackedRunCursor] = []
         for run in runs { sources.append(try PackedRunCursor(file: file, range: run)) }
         let memory = sources.count
@@ -123,6 +136,39 @@ package struct PackedTermSorter {
         }
     }
 
+    /// One pass of merging ahead: the runs, `fanIn` at a time, each group written as
+    /// one run at the file's end (what they occupied is left behind: the file is
+    /// scratch, removed whole at the end).
+    private mutating func mergeAhead(_ file: any StorageFile) throws {
+        var merged: [Range<Int64>] = []
+        for first in stride(from: 0, to: runs.count, by: fanIn) {
+            let group = runs[first..<min(first + fanIn, runs.count)]
+            guard group.count > 1 else {
+                merged.append(contentsOf: group)
+                continue
+            }
+            widestMerge = max(widestMerge, group.count)
+            runsMergedAhead += group.count
+            var sources = try group.map { try PackedRunCursor(file: file, range: $0) }
+            let start = fileEnd
+            var out = ByteWriter(capacity: 1 << 20)
+            try PackedRunCursor.merge(&sources) { term in
+                out.fixed(term.encoded.count) { $0.copyMemory(from: term.encoded) }
+                if out.count >= 1 << 20 {
+                    try file.write(out.bytes, at: fileEnd)
+                    fileEnd += Int64(out.count)
+                    out = ByteWriter(capacity: 1 << 20)
+                }
+            }
+            if out.count > 0 {
+                try file.write(out.bytes, at: fileEnd)
+                fileEnd += Int64(out.count)
+            }
+            merged.append(start..<fileEnd)
+        }
+        runs = merged
+    }
+
     /// Forgets the terms and removes the file, if any: it is scratch, so a failure
     /// here leaves only a file the next open (or the next use of the path) removes.
     package mutating func discard() {
@@ -159,6 +205,38 @@ final class PackedRunCursor {
     }
 
     deinit { buffer.deallocate() }
+
+    /// Hands every term of `sources` to `body` in index file order, through a heap of
+    /// the sources' current terms (a term's bytes are valid during the call only).
+    static func merge(_ sources: inout [PackedRunCursor], _ body: (PackedTerm) throws -> Void) throws {
+        // Each source's current term, read once when it advances (as `drain` keeps them).
+        var heads: [PackedTerm?] = sources.map(\.current)
+        var heap: [Int] = heads.indices.filter { heads[$0] != nil }
+        func less(_ a: Int, _ b: Int) -> Bool { PackedTerm.order(heads[a]!, heads[b]!) < 0 }
+        func siftDown(_ start: Int) {
+            var i = start
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < heap.count && less(heap[l], heap[m]) { m = l }
+                if r < heap.count && less(heap[r], heap[m]) { m = r }
+                if m == i { return }
+                heap.swapAt(i, m)
+                i = m
+            }
+        }
+        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+        while let top = heap.first {
+            try body(heads[top]!)
+            try sources[top].advance()
+            heads[top] = sources[top].current
+            if heads[top] == nil {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            if heap.count > 1 { siftDown(0) }
+        }
+    }
 
     /// Moves past the current term (at the start: to the first).
     func advance() throws {

@@ -6,7 +6,10 @@
 /// batch whose first item does not precede the last one written extends that run
 /// instead of starting another, so a bulk load whose keys rise writes one run; a
 /// sorter that never fills its batch touches no file at all. Memory is the batch,
-/// one write buffer, and one read buffer per run while draining.
+/// one write buffer, and one read buffer per run merged at once: a drain merges at
+/// most `fanIn` runs, and more than that are first merged `fanIn` at a time into
+/// longer runs at the file's end (as many passes as it takes), so the read buffers
+/// stay bounded however large the sort.
 ///
 /// The file is scratch: it lives in `index/` under a `.tmp` name, which open removes
 /// (FORMAT.md §4.4), and `discard` removes it after use.
@@ -17,6 +20,7 @@ struct SpillSorter<Item: SpillSortable> {
     private let path: String
     private let fileSystem: any FileSystem
     private let runLimit: Int
+    private let fanIn: Int
     private let encode: Encode
     private let decode: Decode
 
@@ -31,16 +35,23 @@ struct SpillSorter<Item: SpillSortable> {
     private var lastWritten: Item?
     private(set) var count = 0
 
-    init(path: String, fileSystem: any FileSystem, runLimit: Int = 65_536, encode: @escaping Encode, decode: @escaping Decode) {
+    /// - Parameter fanIn: runs merged at once (32 read buffers of 64 KiB: 2 MiB).
+    init(path: String, fileSystem: any FileSystem, runLimit: Int = 65_536, fanIn: Int = 32,
+         encode: @escaping Encode, decode: @escaping Decode) {
         self.path = path
         self.fileSystem = fileSystem
         self.runLimit = max(2, runLimit)
+        self.fanIn = max(2, fanIn)
         self.encode = encode
         self.decode = decode
     }
 
     /// Whether items went to the file (tests ask; a sorted load writes one run).
     var runCount: Int { runs.count }
+    /// The most runs one merge read at once, and the runs merged before the last merge
+    /// (tests ask).
+    private(set) var widestMerge = 0
+    private(set) var runsMergedAhead = 0
 
     mutating func add(_ item: Item) throws {
         batch.append(item)
@@ -105,10 +116,49 @@ struct SpillSorter<Item: SpillSortable> {
             return Merged(items: batch, fileSystem: fileSystem, path: path)
         }
         try spill()
+        while runs.count > fanIn { try mergeAhead(file) }
+        widestMerge = max(widestMerge, runs.count)
         let cursors = try runs.map { try RunCursor(file: file, range: $0, decode: decode) }
         self.file = nil
         runs = []
         return Merged(file: file, cursors: cursors, fileSystem: fileSystem, path: path)
+    }
+
+    /// One pass of merging ahead: the runs, `fanIn` at a time, each group written as
+    /// one run at the file's end (what they occupied is left behind: the file is
+    /// scratch, removed whole at the end).
+    private mutating func mergeAhead(_ file: any StorageFile) throws {
+        var merged: [Range<Int64>] = []
+        for first in stride(from: 0, to: runs.count, by: fanIn) {
+            let group = runs[first..<min(first + fanIn, runs.count)]
+            guard group.count > 1 else {
+                merged.append(contentsOf: group)
+                continue
+            }
+            widestMerge = max(widestMerge, group.count)
+            runsMergedAhead += group.count
+            let cursors = try group.map { try RunCursor(file: file, range: $0, decode: decode) }
+            var items = Merged(file: file, cursors: cursors, fileSystem: fileSystem, path: path, removesFile: false)
+            let start = fileEnd
+            var out = ByteWriter(capacity: 1 << 20)
+            while let item = try items.next() {
+                let at = out.count
+                out.u32(0)
+                encode(item, &out)
+                out.patch(u32: UInt32(out.count - at - 4), at: at)
+                if out.count >= 1 << 20 {
+                    try file.write(out.bytes, at: fileEnd)
+                    fileEnd += Int64(out.count)
+                    out = ByteWriter(capacity: 1 << 20)
+                }
+            }
+            if out.count > 0 {
+                try file.write(out.bytes, at: fileEnd)
+                fileEnd += Int64(out.count)
+            }
+            merged.append(start..<fileEnd)
+        }
+        runs = merged
     }
 
     /// Ends the adding, and when every item lies in one run of the file (a load whose
@@ -138,14 +188,19 @@ struct SpillSorter<Item: SpillSortable> {
         private var heap: [Head] = []
         private let fileSystem: any FileSystem
         private let path: String
+        /// Whether reading to the end (or `close`) removes the file: not for a merge
+        /// of some of its runs into another (`mergeAhead`).
+        private let removesFile: Bool
 
         /// The items in memory (no file), or the runs of `file` through their cursors.
-        fileprivate init(items: [Item] = [], file: (any StorageFile)? = nil, cursors: [RunCursor] = [], fileSystem: any FileSystem, path: String) {
+        fileprivate init(items: [Item] = [], file: (any StorageFile)? = nil, cursors: [RunCursor] = [], fileSystem: any FileSystem, path: String,
+                         removesFile: Bool = true) {
             self.items = items
             self.file = file
             self.cursors = cursors
             self.fileSystem = fileSystem
             self.path = path
+            self.removesFile = removesFile
             for run in self.cursors.indices {
                 if let item = self.cursors[run].take() { heap.append(Head(item: item, run: run)) }
             }
@@ -178,7 +233,7 @@ struct SpillSorter<Item: SpillSortable> {
 
         /// Removes the file (reading stops).
         mutating func close() {
-            SpillSorter.remove(file, at: path, in: fileSystem)
+            if removesFile { SpillSorter.remove(file, at: path, in: fileSystem) }
             file = nil
             items = []
             cursors = []

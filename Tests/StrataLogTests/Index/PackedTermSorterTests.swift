@@ -64,6 +64,26 @@ struct PackedTermSorterTests {
         #expect(!fs.exists("/scratch.tmp"))
     }
 
+    /// More runs than a merge reads at once are merged ahead, a group at a time, as
+    /// many passes as it takes: the order is the same, no merge reads more than the
+    /// fan-in, and the scratch file is removed.
+    @Test(arguments: [(2, 58), (4, 38), (64, 0)])
+    func runsBeyondTheFanInAreMergedAheadInOrder(fanIn: Int, mergedAhead: Int) throws {
+        let fs = InMemoryFileSystem()
+        let terms = Self.terms(1_500, seed: 11)
+        var sorter = PackedTermSorter(path: "/m.tmp", fileSystem: fs, budget: 1 << 30, runLimit: 50, fanIn: fanIn)
+        try Self.add(terms, to: &sorter)
+        #expect(sorter.runCount == 30)
+        let got = try Self.drained(&sorter)
+        #expect(got == terms.sorted(by: IndexTermEntry.precedes))
+        #expect(sorter.widestMerge <= fanIn)
+        // The last merge reads the terms in memory too, so it takes fanIn − 1 runs.
+        // Fan-in 2: 30 runs → 15 → 8 → 4 → 2 → 1, merging 30 + 14 + 8 + 4 + 2 runs
+        // (a run alone in its group is left as it is); fan-in 4: 30 → 8 → 2.
+        #expect(sorter.runsMergedAhead == mergedAhead)
+        #expect(!fs.exists("/m.tmp"))
+    }
+
     /// A run limit spills by count whatever the bytes (a chunked commit's
     /// `bulkSortBatch`), and terms of the longest value (65,535 bytes) pass through a
     /// run's read buffer.

@@ -157,6 +157,34 @@ import StrataTestSupport
         #expect(got == (0..<95).map(entry))
     }
 
+    /// More runs than a drain reads at once are merged ahead into longer runs first,
+    /// as many passes as it takes: items in order, no merge wider than the fan-in, the
+    /// scratch file removed.
+    @Test(arguments: [2, 3, 7])
+    func entriesBeyondTheFanInAreMergedAheadInOrder(fanIn: Int) throws {
+        let fs = InMemoryFileSystem()
+        try fs.createDirectory("/scratch")
+        var sorter = SpillSorter<IndexEntry>(path: "/scratch/f.tmp", fileSystem: fs, runLimit: 10, fanIn: fanIn,
+                                             encode: IndexFileEncoder.append, decode: { try IndexFileEncoder.readEntry(&$0, segment: 1) })
+        func entry(_ key: UInt64) -> IndexEntry {
+            IndexEntry(key: RecordKey(key), sequence: key, isTombstone: key % 9 == 0,
+                       location: RecordLocation(segment: 1, frameOffset: UInt32(key), frameLength: 9, recordOffset: 4, recordLength: 3),
+                       blobs: key % 4 == 0 ? [BlobRef(file: 1, offset: key, length: 5, checksum: UInt32(key))] : [])
+        }
+        var rng = SplitMix(seed: 17)
+        let keys = (UInt64(0)..<400).map { ($0, rng.next()) }.sorted { $0.1 < $1.1 }.map(\.0)
+        for key in keys { try sorter.add(entry(key)) }
+        let spilled = sorter.runCount
+        #expect(spilled > fanIn)
+        var got: [IndexEntry] = []
+        try sorter.drain { got.append($0) }
+        #expect(got == (0..<400).map(entry))
+        #expect(sorter.widestMerge <= fanIn)
+        // The first pass merges every run but one left alone in its group.
+        #expect(sorter.runsMergedAhead >= spilled - 1)
+        #expect(!fs.exists("/scratch/f.tmp"))
+    }
+
     /// The merge keeps each run's current item in its heap: shuffled terms over many
     /// runs, values short (inline) and long (on the heap), equal values split across
     /// runs, come out in the file's order, as a plain sort gives them.
