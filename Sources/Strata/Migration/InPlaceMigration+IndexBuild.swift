@@ -20,15 +20,14 @@ extension InPlaceMigration {
     /// it a segment and sorts its terms as packed runs), visible whole or not at all.
     /// A duplicate leaves the store's records, model and metadata as they were.
     ///
-    /// On the segment log the pass is the commit's producer: each chunk is read and
-    /// rebuilt while the one before it is written on the commit's second thread, and no
-    /// record is read twice. The check's verdict comes after the last chunk, while the
-    /// commit writes the index file, so a duplicate fails the commit before its commit
-    /// frame (the active segment may have
-    /// been sealed to begin the build's own). A store of an older format, which any
-    /// write upgrades, and another record store, whose commit could not read beside it,
-    /// get the records through a ``RecordSpool`` outside the store instead, committed
-    /// once the check has passed: there, a duplicate writes nothing at all.
+    /// On the segment log the pass is the commit's producer: each chunk is read and rebuilt
+    /// while the one before it is written on the commit's second thread, and no record is
+    /// read twice. The check's verdict comes after the last chunk, while the commit writes
+    /// the index file, so a duplicate fails the commit before its commit frame (the active
+    /// segment may have been sealed to begin the build's own). A store of an older format,
+    /// which any write upgrades, and another record store, whose commit could not read
+    /// beside it, get the records through a ``RecordSpool`` outside the store instead,
+    /// committed once the check has passed: there, a duplicate writes nothing at all.
     ///
     /// The new attribute numbers are first recorded as retired in the store's own
     /// metadata, so that a crash between the commit and the metadata swap leaves the

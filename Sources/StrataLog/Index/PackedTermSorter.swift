@@ -6,11 +6,11 @@
 ///
 /// Memory is the budget, one read buffer per run merged at once, and the heap — not
 /// the terms' count: a chunked commit's terms and a migration's uniqueness check sort
-/// every term of a store of any size this way. A drain merges at most `fanIn` runs at
-/// once: more than that are first merged `fanIn` at a time into longer runs at the
-/// file's end, as many passes as it takes, so that the read buffers stay bounded
-/// however many runs a very large sort spilled. A run is the terms' item bytes back to
-/// back (each says its length), so a run read back is handed on without decoding.
+/// every term of a store of any size this way. A drain merges at most `fanIn` sources
+/// at once: beyond that, runs are first merged up to `fanIn` at a time into longer runs
+/// at the file's end (`mergeAhead`), so that the read buffers stay bounded however many
+/// runs a very large sort spilled. A run is the terms' item bytes back to back (each
+/// says its length), so a run read back is handed on without decoding.
 package struct PackedTermSorter {
     private let path: String
     private let fileSystem: any FileSystem
@@ -90,7 +90,7 @@ package struct PackedTermSorter {
             return
         }
         // The last merge reads the runs and the terms in memory: one source each.
-        while runs.count > fanIn - 1 { try mergeAhead(file) }
+        while runs.count > fanIn - 1 { try mergeAhead(file, downTo: fanIn - 1) }
         widestMerge = max(widestMerge, runs.count + 1)
         var sources: [PackedRunCursor] = []
         for run in runs { sources.append(try PackedRunCursor(file: file, range: run)) }
@@ -136,37 +136,30 @@ package struct PackedTermSorter {
         }
     }
 
-    /// One pass of merging ahead: the runs, `fanIn` at a time, each group written as
-    /// one run at the file's end (what they occupied is left behind: the file is
-    /// scratch, removed whole at the end).
-    private mutating func mergeAhead(_ file: any StorageFile) throws {
-        var merged: [Range<Int64>] = []
-        for first in stride(from: 0, to: runs.count, by: fanIn) {
-            let group = runs[first..<min(first + fanIn, runs.count)]
-            guard group.count > 1 else {
-                merged.append(contentsOf: group)
-                continue
-            }
-            widestMerge = max(widestMerge, group.count)
-            runsMergedAhead += group.count
-            var sources = try group.map { try PackedRunCursor(file: file, range: $0) }
-            let start = fileEnd
-            var out = ByteWriter(capacity: 1 << 20)
-            try PackedRunCursor.merge(&sources) { term in
-                out.fixed(term.encoded.count) { $0.copyMemory(from: term.encoded) }
-                if out.count >= 1 << 20 {
-                    try file.write(out.bytes, at: fileEnd)
-                    fileEnd += Int64(out.count)
-                    out = ByteWriter(capacity: 1 << 20)
-                }
-            }
-            if out.count > 0 {
+    /// Merges the first runs into one at the file's end, queued after the others: as
+    /// few as bring the runs down to `limit`, a whole group of `fanIn` while that is not
+    /// enough, so that no more is rewritten than the fan-in asks. What the merged runs
+    /// occupied is left behind: the file is scratch, removed whole at the end.
+    private mutating func mergeAhead(_ file: any StorageFile, downTo limit: Int) throws {
+        let take = min(fanIn, runs.count - limit + 1)
+        widestMerge = max(widestMerge, take)
+        runsMergedAhead += take
+        var sources = try runs[..<take].map { try PackedRunCursor(file: file, range: $0) }
+        let start = fileEnd
+        var out = ByteWriter(capacity: 1 << 20)
+        try PackedRunCursor.merge(&sources) { term in
+            out.fixed(term.encoded.count) { $0.copyMemory(from: term.encoded) }
+            if out.count >= 1 << 20 {
                 try file.write(out.bytes, at: fileEnd)
                 fileEnd += Int64(out.count)
+                out = ByteWriter(capacity: 1 << 20)
             }
-            merged.append(start..<fileEnd)
         }
-        runs = merged
+        if out.count > 0 {
+            try file.write(out.bytes, at: fileEnd)
+            fileEnd += Int64(out.count)
+        }
+        runs = Array(runs[take...]) + [start..<fileEnd]
     }
 
     /// Forgets the terms and removes the file, if any: it is scratch, so a failure

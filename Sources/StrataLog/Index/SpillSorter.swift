@@ -7,9 +7,9 @@
 /// instead of starting another, so a bulk load whose keys rise writes one run; a
 /// sorter that never fills its batch touches no file at all. Memory is the batch,
 /// one write buffer, and one read buffer per run merged at once: a drain merges at
-/// most `fanIn` runs, and more than that are first merged `fanIn` at a time into
-/// longer runs at the file's end (as many passes as it takes), so the read buffers
-/// stay bounded however large the sort.
+/// most `fanIn` runs, and beyond that runs are first merged up to `fanIn` at a time
+/// into longer runs at the file's end (`mergeAhead`), so the read buffers stay bounded
+/// however large the sort.
 ///
 /// The file is scratch: it lives in `index/` under a `.tmp` name, which open removes
 /// (FORMAT.md §4.4), and `discard` removes it after use.
@@ -116,7 +116,7 @@ struct SpillSorter<Item: SpillSortable> {
             return Merged(items: batch, fileSystem: fileSystem, path: path)
         }
         try spill()
-        while runs.count > fanIn { try mergeAhead(file) }
+        while runs.count > fanIn { try mergeAhead(file, downTo: fanIn) }
         widestMerge = max(widestMerge, runs.count)
         let cursors = try runs.map { try RunCursor(file: file, range: $0, decode: decode) }
         self.file = nil
@@ -124,41 +124,34 @@ struct SpillSorter<Item: SpillSortable> {
         return Merged(file: file, cursors: cursors, fileSystem: fileSystem, path: path)
     }
 
-    /// One pass of merging ahead: the runs, `fanIn` at a time, each group written as
-    /// one run at the file's end (what they occupied is left behind: the file is
-    /// scratch, removed whole at the end).
-    private mutating func mergeAhead(_ file: any StorageFile) throws {
-        var merged: [Range<Int64>] = []
-        for first in stride(from: 0, to: runs.count, by: fanIn) {
-            let group = runs[first..<min(first + fanIn, runs.count)]
-            guard group.count > 1 else {
-                merged.append(contentsOf: group)
-                continue
-            }
-            widestMerge = max(widestMerge, group.count)
-            runsMergedAhead += group.count
-            let cursors = try group.map { try RunCursor(file: file, range: $0, decode: decode) }
-            var items = Merged(file: file, cursors: cursors, fileSystem: fileSystem, path: path, removesFile: false)
-            let start = fileEnd
-            var out = ByteWriter(capacity: 1 << 20)
-            while let item = try items.next() {
-                let at = out.count
-                out.u32(0)
-                encode(item, &out)
-                out.patch(u32: UInt32(out.count - at - 4), at: at)
-                if out.count >= 1 << 20 {
-                    try file.write(out.bytes, at: fileEnd)
-                    fileEnd += Int64(out.count)
-                    out = ByteWriter(capacity: 1 << 20)
-                }
-            }
-            if out.count > 0 {
+    /// Merges the first runs into one at the file's end, queued after the others: as
+    /// few as bring the runs down to `limit`, a whole group of `fanIn` while that is not
+    /// enough, so that no more is rewritten than the fan-in asks. What the merged runs
+    /// occupied is left behind: the file is scratch, removed whole at the end.
+    private mutating func mergeAhead(_ file: any StorageFile, downTo limit: Int) throws {
+        let take = min(fanIn, runs.count - limit + 1)
+        widestMerge = max(widestMerge, take)
+        runsMergedAhead += take
+        let cursors = try runs[..<take].map { try RunCursor(file: file, range: $0, decode: decode) }
+        var items = Merged(file: file, cursors: cursors, fileSystem: fileSystem, path: path, removesFile: false)
+        let start = fileEnd
+        var out = ByteWriter(capacity: 1 << 20)
+        while let item = try items.next() {
+            let at = out.count
+            out.u32(0)
+            encode(item, &out)
+            out.patch(u32: UInt32(out.count - at - 4), at: at)
+            if out.count >= 1 << 20 {
                 try file.write(out.bytes, at: fileEnd)
                 fileEnd += Int64(out.count)
+                out = ByteWriter(capacity: 1 << 20)
             }
-            merged.append(start..<fileEnd)
         }
-        runs = merged
+        if out.count > 0 {
+            try file.write(out.bytes, at: fileEnd)
+            fileEnd += Int64(out.count)
+        }
+        runs = Array(runs[take...]) + [start..<fileEnd]
     }
 
     /// Ends the adding, and when every item lies in one run of the file (a load whose

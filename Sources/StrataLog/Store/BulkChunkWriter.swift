@@ -4,12 +4,14 @@ import Foundation
 /// production: the versions its records replace looked up, its records encoded into
 /// frames and appended to the segment, their index entries and terms handed to the
 /// sorters, the counters moved; after the last chunk, the transaction's index file
-/// (`run`). It runs on a second thread one chunk behind the committing one, so that producing the next chunk (a batch insert checks and
-/// encodes its objects there) overlaps writing this one: both halves are of the same
-/// order, so a batch insert keeps two cores busy instead of one.
+/// (`run`). It runs on a second thread one chunk behind the committing one, so that
+/// producing the next chunk (a batch insert checks and encodes its objects there)
+/// overlaps writing this one: both halves are of the same order, so a batch insert
+/// keeps two cores busy instead of one.
 ///
 /// One chunk at a time is in its hands, so memory holds one chunk more than a single
-/// thread would. The committing thread reads the state below only after `wait()`, and
+/// thread would. The committing thread reads the state below (the terms sorter aside,
+/// below) only after `wait()`, and
 /// hands the next chunk over only then: the dispatch group orders each chunk's writes
 /// before the reads that follow them. Chunks are written in the order they are
 /// submitted, each at the segment's end, so the segment's bytes are the same as one
@@ -49,11 +51,14 @@ final class BulkChunkWriter: @unchecked Sendable {
     @exclusivity(unchecked) var terms: PackedTermSorter
     /// Whether the chunk handed over last packs its terms on the writing thread.
     @exclusivity(unchecked) private var writerPacks = false
+    /// Chunks whose terms the writing thread packed (tests ask).
+    @exclusivity(unchecked) private(set) var chunksPackedByWriter = 0
     /// The chunk handed over, until the writing thread takes it.
     @exclusivity(unchecked) private var handed: [Record] = []
     /// The chunk written last, until the committing thread frees it.
     @exclusivity(unchecked) private var written: [Record] = []
-    /// The first failure of a chunk's write; the chunks after it are not written.
+    /// The first failure on the writing thread (a chunk's write or its terms, or the
+    /// work handed to `run`); the chunks after it are not written.
     private var failure: (any Error)?
     private let queue = DispatchQueue(label: "strata.bulk-commit")
     private let group = DispatchGroup()
@@ -71,11 +76,14 @@ final class BulkChunkWriter: @unchecked Sendable {
     }
 
     /// Hands `chunk` over once the chunk before it is written.
-    /// - Throws: what writing an earlier chunk threw (this one is then not taken).
+    /// - Throws: what writing an earlier chunk (or packing its terms) threw, this one
+    ///   then not taken; what packing this chunk's terms here threw.
     func submit(_ chunk: [Record]) throws {
         let writerIdle = group.wait(timeout: .now()) == .success
         if !writerIdle {
-            // The terms are the writing thread's until the chunk that packs them is done.
+            // The terms are the writing thread's until the chunk that packs them is
+            // done. Found busy, the writing thread is the longer half: this thread
+            // packs, after waiting once, and goes on packing while it finds it busy.
             if writerPacks { try wait() }
             try pack(chunk)
         }
@@ -95,7 +103,10 @@ final class BulkChunkWriter: @unchecked Sendable {
             handed = []
             do {
                 try write(chunk)
-                if writerIdle { try pack(chunk) }
+                if writerIdle {
+                    try pack(chunk)
+                    chunksPackedByWriter += 1
+                }
             } catch {
                 failure = error
             }
@@ -120,8 +131,9 @@ final class BulkChunkWriter: @unchecked Sendable {
         }
     }
 
-    /// Waits until every chunk handed over is written.
-    /// - Throws: what writing one of them threw.
+    /// Waits until every chunk handed over is written (and the work handed to `run`
+    /// is done).
+    /// - Throws: the first failure on the writing thread.
     func wait() throws {
         group.wait()
         if let failure { throw failure }

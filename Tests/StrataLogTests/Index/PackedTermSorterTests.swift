@@ -64,10 +64,10 @@ struct PackedTermSorterTests {
         #expect(!fs.exists("/scratch.tmp"))
     }
 
-    /// More runs than a merge reads at once are merged ahead, a group at a time, as
-    /// many passes as it takes: the order is the same, no merge reads more than the
-    /// fan-in, and the scratch file is removed.
-    @Test(arguments: [(2, 58), (4, 38), (64, 0)])
+    /// More runs than a merge reads at once are merged ahead, up to a group at a
+    /// time, no more than it takes: the order is the same, no merge reads more than
+    /// the fan-in, and the scratch file is removed.
+    @Test(arguments: [(2, 58), (4, 36), (16, 16), (64, 0)])
     func runsBeyondTheFanInAreMergedAheadInOrder(fanIn: Int, mergedAhead: Int) throws {
         let fs = InMemoryFileSystem()
         let terms = Self.terms(1_500, seed: 11)
@@ -77,9 +77,10 @@ struct PackedTermSorterTests {
         let got = try Self.drained(&sorter)
         #expect(got == terms.sorted(by: IndexTermEntry.precedes))
         #expect(sorter.widestMerge <= fanIn)
-        // The last merge reads the terms in memory too, so it takes fanIn − 1 runs.
-        // Fan-in 2: 30 runs → 15 → 8 → 4 → 2 → 1, merging 30 + 14 + 8 + 4 + 2 runs
-        // (a run alone in its group is left as it is); fan-in 4: 30 → 8 → 2.
+        // The last merge reads the terms in memory too, so it takes fanIn − 1 runs;
+        // each merge ahead takes a group, or as few as bring the count down to that.
+        // Fan-in 2: 29 merges of 2; fan-in 4: 30 → 27 → … → 3, 9 merges of 4;
+        // fan-in 16: one merge of the 16 that leave 15.
         #expect(sorter.runsMergedAhead == mergedAhead)
         #expect(!fs.exists("/m.tmp"))
     }
