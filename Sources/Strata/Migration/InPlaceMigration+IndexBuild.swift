@@ -216,6 +216,9 @@ struct TermBuildPass {
                 for record in next ?? [] { batch.put(record.key, value: record.value, blobs: record.blobs, terms: record.terms) }
                 do {
                     next = try reading.nextChunk()
+                    // The check's merge runs while the commit writes its index file:
+                    // the memory of its last terms is not held through both.
+                    if next == nil { try reading.check.setAside() }
                 } catch {
                     passStopped = true
                     throw error

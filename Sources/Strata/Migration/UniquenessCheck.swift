@@ -50,6 +50,12 @@ struct UniquenessCheck {
         try sorter!.add(index: UInt32(rule), value: term, key: key, sequence: 0)
     }
 
+    /// Lets go of the terms held in memory when the sort spills anyway
+    /// (`PackedTermSorter.setAside`): before `finish` runs beside other work.
+    mutating func setAside() throws {
+        try sorter?.setAside()
+    }
+
     /// Merges the terms and confirms each group of equal ones.
     /// - Throws: `.uniquenessViolation` naming the rule (`entity`, `properties`), the
     ///   `value` and both `objects`; storage errors; `.corrupt`.

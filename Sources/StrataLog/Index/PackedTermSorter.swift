@@ -80,6 +80,16 @@ package struct PackedTermSorter {
         terms.removeAll(keepingCapacity: true)
     }
 
+    /// Once runs went to the file, writes the terms still in memory as one more run
+    /// and lets go of the buffer: for a sort whose drain waits while other work
+    /// needs the memory (an index build's uniqueness check, drained while its commit
+    /// writes the index file). A sort that never spilled keeps its terms in memory.
+    package mutating func setAside() throws {
+        guard file != nil else { return }
+        try spill()
+        terms.removeAll(keepingCapacity: false)
+    }
+
     /// Calls `body` with every term added, in index file order (`PackedTerm.order`),
     /// then removes the file. A term's bytes are valid during the call only.
     package mutating func drain(_ body: (PackedTerm) throws -> Void) throws {

@@ -85,6 +85,25 @@ struct PackedTermSorterTests {
         #expect(!fs.exists("/m.tmp"))
     }
 
+    /// Setting a sort aside writes what it holds in memory as one more run once it has
+    /// spilled, and keeps a sort that never spilled in memory; the drain is the same.
+    @Test func aSortSetAsideSpillsItsLastTermsOnlyWhenItSpillsAnyway() throws {
+        let fs = InMemoryFileSystem()
+        let terms = Self.terms(1_000, seed: 23)
+        var spilling = PackedTermSorter(path: "/a.tmp", fileSystem: fs, budget: 1 << 30, runLimit: 300)
+        try Self.add(terms, to: &spilling)
+        #expect(spilling.runCount == 3)
+        try spilling.setAside()
+        #expect(spilling.runCount == 4)
+        #expect(try Self.drained(&spilling) == terms.sorted(by: IndexTermEntry.precedes))
+        var small = PackedTermSorter(path: "/b.tmp", fileSystem: fs, budget: 1 << 30)
+        try Self.add(terms, to: &small)
+        try small.setAside()
+        #expect(small.runCount == 0)
+        #expect(!fs.exists("/b.tmp"))
+        #expect(try Self.drained(&small) == terms.sorted(by: IndexTermEntry.precedes))
+    }
+
     /// A run limit spills by count whatever the bytes (a chunked commit's
     /// `bulkSortBatch`), and terms of the longest value (65,535 bytes) pass through a
     /// run's read buffer.
