@@ -11,9 +11,8 @@ import Foundation
 ///
 /// One chunk at a time is in its hands, so memory holds one chunk more than a single
 /// thread would. The committing thread reads the state below (the terms sorter aside,
-/// below) only after `wait()`, and
-/// hands the next chunk over only then: the dispatch group orders each chunk's writes
-/// before the reads that follow them. Chunks are written in the order they are
+/// below) only after `wait()`, and hands the next chunk over only then: the dispatch
+/// group orders each chunk's writes before the reads that follow them. Chunks are written in the order they are
 /// submitted, each at the segment's end, so the segment's bytes are the same as one
 /// thread's.
 ///

@@ -52,10 +52,10 @@ extension LogStore {
     /// ``commit(chunks:)`` with a last word from the producer: `check` runs on this
     /// thread once the last chunk is in, before the commit frame, and a check that
     /// throws stops the commit as a producer that throws does. It is not called when
-    /// the commit stops before (a producer or a chunk's write that fails). A transaction of several
-    /// chunks writes its index file on the commit's second thread meanwhile, so that a
-    /// check that sorts and merges (an index build's uniqueness check) takes no time of
-    /// its own.
+    /// the commit stops before (a producer or a chunk's write that fails). A
+    /// transaction of several chunks writes its index file on the commit's second
+    /// thread meanwhile, so that a check that sorts and merges (an index build's
+    /// uniqueness check) takes no time of its own.
     @discardableResult
     package func commit(chunks produce: (inout WriteBatch, _ writeBlob: ([UInt8]) throws -> BlobRef) throws -> Bool,
                         checking check: () throws -> Void) throws -> UInt64 {
