@@ -62,21 +62,11 @@ package struct PackedTermSorter {
             file = try fileSystem.open(path, mode: .create)
         }
         guard let file else { return }
-        let start = fileEnd
-        var out = ByteWriter(capacity: 1 << 20)
-        try terms.forEach { term in
-            out.fixed(term.encoded.count) { $0.copyMemory(from: term.encoded) }
-            if out.count >= 1 << 20 {
-                try file.write(out.bytes, at: fileEnd)
-                fileEnd += Int64(out.count)
-                out = ByteWriter(capacity: 1 << 20)
-            }
-        }
-        if out.count > 0 {
-            try file.write(out.bytes, at: fileEnd)
-            fileEnd += Int64(out.count)
-        }
-        runs.append(start..<fileEnd)
+        var run = ScratchRunWriter(file: file, at: fileEnd)
+        try terms.forEach { try run.append($0.encoded) }
+        let written = try run.finish()
+        fileEnd = written.upperBound
+        runs.append(written)
         terms.removeAll(keepingCapacity: true)
     }
 
@@ -108,41 +98,14 @@ package struct PackedTermSorter {
         let memoryCount = terms.count
         try terms.withTermsInOrder { inMemory in
             var memoryPosition = 0
-            // Each source's current term, read once when it advances: comparing through
-            // the sources at every step of the heap was most of the merge.
-            var heads: [PackedTerm?] = sources.map(\.current)
-            heads.append(memoryCount > 0 ? inMemory(0) : nil)
-            // The heap holds source numbers, the smallest current term on top.
-            var heap: [Int] = heads.indices.filter { heads[$0] != nil }
-            func less(_ a: Int, _ b: Int) -> Bool { PackedTerm.order(heads[a]!, heads[b]!) < 0 }
-            func siftDown(_ start: Int) {
-                var i = start
-                while true {
-                    let l = 2 * i + 1, r = l + 1
-                    var m = i
-                    if l < heap.count && less(heap[l], heap[m]) { m = l }
-                    if r < heap.count && less(heap[r], heap[m]) { m = r }
-                    if m == i { return }
-                    heap.swapAt(i, m)
-                    i = m
-                }
-            }
-            for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
-            while let top = heap.first {
-                try body(heads[top]!)
-                if top == memory {
+            try Self.merge(heads: sources.map(\.current) + [memoryCount > 0 ? inMemory(0) : nil], next: { source in
+                if source == memory {
                     memoryPosition += 1
-                    heads[top] = memoryPosition < memoryCount ? inMemory(memoryPosition) : nil
-                } else {
-                    try sources[top].advance()
-                    heads[top] = sources[top].current
+                    return memoryPosition < memoryCount ? inMemory(memoryPosition) : nil
                 }
-                if heads[top] == nil {
-                    heap[0] = heap[heap.count - 1]
-                    heap.removeLast()
-                }
-                if heap.count > 1 { siftDown(0) }
-            }
+                try sources[source].advance()
+                return sources[source].current
+            }, body)
         }
     }
 
@@ -154,22 +117,48 @@ package struct PackedTermSorter {
         let take = min(fanIn, runs.count - limit + 1)
         widestMerge = max(widestMerge, take)
         runsMergedAhead += take
-        var sources = try runs[..<take].map { try PackedRunCursor(file: file, range: $0) }
-        let start = fileEnd
-        var out = ByteWriter(capacity: 1 << 20)
-        try PackedRunCursor.merge(&sources) { term in
-            out.fixed(term.encoded.count) { $0.copyMemory(from: term.encoded) }
-            if out.count >= 1 << 20 {
-                try file.write(out.bytes, at: fileEnd)
-                fileEnd += Int64(out.count)
-                out = ByteWriter(capacity: 1 << 20)
+        let sources = try runs[..<take].map { try PackedRunCursor(file: file, range: $0) }
+        var run = ScratchRunWriter(file: file, at: fileEnd)
+        try Self.merge(heads: sources.map(\.current), next: { source in
+            try sources[source].advance()
+            return sources[source].current
+        }, { try run.append($0.encoded) })
+        let merged = try run.finish()
+        fileEnd = merged.upperBound
+        runs = Array(runs[take...]) + [merged]
+    }
+
+    /// Hands every term of the sources to `body` in index file order, through a heap of
+    /// source numbers with the smallest current term on top. `heads` holds each
+    /// source's current term (nil: none), read once when it advances: comparing
+    /// through the sources at every step of the heap was most of a merge; `next`
+    /// advances a source and gives its new current term.
+    private static func merge(heads: [PackedTerm?], next: (Int) throws -> PackedTerm?, _ body: (PackedTerm) throws -> Void) throws {
+        var heads = heads
+        var heap: [Int] = heads.indices.filter { heads[$0] != nil }
+        func less(_ a: Int, _ b: Int) -> Bool { PackedTerm.order(heads[a]!, heads[b]!) < 0 }
+        func siftDown(_ start: Int) {
+            var i = start
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < heap.count && less(heap[l], heap[m]) { m = l }
+                if r < heap.count && less(heap[r], heap[m]) { m = r }
+                if m == i { return }
+                heap.swapAt(i, m)
+                i = m
             }
         }
-        if out.count > 0 {
-            try file.write(out.bytes, at: fileEnd)
-            fileEnd += Int64(out.count)
+        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
+        while let top = heap.first {
+            try body(heads[top]!)
+            heads[top] = try next(top)
+            if heads[top] == nil {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            if heap.count > 1 { siftDown(0) }
         }
-        runs = Array(runs[take...]) + [start..<fileEnd]
     }
 
     /// Forgets the terms and removes the file, if any: it is scratch, so a failure
@@ -208,38 +197,6 @@ final class PackedRunCursor {
     }
 
     deinit { buffer.deallocate() }
-
-    /// Hands every term of `sources` to `body` in index file order, through a heap of
-    /// the sources' current terms (a term's bytes are valid during the call only).
-    static func merge(_ sources: inout [PackedRunCursor], _ body: (PackedTerm) throws -> Void) throws {
-        // Each source's current term, read once when it advances (as `drain` keeps them).
-        var heads: [PackedTerm?] = sources.map(\.current)
-        var heap: [Int] = heads.indices.filter { heads[$0] != nil }
-        func less(_ a: Int, _ b: Int) -> Bool { PackedTerm.order(heads[a]!, heads[b]!) < 0 }
-        func siftDown(_ start: Int) {
-            var i = start
-            while true {
-                let l = 2 * i + 1, r = l + 1
-                var m = i
-                if l < heap.count && less(heap[l], heap[m]) { m = l }
-                if r < heap.count && less(heap[r], heap[m]) { m = r }
-                if m == i { return }
-                heap.swapAt(i, m)
-                i = m
-            }
-        }
-        for i in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(i) }
-        while let top = heap.first {
-            try body(heads[top]!)
-            try sources[top].advance()
-            heads[top] = sources[top].current
-            if heads[top] == nil {
-                heap[0] = heap[heap.count - 1]
-                heap.removeLast()
-            }
-            if heap.count > 1 { siftDown(0) }
-        }
-    }
 
     /// Moves past the current term (at the start: to the first).
     func advance() throws {

@@ -134,24 +134,11 @@ struct SpillSorter<Item: SpillSortable> {
         runsMergedAhead += take
         let cursors = try runs[..<take].map { try RunCursor(file: file, range: $0, decode: decode) }
         var items = Merged(file: file, cursors: cursors, fileSystem: fileSystem, path: path, removesFile: false)
-        let start = fileEnd
-        var out = ByteWriter(capacity: 1 << 20)
-        while let item = try items.next() {
-            let at = out.count
-            out.u32(0)
-            encode(item, &out)
-            out.patch(u32: UInt32(out.count - at - 4), at: at)
-            if out.count >= 1 << 20 {
-                try file.write(out.bytes, at: fileEnd)
-                fileEnd += Int64(out.count)
-                out = ByteWriter(capacity: 1 << 20)
-            }
-        }
-        if out.count > 0 {
-            try file.write(out.bytes, at: fileEnd)
-            fileEnd += Int64(out.count)
-        }
-        runs = Array(runs[take...]) + [start..<fileEnd]
+        var run = ScratchRunWriter(file: file, at: fileEnd)
+        while let item = try items.next() { try run.appendFramed { encode(item, &$0) } }
+        let merged = try run.finish()
+        fileEnd = merged.upperBound
+        runs = Array(runs[take...]) + [merged]
     }
 
     /// Ends the adding, and when every item lies in one run of the file (a load whose
@@ -301,27 +288,14 @@ struct SpillSorter<Item: SpillSortable> {
             file = try fileSystem.open(path, mode: .create)
         }
         guard let file else { return }
-        let start = fileEnd
-        var out = ByteWriter(capacity: 1 << 20)
-        for item in batch {
-            let at = out.count
-            out.u32(0)
-            encode(item, &out)
-            out.patch(u32: UInt32(out.count - at - 4), at: at)
-            if out.count >= 1 << 20 {
-                try file.write(out.bytes, at: fileEnd)
-                fileEnd += Int64(out.count)
-                out = ByteWriter(capacity: 1 << 20)
-            }
-        }
-        if out.count > 0 {
-            try file.write(out.bytes, at: fileEnd)
-            fileEnd += Int64(out.count)
-        }
-        if let last = runs.last, let lastWritten, let first = batch.first, !Item.spillOrder(first, lastWritten), last.upperBound == start {
+        var run = ScratchRunWriter(file: file, at: fileEnd)
+        for item in batch { try run.appendFramed { encode(item, &$0) } }
+        let written = try run.finish()
+        fileEnd = written.upperBound
+        if let last = runs.last, let lastWritten, let first = batch.first, !Item.spillOrder(first, lastWritten), last.upperBound == written.lowerBound {
             runs[runs.count - 1] = last.lowerBound..<fileEnd
         } else {
-            runs.append(start..<fileEnd)
+            runs.append(written)
         }
         lastWritten = batch.last
         batch.removeAll(keepingCapacity: true)
