@@ -72,7 +72,7 @@ struct ActiveSegmentReplay {
     ///
     /// - Throws: `IndexFile.Damage` for an index file that cannot be read.
     mutating func account(_ entries: [IndexEntry], through sequence: UInt64, in files: [IndexFile]) throws -> Bool {
-        var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: files.count)
+        var memos = IndexFile.LookupMemo.perFile(files.count)
         for entry in entries.sorted(by: { $0.key < $1.key }) {
             guard entry.location.segment == segment else { return false }
             if let known = accounted[entry.key] {

@@ -479,6 +479,14 @@ final class IndexFile: Sendable {
 
         init() {}
 
+        /// A fresh memo for each of `count` files: lookups of many keys at once keep
+        /// one per file for the batch, so that a file's fence and filter are taken
+        /// once (a fence larger than a quarter of the cache is never cached, and a
+        /// fresh memo per key would read it whole for each).
+        static func perFile(_ count: Int) -> [LookupMemo] {
+            [LookupMemo](repeating: LookupMemo(), count: count)
+        }
+
         /// A memo for a pass that leaves the block cache as it is.
         static var passing: LookupMemo {
             var memo = LookupMemo()

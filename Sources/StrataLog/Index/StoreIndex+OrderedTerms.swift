@@ -60,7 +60,7 @@ extension StoreIndex {
         var values: [[UInt8]] = []
         var entries: [(valueIndex: Int, located: LocatedKey)] = []
         entries.reserveCapacity(candidates.count)
-        var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: files.count)
+        var memos = IndexFile.LookupMemo.perFile(files.count)
         var previous: (TermBytes, RecordKey)?
         for candidate in candidates {
             if let frontier, before(frontier, (candidate.value, candidate.key)) { break }

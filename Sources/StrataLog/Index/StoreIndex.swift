@@ -375,7 +375,7 @@ struct StoreIndex: Sendable {
         result.reserveCapacity(candidates.count)
         // The candidates come in ascending runs (one per source): each file's fence and
         // last block are kept from one lookup to the next.
-        var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: files.count)
+        var memos = IndexFile.LookupMemo.perFile(files.count)
         for (key, sequence) in candidates {
             guard let current = try currentSlot(key, carryingTermOf: sequence, memos: &memos) else { continue }
             result.append(LocatedKey(current))

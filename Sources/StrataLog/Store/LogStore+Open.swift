@@ -450,7 +450,7 @@ extension LogStore {
     /// index file found here (and rebuilt by the caller) leaves nothing half applied.
     static func apply(_ records: [SegmentScanner.ScannedRecord], to state: inout State) throws {
         // A memo per file: each file's fence is read once for the records, not per record.
-        var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: state.index.files.count)
+        var memos = IndexFile.LookupMemo.perFile(state.index.files.count)
         let sealed = try records.map { scanned in
             state.index.overlay.entry(scanned.record.key) != nil ? nil
                 : try StoreIndex.sealedEntry(scanned.record.key, in: state.index.files, memos: &memos)

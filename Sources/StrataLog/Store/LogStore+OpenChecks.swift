@@ -57,7 +57,7 @@ extension LogStore {
         guard let file = index.file(for: id) else { return }
         var live: Int64 = 0
         // A memo per file: each file's fence is read once for the walk, not per entry.
-        var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: index.files.count)
+        var memos = IndexFile.LookupMemo.perFile(index.files.count)
         do {
             try file.forEachEntry { entry in
                 guard let newest = try StoreIndex.sealedEntry(entry.key, in: index.files, memos: &memos),

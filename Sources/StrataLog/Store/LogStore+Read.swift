@@ -354,7 +354,7 @@ extension LogStore {
                 }
                 var entries = fromOverlay
                 // A memo per file: each file's fence is read once for the batch.
-                var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: files.count)
+                var memos = IndexFile.LookupMemo.perFile(files.count)
                 for i in keys.indices where entries[i] == nil {
                     entries[i] = try StoreIndex.sealedEntry(keys[i], in: files, memos: &memos)
                 }

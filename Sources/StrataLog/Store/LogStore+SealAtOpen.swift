@@ -50,7 +50,7 @@ extension LogStore {
         // The counters of the sealed segments, moved by each version of this one from
         // the version it replaces, as the overlay's replay would have moved them.
         var counters = index.counters
-        var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: index.files.count)
+        var memos = IndexFile.LookupMemo.perFile(index.files.count)
         try built.forEachEntry { entry in
             if let previous = try StoreIndex.sealedEntry(entry.key, in: index.files, memos: &memos) { counters.remove(previous) }
             counters.add(entry)

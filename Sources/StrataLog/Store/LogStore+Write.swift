@@ -155,11 +155,8 @@ extension LogStore {
             // commit until the first roll) skip the probe of each key.
             guard !s.index.files.isEmpty else { return PreviousVersions() }
             var found = PreviousVersions()
-            // A memo per file keeps its fence from one key to the next: a bulk chunk's
-            // thousands of keys each took the fence from the block cache again, and
-            // read it from disk when it was too large for the cache's limit (a
-            // migration's pass keeps a small one) — a whole fence per key.
-            var memos = [IndexFile.LookupMemo](repeating: IndexFile.LookupMemo(), count: s.index.files.count)
+            // A memo per file: a bulk chunk's thousands of keys take each fence once.
+            var memos = IndexFile.LookupMemo.perFile(s.index.files.count)
             for i in records.indices where s.index.overlay.slot(records[i].key) == nil {
                 if let entry = try StoreIndex.sealedEntry(records[i].key, in: s.index.files, memos: &memos) { found.entries[i] = entry }
             }
