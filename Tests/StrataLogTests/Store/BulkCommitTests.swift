@@ -128,6 +128,13 @@ import StrataTestSupport
         try Self.check(store, Self.model(after: 16), "after compaction")
     }
 
+    /// A spill sorter's entry for `key`: tombstones and blob references among them.
+    static func entry(_ key: UInt64) -> IndexEntry {
+        IndexEntry(key: RecordKey(key), sequence: key, isTombstone: key % 9 == 0,
+                   location: RecordLocation(segment: 1, frameOffset: UInt32(key), frameLength: 9, recordOffset: 4, recordLength: 3),
+                   blobs: key % 4 == 0 ? [BlobRef(file: 1, offset: key, length: 5, checksum: UInt32(key))] : [])
+    }
+
     @Test func aSortedLoadSpillsOneRunAndAShuffledOneSeveral() throws {
         let fs = InMemoryFileSystem()
         try fs.createDirectory("/scratch")
@@ -135,26 +142,21 @@ import StrataTestSupport
             SpillSorter(path: "/scratch/s.tmp", fileSystem: fs, runLimit: 10,
                         encode: IndexFileEncoder.append, decode: { try IndexFileEncoder.readEntry(&$0, segment: 1) })
         }
-        func entry(_ key: UInt64) -> IndexEntry {
-            IndexEntry(key: RecordKey(key), sequence: key, isTombstone: key % 9 == 0,
-                       location: RecordLocation(segment: 1, frameOffset: UInt32(key), frameLength: 9, recordOffset: 4, recordLength: 3),
-                       blobs: key % 4 == 0 ? [BlobRef(file: 1, offset: key, length: 5, checksum: UInt32(key))] : [])
-        }
         var sorted = sorter()
-        for key in UInt64(0)..<95 { try sorted.add(entry(key)) }
+        for key in UInt64(0)..<95 { try sorted.add(Self.entry(key)) }
         var got: [IndexEntry] = []
         try sorted.drain { got.append($0) }
-        #expect(got == (0..<95).map(entry))
+        #expect(got == (0..<95).map(Self.entry))
         #expect(!fs.exists("/scratch/s.tmp"))
 
         var shuffled = sorter()
         var rng = SplitMix(seed: 5)
         let keys = (UInt64(0)..<95).map { ($0, rng.next()) }.sorted { $0.1 < $1.1 }.map(\.0)
-        for key in keys { try shuffled.add(entry(key)) }
+        for key in keys { try shuffled.add(Self.entry(key)) }
         #expect(shuffled.runCount > 1)
         got = []
         try shuffled.drain { got.append($0) }
-        #expect(got == (0..<95).map(entry))
+        #expect(got == (0..<95).map(Self.entry))
     }
 
     /// More runs than a drain reads at once are merged ahead into longer runs first,
@@ -166,19 +168,14 @@ import StrataTestSupport
         try fs.createDirectory("/scratch")
         var sorter = SpillSorter<IndexEntry>(path: "/scratch/f.tmp", fileSystem: fs, runLimit: 10, fanIn: fanIn,
                                              encode: IndexFileEncoder.append, decode: { try IndexFileEncoder.readEntry(&$0, segment: 1) })
-        func entry(_ key: UInt64) -> IndexEntry {
-            IndexEntry(key: RecordKey(key), sequence: key, isTombstone: key % 9 == 0,
-                       location: RecordLocation(segment: 1, frameOffset: UInt32(key), frameLength: 9, recordOffset: 4, recordLength: 3),
-                       blobs: key % 4 == 0 ? [BlobRef(file: 1, offset: key, length: 5, checksum: UInt32(key))] : [])
-        }
         var rng = SplitMix(seed: 17)
         let keys = (UInt64(0)..<400).map { ($0, rng.next()) }.sorted { $0.1 < $1.1 }.map(\.0)
-        for key in keys { try sorter.add(entry(key)) }
+        for key in keys { try sorter.add(Self.entry(key)) }
         let spilled = sorter.runCount
         #expect(spilled > fanIn)
         var got: [IndexEntry] = []
         try sorter.drain { got.append($0) }
-        #expect(got == (0..<400).map(entry))
+        #expect(got == (0..<400).map(Self.entry))
         #expect(sorter.widestMerge == fanIn)
         // Each merge ahead of f runs takes the count down by f − 1, to the fan-in.
         #expect(sorter.runsMergedAhead >= (spilled - fanIn) / (fanIn - 1) * fanIn)
