@@ -28,8 +28,10 @@ struct IndexFileEncoder {
     private var lastKey: UInt64 = 0
     private var firstKey: UInt64?
     private var lastTerm: IndexTermEntry?
-    /// The fence key of the last term added packed (`add(_: PackedTerm)`), when it was.
-    private var lastPackedFence: [UInt8]?
+    /// Where the fence key of the last term added packed (`add(_: PackedTerm)`) lies in
+    /// `block`, when it was: the term's bytes are there already, so the last block's
+    /// fence is read from them at `finish` instead of being copied aside for every term.
+    private var lastPackedFence: Range<Int>?
     private var entryCount = 0
     private var liveCount = 0
     private var termCount = 0
@@ -133,14 +135,13 @@ struct IndexFileEncoder {
     /// copied into the block as they are.
     mutating func add(_ t: PackedTerm) throws {
         if !termsStarted { try startTerms() }
+        let start = block.count
         block.fixed(t.encoded.count) { $0.copyMemory(from: t.encoded) }
         inBlock += 1
         termCount += 1
         lastTerm = nil
         let fence = t.fenceKey
-        if lastPackedFence == nil { lastPackedFence = [] }
-        lastPackedFence!.removeAll(keepingCapacity: true)
-        lastPackedFence!.append(contentsOf: fence)
+        lastPackedFence = start..<start + fence.count
         if block.count >= Self.blockSize {
             try flush(term: true) { $0.fixed(fence.count) { $0.copyMemory(from: fence) } }
         }
@@ -155,7 +156,10 @@ struct IndexFileEncoder {
         }
         if !termsStarted { try startTerms() }
         if let last = lastTerm { try flush(term: true) { Self.fenceKey(last, into: &$0) } }
-        if let fence = lastPackedFence { try flush(term: true) { $0.bytes(fence) } }
+        if let range = lastPackedFence, inBlock > 0 {
+            let fence = Array(block.bytes[range])
+            try flush(term: true) { $0.bytes(fence) }
+        }
         let dataHandle = writeBlock(dataFence, count: dataFenceCount)
         let termHandle = writeBlock(termFence, count: termFenceCount)
         var filterBody = ByteWriter(capacity: filterBits.count + 8)
