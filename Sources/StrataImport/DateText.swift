@@ -7,8 +7,8 @@ import Foundation
 /// about 0.2 µs, so six digits survive export → import → export unchanged while
 /// nine would print noise. `ISO8601DateFormatter` itself keeps milliseconds only, so
 /// the fraction is written and read here.
-public final class DateText {
-    public init() {}
+package final class DateText {
+    package init() {}
 
     private let formatter: ISO8601DateFormatter = {
         let formatter = ISO8601DateFormatter()
@@ -17,7 +17,7 @@ public final class DateText {
     }()
 
     /// `2024-05-01T12:00:00Z`, or `2024-05-01T12:00:00.25Z` when there is a fraction.
-    public func string(from date: Date) -> String {
+    package func string(from date: Date) -> String {
         let seconds = date.timeIntervalSince1970
         var whole = seconds.rounded(.down)
         var micros = ((seconds - whole) * 1_000_000).rounded()
@@ -35,7 +35,7 @@ public final class DateText {
 
     /// Reads an ISO 8601 date with any number of fraction digits and a `Z` or
     /// `±hh:mm` zone; nil when `text` is not one.
-    public func date(from text: String) -> Date? {
+    package func date(from text: String) -> Date? {
         guard let t = text.firstIndex(of: "T"), let dot = text[t...].firstIndex(of: ".") else {
             return formatter.date(from: text)
         }

@@ -3,22 +3,22 @@ import Strata
 
 /// One line of an import, checked against the model: its entity, the names others
 /// refer to it by, its attribute values and its relationship targets.
-public struct ImportLine: Sendable {
+package struct ImportLine: Sendable {
     /// A relationship target as the line names it.
-    public enum Target: CustomStringConvertible, Sendable, Equatable {
+    package enum Target: CustomStringConvertible, Sendable, Equatable {
         /// A local name of this import (an `@ref`, or the `@id` of an exported object).
         case ref(String)
         /// An object URI: a name of this import if some line carries it as `@id`,
         /// else an object already in the store.
         case id(String)
 
-        public var name: String {
+        package var name: String {
             switch self {
             case .ref(let name), .id(let name): name
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .ref(let name): "{\"@ref\": \"\(name)\"}"
             case .id(let uri): "{\"@id\": \"\(uri)\"}"
@@ -26,15 +26,15 @@ public struct ImportLine: Sendable {
         }
     }
 
-    public var entity: EntityDescription
+    package var entity: EntityDescription
     /// The names this line's object answers to: its `@ref` and its `@id`.
-    public var names: [String]
-    public var values: [(AttributeDescription, Value)]
+    package var names: [String]
+    package var values: [(AttributeDescription, Value)]
     /// Relationships as given; a to-one has zero (null) or one target.
-    public var links: [(RelationshipDescription, [Target])]
+    package var links: [(RelationshipDescription, [Target])]
 
     /// A line as decoded.
-    public init(entity: EntityDescription, names: [String], values: [(AttributeDescription, Value)], links: [(RelationshipDescription, [Target])]) {
+    package init(entity: EntityDescription, names: [String], values: [(AttributeDescription, Value)], links: [(RelationshipDescription, [Target])]) {
         self.entity = entity
         self.names = names
         self.values = values
@@ -45,7 +45,7 @@ public struct ImportLine: Sendable {
     ///
     /// - Throws: A `LineProblem` for a line that is not an object, an unknown or
     ///   abstract entity, an unknown key, a value of the wrong type, a malformed target.
-    public init(_ json: JSONValue, model: ObjectModel, values converter: JSONLines) throws(LineProblem) {
+    package init(_ json: JSONValue, model: ObjectModel, values converter: JSONLines) throws(LineProblem) {
         guard case .object(let fields) = json else {
             throw LineProblem("expected a JSON object, got \(json.kindDescription)")
         }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Reads and writes single lines of JSON with one configured decoder and encoder.
-public struct JSONLineCoder {
-    public init() {}
+package struct JSONLineCoder {
+    package init() {}
 
     private let decoder = JSONDecoder()
     private let encoder: JSONEncoder = {
@@ -14,10 +14,10 @@ public struct JSONLineCoder {
     /// How deeply arrays and objects may nest in one line. Decoding a JSON value
     /// recurses once per level; an object's values and a composite attribute need a
     /// handful, and a bound keeps a hostile line from reaching the decoder's own limits.
-    public static let maximumDepth = 100
+    package static let maximumDepth = 100
 
     /// Parses one line, or says in a sentence why it is not JSON.
-    public func decode(_ line: some DataProtocol) throws(LineProblem) -> JSONValue {
+    package func decode(_ line: some DataProtocol) throws(LineProblem) -> JSONValue {
         if let position = Self.positionPastMaximumDepth(line) {
             throw LineProblem("JSON nested more than \(Self.maximumDepth) levels deep (at byte \(position + 1))")
         }
@@ -38,7 +38,7 @@ public struct JSONLineCoder {
 
     /// The offset of the first `[` or `{` that opens level `maximumDepth + 1`, or nil.
     /// One pass, no recursion: brackets inside strings do not count.
-    public static func positionPastMaximumDepth(_ line: some DataProtocol) -> Int? {
+    package static func positionPastMaximumDepth(_ line: some DataProtocol) -> Int? {
         var depth = 0
         var inString = false
         var escaped = false
@@ -61,7 +61,7 @@ public struct JSONLineCoder {
         return nil
     }
 
-    public func encode(_ value: JSONValue) throws -> Data {
+    package func encode(_ value: JSONValue) throws -> Data {
         try encoder.encode(value)
     }
 }

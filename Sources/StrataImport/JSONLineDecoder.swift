@@ -21,8 +21,8 @@ import Strata
 /// let line = try decoder.decode(Array(#"{"@entity": "Employee", "name": "Ada"}"#.utf8)[...])
 /// line.entity.name     // "Employee"
 /// ```
-public final class JSONLineDecoder {
-    public let model: ObjectModel
+package final class JSONLineDecoder {
+    package let model: ObjectModel
     private let converter = JSONLines()
     private let coder = JSONLineCoder()
     /// Per entity, its properties as the fast path looks them up, by the entity's name.
@@ -35,9 +35,9 @@ public final class JSONLineDecoder {
     private var seen: [Bool] = []
 
     /// How many lines went to the reference path, for tests and benchmarks.
-    public private(set) var referenceDecodes = 0
+    package private(set) var referenceDecodes = 0
 
-    public init(model: ObjectModel) {
+    package init(model: ObjectModel) {
         self.model = model
     }
 
@@ -46,7 +46,7 @@ public final class JSONLineDecoder {
     /// - Throws: A ``LineProblem`` (from the reference path) for a line that is not
     ///   JSON, nests too deep, is not an object, names an unknown or abstract entity or
     ///   property, or gives a value of the wrong type.
-    public func decode(_ line: ArraySlice<UInt8>) throws(LineProblem) -> ImportLine {
+    package func decode(_ line: ArraySlice<UInt8>) throws(LineProblem) -> ImportLine {
         if let fast = decodeFast(line) { return fast }
         return try decodeReference(line)
     }
@@ -56,7 +56,7 @@ public final class JSONLineDecoder {
     /// description or of the values per line.
     ///
     /// - Throws: What ``decode(_:)`` throws for the line.
-    public func check(_ line: ArraySlice<UInt8>) throws(LineProblem) -> CheckedLine {
+    package func check(_ line: ArraySlice<UInt8>) throws(LineProblem) -> CheckedLine {
         let fast = line.withUnsafeBufferPointer { bytes -> CheckedLine? in
             guard let (plan, fields) = decodeFields(bytes, keep: false) else { return nil }
             return CheckedLine(entityName: plan.entity.name, names: fields.names)
@@ -67,13 +67,13 @@ public final class JSONLineDecoder {
     }
 
     /// The reference path alone: a `JSONValue` tree, then the model's checks.
-    public func decodeReference(_ line: ArraySlice<UInt8>) throws(LineProblem) -> ImportLine {
+    package func decodeReference(_ line: ArraySlice<UInt8>) throws(LineProblem) -> ImportLine {
         referenceDecodes += 1
         return try ImportLine(try coder.decode(line), model: model, values: converter)
     }
 
     /// The fast path alone: nil when the line needs the reference path.
-    public func decodeFast(_ line: ArraySlice<UInt8>) -> ImportLine? {
+    package func decodeFast(_ line: ArraySlice<UInt8>) -> ImportLine? {
         line.withUnsafeBufferPointer { bytes in
             decodeFields(bytes, keep: true).map { plan, fields in
                 ImportLine(entity: plan.entity, names: fields.names, values: fields.values, links: fields.links)

@@ -16,32 +16,32 @@ import Foundation
 /// try writer.append(.string("Ada"))
 /// writer.append(raw: "}\n")     // writer.bytes: {"name":"Ada"}⏎
 /// ```
-public struct JSONLineWriter {
+package struct JSONLineWriter {
     /// What has been written so far.
-    public private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     private let coder = JSONLineCoder()
 
-    public init() {
+    package init() {
         bytes.reserveCapacity(1 << 17)
     }
 
     /// Forgets what was written, keeping the buffer's capacity.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         bytes.removeAll(keepingCapacity: true)
     }
 
     /// Appends text that is already JSON (punctuation, a pre-encoded key).
-    public mutating func append(raw text: StaticString) {
+    package mutating func append(raw text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Appends bytes that are already JSON.
-    public mutating func append(raw data: [UInt8]) {
+    package mutating func append(raw data: [UInt8]) {
         bytes.append(contentsOf: data)
     }
 
     /// Appends `"key":`.
-    public mutating func appendKey(_ key: String) {
+    package mutating func appendKey(_ key: String) {
         appendString(key)
         bytes.append(UInt8(ascii: ":"))
     }
@@ -49,7 +49,7 @@ public struct JSONLineWriter {
     /// Appends the value as the encoder writes it.
     ///
     /// - Throws: What `JSONEncoder` throws for a nested value it cannot encode.
-    public mutating func append(_ value: JSONValue) throws {
+    package mutating func append(_ value: JSONValue) throws {
         switch value {
         case .null: append(raw: "null")
         case .bool(let flag): flag ? append(raw: "true") : append(raw: "false")
@@ -79,7 +79,7 @@ public struct JSONLineWriter {
     }
 
     /// Appends a decimal integer.
-    public mutating func appendInteger(_ number: Int64) {
+    package mutating func appendInteger(_ number: Int64) {
         if number >= 0 && number < 10 {
             bytes.append(UInt8(ascii: "0") + UInt8(number))
             return
@@ -105,7 +105,7 @@ public struct JSONLineWriter {
 
     /// Appends a finite double as the encoder does: its shortest round-trip text,
     /// without a trailing ".0".
-    public mutating func appendDouble(_ number: Double) {
+    package mutating func appendDouble(_ number: Double) {
         if number.isFinite, number == number.rounded(.towardZero), abs(number) < 1e15 {
             appendInteger(Int64(number))
             if number == 0 && number.sign == .minus {
@@ -122,7 +122,7 @@ public struct JSONLineWriter {
     /// Appends a string in quotes, escaped as the encoder escapes: `"` and `\`,
     /// control characters (`\b \f \n \r \t`, else `\u00XX`); `/` and everything else
     /// as it is.
-    public mutating func appendString(_ text: String) {
+    package mutating func appendString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
@@ -151,7 +151,7 @@ public struct JSONLineWriter {
     /// The order in which the encoder writes an object's keys: positions into `keys`.
     ///
     /// - Throws: What `JSONEncoder` throws (it does not for string keys).
-    public static func keyOrder(_ keys: [String]) throws -> [Int] {
+    package static func keyOrder(_ keys: [String]) throws -> [Int] {
         var probe: [String: JSONValue] = [:]
         for (index, key) in keys.enumerated() { probe[key] = .integer(Int64(index)) }
         let encoded = try JSONLineCoder().encode(.object(probe))

@@ -18,17 +18,17 @@ import Strata
 /// | transformable | `{"@base64": "…"}`, the transformer's bytes exactly; with the built-in `JSON` transformer, the JSON itself |
 ///
 /// `null` clears an attribute.
-public struct JSONLines {
-    public init() {}
+package struct JSONLines {
+    package init() {}
 
     /// The key of an object's entity.
-    public static let entityKey = "@entity"
+    package static let entityKey = "@entity"
     /// The key of a local name that relationships of the same import refer to.
-    public static let refKey = "@ref"
+    package static let refKey = "@ref"
     /// The key of an object URI (exported objects; relationship targets).
-    public static let idKey = "@id"
+    package static let idKey = "@id"
     /// The key of a binary value's base64 text.
-    public static let base64Key = "@base64"
+    package static let base64Key = "@base64"
 
     private let dates = DateText()
     private let coder = JSONLineCoder()
@@ -38,7 +38,7 @@ public struct JSONLines {
     /// The value of `attribute` that `json` stands for.
     ///
     /// - Throws: A `LineProblem` naming the attribute, its type and what was given.
-    public func value(_ json: JSONValue, for attribute: AttributeDescription, of entity: String) throws(LineProblem) -> Value {
+    package func value(_ json: JSONValue, for attribute: AttributeDescription, of entity: String) throws(LineProblem) -> Value {
         func mismatch(_ hint: String = "") -> LineProblem {
             LineProblem("\(entity).\(attribute.name) is \(attribute.type.rawValue), got \(json.kindDescription)\(Self.sample(json))" + hint)
         }
@@ -125,7 +125,7 @@ public struct JSONLines {
     // MARK: Export
 
     /// The JSON form of a stored value.
-    public func json(_ value: Value) -> JSONValue {
+    package func json(_ value: Value) -> JSONValue {
         switch value {
         case .null: return .null
         case .bool(let value): return .bool(value)
@@ -150,7 +150,7 @@ public struct JSONLines {
     /// The JSON form of an attribute's stored value: as ``json(_:)``, except that a
     /// transformable attribute of the built-in JSON transformer shows its JSON (when
     /// its bytes parse), and any other transformable one its bytes as base64.
-    public func json(_ value: Value, of attribute: AttributeDescription) -> JSONValue {
+    package func json(_ value: Value, of attribute: AttributeDescription) -> JSONValue {
         if attribute.type == .transformable, attribute.valueTransformerName == JSONValueTransformer.name,
            case .binary(let data) = value, let parsed = try? coder.decode(data) {
             // An object of one "@base64" key would read back as bytes: keep it as bytes.
@@ -163,7 +163,7 @@ public struct JSONLines {
     // MARK: Helpers
 
     /// A short quote of the offending value for error messages.
-    public static func sample(_ json: JSONValue) -> String {
+    package static func sample(_ json: JSONValue) -> String {
         switch json {
         case .string(let text): return " \"\(text.count > 40 ? text.prefix(40) + "…" : text)\""
         case .integer(let value): return " \(value)"
@@ -175,7 +175,7 @@ public struct JSONLines {
 
     /// A decimal only when the whole text is one: `Decimal(string:)` alone accepts a
     /// prefix ("12abc" reads as 12).
-    public static func exactDecimal(_ text: String) -> Decimal? {
+    package static func exactDecimal(_ text: String) -> Decimal? {
         let allowed = Set("0123456789+-.eE")
         guard !text.isEmpty, text.allSatisfy(allowed.contains) else { return nil }
         let scanner = Scanner(string: text)

@@ -6,7 +6,7 @@ import Foundation
 /// goes through a `Double` and loses digits) and `true`/`false` apart from numbers.
 /// Encoding with `JSONEncoder` and `.sortedKeys` makes every exported line
 /// deterministic: `"@entity"` and `"@id"` sort before property names.
-public enum JSONValue: Codable, Equatable, Sendable {
+package enum JSONValue: Codable, Equatable, Sendable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -15,7 +15,7 @@ public enum JSONValue: Codable, Equatable, Sendable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -34,7 +34,7 @@ public enum JSONValue: Codable, Equatable, Sendable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -48,7 +48,7 @@ public enum JSONValue: Codable, Equatable, Sendable {
     }
 
     /// What kind of JSON value this is, for error messages ("got a string").
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"

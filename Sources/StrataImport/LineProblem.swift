@@ -1,5 +1,5 @@
 /// Why one line of an import cannot be used; the import adds the line number.
-public struct LineProblem: Error, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct LineProblem: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

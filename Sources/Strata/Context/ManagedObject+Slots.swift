@@ -1,13 +1,13 @@
 import Foundation
 import StrataLog
 
-/// One attribute of one entity, resolved once: what StrataData's typed accessors read
-/// and write through. The untyped `value(forKey:)` resolves the name on every call (the
-/// attribute, then the field number, then the unsaved change, each a hash of the
-/// name); a typed model looks its slot up once per access and goes by field number.
-package struct AttributeSlot: Sendable {
+/// One attribute of one entity, resolved once per entity shape: `value(forKey:)` and
+/// `setValue(_:forKey:)` find an attribute's slot by its name and go by its field
+/// number, instead of resolving the attribute, then its field number, each by a hash
+/// of the name, on every call.
+struct AttributeSlot: Sendable {
     /// The attribute's name.
-    package let key: String
+    let key: String
     let type: AttributeType
     /// What a transient attribute reads before it is set.
     let defaultValue: Value?
@@ -28,12 +28,6 @@ extension StoreSchema.EntityShape {
                                                   number: attribute.isTransient ? nil : number)
         }
         return slots
-    }
-
-    /// The slot of the attribute `name`, nil when the entity has none (or it is stored
-    /// without a field, which the name-based path reports).
-    func attributeSlot(named name: String) -> AttributeSlot? {
-        attributeSlotIndex(named: name).map { slotList[$0] }
     }
 
     /// The field number of the stored property `name` in the current layout (the
@@ -61,11 +55,8 @@ extension StoreSchema.EntityShape {
 }
 
 extension ManagedObject {
-    /// The entity's attributes resolved for access by field number, by name.
-    package var attributeSlots: [String: AttributeSlot] { shape.attributeSlots }
-
     /// `value(forKey:)` for a resolved attribute: the same answer and errors.
-    package func value(at slot: AttributeSlot) throws -> Value {
+    func value(at slot: AttributeSlot) throws -> Value {
         guard let number = slot.number else { return transientValues[slot.key] ?? slot.defaultValue ?? .null }
         return try storedValue(number: number, key: slot.key)
     }
@@ -86,7 +77,7 @@ extension ManagedObject {
     }
 
     /// `setValue(_:forKey:)` for a resolved attribute: the same checks and effect.
-    package func setValue(_ value: Value, at slot: AttributeSlot) throws {
+    func setValue(_ value: Value, at slot: AttributeSlot) throws {
         guard let number = slot.number else {
             guard value.conforms(to: slot.type) else { throw typeMismatch(value, key: slot.key, type: slot.type) }
             _ = try requireContext()

@@ -90,9 +90,8 @@ struct StoreSchema: Sendable {
         let toOneRelationships: [RelationshipDescription]
         /// What `insert` sets before the caller does: each stored attribute's default.
         let insertDefaults: [(number: Int, value: FieldValue)]
-        /// Every attribute resolved to its field number, for typed access (StrataData).
-        let attributeSlots: [String: AttributeSlot]
-        /// The same slots in the entity's attribute order, searched by `attributeSlot(named:)`.
+        /// Every attribute (transient ones included) resolved to its field number, in the
+        /// entity's attribute order.
         let slotList: [AttributeSlot]
         /// `slotList`'s names, and each slot's field number (-1: transient) and type,
         /// for `value(forKey:)` and `setValue(_:forKey:)`: found by comparing names and
@@ -155,8 +154,8 @@ struct StoreSchema: Sendable {
             self.uniqueConstraints = uniqueConstraints
             relationships = entity.relationships
             toOneRelationships = relationships.filter { !$0.isToMany }
-            attributeSlots = Self.attributeSlots(entity: entity, layout: layout)
-            slotList = entity.attributes.compactMap { [attributeSlots] in attributeSlots[$0.name] }
+            let attributeSlots = Self.attributeSlots(entity: entity, layout: layout)
+            slotList = entity.attributes.compactMap { attributeSlots[$0.name] }
             slotNames = slotList.map(\.key)
             slotFacts = slotList.map { ($0.number ?? -1, $0.type) }
             slotIndexByName = Dictionary(slotNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
