@@ -53,6 +53,21 @@ extension ModelContainer {
         }
     }
 
+    /// The identifier of the `T` model whose object has `serial` (``PersistentIdentifier/serial``),
+    /// for ids that travel as numbers — a URL's path component — as
+    /// `ObjectStore.objectID(entityName:serial:)` for untyped objects. Whether the model
+    /// exists is the context's to say (`existingModel(for:as:)`).
+    ///
+    /// ```swift
+    /// guard let id = container.persistentIdentifier(for: Todo.self, serial: UInt64(path)) else { throw notFound }
+    /// let title = try await container.read { try $0.existingModel(for: id, as: Todo.self).title }
+    /// ```
+    ///
+    /// - Returns: nil when `T` is not one of the container's models or `serial` is out of range.
+    public func persistentIdentifier<T: PersistentModel>(for type: T.Type, serial: UInt64) -> PersistentIdentifier? {
+        store.objectID(entityName: T.entityName, serial: serial).map(PersistentIdentifier.init(objectID:))
+    }
+
     /// Waits for the reads and writes in flight, then closes the store
     /// (`ObjectStore.close() async`).
     public func close() async throws {

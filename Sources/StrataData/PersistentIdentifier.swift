@@ -28,6 +28,11 @@ public struct PersistentIdentifier: Hashable, Sendable, Comparable, CustomString
     /// The entity's name, nil while temporary.
     public var entityName: String? { objectID?.entityName }
 
+    /// The object's serial within its entity (`ObjectID.serial`), nil while temporary:
+    /// a number for a URL, back to an identifier with
+    /// ``ModelContainer/persistentIdentifier(for:serial:)``.
+    public var serial: UInt64? { objectID?.serial }
+
     /// Whether the identifier is temporary (the model is not inserted yet).
     public var isTemporary: Bool { objectID == nil }
 

@@ -70,6 +70,29 @@ import Testing
         #expect(department == "Sales")
     }
 
+    /// A model's serial travels as a number and comes back as its identifier; a serial
+    /// no object can have, or a type the container does not hold, gives none.
+    @Test func anIdentifierComesBackFromItsSerial() async throws {
+        let container = try Self.container()
+        let id = try await container.write { context in
+            let ada = Employee(name: "Ada", email: "ada@example.com")
+            context.insert(ada)
+            return ada.persistentModelID
+        }
+        let serial = try #require(id.serial)
+        let again = try #require(container.persistentIdentifier(for: Employee.self, serial: serial))
+        #expect(again == id)
+        let name = try await container.read { try $0.existingModel(for: again, as: Employee.self).name }
+        #expect(name == "Ada")
+        #expect(container.persistentIdentifier(for: Employee.self, serial: 0) == nil)
+        #expect(container.persistentIdentifier(for: Employee.self, serial: 1 << 48) == nil)
+        #expect(container.persistentIdentifier(for: TripPhoto.self, serial: serial) == nil, "not one of this container's models")
+        let missing = try #require(container.persistentIdentifier(for: Department.self, serial: serial + 1_000))
+        await #expect(throws: StrataError.self) {
+            _ = try await container.read { try $0.existingModel(for: missing, as: Department.self).name }
+        }
+    }
+
     @Test func aTypedWriteThatBreaksAUniqueRuleSavesNothing() async throws {
         let container = try Self.container()
         try await container.write { context in context.insert(Employee(name: "Ada", email: "ada@example.com")) }

@@ -143,6 +143,51 @@ enum SampleTripsMigrationPlan: SchemaMigrationPlan {
     )
 }
 
+/// The same first stage with work in both hooks, each in SwiftData's one-argument form:
+/// `didMigrate` gets the new store's context, after the store took the V2 model.
+enum SampleTripsUppercasingPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] {
+        [SampleTripsSchemaV1.self, SampleTripsSchemaV2.self]
+    }
+
+    static var stages: [MigrationStage] {
+        [migrateV1toV2]
+    }
+
+    static let migrateV1toV2 = MigrationStage.custom(
+        fromVersion: SampleTripsSchemaV1.self,
+        toVersion: SampleTripsSchemaV2.self,
+        willMigrate: { context in
+            let trips = try context.fetch(FetchDescriptor<SampleTripsSchemaV1.Trip>())
+            var seen = Set<String>()
+            for trip in trips where !seen.insert(trip.name).inserted {
+                context.delete(trip)
+            }
+            try context.save()
+        },
+        didMigrate: { context in
+            let trips = try context.fetch(FetchDescriptor<SampleTripsSchemaV2.Trip>())
+            for trip in trips {
+                trip.destination = trip.destination.uppercased()
+            }
+            try context.save()
+        }
+    )
+}
+
+/// A model with a large binary kept outside its record, as SwiftData's documentation
+/// writes one.
+@Model
+final class TripPhoto {
+    @Attribute(.unique) var caption: String
+    @Attribute(.externalStorage) var image: Data?
+
+    init(caption: String, image: Data? = nil) {
+        self.caption = caption
+        self.image = image
+    }
+}
+
 @Suite struct SwiftDataExampleTests {
     /// The plan, run: the V1 store's duplicate trip goes in willMigrate, the names
     /// become unique, the dates take their new names, bucket lists come along.
@@ -183,6 +228,57 @@ enum SampleTripsMigrationPlan: SchemaMigrationPlan {
         #expect(trips.last?.endDate == start + 15 * day)
         #expect(trips.map { $0.bucketList.map(\.title) } == [["See France"], ["See Japan"]])
         #expect(try context.fetchCount(FetchDescriptor<SampleTripsSchemaV3.BucketListItem>()) == 2, "the cascade took the duplicate's item")
+    }
+
+    /// A one-argument `didMigrate` with a body runs after the store took the new
+    /// model, on objects of the new version, and what it saves stays.
+    @Test func aOneArgumentDidMigrateRunsOnTheNewModel() throws {
+        let dir = try TemporaryDirectory("swiftdata-did-migrate")
+        defer { dir.remove() }
+        let url = URL(fileURLWithPath: dir.path)
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        do {
+            let container = try ModelContainer(for: SampleTripsSchemaV1.Trip.self, SampleTripsSchemaV1.BucketListItem.self,
+                                               configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            for (name, destination) in [("Paris", "France"), ("Paris", "France"), ("Kyoto", "Japan")] {
+                context.insert(SampleTripsSchemaV1.Trip(name: name, destination: destination, start_date: now, end_date: now))
+            }
+            try context.save()
+            try container.close()
+        }
+        let container = try ModelContainer(for: SampleTripsSchemaV2.Trip.self, SampleTripsSchemaV2.BucketListItem.self,
+                                           migrationPlan: SampleTripsUppercasingPlan.self,
+                                           configurations: ModelConfiguration(url: url))
+        defer { try? container.close() }
+        let trips = try ModelContext(container).fetch(FetchDescriptor<SampleTripsSchemaV2.Trip>(sortBy: [SortDescriptor(\.name)]))
+        #expect(trips.map(\.name) == ["Kyoto", "Paris"], "willMigrate took the duplicate")
+        #expect(trips.map(\.destination) == ["JAPAN", "FRANCE"], "didMigrate's save stayed")
+    }
+
+    /// `@Attribute(.externalStorage)`: the bytes live in the blob area, not the record,
+    /// and read back whole.
+    @Test func anExternalStorageAttributeKeepsItsBytesInTheBlobArea() throws {
+        let dir = try TemporaryDirectory("swiftdata-external-storage")
+        defer { dir.remove() }
+        let container = try ModelContainer(for: TripPhoto.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: dir.path)))
+        defer { try? container.close() }
+        // Bytes that do not compress, as a photo's: the blob area's size is then the image's.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let image = Data((0..<(256 << 10)).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        })
+        let context = ModelContext(container)
+        context.insert(TripPhoto(caption: "Louvre", image: image))
+        try context.save()
+
+        #expect(container.store.model.entity(named: "TripPhoto")?.attributesByName["image"]?.allowsExternalStorage == true)
+        #expect(container.store.usage.blobBytes >= Int64(image.count), "the image went to the blob area")
+        #expect(container.store.usage.recordBytes < Int64(image.count), "and not into the record")
+        let photos = try ModelContext(container).fetch(FetchDescriptor<TripPhoto>())
+        #expect(photos.map(\.caption) == ["Louvre"])
+        #expect(photos.first?.image == image)
     }
 
     /// As in SwiftData, a new model linked to one a context holds joins the context:
