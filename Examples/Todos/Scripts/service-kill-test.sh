@@ -20,6 +20,16 @@ ENGINE=${ENGINE:-strata}
 BUILD=${BUILD:-release}
 PORT=$((20000 + RANDOM % 20000))
 
+# What a fresh Debian machine lacks, with apt-get (through sudo unless root).
+SUDO=$([[ "$(id -u)" == 0 ]] || echo sudo)
+missing=()
+command -v curl >/dev/null || missing+=(curl)
+command -v python3 >/dev/null || missing+=(python3)
+if (( ${#missing[@]} > 0 )); then
+    echo "installing ${missing[*]} (apt-get)" >&2
+    $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
 echo "building Todos ($BUILD)" >&2
 swift build -c "$BUILD" --package-path "$PACKAGE" --product Todos >&2
 BINARY="$(swift build -c "$BUILD" --package-path "$PACKAGE" --show-bin-path)/Todos"

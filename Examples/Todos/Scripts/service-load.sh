@@ -27,10 +27,15 @@ PATHS=("/json" "/db" "/queries?queries=20" "/updates?queries=1" "/updates?querie
 PORT=$((20000 + RANDOM % 20000))
 RESULTS="$PACKAGE/RESULTS.md"
 
-command -v taskset >/dev/null || { echo "taskset (util-linux) is required" >&2; exit 1; }
-if ! command -v wrk >/dev/null; then
-    echo "installing wrk" >&2
-    apt-get update -qq && apt-get install -y -qq wrk >/dev/null
+# What a fresh Debian machine lacks, with apt-get (through sudo unless root).
+SUDO=$([[ "$(id -u)" == 0 ]] || echo sudo)
+missing=()
+command -v wrk >/dev/null || missing+=(wrk)
+command -v curl >/dev/null || missing+=(curl)
+command -v taskset >/dev/null || missing+=(util-linux)
+if (( ${#missing[@]} > 0 )); then
+    echo "installing ${missing[*]} (apt-get)" >&2
+    $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 echo "building Todos (release)" >&2

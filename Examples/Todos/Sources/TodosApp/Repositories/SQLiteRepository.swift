@@ -210,7 +210,7 @@ public final class SQLiteRepository: Repository {
     /// connection may write, and a pool's last connection to close may be a reader.
     public func close() throws {
         closed.withLock { $0 = true }
-        try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         try pool.close()
     }
 }
