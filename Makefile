@@ -54,12 +54,14 @@ test: deps
 		cd Examples/Todos && STRATA_TEST_POSTGRES="$$location" STRATA_REQUIRE_POSTGRES=1 \
 			$(SWIFT) test --skip-build --scratch-path $(CURDIR)/.build --no-parallel
 
-# Every DocC catalog (StrataLog, Strata, StrataData) through swift-docc-plugin, with
-# warnings as errors: a broken symbol link or an unknown parameter fails the build.
+# The documentation of every library a user imports (StrataLog, Strata and StrataData
+# from their DocC catalogs, StrataService from its doc comments) through
+# swift-docc-plugin, with warnings as errors: a broken symbol link or an unknown or
+# missing parameter fails the build.
 # The archives land in .build/plugins/Swift-DocC/outputs/.
 docs: deps
 	@mkdir -p .build
-	for target in StrataLog Strata StrataData; do \
+	for target in StrataLog Strata StrataData StrataService; do \
 		$(SWIFT) package generate-documentation --target $$target --warnings-as-errors > .build/docs-$$target.log 2>&1 \
 			|| { grep -A12 -E "(error|warning):" .build/docs-$$target.log || tail -40 .build/docs-$$target.log; exit 1; }; \
 		echo "docs: $$target built"; \

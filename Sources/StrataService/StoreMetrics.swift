@@ -7,7 +7,7 @@ import StrataLog
 ///
 /// - `db.client.operation.duration`, a timer with `db.system.name` = `strata` and
 ///   `db.operation.name` (read, write, fetch, save, compact, backup, migrate), and
-///   `error.type` (the ``StrataError`` code) on failed operations;
+///   `error.type` (the `StrataError` code) on failed operations;
 /// - `strata.errors`, a counter by `db.operation.name` and `error.type`;
 /// - `strata.commits`, `strata.fsyncs`, `strata.bytes.written`,
 ///   `strata.conflicts.retried`: counters;
@@ -41,8 +41,11 @@ public final class StoreMetrics: StoreInstrument, @unchecked Sendable {
     /// The operations given a timer up front; others get theirs on first use.
     static let operations: [StoreOperation] = [.read, .write, .fetch, .save, .compact, .backup, .migrate]
 
-    /// - Parameter dimensions: added to every metric, e.g. `[("db.namespace", "todos")]`
-    ///   when a process has several stores.
+    /// - Parameters:
+    ///   - dimensions: added to every metric, e.g. `[("db.namespace", "todos")]` when a
+    ///     process has several stores.
+    ///   - factory: where the metrics are made: the process's bootstrapped
+    ///     `MetricsSystem.factory` unless a test gives its own.
     public init(dimensions: [(String, String)] = [], factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
         self.dimensions = [("db.system.name", "strata")] + dimensions
@@ -114,7 +117,7 @@ public final class StoreMetrics: StoreInstrument, @unchecked Sendable {
         pendingWrites.record(store.health.pendingWrites)
     }
 
-    /// `error.type`: a ``StrataError``'s code, `cancelled`, or the error's type name.
+    /// `error.type`: a `StrataError`'s code, `cancelled`, or the error's type name.
     static func errorType(_ error: any Error) -> String {
         if let error = error as? StrataError { return error.code.rawValue }
         if error is CancellationError { return "cancelled" }

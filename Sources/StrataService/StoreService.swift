@@ -48,7 +48,7 @@ public struct StoreService: Service {
     public let configuration: Configuration
     let logger: Logger
 
-    /// Serves `store` (opened by the caller, e.g. with ``ObjectStore/open(at:model:options:)``),
+    /// Serves `store` (opened by the caller, e.g. with `ObjectStore.open(at:model:options:)`),
     /// reporting to `metrics`.
     public init(store: ObjectStore, metrics: StoreMetrics = StoreMetrics(), configuration: Configuration = Configuration(), logger: Logger) {
         self.store = store
