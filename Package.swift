@@ -3,7 +3,7 @@ import CompilerPluginSupport
 import PackageDescription
 
 // Strata: an embedded, append-only, log-structured object store.
-// Layers (DESIGN.md): CLZ4 → StrataLog (storage engine) → Strata (object layer) → strata (CLI).
+// Layers (README.md, "What is where"): CLZ4 → StrataLog (storage engine) → Strata (object layer) → strata (CLI).
 let package = Package(
     name: "Strata",
     platforms: [.macOS(.v15)],

@@ -1,6 +1,6 @@
 // CRC-32C with the CPU's own instruction. The polynomial is the one FORMAT.md §2 names
 // (Castagnoli), so the checksums are the same bytes the table-driven Swift code makes;
-// only the speed differs (about five times on the machines we measured).
+// only the speed differs: the instruction takes eight bytes a step where the table takes one.
 #include "strata_crc32c.h"
 
 #include <string.h>
@@ -33,7 +33,7 @@ static inline uint64_t strata_crc32c_shift(uint32_t table[4][256], uint64_t c) {
 
 // The short lane's table by the instruction over its zero bytes; the long lane's by
 // applying the short one eight times (lookups, not a chain of 64 dependent
-// instructions per entry): 0.009 ms at load instead of 0.030, the same tables.
+// instructions per entry): the same tables, in a fraction of the time at load.
 __attribute__((target("sse4.2")))
 static void strata_crc32c_fill_shifts(void) {
     for (int k = 0; k < 4; k++) {

@@ -48,7 +48,7 @@ struct CheckedLines: Sendable {
 }
 
 /// A second thread for the first pass: while the importer checks one run of lines,
-/// this checks the run before it (two cores, twice the lines checked per second).
+/// this checks the run before it, so the checking takes both cores of a small machine.
 /// One run at a time is in its hands.
 final class LineChecker: @unchecked Sendable {
     private let condition = NSCondition()
