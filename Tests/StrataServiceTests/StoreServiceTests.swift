@@ -48,6 +48,30 @@ import Testing
         _ = service
     }
 
+    /// The operations a service calls outside `read` and `write`: a context's fetch and
+    /// save, a compaction, a backup, each timed under its own name.
+    @Test func fetchesSavesCompactionsAndBackupsAreTimed() async throws {
+        let dir = try TemporaryDirectory("service-metrics")
+        defer { dir.remove() }
+        let metrics = TestMetrics()
+        let store = try await ObjectStore.open(at: dir.path + "/store", model: try Self.model())
+        let service = StoreService(store: store, metrics: StoreMetrics(factory: metrics), logger: Self.logger)
+        let context = store.newContext()
+        try context.insert("Todo").setValue("Timed", forKey: "title")
+        try context.save()
+        #expect(try context.fetch(FetchRequest(entityName: "Todo")).count == 1)
+        try await store.compact(force: true)
+        _ = try await store.backup(to: dir.path + "/backup")
+        let base = [("db.system.name", "strata")]
+        for operation in ["save", "fetch", "compact", "backup"] {
+            let timer = try metrics.expectTimer("db.client.operation.duration", base + [("db.operation.name", operation)])
+            #expect(timer.values.count == 1, "\(operation) timed once")
+        }
+        service.metrics.sample(store)
+        #expect(try metrics.expectGauge("strata.store.live.bytes", base).lastValue ?? 0 > 0)
+        try await store.close()
+    }
+
     @Test func aMigrationIsTimedAndAFailedOneCounted() async throws {
         let dir = try TemporaryDirectory("service-migrate")
         defer { dir.remove() }
@@ -187,6 +211,36 @@ import Testing
             try await store.write { try $0.existingObject(with: id).setValue(String(repeating: "x", count: 64) + "\(i)", forKey: "title") }
         }
         return store
+    }
+
+    /// The policy: garbage at or past the ratio, no compaction within the minimum
+    /// interval of the last one, none with the ratio off or on a store that cannot write.
+    @Test func thePolicyComparesTheGarbageRatioAndTheIntervalSinceTheLastCompaction() async throws {
+        let store = try await Self.storeMostlyGarbage()
+        let garbage = store.records.usage.garbageRatio
+        #expect(garbage > 0.5)
+        func service(ratio: Double?, interval: Duration = .seconds(600)) -> StoreService {
+            var configuration = StoreService.Configuration()
+            configuration.compactionGarbageRatio = ratio
+            configuration.compactionMinimumInterval = interval
+            return StoreService(store: store, metrics: StoreMetrics(factory: TestMetrics()), configuration: configuration, logger: Self.logger)
+        }
+        #expect(service(ratio: 0.5).shouldCompact(lastCompaction: nil))
+        #expect(service(ratio: garbage).shouldCompact(lastCompaction: nil), "at the ratio")
+        #expect(!service(ratio: min(1, garbage + 0.01)).shouldCompact(lastCompaction: nil), "below the ratio")
+        #expect(!service(ratio: nil).shouldCompact(lastCompaction: nil), "the policy off")
+        #expect(!service(ratio: 0.5).shouldCompact(lastCompaction: .now - .seconds(599)), "within the interval")
+        #expect(service(ratio: 0.5).shouldCompact(lastCompaction: .now - .seconds(601)), "past it")
+        #expect(service(ratio: 0.5, interval: .zero).shouldCompact(lastCompaction: .now))
+
+        let fresh = try ObjectStore.inMemory(model: try Self.model())
+        try await fresh.write { context in try context.insert("Todo").setValue("only", forKey: "title") }
+        let idle = StoreService(store: fresh, metrics: StoreMetrics(factory: TestMetrics()), configuration: StoreService.Configuration(), logger: Self.logger)
+        #expect(!idle.shouldCompact(lastCompaction: nil), "a store without superseded versions")
+        try await fresh.close()
+
+        try await store.close()
+        #expect(!service(ratio: 0.5).shouldCompact(lastCompaction: nil), "a closed store")
     }
 
     @Test func compactsWhenGarbagePassesThePolicy() async throws {
