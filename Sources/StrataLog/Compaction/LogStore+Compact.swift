@@ -109,7 +109,11 @@ extension LogStore {
         // its size, and the sealed segments' garbage is reclaimed without it.
         let activeID = writer.withLock { $0.segmentID }
         let rewriting = recordRewriter.withLock { $0 } != nil ? rewriteBelow.withLock { $0 } : nil
-        if force || !collect.isEmpty || rewriting.map({ activeID < $0 }) == true { try sealActiveSegment() }
+        if force || !collect.isEmpty || rewriting.map({ activeID < $0 }) == true {
+            var held = Duration.zero
+            try sealActiveSegment(holding: &held)
+            report.longestPause = max(report.longestPause, held)
+        }
 
         let chosen = state.withLock { s -> (inputs: [UInt32], blobs: Set<UInt32>) in
             var inputs = Set<UInt32>()
@@ -730,6 +734,10 @@ extension LogStore {
     private func collectBlobFiles(_ collect: Set<UInt32>, retention: UInt64?, rewritten: Set<UInt32>, report: inout CompactionReport) throws {
         guard !collect.isEmpty else { return }
         try writer.withLock { w in
+            // Commits wait for all of it: a pause the report counts.
+            let held = ContinuousClock.now
+            defer { report.longestPause = max(report.longestPause, ContinuousClock.now - held) }
+            compactionWillCollectBlobFiles.withLock { $0 }?()
             var referenced = try repairingIndex { try blobFilesReferenced(among: collect) }
             if retention != nil {
                 let (others, files) = state.withLock { s in (s.manifest.segments.map(\.id).filter { !rewritten.contains($0) }, s.segmentFiles) }

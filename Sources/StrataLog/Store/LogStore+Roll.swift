@@ -138,7 +138,16 @@ extension LogStore {
     /// Seals the active segment now (compaction calls it so that every record is in a
     /// sealed segment).
     public func sealActiveSegment() throws {
+        var held = Duration.zero
+        try sealActiveSegment(holding: &held)
+    }
+
+    /// ``sealActiveSegment()``, setting `held` to how long it held the writer lock:
+    /// the pause it made commits wait, which a compaction reports.
+    func sealActiveSegment(holding held: inout Duration) throws {
         try writer.withLock { w in
+            let start = ContinuousClock.now
+            defer { held = ContinuousClock.now - start }
             try checkWritable()
             try upgradeIfNeeded()
             guard w.segmentEnd > Int64(Format.segmentHeaderSize) else { return }

@@ -65,6 +65,9 @@ public final class LogStore: Sendable {
     /// Called with a segment's id when a compaction step has read it, holding no lock:
     /// where tests commit between the segments of one step.
     package let compactionDidReadSegment = Locked<(@Sendable (UInt32) throws -> Void)?>(nil)
+    /// Called when a compaction starts collecting blob files, holding the writer lock:
+    /// where tests make that hold last.
+    package let compactionWillCollectBlobFiles = Locked<(@Sendable () -> Void)?>(nil)
     /// The most keys a compaction step gathers of the commits made while it ran; past
     /// it, the step checks its own copies against the index instead, so that a bulk
     /// commit during a step does not grow the step's memory. Tests lower it.

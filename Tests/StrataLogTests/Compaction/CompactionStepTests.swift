@@ -404,6 +404,25 @@ import StrataTestSupport
         try Self.expectExact(store, expected, keys: 400, directory: dir.path, options: options)
     }
 
+    /// Collecting blob files holds the writer lock from the index's first entry to the
+    /// manifest: the report counts that hold as a pause, as it counts each swap.
+    @Test func theCollectionOfBlobFilesCountsAsAPause() throws {
+        let dir = try TemporaryDirectory("compact-collect-pause")
+        defer { dir.remove() }
+        let store = try LogStore.open(at: dir.path, options: LogStoreOptions(), logger: .quiet)
+        defer { try? store.close() }
+        for version in 0..<3 {
+            _ = try Self.put(0..<50, version: version, into: store) { key in
+                version == 0 ? LogFixtures.noise(600, seed: key) : nil
+            }
+        }
+        let hold = Duration.milliseconds(60)
+        store.compactionWillCollectBlobFiles.withLock { $0 = { Thread.sleep(forTimeInterval: 0.06) } }
+        let report = try store.compact(force: true)
+        #expect(report.blobFilesCollected == 1, "\(report)")
+        #expect(report.longestPause >= hold, "\(report)")
+    }
+
     /// A swap that would have to look up more keys than it may under the writer lock
     /// (commits made while the step ran, after it accounted for the active segment)
     /// seals the active segment instead: the counters stay exact either way.
