@@ -14,9 +14,11 @@ import StrataLog
 /// ```
 ///
 /// While it runs it samples the store's gauges (``StoreMetrics``) and compacts when
-/// superseded versions pass ``Configuration/compactionGarbageRatio``, at most once per
-/// ``Configuration/compactionMinimumInterval``, beside requests (compaction never
-/// holds the writer for longer than a manifest swap). On graceful shutdown — after
+/// superseded versions pass ``Configuration/compactionGarbageRatio`` or records of an
+/// older layout wait to be rewritten, at most once per
+/// ``Configuration/compactionMinimumInterval``, beside requests (compaction holds
+/// commits off only at its hand-overs: a manifest swap per group of segments, and the
+/// collection of blob files). On graceful shutdown — after
 /// the services added after it, the server among them, have stopped — it waits for
 /// the reads and writes in flight, closes the store (a final fsync) and releases the
 /// store's lock; on cancellation too.
@@ -24,7 +26,8 @@ public struct StoreService: Service {
     /// When the service compacts and samples.
     public struct Configuration: Sendable {
         /// Compact once this share of the store's bytes is superseded versions or
-        /// unreferenced blobs; nil never compacts.
+        /// unreferenced blobs, or when records of an older layout wait to be rewritten
+        /// in the current one (a lightweight migration left them); nil never compacts.
         public var compactionGarbageRatio: Double? = 0.3
         /// At least this long between two compactions.
         public var compactionMinimumInterval: Duration = .seconds(600)
@@ -123,7 +126,7 @@ public struct StoreService: Service {
     func shouldCompact(lastCompaction: ContinuousClock.Instant?) -> Bool {
         guard let ratio = configuration.compactionGarbageRatio, store.health.isWritable else { return false }
         if let lastCompaction, ContinuousClock.now - lastCompaction < configuration.compactionMinimumInterval { return false }
-        return store.records.usage.garbageRatio >= ratio
+        return store.records.usage.garbageRatio >= ratio || store.awaitsLayoutRewrite
     }
 
     func compact() async {

@@ -243,6 +243,36 @@ import Testing
         #expect(!service(ratio: 0.5).shouldCompact(lastCompaction: nil), "a closed store")
     }
 
+    /// A lightweight migration in place leaves records in the older layout: the policy
+    /// compacts for them with no garbage at all, and not again once they are rewritten.
+    @Test func thePolicyCompactsForRecordsOfAnOlderLayout() async throws {
+        let dir = try TemporaryDirectory("service-layouts")
+        defer { dir.remove() }
+        let path = dir.path + "/store"
+        let v1 = try ObjectModel(version: "1") { Entity("Todo") { Attribute("title", .string) } }
+        let old = try await ObjectStore.open(at: path, model: v1)
+        try await old.write { context in
+            for i in 0 ..< 20 { try context.insert("Todo").setValue("T\(i)", forKey: "title") }
+        }
+        try await old.close()
+
+        var options = StoreOptions()
+        options.migration = .inferred
+        let store = try await ObjectStore.open(at: path, model: try Self.model(), options: options)
+        let service = StoreService(store: store, metrics: StoreMetrics(factory: TestMetrics()), logger: Self.logger)
+        #expect(store.records.usage.garbageRatio < 0.3)
+        #expect(store.awaitsLayoutRewrite)
+        #expect(service.shouldCompact(lastCompaction: nil), "older-layout records to rewrite")
+        try await store.compact()
+        #expect(!store.awaitsLayoutRewrite, "every record is in the current layout")
+        #expect(!service.shouldCompact(lastCompaction: nil))
+        let titles = try await store.read { context in
+            try context.fetch(FetchRequest(entityName: "Todo", sortKeys: [SortKey("title")])).map { try $0.string("title") ?? "" }
+        }
+        #expect(titles.count == 20)
+        try await store.close()
+    }
+
     @Test func compactsWhenGarbagePassesThePolicy() async throws {
         let store = try await Self.storeMostlyGarbage()
         #expect(store.records.usage.garbageRatio > 0.5)

@@ -107,6 +107,14 @@ extension ObjectStore {
         try records.setMetadata(MetadataDigest.sealed(metadata))
     }
 
+    /// Whether records of an older layout wait for a compaction to write them in the
+    /// current one: the store's table holds older layouts and compaction rewrites them
+    /// (a rewrite mark is set). A service's policy compacts for them whatever the
+    /// store's garbage; the compaction drops the layouts once it is done.
+    package var awaitsLayoutRewrite: Bool {
+        schema.layoutTable.holdsOlderLayouts && (records as? LogStore)?.segmentsRewrittenBelow != nil
+    }
+
     /// Drops the older layouts from the store's layout table once no segment below the
     /// rewrite mark holds a record: every record is then in its entity's current
     /// layout. Runs after each compaction; a no-op otherwise.
