@@ -59,11 +59,12 @@ extension ModelContainer {
     /// exists is the context's to say (`existingModel(for:as:)`).
     ///
     /// ```swift
-    /// guard let id = container.persistentIdentifier(for: Todo.self, serial: UInt64(path)) else { throw notFound }
+    /// guard let serial = UInt64(path), let id = container.persistentIdentifier(for: Todo.self, serial: serial) else { throw notFound }
     /// let title = try await container.read { try $0.existingModel(for: id, as: Todo.self).title }
     /// ```
     ///
-    /// - Returns: nil when `T` is not one of the container's models or `serial` is out of range.
+    /// - Returns: nil when the store's model has no entity of `T`'s name
+    ///   (`PersistentModel.entityName`) or `serial` is out of range.
     public func persistentIdentifier<T: PersistentModel>(for type: T.Type, serial: UInt64) -> PersistentIdentifier? {
         store.objectID(entityName: T.entityName, serial: serial).map(PersistentIdentifier.init(objectID:))
     }

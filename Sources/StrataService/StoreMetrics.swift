@@ -90,7 +90,7 @@ public final class StoreMetrics: StoreInstrument, @unchecked Sendable {
         reclaimed.increment(by: max(0, report.segmentBytesBefore - report.segmentBytesAfter) + report.blobBytesReclaimed)
         compactionSteps.increment(by: report.steps)
         let pause = report.longestPause.components
-        if report.steps > 0 { compactionPause.recordNanoseconds(pause.seconds * 1_000_000_000 + pause.attoseconds / 1_000_000_000) }
+        if report.longestPause > .zero { compactionPause.recordNanoseconds(pause.seconds * 1_000_000_000 + pause.attoseconds / 1_000_000_000) }
     }
 
     /// Sets the gauges from `store` and adds to the counters what its statistics

@@ -17,8 +17,9 @@ import StrataLog
 /// superseded versions pass ``Configuration/compactionGarbageRatio`` or records of an
 /// older layout wait to be rewritten, at most once per
 /// ``Configuration/compactionMinimumInterval``, beside requests (compaction holds
-/// commits off only at its hand-overs: a manifest swap per group of segments, and the
-/// collection of blob files). On graceful shutdown — after
+/// commits off only at its hand-overs: the seal of the active segment or the roll of
+/// the active blob file it may start with, a manifest swap per group of segments, and
+/// the collection of blob files). On graceful shutdown — after
 /// the services added after it, the server among them, have stopped — it waits for
 /// the reads and writes in flight, closes the store (a final fsync) and releases the
 /// store's lock; on cancellation too.

@@ -33,6 +33,7 @@ missing=()
 command -v wrk >/dev/null || missing+=(wrk)
 command -v curl >/dev/null || missing+=(curl)
 command -v taskset >/dev/null || missing+=(util-linux)
+command -v python3 >/dev/null || missing+=(python3)
 if (( ${#missing[@]} > 0 )); then
     echo "installing ${missing[*]} (apt-get)" >&2
     $SUDO apt-get update -qq && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -90,8 +90,8 @@ struct StoreSchema: Sendable {
         let toOneRelationships: [RelationshipDescription]
         /// What `insert` sets before the caller does: each stored attribute's default.
         let insertDefaults: [(number: Int, value: FieldValue)]
-        /// Every attribute (transient ones included) resolved to its field number, in the
-        /// entity's attribute order.
+        /// The transient attributes and the stored ones with a field in the current
+        /// layout, resolved to their field numbers, in the entity's attribute order.
         let slotList: [AttributeSlot]
         /// `slotList`'s names, and each slot's field number (-1: transient) and type,
         /// for `value(forKey:)` and `setValue(_:forKey:)`: found by comparing names and

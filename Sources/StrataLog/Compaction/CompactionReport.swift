@@ -16,9 +16,10 @@ public struct CompactionReport: Sendable, Equatable, CustomStringConvertible {
     public var recordsReencoded = 0
     /// Segment groups compacted, each ended by one manifest swap.
     public var steps = 0
-    /// The longest the compaction held commits off: a group's swap, the seal of the
-    /// active segment it may start with, or the collection of blob files, which holds
-    /// them while it reads every index file (reads never wait for any of these).
+    /// The longest the compaction held commits off: the seal of the active segment or
+    /// the roll of the active blob file it may start with, a group's swap, or the
+    /// collection of blob files, which holds them while it reads every index file
+    /// (reads never wait for any of these).
     public var longestPause: Duration = .zero
     /// From the start of the compaction to its end, throttling included.
     public var duration: Duration = .zero

@@ -77,13 +77,14 @@ extension LogStore {
 
     private func runCompaction(force: Bool, bytesPerSecond: Int?, cancellation: CompactionCancellation?) throws -> CompactionReport {
         var report = CompactionReport()
+        let started = ContinuousClock.now
         // Every version newer than this is kept, and each key's newest at or below it
         // (FORMAT.md §8): read once, as the retention only moves forward.
         let asked = try versionRetention.withLock { $0 }?(self)
         let retention = asked?.sequence
         let threshold = force ? 0.0 : options.compactionGarbageRatio
         // Roll the active blob file too when it holds enough garbage to collect.
-        _ = try writer.withLock { w -> Bool in
+        _ = try holdingCommits(&report) { w -> Bool in
             let live = state.withLock { $0.index.counters.liveBytesByBlobFile[w.blobID] ?? 0 }
             let size = w.blobEnd - Int64(Format.blobHeaderSize)
             guard size > 0, Double(size - live) / Double(size) > threshold else { return false }
@@ -147,7 +148,6 @@ extension LogStore {
         guard !plan.inputs.isEmpty || !plan.blobs.isEmpty else { return report }
         logger.info("compaction starting", metadata: ["segments": "\(plan.inputs)", "blobFiles": "\(plan.blobs.sorted())"])
 
-        let started = ContinuousClock.now
         var throttle = CompactionThrottle(bytesPerSecond: bytesPerSecond)
         let output = CompactionOutput(store: self)
         var finished = false
@@ -183,7 +183,7 @@ extension LogStore {
         if let blob = output.blob {
             // A collected file's live blobs now sit in `blob`; register it even when no
             // group swapped it in (cannot happen while a group moved a blob, but cheap).
-            try writer.withLock { _ in
+            try holdingCommits(&report) { _ in
                 var manifest = state.withLock { $0.manifest }
                 if !manifest.blobFiles.contains(where: { $0.id == blob.id }) {
                     let active = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
@@ -734,7 +734,8 @@ extension LogStore {
     private func collectBlobFiles(_ collect: Set<UInt32>, retention: UInt64?, rewritten: Set<UInt32>, report: inout CompactionReport) throws {
         guard !collect.isEmpty else { return }
         try writer.withLock { w in
-            // Commits wait for all of it: a pause the report counts.
+            // Commits wait for all of it (the blob file's report is written in here too,
+            // so the hold is timed here rather than through `holdingCommits`).
             let held = ContinuousClock.now
             defer { report.longestPause = max(report.longestPause, ContinuousClock.now - held) }
             compactionWillCollectBlobFiles.withLock { $0 }?()
@@ -785,6 +786,16 @@ extension LogStore {
             report.blobFilesCollected += removable.count
             syncAfterCleanup(paths.blobs)
             retire(retiring, handles: handles)
+        }
+    }
+
+    /// Runs `body` under the writer lock, counting how long it held it in the report's
+    /// `longestPause`: commits wait for all of it.
+    private func holdingCommits<T>(_ report: inout CompactionReport, _ body: (inout WriterState) throws -> T) throws -> T {
+        try writer.withLock { w in
+            let start = ContinuousClock.now
+            defer { report.longestPause = max(report.longestPause, ContinuousClock.now - start) }
+            return try body(&w)
         }
     }
 

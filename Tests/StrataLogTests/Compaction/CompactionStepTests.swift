@@ -417,7 +417,7 @@ import StrataTestSupport
             }
         }
         let hold = Duration.milliseconds(60)
-        store.compactionWillCollectBlobFiles.withLock { $0 = { Thread.sleep(forTimeInterval: 0.06) } }
+        store.compactionWillCollectBlobFiles.withLock { $0 = { Thread.sleep(forTimeInterval: hold / .seconds(1)) } }
         let report = try store.compact(force: true)
         #expect(report.blobFilesCollected == 1, "\(report)")
         #expect(report.longestPause >= hold, "\(report)")

@@ -56,7 +56,7 @@ extension APIError {
     /// What `error` means to a client.
     ///
     /// - Strata: `notFound`/`objectNotFound` 404, `validationFailed` 422, `conflict`
-    ///   409, `limitExceeded`/`closed`/`readOnly` 503 (the store is overloaded or
+    ///   and `uniquenessViolation` 409, `limitExceeded`/`closed`/`readOnly` 503 (the store is overloaded or
     ///   going away: try again elsewhere or later), `invalidArgument` 400, else 500.
     /// - SQLite: a violated CHECK or NOT NULL 422, a violated UNIQUE 409,
     ///   `SQLITE_BUSY`/`SQLITE_LOCKED`/`SQLITE_READONLY`/`SQLITE_FULL` and a closed
