@@ -26,6 +26,11 @@ public struct CompactionReport: Sendable, Equatable, CustomStringConvertible {
 
     package init() {}
 
+    /// Counts a hold of the writer lock (`held`) toward ``longestPause``.
+    mutating func countPause(_ held: Duration) {
+        longestPause = max(longestPause, held)
+    }
+
     public var description: String {
         "compacted \(segmentsCompacted) segments (\(segmentBytesBefore) → \(segmentBytesAfter) bytes) into \(segmentsWritten), rewrote \(recordsRewritten) records (\(recordsReencoded) re-encoded), dropped \(tombstonesDropped) tombstones, collected \(blobFilesCollected) blob files (\(blobBytesReclaimed) bytes reclaimed, \(blobsMoved) blobs moved) in \(steps) steps, \(duration), longest pause \(longestPause)"
     }

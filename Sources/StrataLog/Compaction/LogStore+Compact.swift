@@ -84,13 +84,12 @@ extension LogStore {
         let retention = asked?.sequence
         let threshold = force ? 0.0 : options.compactionGarbageRatio
         // Roll the active blob file too when it holds enough garbage to collect.
-        _ = try holdingCommits(&report) { w -> Bool in
+        report.countPause(try holdingWriter { w in
             let live = state.withLock { $0.index.counters.liveBytesByBlobFile[w.blobID] ?? 0 }
             let size = w.blobEnd - Int64(Format.blobHeaderSize)
-            guard size > 0, Double(size - live) / Double(size) > threshold else { return false }
+            guard size > 0, Double(size - live) / Double(size) > threshold else { return }
             try rollBlobFile(&w)
-            return true
-        }
+        }.held)
         let collect = try state.withLock { s -> Set<UInt32> in
             var collect = Set<UInt32>()
             for info in s.manifest.blobFiles where info.state == .sealed {
@@ -111,9 +110,7 @@ extension LogStore {
         let activeID = writer.withLock { $0.segmentID }
         let rewriting = recordRewriter.withLock { $0 } != nil ? rewriteBelow.withLock { $0 } : nil
         if force || !collect.isEmpty || rewriting.map({ activeID < $0 }) == true {
-            var held = Duration.zero
-            try sealActiveSegment(holding: &held)
-            report.longestPause = max(report.longestPause, held)
+            report.countPause(try sealActiveSegmentTimed())
         }
 
         let chosen = state.withLock { s -> (inputs: [UInt32], blobs: Set<UInt32>) in
@@ -183,14 +180,14 @@ extension LogStore {
         if let blob = output.blob {
             // A collected file's live blobs now sit in `blob`; register it even when no
             // group swapped it in (cannot happen while a group moved a blob, but cheap).
-            try holdingCommits(&report) { _ in
+            report.countPause(try holdingWriter { _ in
                 var manifest = state.withLock { $0.manifest }
                 if !manifest.blobFiles.contains(where: { $0.id == blob.id }) {
                     let active = manifest.blobFiles.firstIndex(where: { $0.state == .active }) ?? manifest.blobFiles.count
                     manifest.blobFiles.insert(.init(id: blob.id, state: .sealed), at: active)
                     try writeManifest(manifest) { $0.blobFiles[blob.id] = blob.file }
                 }
-            }
+            }.held)
         }
         try collectBlobFiles(plan.blobs, retention: retention, rewritten: inputSet.union(output.segmentIDs), report: &report)
         finished = true
@@ -540,7 +537,7 @@ extension LogStore {
             }
         }
         let pause = ContinuousClock.now - pauseStart
-        report.longestPause = max(report.longestPause, pause)
+        report.countPause(pause)
         report.steps += 1
         do {
             if !namesNewBlobFile { try fileSystem.syncDirectory(paths.root) }
@@ -733,11 +730,8 @@ extension LogStore {
     /// may carry an unchanged reference over, and be superseded in turn).
     private func collectBlobFiles(_ collect: Set<UInt32>, retention: UInt64?, rewritten: Set<UInt32>, report: inout CompactionReport) throws {
         guard !collect.isEmpty else { return }
-        try writer.withLock { w in
-            // Commits wait for all of it (the blob file's report is written in here too,
-            // so the hold is timed here rather than through `holdingCommits`).
-            let held = ContinuousClock.now
-            defer { report.longestPause = max(report.longestPause, ContinuousClock.now - held) }
+        // Commits wait for all of it: a pause.
+        let held = try holdingWriter { w in
             compactionWillCollectBlobFiles.withLock { $0 }?()
             var referenced = try repairingIndex { try blobFilesReferenced(among: collect) }
             if retention != nil {
@@ -786,17 +780,8 @@ extension LogStore {
             report.blobFilesCollected += removable.count
             syncAfterCleanup(paths.blobs)
             retire(retiring, handles: handles)
-        }
-    }
-
-    /// Runs `body` under the writer lock, counting how long it held it in the report's
-    /// `longestPause`: commits wait for all of it.
-    private func holdingCommits<T>(_ report: inout CompactionReport, _ body: (inout WriterState) throws -> T) throws -> T {
-        try writer.withLock { w in
-            let start = ContinuousClock.now
-            defer { report.longestPause = max(report.longestPause, ContinuousClock.now - start) }
-            return try body(&w)
-        }
+        }.held
+        report.countPause(held)
     }
 
     /// Removes the names of files a swap retired. Each is opened for writing first,

@@ -138,20 +138,27 @@ extension LogStore {
     /// Seals the active segment now (compaction calls it so that every record is in a
     /// sealed segment).
     public func sealActiveSegment() throws {
-        var held = Duration.zero
-        try sealActiveSegment(holding: &held)
+        _ = try sealActiveSegmentTimed()
     }
 
-    /// ``sealActiveSegment()``, setting `held` to how long it held the writer lock:
-    /// the pause it made commits wait, which a compaction reports.
-    func sealActiveSegment(holding held: inout Duration) throws {
-        try writer.withLock { w in
-            let start = ContinuousClock.now
-            defer { held = ContinuousClock.now - start }
+    /// ``sealActiveSegment()``, returning how long it held the writer lock: the pause
+    /// it made commits wait, which a compaction reports.
+    func sealActiveSegmentTimed() throws -> Duration {
+        try holdingWriter { w in
             try checkWritable()
             try upgradeIfNeeded()
             guard w.segmentEnd > Int64(Format.segmentHeaderSize) else { return }
             try roll(&w)
+        }.held
+    }
+
+    /// Runs `body` under the writer lock and returns its result with how long it held
+    /// the lock: what commits waited for it.
+    func holdingWriter<T>(_ body: (inout WriterState) throws -> T) throws -> (value: T, held: Duration) {
+        try writer.withLock { w in
+            let start = ContinuousClock.now
+            let value = try body(&w)
+            return (value, ContinuousClock.now - start)
         }
     }
 }
