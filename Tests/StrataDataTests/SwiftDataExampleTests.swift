@@ -143,8 +143,8 @@ enum SampleTripsMigrationPlan: SchemaMigrationPlan {
     )
 }
 
-/// The same first stage with work in both hooks, each in SwiftData's one-argument form:
-/// `didMigrate` gets the new store's context, after the store took the V2 model.
+/// The same first stage with its work in `didMigrate`, in SwiftData's one-argument form:
+/// the hook gets the new store's context, after the store took the V2 model.
 enum SampleTripsUppercasingPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] {
         [SampleTripsSchemaV1.self, SampleTripsSchemaV2.self]
@@ -157,14 +157,7 @@ enum SampleTripsUppercasingPlan: SchemaMigrationPlan {
     static let migrateV1toV2 = MigrationStage.custom(
         fromVersion: SampleTripsSchemaV1.self,
         toVersion: SampleTripsSchemaV2.self,
-        willMigrate: { context in
-            let trips = try context.fetch(FetchDescriptor<SampleTripsSchemaV1.Trip>())
-            var seen = Set<String>()
-            for trip in trips where !seen.insert(trip.name).inserted {
-                context.delete(trip)
-            }
-            try context.save()
-        },
+        willMigrate: nil,
         didMigrate: { context in
             let trips = try context.fetch(FetchDescriptor<SampleTripsSchemaV2.Trip>())
             for trip in trips {
@@ -241,7 +234,7 @@ final class TripPhoto {
             let container = try ModelContainer(for: SampleTripsSchemaV1.Trip.self, SampleTripsSchemaV1.BucketListItem.self,
                                                configurations: ModelConfiguration(url: url))
             let context = ModelContext(container)
-            for (name, destination) in [("Paris", "France"), ("Paris", "France"), ("Kyoto", "Japan")] {
+            for (name, destination) in [("Paris", "France"), ("Kyoto", "Japan")] {
                 context.insert(SampleTripsSchemaV1.Trip(name: name, destination: destination, start_date: now, end_date: now))
             }
             try context.save()
@@ -252,7 +245,7 @@ final class TripPhoto {
                                            configurations: ModelConfiguration(url: url))
         defer { try? container.close() }
         let trips = try ModelContext(container).fetch(FetchDescriptor<SampleTripsSchemaV2.Trip>(sortBy: [SortDescriptor(\.name)]))
-        #expect(trips.map(\.name) == ["Kyoto", "Paris"], "willMigrate took the duplicate")
+        #expect(trips.map(\.name) == ["Kyoto", "Paris"], "every trip came across")
         #expect(trips.map(\.destination) == ["JAPAN", "FRANCE"], "didMigrate's save stayed")
     }
 
