@@ -80,6 +80,18 @@ import StrataTestSupport
         return m + u32(crc32c(m))
     }()
 
+    /// §6.1 and §9: the manifest a new store writes, version 5: active segment 1, active
+    /// blob file 1, no metadata, and the counters section with its three lists empty.
+    static func freshManifest(storeID: [UInt8]) -> [UInt8] {
+        var m = Array("STRATMAN".utf8) + u32(5) + u32(0) + storeID
+        m += u64(1) + u32(2) + u32(2)                          // generation, next segment id, next blob id
+        m += u32(1) + u32(1) + [1] + u64(0) + u64(0)           // 1 segment: id 1, active, min 0, max 0
+        m += u32(1) + u32(1) + [1]                              // 1 blob file: id 1, active
+        m += u32(0)                                             // no metadata
+        m += u32(0) + u32(0) + u32(0)                           // counters: no segment, no blob file, no prefix
+        return m + u32(crc32c(m))
+    }
+
     /// §3.5: the seal frame of a segment whose transactions have sequences 1...1.
     static let sealFrame: [UInt8] = {
         let payload = u64(1) + u64(1)
@@ -111,7 +123,7 @@ import StrataTestSupport
     /// §7: the index file of a segment holding §9's record (key 1, sequence 1, in the
     /// records frame at 48 of 43 bytes, at 4 in its block, 27 bytes), with one term
     /// (index 7, value 0xAB) when `withTerm`.
-    static func indexFile(withTerm: Bool, version: UInt32 = 5) -> [UInt8] {
+    static func indexFile(withTerm: Bool, version: UInt32 = 5, storeID: [UInt8] = Self.storeID) -> [UInt8] {
         // §7.2 data block: count, then key · sequence · kind · 4 × u32 location · blob count.
         let data = block(u32(1) + u64(1) + u64(1) + [1] + u32(48) + u32(43) + u32(4) + u32(27) + u16(0))
         var file = data                                                            // 0..<43
@@ -184,6 +196,32 @@ import StrataTestSupport
         let expected = Self.fileHeader("STRATSEG", id: 1, storeID: store.storeID) + Self.transaction
         #expect(written.count == 119)
         #expect(written == expected)
+
+        // §9's manifest: the one creating the store wrote; the commit left it as it was.
+        let manifest = try FileBytes.read(dir.appending("MANIFEST"))
+        #expect(manifest.count == 102)
+        #expect(manifest == Self.freshManifest(storeID: store.storeID))
+
+        // §9's index file: sealing the segment appends §3.5's seal frame and writes the
+        // index file §7 describes, the one `indexFile(withTerm: false)` builds by hand.
+        try store.sealActiveSegment()
+        let sealed = try FileBytes.read(dir.appending("segments/000001.seg"))
+        #expect(sealed.count == 147)
+        #expect(Array(sealed[119...]) == Self.sealFrame)
+        let index = try FileBytes.read(dir.appending("index/000001.idx"))
+        #expect(index.count == 256)
+        #expect(index == Self.indexFile(withTerm: false, storeID: store.storeID))
+
+        // §9's blob entry, appended to the active blob file after its header.
+        let ref = try store.writeBlob(Array("blob".utf8))
+        #expect(ref == BlobRef(file: 1, offset: 48, length: 4, checksum: 0xEC35_0E56))
+        let blobFile = try FileBytes.read(dir.appending("blobs/000001.blob"))
+        #expect(Array(blobFile[0..<48]) == Self.fileHeader("STRATBLB", id: 1, storeID: store.storeID))
+        #expect(Array(blobFile[48...]) == [
+            0x42, 0x4F, 0x4C, 0x42, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+            0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x56, 0x0E, 0x35, 0xEC, 0x4F, 0x74, 0x7C, 0xAC,
+            0x62, 0x6C, 0x6F, 0x62,
+        ])
         try store.close()
     }
 
