@@ -4,7 +4,7 @@ import Logging
 import TodosApp
 
 /// `Todos --engine strata|sqlite --data PATH [--store LOCATION] [--hostname 127.0.0.1]
-/// [--port 8080] [--backup-dir DIR]`
+/// [--port 8080] [--backup-dir DIR] [--max-pending-writes N]`
 ///
 /// Serves until SIGTERM or SIGINT, then drains the requests in flight, closes the
 /// store and exits 0.
@@ -30,6 +30,9 @@ struct Todos: AsyncParsableCommand, AppArguments {
 
     @Option(name: .customLong("backup-dir"), help: "Where POST /admin/backup writes backups (created if missing); without it the route is absent.")
     var backupDirectory: String?
+
+    @Option(name: .customLong("max-pending-writes"), help: "How many writes the Strata store may hold at once (queued, running or waiting for their fsync) before it answers 503 to the next (default: the store's, 1024).")
+    var maxPendingWrites: Int?
 
     @Option(help: "The log level (trace, debug, info, notice, warning, error, critical).")
     var logLevel: Logger.Level?

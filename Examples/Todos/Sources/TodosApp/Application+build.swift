@@ -19,11 +19,16 @@ public protocol AppArguments {
     /// URL puts it on a PostgreSQL server, which several instances may share
     /// (``StrataRepository/storeType(for:)``). Nil keeps it in the data directory.
     var storeLocation: String? { get }
+    /// How many writes the Strata store may hold queued, running or waiting for their
+    /// fsync before the next is refused with a 503 (`StoreOptions.maxPendingWrites`);
+    /// nil keeps the store's default.
+    var maxPendingWrites: Int? { get }
 }
 
 extension AppArguments {
     public var backupDirectory: String? { nil }
     public var storeLocation: String? { nil }
+    public var maxPendingWrites: Int? { nil }
 }
 
 /// Builds the application: opens the engine's store, wires the routes over it, and
@@ -54,13 +59,23 @@ public func buildApplication(_ arguments: some AppArguments) async throws -> som
         if arguments.backupDirectory != nil, let location = arguments.storeLocation, StrataRepository.storeType(for: location) != .segmentLog {
             throw AppConfigurationError("--backup-dir backs up a store on the local disk; a store on a server is backed up with the server's tools (pg_dump, base backups)")
         }
-        let repository = try await StrataRepository.open(directory: arguments.dataPath, location: arguments.storeLocation, logger: logger)
+        var options = StrataRepository.options
+        if let maxPendingWrites = arguments.maxPendingWrites {
+            guard maxPendingWrites >= 1 else {
+                throw AppConfigurationError("--max-pending-writes must be 1 or more: \(maxPendingWrites) would refuse every write")
+            }
+            options.maxPendingWrites = maxPendingWrites
+        }
+        let repository = try await StrataRepository.open(directory: arguments.dataPath, location: arguments.storeLocation, options: options, logger: logger)
         var app = Application(router: buildRouter(repository: repository, backupDirectory: arguments.backupDirectory), configuration: configuration, logger: logger)
         app.addServices(StoreService(store: repository.store, logger: logger))
         return app
     case .sqlite:
         if arguments.storeLocation != nil {
             throw AppConfigurationError("--store names a Strata store's location; SQLite keeps Todos.sqlite in the data directory")
+        }
+        if arguments.maxPendingWrites != nil {
+            throw AppConfigurationError("--max-pending-writes bounds the Strata store's writes; SQLite's writers wait for its pool's writer instead")
         }
         let repository = try await SQLiteRepository.open(directory: arguments.dataPath, logger: logger)
         var app = Application(router: buildRouter(repository: repository, backupDirectory: arguments.backupDirectory), configuration: configuration, logger: logger)

@@ -91,6 +91,46 @@ struct ConcurrentRequestTests {
         }
     }
 
+    /// Past `--max-pending-writes`, `ObjectStore.write` throws `.limitExceeded` at once
+    /// and the service answers 503 naming it; a refused POST stores nothing, and the
+    /// service takes writes again once the burst has passed.
+    @Test("past --max-pending-writes, POSTs are answered 503 limitExceeded and store nothing")
+    func writesPastTheLimitAreRefused() async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: .strata, dataPath: directory, maxPendingWrites: 1))
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                var outcome = PostBurst.Outcome()
+                // 64 clients at once against a limit of one: writes overlap within a
+                // burst or two (each holds its place through its fsync).
+                for round in 0..<5 where outcome.refused.isEmpty {
+                    let burst = try await PostBurst.run(port: port, round: round, clients: 64, postsEach: 4)
+                    outcome.created.formUnion(burst.created)
+                    outcome.refused.formUnion(burst.refused)
+                    outcome.failures += burst.failures
+                }
+                #expect(outcome.failures.isEmpty, "\(outcome.failures.prefix(5))")
+                #expect(!outcome.refused.isEmpty, "no POST was refused with one pending write allowed")
+                #expect(!outcome.created.isEmpty)
+                let stored = Set(try await client.allTodos().map(\.title))
+                #expect(stored == outcome.created, "every 201 is stored, and no 503")
+                _ = try await client.createTodo("after the burst")
+            }
+        }
+    }
+
+    @Test("--max-pending-writes below one, or with SQLite, is refused before the server starts")
+    func maxPendingWritesIsChecked() async throws {
+        try await withTemporaryDirectory { directory in
+            await #expect(throws: AppConfigurationError.self) {
+                _ = try await buildApplication(TestArguments(engine: .strata, dataPath: directory + "/zero", maxPendingWrites: 0))
+            }
+            await #expect(throws: AppConfigurationError.self) {
+                _ = try await buildApplication(TestArguments(engine: .sqlite, dataPath: directory + "/sqlite", maxPendingWrites: 8))
+            }
+        }
+    }
+
     /// The `strata_conflicts_retried` counters of the process's metrics (one registry
     /// for the process: either instance's `/metrics` shows both stores' retries).
     static func conflictsRetried(_ client: some TestClientProtocol) async throws -> Double {
@@ -141,6 +181,60 @@ enum PatchRace {
                                 switch response.status.code {
                                 case 200: result.ok += 1
                                 case 409: result.conflicts += 1
+                                default: result.failures.append("\(response.status.code): \(String(buffer: body))")
+                                }
+                            }
+                        } catch {
+                            outcome.value.withLock { $0.failures.append("\(error)") }
+                        }
+                    }
+                }
+            }
+        }
+        try await client.shutdown()
+        try await group.shutdownGracefully()
+        return outcome.value.withLock { $0 }
+    }
+}
+
+/// Clients POSTing todos with titles of their own at once.
+enum PostBurst {
+    struct Outcome {
+        /// Titles answered 201.
+        var created = Set<String>()
+        /// Titles answered 503 with the error code `limitExceeded`.
+        var refused = Set<String>()
+        /// Any other answer, or a request that failed.
+        var failures: [String] = []
+    }
+
+    final class Tally: Sendable {
+        let value = Mutex(Outcome())
+    }
+
+    static func run(port: Int, round: Int, clients: Int, postsEach: Int) async throws -> Outcome {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: clients)
+        let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
+        let outcome = Tally()
+        await withTaskGroup(of: Void.self) { tasks in
+            for worker in 0..<clients {
+                tasks.addTask {
+                    for n in 0..<postsEach {
+                        let title = "burst \(round)-\(worker)-\(n)"
+                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/todos")
+                        request.method = .POST
+                        request.headers.add(name: "Content-Type", value: "application/json")
+                        request.body = .bytes(ByteBuffer(string: #"{"title":"\#(title)"}"#))
+                        do {
+                            let response = try await client.execute(request, timeout: .seconds(30))
+                            let body = try await response.body.collect(upTo: 1 << 16)
+                            let code = (try? jsonDecoder.decode(ErrorBody.self, from: Data(buffer: body)))?.error
+                            outcome.value.withLock { result in
+                                switch (response.status.code, code) {
+                                case (201, _): result.created.insert(title)
+                                case (503, "limitExceeded"): result.refused.insert(title)
                                 default: result.failures.append("\(response.status.code): \(String(buffer: body))")
                                 }
                             }

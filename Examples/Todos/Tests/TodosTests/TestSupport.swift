@@ -15,6 +15,7 @@ struct TestArguments: AppArguments {
     var logLevel: Logger.Level? = .warning
     var backupDirectory: String? = nil
     var storeLocation: String? = nil
+    var maxPendingWrites: Int? = nil
 }
 
 /// Every engine: each test runs its body against both.
