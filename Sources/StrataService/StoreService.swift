@@ -16,7 +16,8 @@ import StrataLog
 /// While it runs it samples the store's gauges (``StoreMetrics``) and compacts when
 /// superseded versions pass ``Configuration/compactionGarbageRatio`` or records of an
 /// older layout wait to be rewritten, at most once per
-/// ``Configuration/compactionMinimumInterval``, beside requests (compaction holds
+/// ``Configuration/compactionMinimumInterval`` (a pass that finds nothing to rewrite
+/// does not count), beside requests (compaction holds
 /// commits off only at its hand-overs: the seal of the active segment or the roll of
 /// the active blob file it may start with, a manifest swap per group of segments, and
 /// the collection of blob files). On graceful shutdown — after
@@ -30,7 +31,8 @@ public struct StoreService: Service {
         /// unreferenced blobs, or when records of an older layout wait to be rewritten
         /// in the current one (a lightweight migration left them); nil never compacts.
         public var compactionGarbageRatio: Double? = 0.3
-        /// At least this long between two compactions.
+        /// At least this long between two compactions that rewrote something (a pass
+        /// that found nothing to rewrite is tried again at the next check).
         public var compactionMinimumInterval: Duration = .seconds(600)
         /// At most this many bytes of records a second read by a compaction the policy
         /// starts (nil: as fast as it goes). The default is a background pace, about a
@@ -111,8 +113,10 @@ public struct StoreService: Service {
         var lastCompaction: ContinuousClock.Instant?
         while !Task.isCancelled {
             if shouldCompact(lastCompaction: lastCompaction) {
-                lastCompaction = .now
-                await compact()
+                // A pass that found nothing to rewrite (the garbage lies below the
+                // store's threshold in each file) does not start the interval: the
+                // policy looks again at the next check instead of ten minutes later.
+                if await compact() { lastCompaction = .now }
                 // What it reclaimed shows at once, not a check interval later.
                 metrics.sample(store)
             }
@@ -130,11 +134,17 @@ public struct StoreService: Service {
         return store.records.usage.garbageRatio >= ratio || store.awaitsLayoutRewrite
     }
 
-    func compact() async {
+    /// Compacts once; false when the pass found nothing to compact or collect.
+    @discardableResult
+    func compact() async -> Bool {
         do {
             // Cancelled (the service shutting down), the compaction stops at its next
             // frame rather than holding the shutdown for the rest of its pass.
             let report = try await store.compact(bytesPerSecond: configuration.compactionBytesPerSecond)
+            guard report.segmentsCompacted > 0 || report.blobFilesCollected > 0 else {
+                logger.debug("compaction found nothing to rewrite", metadata: ["report": "\(report)"])
+                return false
+            }
             logger.info("compacted", metadata: [
                 "reclaimedBytes": "\(max(0, report.segmentBytesBefore - report.segmentBytesAfter) + report.blobBytesReclaimed)",
                 "steps": "\(report.steps)", "duration": "\(report.duration)", "longestPause": "\(report.longestPause)", "report": "\(report)",
@@ -150,5 +160,6 @@ public struct StoreService: Service {
             // made it read-only shows in `health`.
             logger.warning("compaction failed", metadata: ["error": "\(error)"])
         }
+        return true
     }
 }

@@ -243,6 +243,18 @@ import Testing
         #expect(!service(ratio: 0.5).shouldCompact(lastCompaction: nil), "a closed store")
     }
 
+    /// A pass compacts what it finds (here the active segment's garbage too, where a
+    /// single object written over and over leaves it); one that finds nothing to
+    /// rewrite reports so, and the policy does not start its interval on it.
+    @Test func aPassThatFindsNothingToRewriteDoesNotCount() async throws {
+        let store = try await Self.storeMostlyGarbage()
+        let service = StoreService(store: store, metrics: StoreMetrics(factory: TestMetrics()), logger: Self.logger)
+        #expect(await service.compact(), "superseded versions to reclaim")
+        #expect(store.records.usage.garbageRatio < 0.1, "\(store.records.usage)")
+        #expect(await service.compact() == false, "nothing left to rewrite")
+        try await store.close()
+    }
+
     /// A lightweight migration in place leaves records in the older layout: the policy
     /// compacts for them with no garbage at all, and not again once they are rewritten.
     @Test func thePolicyCompactsForRecordsOfAnOlderLayout() async throws {

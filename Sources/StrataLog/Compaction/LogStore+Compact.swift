@@ -102,14 +102,25 @@ extension LogStore {
             return collect
         }
         // The active segment is sealed (and so compacted) when asked to take everything,
-        // when it may hold records the rewriter must write anew (below the rewrite mark),
-        // or when blob files are collected (it may reference their live blobs, which
-        // move only with records that are rewritten). Otherwise it is left to fill:
-        // sealing it writes its index file under the writer lock, a pause that follows
-        // its size, and the sealed segments' garbage is reclaimed without it.
+        // when its own garbage passes the threshold (a few keys written over and over
+        // leave all their garbage there, and it rolls only at its size limit), when it
+        // may hold records the rewriter must write anew (below the rewrite mark), or
+        // when blob files are collected (it may reference their live blobs, which move
+        // only with records that are rewritten). Otherwise it is left to fill: sealing
+        // it writes its index file under the writer lock, a pause that follows its
+        // keys (at most `overlayEntryLimit`, as a roll's), and the sealed segments'
+        // garbage is reclaimed without it.
         let activeID = writer.withLock { $0.segmentID }
         let rewriting = recordRewriter.withLock { $0 } != nil ? rewriteBelow.withLock { $0 } : nil
-        if force || !collect.isEmpty || rewriting.map({ activeID < $0 }) == true {
+        let activeGarbage = state.withLock { s -> Bool in
+            // With a retention (history tracked), the active segment's superseded
+            // versions are the newest, mostly above it and kept: it is left to fill.
+            guard retention == nil else { return false }
+            let total = s.recordBytesBySegment[activeID] ?? 0
+            let live = s.index.counters.liveBytesBySegment[activeID] ?? 0
+            return total > 0 && Double(total - live) / Double(total) > threshold
+        }
+        if force || activeGarbage || !collect.isEmpty || rewriting.map({ activeID < $0 }) == true {
             report.countPause(try sealActiveSegmentTimed())
         }
 

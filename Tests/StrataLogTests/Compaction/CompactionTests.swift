@@ -9,6 +9,58 @@ import StrataTestSupport
         try FileManager.default.contentsOfDirectory(atPath: path).reduce(0) { $0 + (try FileBytes.size(path + "/" + $1)) }
     }
 
+    /// A few keys written over and over leave their garbage in the active segment,
+    /// which rolls only at its size limit: an unforced compaction seals it once its own
+    /// garbage share passes the threshold, and reclaims it. An active segment below the
+    /// threshold is left to fill.
+    @Test func theActiveSegmentsOwnGarbageIsReclaimed() throws {
+        let dir = try TemporaryDirectory("compact-active")
+        defer { dir.remove() }
+        var expected: [UInt64: [UInt8]] = [:]
+        do {
+            let store = try LogStore.open(at: dir.path, logger: .quiet)
+            // 20 keys, each written 50 times: 98% of the active segment is superseded.
+            for round in 0..<50 {
+                var batch = WriteBatch()
+                for key in UInt64(0)..<20 {
+                    let value = LogFixtures.value(key, version: round, size: 100)
+                    batch.put(RecordKey(key), value: value)
+                    expected[key] = value
+                }
+                try store.commit(batch)
+            }
+            let active = store.state.withLock { $0.manifest.activeSegment?.id }
+            #expect(store.usage.recordGarbageRatio > 0.9)
+            let report = try store.compact()
+            #expect(report.segmentsCompacted == 1, "\(report)")
+            #expect(store.state.withLock { $0.manifest.activeSegment?.id } != active, "the active segment was sealed")
+            #expect(store.usage.recordGarbageRatio == 0)
+            #expect(try LogFixtures.values(of: store) == expected)
+
+            // Mostly live: 100 new keys once each and one of them twice (1% garbage).
+            for key in UInt64(20)..<120 {
+                var batch = WriteBatch()
+                let value = LogFixtures.value(key, size: 100)
+                batch.put(RecordKey(key), value: value)
+                expected[key] = value
+                try store.commit(batch)
+            }
+            var batch = WriteBatch()
+            expected[20] = LogFixtures.value(20, version: 1, size: 100)
+            batch.put(RecordKey(20), value: expected[20]!)
+            try store.commit(batch)
+            let filling = store.state.withLock { $0.manifest.activeSegment?.id }
+            let idle = try store.compact()
+            #expect(idle.segmentsCompacted == 0, "\(idle)")
+            #expect(store.state.withLock { $0.manifest.activeSegment?.id } == filling, "left to fill")
+            try store.close()
+        }
+        let reopened = try LogStore.open(at: dir.path, logger: .quiet)
+        #expect(try LogFixtures.values(of: reopened) == expected)
+        #expect(try reopened.verify().isSound)
+        try reopened.close()
+    }
+
     @Test func compactionShrinksTheStoreAndKeepsEveryLiveValue() throws {
         let dir = try TemporaryDirectory("compact")
         defer { dir.remove() }
