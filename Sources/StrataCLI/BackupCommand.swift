@@ -48,12 +48,20 @@ struct BackupCommand: ParsableCommand {
             defer { try? log.close() }
             var shown = ContinuousClock.now
             let report = try log.backup(to: destination) { progress in
-                // A line a tenth of a second at most, and at each file's end.
+                // On a terminal, a bar redrawn a tenth of a second at most; elsewhere (a
+                // log, a cron job's mail), a line a second at most. Both end with a last
+                // line once every file is copied.
                 let now = ContinuousClock.now
-                guard progress.filesCopied == progress.filesTotal || now - shown >= .milliseconds(100) else { return }
+                let every: Duration = Terminal.isInteractive ? .milliseconds(100) : .seconds(1)
+                let done = progress.filesCopied == progress.filesTotal
+                guard done || now - shown >= every else { return }
                 shown = now
-                Terminal.progress("backup \(Terminal.bytes(progress.bytesCopied)) of \(Terminal.bytes(progress.bytesTotal)), files",
-                                  done: progress.filesCopied, total: progress.filesTotal)
+                let copied = "\(Terminal.bytes(progress.bytesCopied)) of \(Terminal.bytes(progress.bytesTotal))"
+                if Terminal.isInteractive {
+                    Terminal.progress("backup \(copied), files", done: progress.filesCopied, total: progress.filesTotal)
+                } else {
+                    Terminal.writeStandardError("strata: backup: \(copied), \(progress.filesCopied)/\(progress.filesTotal) files\n")
+                }
             }
             print("backed up \(store) to \(destination)")
             print("sequence: \(report.sequence)")

@@ -25,6 +25,10 @@ import Testing
         #expect(run.stdout.contains("files: "), "\(run.stdout)")
         #expect(run.stdout.contains("hard-linked"), "\(run.stdout)")
         #expect(run.stdout.contains("bytes: "), "\(run.stdout)")
+        // Not on a terminal: progress comes as lines on stderr, the last once every file is copied.
+        let progress = run.stderr.split(separator: "\n").filter { $0.hasPrefix("strata: backup: ") }
+        let files = try #require(run.stdout.split(separator: "\n").first { $0.hasPrefix("files: ") }?.dropFirst(7).split(separator: " ").first)
+        #expect(progress.last?.hasSuffix(", \(files)/\(files) files") == true, "\(run.stderr)")
 
         let verify = try StrataProcess.run(["verify", backup], in: dir.path)
         #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
