@@ -16,8 +16,8 @@ import StrataLog
 /// While it runs it samples the store's gauges (``StoreMetrics``) and compacts when
 /// superseded versions pass ``Configuration/compactionGarbageRatio`` or records of an
 /// older layout wait to be rewritten, at most once per
-/// ``Configuration/compactionMinimumInterval`` (a pass that finds nothing to rewrite
-/// does not count), beside requests (compaction holds
+/// ``Configuration/compactionMinimumInterval`` (or sooner when the last pass found
+/// nothing to rewrite and garbage has grown since), beside requests (compaction holds
 /// commits off only at its hand-overs: the seal of the active segment or the roll of
 /// the active blob file it may start with, a manifest swap per group of segments, and
 /// the collection of blob files). On graceful shutdown — after
@@ -31,8 +31,9 @@ public struct StoreService: Service {
         /// unreferenced blobs, or when records of an older layout wait to be rewritten
         /// in the current one (a lightweight migration left them); nil never compacts.
         public var compactionGarbageRatio: Double? = 0.3
-        /// At least this long between two compactions that rewrote something (a pass
-        /// that found nothing to rewrite is tried again at the next check).
+        /// At least this long between two compactions. After a pass that found
+        /// nothing to rewrite, the next may come sooner, once the garbage ratio has
+        /// grown by 0.05 since.
         public var compactionMinimumInterval: Duration = .seconds(600)
         /// At most this many bytes of records a second read by a compaction the policy
         /// starts (nil: as fast as it goes). The default is a background pace, about a
@@ -110,13 +111,12 @@ public struct StoreService: Service {
     }
 
     func compactUntilCancelled() async {
-        var lastCompaction: ContinuousClock.Instant?
+        var schedule = CompactionSchedule()
         while !Task.isCancelled {
-            if shouldCompact(lastCompaction: lastCompaction) {
-                // A pass that found nothing to rewrite (the garbage lies below the
-                // store's threshold in each file) does not start the interval: the
-                // policy looks again at the next check instead of ten minutes later.
-                if await compact() { lastCompaction = .now }
+            if shouldCompact(schedule) {
+                let garbage = store.records.usage.garbageRatio
+                let foundWork = await compact()
+                schedule = CompactionSchedule(lastPass: .now, emptyPassRatio: foundWork ? nil : garbage)
                 // What it reclaimed shows at once, not a check interval later.
                 metrics.sample(store)
             }
@@ -128,13 +128,31 @@ public struct StoreService: Service {
         }
     }
 
-    func shouldCompact(lastCompaction: ContinuousClock.Instant?) -> Bool {
-        guard let ratio = configuration.compactionGarbageRatio, store.health.isWritable else { return false }
-        if let lastCompaction, ContinuousClock.now - lastCompaction < configuration.compactionMinimumInterval { return false }
-        return store.records.usage.garbageRatio >= ratio || store.awaitsLayoutRewrite
+    /// When the policy's last pass ran, and the garbage ratio then if it found nothing
+    /// to rewrite.
+    struct CompactionSchedule {
+        var lastPass: ContinuousClock.Instant?
+        var emptyPassRatio: Double?
     }
 
-    /// Compacts once; false when the pass found nothing to compact or collect.
+    /// How much the garbage ratio must grow after a pass that found nothing to rewrite
+    /// before the policy tries again within the minimum interval. Such a pass meets
+    /// garbage that no file holds past the store's own threshold, or versions a
+    /// history retention keeps: trying again at once would find the same, and waiting
+    /// the whole interval would leave garbage that has since piled up in one file.
+    static let emptyPassRise = 0.05
+
+    func shouldCompact(_ schedule: CompactionSchedule) -> Bool {
+        guard let ratio = configuration.compactionGarbageRatio, store.health.isWritable else { return false }
+        let garbage = store.records.usage.garbageRatio
+        guard garbage >= ratio || store.awaitsLayoutRewrite else { return false }
+        guard let lastPass = schedule.lastPass, ContinuousClock.now - lastPass < configuration.compactionMinimumInterval else { return true }
+        if let empty = schedule.emptyPassRatio { return garbage >= empty + Self.emptyPassRise }
+        return false
+    }
+
+    /// Compacts once; false when the pass found nothing to compact or collect (a pass
+    /// that failed or was stopped counts as one that found something).
     @discardableResult
     func compact() async -> Bool {
         do {

@@ -214,7 +214,8 @@ import Testing
     }
 
     /// The policy: garbage at or past the ratio, no compaction within the minimum
-    /// interval of the last one, none with the ratio off or on a store that cannot write.
+    /// interval of the last one unless that one found nothing and garbage has grown
+    /// since, none with the ratio off or on a store that cannot write.
     @Test func thePolicyComparesTheGarbageRatioAndTheIntervalSinceTheLastCompaction() async throws {
         let store = try await Self.storeMostlyGarbage()
         let garbage = store.records.usage.garbageRatio
@@ -225,27 +226,32 @@ import Testing
             configuration.compactionMinimumInterval = interval
             return StoreService(store: store, metrics: StoreMetrics(factory: TestMetrics()), configuration: configuration, logger: Self.logger)
         }
-        #expect(service(ratio: 0.5).shouldCompact(lastCompaction: nil))
-        #expect(service(ratio: garbage).shouldCompact(lastCompaction: nil), "at the ratio")
-        #expect(!service(ratio: min(1, garbage + 0.01)).shouldCompact(lastCompaction: nil), "below the ratio")
-        #expect(!service(ratio: nil).shouldCompact(lastCompaction: nil), "the policy off")
-        #expect(!service(ratio: 0.5).shouldCompact(lastCompaction: .now - .seconds(300)), "within the interval")
-        #expect(service(ratio: 0.5).shouldCompact(lastCompaction: .now - .seconds(900)), "past it")
-        #expect(service(ratio: 0.5, interval: .zero).shouldCompact(lastCompaction: .now))
+        #expect(service(ratio: 0.5).shouldCompact(.init(lastPass: nil)))
+        #expect(service(ratio: garbage).shouldCompact(.init(lastPass: nil)), "at the ratio")
+        #expect(!service(ratio: min(1, garbage + 0.01)).shouldCompact(.init(lastPass: nil)), "below the ratio")
+        #expect(!service(ratio: nil).shouldCompact(.init(lastPass: nil)), "the policy off")
+        #expect(!service(ratio: 0.5).shouldCompact(.init(lastPass: .now - .seconds(300))), "within the interval")
+        #expect(service(ratio: 0.5).shouldCompact(.init(lastPass: .now - .seconds(900))), "past it")
+        #expect(service(ratio: 0.5, interval: .zero).shouldCompact(.init(lastPass: .now)))
+        // After a pass that found nothing to rewrite, the next waits for the garbage
+        // to grow, or for the interval.
+        #expect(!service(ratio: 0.5).shouldCompact(.init(lastPass: .now, emptyPassRatio: garbage)), "no more garbage since")
+        #expect(service(ratio: 0.5).shouldCompact(.init(lastPass: .now, emptyPassRatio: garbage - StoreService.emptyPassRise - 0.001)), "grown since")
+        #expect(service(ratio: 0.5).shouldCompact(.init(lastPass: .now - .seconds(900), emptyPassRatio: garbage)), "past the interval")
 
         let fresh = try ObjectStore.inMemory(model: try Self.model())
         try await fresh.write { context in try context.insert("Todo").setValue("only", forKey: "title") }
         let idle = StoreService(store: fresh, metrics: StoreMetrics(factory: TestMetrics()), configuration: StoreService.Configuration(), logger: Self.logger)
-        #expect(!idle.shouldCompact(lastCompaction: nil), "a store without superseded versions")
+        #expect(!idle.shouldCompact(.init(lastPass: nil)), "a store without superseded versions")
         try await fresh.close()
 
         try await store.close()
-        #expect(!service(ratio: 0.5).shouldCompact(lastCompaction: nil), "a closed store")
+        #expect(!service(ratio: 0.5).shouldCompact(.init(lastPass: nil)), "a closed store")
     }
 
     /// A pass compacts what it finds (here the active segment's garbage too, where a
     /// single object written over and over leaves it); one that finds nothing to
-    /// rewrite reports so, and the policy does not start its interval on it.
+    /// rewrite reports so (the policy then waits for garbage to grow, above).
     @Test func aPassThatFindsNothingToRewriteDoesNotCount() async throws {
         let store = try await Self.storeMostlyGarbage()
         let service = StoreService(store: store, metrics: StoreMetrics(factory: TestMetrics()), logger: Self.logger)
@@ -274,10 +280,10 @@ import Testing
         let service = StoreService(store: store, metrics: StoreMetrics(factory: TestMetrics()), logger: Self.logger)
         #expect(store.records.usage.garbageRatio < 0.3)
         #expect(store.awaitsLayoutRewrite)
-        #expect(service.shouldCompact(lastCompaction: nil), "older-layout records to rewrite")
+        #expect(service.shouldCompact(.init(lastPass: nil)), "older-layout records to rewrite")
         try await store.compact()
         #expect(!store.awaitsLayoutRewrite, "every record is in the current layout")
-        #expect(!service.shouldCompact(lastCompaction: nil))
+        #expect(!service.shouldCompact(.init(lastPass: nil)))
         let titles = try await store.read { context in
             try context.fetch(FetchRequest(entityName: "Todo", sortKeys: [SortKey("title")])).map { try $0.string("title") ?? "" }
         }

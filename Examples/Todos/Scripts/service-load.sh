@@ -10,8 +10,8 @@
 # Latencies are wrk's closed-loop figures: each connection sends its next request
 # when the previous one answers, so a slow response delays the requests behind it
 # instead of being measured by them (coordinated omission); wrk then adds, for each
-# response slower than a connection's mean interval, the samples it held back, so one
-# stall shows in p99 as well as in max. They compare the engines; they are not what an
+# response slower than twice a connection's mean interval, the samples it held back,
+# so one stall shows in p99 as well as in max. They compare the engines; they are not what an
 # open-loop client would see.
 #
 # Usage, from the repository root: Examples/Todos/Scripts/service-load.sh
@@ -151,7 +151,7 @@ lines = [
     f"- Machine: {cores} cores, {uname}; data directories on {filesystem} (fsync costs what this file system makes it cost)",
     "- Server pinned to core 0, wrk (one thread) to core 1, loopback only; each cell is a new server on a new data directory, "
     "a warm-up, then the measured run. SQLite: WAL, synchronous=FULL; Strata: durable commits. Both acknowledge a write only once it is on disk.",
-    "- Latencies are closed-loop figures (wrk: each connection waits for its response before sending again), in milliseconds, p50 / p99 / max. wrk corrects them for coordinated omission: a response slower than a connection's mean interval adds the samples it held back, so a single stall of a few hundred milliseconds (a slow fsync of the disk) moves p99 as well as max.",
+    "- Latencies are closed-loop figures (wrk: each connection waits for its response before sending again), in milliseconds, p50 / p99 / max. wrk corrects them for coordinated omission: a response slower than twice a connection's mean interval adds the samples it held back, so a single stall (a slow fsync of the disk) moves p99 as well as max.",
     "- Errors: socket errors (connect, read, write, timeout) and non-2xx responses. RSS: the server's peak (VmHWM). Store: the data directory's size after the cell.",
     "- The /json row touches no store: it is what HTTP, JSON and scheduling alone let the server's one core answer, a ceiling on every other route.",
     "- The /health row: one wrk connection probing /health on the writers' core while 256 connections POST /todos.",

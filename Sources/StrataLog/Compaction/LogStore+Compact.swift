@@ -5,14 +5,16 @@ extension LogStore {
     /// share exceeds the threshold are collected the same way: live blobs move to a
     /// new blob file and the records that reference them are rewritten.
     ///
-    /// Readers keep working throughout; writers wait only for each manifest swap (and,
-    /// forced, for the seal of the active segment at the start). A crash at any point
+    /// Readers keep working throughout; writers wait only for each manifest swap and
+    /// for the seal of the active segment when a pass starts with it. A crash at any point
     /// leaves a store that opens with all its data: either the old files or the new
     /// ones are named by the manifest.
     ///
     /// - Parameter force: seal the active segment first, and compact every sealed
-    ///   segment and blob file with any garbage. Unforced, the active segment is left
-    ///   to fill (unless it may hold records of older layouts).
+    ///   segment and blob file with any garbage. Unforced, the active segment is
+    ///   sealed and compacted only when its own garbage share passes the threshold
+    ///   (without a history retention), when it may hold records of older layouts, or
+    ///   when blob files are collected; otherwise it is left to fill.
     @discardableResult
     public func compact(force: Bool = false) throws -> CompactionReport {
         try compact(force: force, bytesPerSecond: options.compactionBytesPerSecond)
