@@ -105,9 +105,14 @@ struct BenchProfile {
             let model = try BenchModels.employees(after: .unique)
             for _ in 0..<iterations {
                 let iteration = try LightweightMigration.strata(data, model: model)
+                let reset = ResidentMemory.reset()
+                let before = ResidentMemory.current ?? 0
                 let start = ContinuousClock.now
                 checksum &+= try iteration.run()
                 times.append(ContinuousClock.now - start)
+                if reset, let peak = ResidentMemory.peak {
+                    print(String(format: "unique: resident %.1f MiB before, peak %.1f MiB (+%.1f)", Double(before) / 1_048_576, Double(peak) / 1_048_576, Double(peak - before) / 1_048_576))
+                }
                 try iteration.finish()
             }
         case _ where mode.hasPrefix("older-"):
