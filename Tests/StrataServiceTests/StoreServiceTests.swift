@@ -7,6 +7,7 @@ import Strata
 import StrataLog
 @testable import StrataService
 import StrataTestSupport
+import Synchronization
 import Testing
 
 /// `StoreService`: metrics through swift-metrics, maintenance by its policy, and a
@@ -70,6 +71,29 @@ import Testing
         }
         service.metrics.sample(store)
         #expect(try metrics.expectGauge("strata.store.live.bytes", base).lastValue ?? 0 > 0)
+    }
+
+    /// A write refused past `maxPendingWrites` is a failed write in the metrics, with
+    /// its code, as a service's 503 for it is.
+    @Test func aWriteRefusedPastTheLimitIsCountedAsAFailedWrite() async throws {
+        var options = StoreOptions()
+        options.maxPendingWrites = 1
+        let store = try ObjectStore.inMemory(model: try Self.model(), options: options)
+        let metrics = TestMetrics()
+        _ = StoreService(store: store, metrics: StoreMetrics(factory: metrics), logger: Self.logger)
+        let gate = DispatchSemaphore(value: 0)
+        let started = Mutex(false)
+        async let first: Void = store.write { _ in started.withLock { $0 = true }; gate.wait() }
+        while !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        await #expect {
+            try await store.write { _ in }
+        } throws: { ($0 as? StrataError)?.code == .limitExceeded }
+        gate.signal()
+        try await first
+        let refused = [("db.system.name", "strata"), ("db.operation.name", "write"), ("error.type", "limitExceeded")]
+        #expect(try metrics.expectCounter("strata.errors", refused).totalValue == 1)
+        #expect(try metrics.expectTimer("db.client.operation.duration", refused).values.count == 1)
+        try await store.close()
     }
 
     @Test func aMigrationIsTimedAndAFailedOneCounted() async throws {

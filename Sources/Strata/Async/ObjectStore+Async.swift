@@ -33,11 +33,13 @@ extension ObjectStore {
     /// - Throws: what `body` throws; `.closed` once ``close()-1eu98`` began;
     ///   `CancellationError` when the task is cancelled before `body` starts.
     public func read<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
-        try Task.checkCancellation()
-        try lanes.beginRead()
-        defer { lanes.end(write: false) }
-        return try await measured(.read) {
-            try await run(on: lanes.readers) { cancelled in
+        // Measured from the start, so that a refusal (closed, cancelled) is counted as
+        // a failed read in the store's metrics.
+        try await measured(.read) {
+            try Task.checkCancellation()
+            try lanes.beginRead()
+            defer { lanes.end(write: false) }
+            return try await run(on: lanes.readers) { cancelled in
                 if cancelled.isSet { throw CancellationError() }
                 return try body(self.newContext())
             }
@@ -67,10 +69,12 @@ extension ObjectStore {
     ///   `.closed` once ``close()-1eu98`` began; `CancellationError` when the task is
     ///   cancelled before `body` starts (nothing is written).
     public func write<T: Sendable>(_ body: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
-        try Task.checkCancellation()
-        try lanes.beginWrite(limit: options.maxPendingWrites)
-        defer { lanes.end(write: true) }
-        return try await measured(.write) {
+        // Measured from the start, so that a refusal (`.limitExceeded`, closed,
+        // cancelled) is counted as a failed write in the store's metrics.
+        try await measured(.write) {
+            try Task.checkCancellation()
+            try lanes.beginWrite(limit: options.maxPendingWrites)
+            defer { lanes.end(write: true) }
             let (value, pending) = try await run(on: lanes.writer) { cancelled -> (T, PendingCommit?) in
                 var retries = 0
                 while true {

@@ -48,7 +48,7 @@ final class StoreLanes: Sendable {
         try counts.withLock { c in
             if c.closing { throw Self.closedError }
             guard c.pendingWrites < max(1, limit) else {
-                throw StrataError(.limitExceeded, "\(c.pendingWrites) writes are pending, the store's maxPendingWrites: try again later",
+                throw StrataError(.limitExceeded, "the store already holds its maximum of \(max(1, limit)) pending writes (maxPendingWrites): try again later",
                                   context: ["limit": "maxPendingWrites", "pendingWrites": "\(c.pendingWrites)"])
             }
             c.inFlight += 1
