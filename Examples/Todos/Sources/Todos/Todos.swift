@@ -1,13 +1,16 @@
 import ArgumentParser
 import Hummingbird
 import Logging
+import ServiceLifecycle
 import TodosApp
 
 /// `Todos --engine strata|sqlite --data PATH [--store LOCATION] [--hostname 127.0.0.1]
 /// [--port 8080] [--backup-dir DIR] [--max-pending-writes N]`
 ///
 /// Serves until SIGTERM or SIGINT, then drains the requests in flight, closes the
-/// store and exits 0.
+/// store and exits 0. Requests still running after `--shutdown-timeout` seconds (a
+/// client stalled in the middle of its upload) are cancelled, and the store closes
+/// after the writes in flight.
 @main
 struct Todos: AsyncParsableCommand, AppArguments {
     static let configuration = CommandConfiguration(
@@ -34,12 +37,22 @@ struct Todos: AsyncParsableCommand, AppArguments {
     @Option(name: .customLong("max-pending-writes"), help: "How many writes the Strata store may hold at once (queued, running or waiting for their fsync) before it answers 503 to the next (default: the store's, 1024).")
     var maxPendingWrites: Int?
 
+    @Option(name: .customLong("shutdown-timeout"), help: "Seconds a SIGTERM waits for the requests in flight before cancelling them.")
+    var shutdownTimeout = 30
+
     @Option(help: "The log level (trace, debug, info, notice, warning, error, critical).")
     var logLevel: Logger.Level?
 
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535, not \(port)") }
+        guard shutdownTimeout >= 0 else { throw ValidationError("--shutdown-timeout must be 0 or more seconds") }
+    }
+
     func run() async throws {
         let app = try await buildApplication(self)
-        try await app.runService()
+        var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: app.logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(shutdownTimeout)
+        try await ServiceGroup(configuration: configuration).run()
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 import StrataService
@@ -50,6 +51,12 @@ public func buildApplication(_ arguments: some AppArguments) async throws -> som
         } catch {
             throw AppConfigurationError("--backup-dir \(backupDirectory) cannot be used: it is not a directory that can be created or written (\(error.localizedDescription))")
         }
+        // A backup cut short by a kill leaves its scratch directory, never a store.
+        let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: backupDirectory)) ?? []).filter { $0.contains(".partial-") }
+        if !leftovers.isEmpty {
+            logger.notice("backups cut short earlier left scratch directories, which hold no store and may be removed",
+                          metadata: ["directory": "\(backupDirectory)", "leftovers": "\(leftovers.sorted())"])
+        }
     }
     let configuration = ApplicationConfiguration(
         address: .hostname(arguments.hostname, port: arguments.port),
@@ -62,12 +69,12 @@ public func buildApplication(_ arguments: some AppArguments) async throws -> som
         var options = StrataRepository.options
         if let maxPendingWrites = arguments.maxPendingWrites {
             guard maxPendingWrites >= 1 else {
-                throw AppConfigurationError("--max-pending-writes must be 1 or more: \(maxPendingWrites) would refuse every write")
+                throw AppConfigurationError("--max-pending-writes must be 1 or more, not \(maxPendingWrites)")
             }
             options.maxPendingWrites = maxPendingWrites
         }
         let repository = try await StrataRepository.open(directory: arguments.dataPath, location: arguments.storeLocation, options: options, logger: logger)
-        var app = Application(router: buildRouter(repository: repository, backupDirectory: arguments.backupDirectory), configuration: configuration, logger: logger)
+        var app = Application(router: buildRouter(repository: repository, backupDirectory: arguments.backupDirectory), server: httpServer, configuration: configuration, logger: logger)
         app.addServices(StoreService(store: repository.store, logger: logger))
         return app
     case .sqlite:
@@ -78,11 +85,16 @@ public func buildApplication(_ arguments: some AppArguments) async throws -> som
             throw AppConfigurationError("--max-pending-writes bounds the Strata store's writes; SQLite's writers wait for its pool's writer instead")
         }
         let repository = try await SQLiteRepository.open(directory: arguments.dataPath, logger: logger)
-        var app = Application(router: buildRouter(repository: repository, backupDirectory: arguments.backupDirectory), configuration: configuration, logger: logger)
+        var app = Application(router: buildRouter(repository: repository, backupDirectory: arguments.backupDirectory), server: httpServer, configuration: configuration, logger: logger)
         app.addServices(SQLiteService(repository: repository, logger: logger))
         return app
     }
 }
+
+/// HTTP/1.1 with an idle timeout: a connection that sends nothing for 30 seconds —
+/// between requests, or after an answer given before its body was read (a 413) — is
+/// closed, rather than held open for as long as its client keeps it.
+let httpServer: HTTPServerBuilder = .http1(configuration: .init(idleTimeout: .seconds(30)))
 
 /// The routes, the same for every engine.
 ///

@@ -92,7 +92,7 @@ struct ConcurrentRequestTests {
     }
 
     /// Past `--max-pending-writes`, `ObjectStore.write` throws `.limitExceeded` at once
-    /// and the service answers 503 naming it; a refused POST stores nothing, and the
+    /// and the service answers 503 naming it, with `Retry-After`; a refused POST stores nothing, and the
     /// service takes writes again once the burst has passed.
     @Test("past --max-pending-writes, POSTs are answered 503 limitExceeded and store nothing")
     func writesPastTheLimitAreRefused() async throws {
@@ -202,7 +202,7 @@ enum PostBurst {
     struct Outcome {
         /// Titles answered 201.
         var created = Set<String>()
-        /// Titles answered 503 with the error code `limitExceeded`.
+        /// Titles answered 503 with the error code `limitExceeded` and `Retry-After: 1`.
         var refused = Set<String>()
         /// Any other answer, or a request that failed.
         var failures: [String] = []
@@ -231,10 +231,11 @@ enum PostBurst {
                             let response = try await client.execute(request, timeout: .seconds(30))
                             let body = try await response.body.collect(upTo: 1 << 16)
                             let code = (try? jsonDecoder.decode(ErrorBody.self, from: Data(buffer: body)))?.error
+                            let retryAfter = response.headers.first(name: "Retry-After")
                             outcome.value.withLock { result in
                                 switch (response.status.code, code) {
                                 case (201, _): result.created.insert(title)
-                                case (503, "limitExceeded"): result.refused.insert(title)
+                                case (503, "limitExceeded") where retryAfter == "1": result.refused.insert(title)
                                 default: result.failures.append("\(response.status.code): \(String(buffer: body))")
                                 }
                             }
@@ -251,12 +252,36 @@ enum PostBurst {
     }
 }
 
-/// A client that writes a request and closes its socket without reading an answer.
+/// A client that writes a request and closes its socket without reading an answer,
+/// or reads what the server answers before it closes.
 enum RawSocket {
     static func sendAndHangUp(port: Int, _ request: String) throws {
+        let descriptor = try connected(port: port)
+        defer { close(descriptor) }
+        try send(request, to: descriptor)
+    }
+
+    /// Sends `request` and returns what arrives until the server closes the
+    /// connection or is silent for two seconds.
+    static func exchange(port: Int, _ request: String) throws -> String {
+        let descriptor = try connected(port: port)
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        try send(request, to: descriptor)
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            answer += buffer[0..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    private static func connected(port: Int) throws -> Int32 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EIO) }
-        defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -264,9 +289,16 @@ enum RawSocket {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        guard connected == 0 else {
+            close(descriptor)
+            throw POSIXError(.ECONNREFUSED)
+        }
+        return descriptor
+    }
+
+    private static func send(_ request: String, to descriptor: Int32) throws {
         let bytes = Array(request.utf8)
-        let sent = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, 0) }
         guard sent == bytes.count else { throw POSIXError(.EIO) }
     }
 }

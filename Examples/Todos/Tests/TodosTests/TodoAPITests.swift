@@ -6,6 +6,47 @@ import Testing
 
 @Suite("Todo API")
 struct TodoAPITests {
+    @Test("a todo may be created completed; a cursor is written as an id is", arguments: engines)
+    func createdCompletedAndStrictCursor(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(.router) { client in
+                let body = try jsonBody(NewTodo(title: "done already", completed: true))
+                let created = try await client.execute(uri: "/todos", method: .post, headers: jsonHeaders, body: body) { response in
+                    try #require(response.status == .created)
+                    return try response.decoded(as: Todo.self)
+                }
+                #expect(created.completed)
+                try await client.execute(uri: "/todos/\(created.id)", method: .get) { response in
+                    let read = try response.decoded(as: Todo.self)
+                    #expect(read.completed)
+                }
+                for cursor in ["+0", "00", "0.0"] {
+                    try await client.execute(uri: "/todos?after=\(cursor)", method: .get) { response in
+                        #expect(response.status == .badRequest, "after=\(cursor)")
+                        #expect(response.errorCode == "badRequest")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A body that breaks HTTP/1.1 while it is read (a chunk size that is not a number)
+    /// is the client's fault: 400, not 500, and nothing is stored.
+    @Test("a malformed chunked body is 400", arguments: engines)
+    func malformedChunkedBody(engine: Engine) async throws {
+        try await withTemporaryDirectory { directory in
+            let app = try await buildApplication(TestArguments(engine: engine, dataPath: directory))
+            try await app.test(.live) { client in
+                let port = try #require(client.port)
+                let answer = try RawSocket.exchange(port: port, "POST /todos HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n")
+                #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(200))")
+                #expect(answer.contains(#""error":"badRequest""#), "\(answer)")
+                #expect(try await client.allTodos().isEmpty)
+            }
+        }
+    }
+
     @Test("create, read, patch, list and delete", arguments: engines, Transport.allCases)
     func crud(engine: Engine, transport: Transport) async throws {
         try await withTemporaryDirectory { directory in

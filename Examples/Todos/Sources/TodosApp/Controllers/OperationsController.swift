@@ -1,5 +1,6 @@
 import Hummingbird
 import Prometheus
+import Strata
 
 /// The routes an orchestrator, a scraper and an operator call: liveness, readiness,
 /// metrics, and backups when the server was started with a backup directory.
@@ -49,10 +50,20 @@ struct OperationsController<Store: Repository> {
     /// 201 with where it is and what it holds once it is on disk. The store goes on
     /// serving meanwhile, and every write acknowledged before the request is in the
     /// copy. The request takes no body and names no path. Errors as every route's
-    /// (the store closing 503, an I/O failure 500).
+    /// (the store closing 503, an I/O failure 500), and 500 `backupDirectoryMissing`
+    /// when the backup directory is gone.
     @Sendable func backup(request: Request, context: AppRequestContext) async throws -> EditedResponse<BackupSummary> {
         guard let backups else { throw APIError.notFound("the route") }
-        let summary = try await repository.backup(into: backups.next())
+        let summary: BackupSummary
+        do {
+            summary = try await repository.backup(into: backups.next())
+        } catch let error as StrataError where error.code == .notFound {
+            // The backup directory the server was started with is gone (removed or
+            // replaced under it): the server's fault, not the request's, so not a 404.
+            context.logger.error("backup failed: the backup directory is missing", metadata: ["directory": "\(backups.directory)", "error": "\(error)"])
+            throw APIError(status: .internalServerError, code: "backupDirectoryMissing",
+                           message: "the server's backup directory cannot be written: \(error.message)")
+        }
         context.logger.info("backed up the store", metadata: [
             "path": "\(summary.path)", "sequence": "\(summary.sequence)",
             "files": "\(summary.files)", "bytes": "\(summary.bytes)",

@@ -56,18 +56,25 @@ struct TodoController<Store: Repository> {
     /// Anything else is a 400.
     static func id(_ context: AppRequestContext) throws -> Int {
         let raw = try context.parameters.require("id")
-        guard let text = raw.removingPercentEncoding, let id = Int(text), String(id) == text else {
+        guard let text = raw.removingPercentEncoding, let id = wholeNumber(text) else {
             throw APIError.badRequest("the id \(raw) is not a whole number")
         }
         return id
     }
 
-    /// `GET /todos?after=ID&limit=N`: `after` defaults to 0 (the first page), `limit`
-    /// to 50 and is clamped to 1…500; either one that is not an integer is a 400.
+    /// `text` as an integer written as one: `5`, `-1`; not `+5`, `0005` or `5.0`.
+    static func wholeNumber(_ text: some StringProtocol) -> Int? {
+        guard let value = Int(text), String(value) == text else { return nil }
+        return value
+    }
+
+    /// `GET /todos?after=ID&limit=N`: `after` defaults to 0 (the first page) and is
+    /// written as an id is; `limit` defaults to 50 and is clamped to 1…500; either one
+    /// that is not an integer is a 400.
     @Sendable func list(request: Request, context: AppRequestContext) async throws -> TodoPage {
         let query = request.uri.queryParameters
         let after = try query["after"].map { text in
-            guard let value = Int(text) else { throw APIError.badRequest("after must be an integer id") }
+            guard let value = Self.wholeNumber(text) else { throw APIError.badRequest("after must be an integer id, written as one") }
             return value
         } ?? 0
         let limit = try query["limit"].map { text in

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import Strata
 
 /// An error as the API answers it: an HTTP status and a JSON body
@@ -38,6 +39,9 @@ public struct APIError: Error, HTTPResponseError, Sendable {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = try JSONEncoder().encode(Body(error: code, message: message))
         var fields = headers
+        // Overloaded, busy or closing: a client may try again shortly (here or on
+        // another instance).
+        if status == .serviceUnavailable, fields[.retryAfter] == nil { fields[.retryAfter] = "1" }
         fields[.contentType] = "application/json; charset=utf-8"
         fields[.contentLength] = String(body.count)
         return Response(
@@ -61,6 +65,7 @@ extension APIError {
     /// - SQLite: a violated CHECK or NOT NULL 422, a violated UNIQUE 409,
     ///   `SQLITE_BUSY`/`SQLITE_LOCKED`/`SQLITE_READONLY`/`SQLITE_FULL` and a closed
     ///   database (`SQLITE_MISUSE`) 503, else 500.
+    /// - An HTTP/1.1 parser error met while the body is read 400.
     /// - Hummingbird's `HTTPError` keeps its status (a body that does not decode and an
     ///   id that does not parse are 400 there).
     public init(_ error: any Error) {
@@ -73,6 +78,10 @@ extension APIError {
             self.init(sqlite: error)
         case let error as HTTPError:
             self.init(status: error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase)
+        case let error as HTTPParserError:
+            // The request broke HTTP/1.1 while its body was read (a chunk size that is
+            // not one, a body cut short by a client that went away): the client's fault.
+            self = .badRequest("the request is not valid HTTP/1.1: \(error)")
         case is NIOTooManyBytesError:
             self.init(status: .contentTooLarge, code: "contentTooLarge", message: "the body is larger than a request may be (2 MiB)")
         case let error as any HTTPResponseError:

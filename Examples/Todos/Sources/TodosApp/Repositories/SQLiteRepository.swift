@@ -100,9 +100,9 @@ public final class SQLiteRepository: Repository {
             try await pool.write { db in
                 let createdAt = Todo.creationDate()
                 try db.execute(
-                    sql: #"INSERT INTO todos (title, completed, "order", createdAt) VALUES (?, 0, ?, ?)"#,
-                    arguments: [new.title, new.order, createdAt])
-                return Todo(id: Int(db.lastInsertedRowID), title: new.title, completed: false, order: new.order, createdAt: createdAt)
+                    sql: #"INSERT INTO todos (title, completed, "order", createdAt) VALUES (?, ?, ?, ?)"#,
+                    arguments: [new.title, new.completed ?? false, new.order, createdAt])
+                return Todo(id: Int(db.lastInsertedRowID), title: new.title, completed: new.completed ?? false, order: new.order, createdAt: createdAt)
             }
         }
     }
@@ -157,7 +157,7 @@ public final class SQLiteRepository: Repository {
     /// directory and that directory's parent; a failed backup removes `directory`.
     public func backup(into directory: String) async throws -> BackupSummary {
         let path = (directory as NSString).appendingPathComponent(Self.fileName)
-        return try await metrics.measure("backup") {
+        return try await metrics.measure("createBackup") {
             try await pool.read { db in
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
                 do {

@@ -138,6 +138,7 @@ public final class StrataRepository: Repository {
                 let object = try context.insert("Todo")
                 try object.setValue(new.title, forKey: "title")
                 try object.setValue(new.order, forKey: "order")
+                try object.setValue(new.completed ?? false, forKey: "completed")
                 try object.setValue(Todo.creationDate(), forKey: "createdAt")
                 return try Todo(object)
             }
@@ -227,7 +228,7 @@ public final class StrataRepository: Repository {
     /// the files are linked or copied, on a thread of the store's own.
     public func backup(into directory: String) async throws -> BackupSummary {
         let store = self.store
-        return try await metrics.measure("backup") {
+        return try await metrics.measure("createBackup") {
             let report = try await store.backup(to: directory)
             return BackupSummary(path: directory, sequence: report.sequence, files: report.files, bytes: report.bytes)
         }
