@@ -31,7 +31,7 @@ struct ImportCommand: ParsableCommand {
     var maxLineBytes = LineReader.defaultMaximumLineLength
 
     func validate() throws {
-        guard batch >= 1 else { throw ValidationError("--batch must be at least 1") }
+        guard (1...1_000_000).contains(batch) else { throw ValidationError("--batch must be 1…1,000,000 lines a transaction, not \(batch)") }
         guard maxLineBytes >= 1 else { throw ValidationError("--max-line-bytes must be at least 1") }
     }
 

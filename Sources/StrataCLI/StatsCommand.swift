@@ -66,7 +66,8 @@ struct StatsCommand: ParsableCommand {
                 fields += [
                     ("modelVersion", .string(model.versionIdentifier)),
                     ("modelHash", .string(model.versionHash)),
-                    ("objects", .integer(Int64(entities.reduce(0) { $0 + $1.1 }))),
+                    // Counts come from the manifest's counters: held at the bound, not trapped on.
+                    ("objects", .integer(Int64(clamping: entities.reduce(0) { $0.addingReportingOverflow($1.1).overflow ? Int.max : $0 + $1.1 }))),
                 ]
             }
             if json {

@@ -26,7 +26,9 @@ extension ObjectStore {
     func settleHistory(migrated: Bool) throws {
         guard !options.log.readOnly else { return }
         let state = try historyState()
-        let next = records.lastSequence + 1
+        // A store at the last sequence takes no more commits (they are refused with
+        // `.limitExceeded`); the bound only keeps this sum from overflowing.
+        let next = records.lastSequence == .max ? .max : records.lastSequence + 1
         // A state written under another model: a migration came since, whose open
         // stopped (a crash) before it restarted the history.
         let migrated = migrated || state.map { $0.modelHash != nil && $0.modelHash != model.versionHash } ?? false

@@ -89,7 +89,7 @@ extension LogStore {
         report.countPause(try holdingWriter { w in
             let live = state.withLock { $0.index.counters.liveBytesByBlobFile[w.blobID] ?? 0 }
             let size = w.blobEnd - Int64(Format.blobHeaderSize)
-            guard size > 0, Double(size - live) / Double(size) > threshold else { return }
+            guard size > 0, (Double(size) - Double(live)) / Double(size) > threshold else { return }
             try rollBlobFile(&w)
         }.held)
         let collect = try state.withLock { s -> Set<UInt32> in
@@ -97,9 +97,9 @@ extension LogStore {
             for info in s.manifest.blobFiles where info.state == .sealed {
                 guard let file = s.blobFiles[info.id] else { continue }
                 let size = (try file.size()) - Int64(Format.blobHeaderSize)
-                let live = (s.index.counters.liveBytesByBlobFile[info.id] ?? 0) + (force ? 0 : s.keptBytesByBlobFile[info.id]?.bytes(below: retention) ?? 0)
+                let live = IndexCounters.saturatingSum(s.index.counters.liveBytesByBlobFile[info.id] ?? 0, force ? 0 : s.keptBytesByBlobFile[info.id]?.bytes(below: retention) ?? 0)
                 let pinned = (s.pendingBlobFiles[info.id] ?? 0) > 0
-                if size > 0 && !pinned && Double(size - live) / Double(size) > threshold { collect.insert(info.id) }
+                if size > 0 && !pinned && (Double(size) - Double(live)) / Double(size) > threshold { collect.insert(info.id) }
             }
             return collect
         }
@@ -120,7 +120,7 @@ extension LogStore {
             guard retention == nil else { return false }
             let total = s.recordBytesBySegment[activeID] ?? 0
             let live = s.index.counters.liveBytesBySegment[activeID] ?? 0
-            return total > 0 && Double(total - live) / Double(total) > threshold
+            return total > 0 && (Double(total) - Double(live)) / Double(total) > threshold
         }
         if force || activeGarbage || !collect.isEmpty || rewriting.map({ activeID < $0 }) == true {
             report.countPause(try sealActiveSegmentTimed())
@@ -133,8 +133,8 @@ extension LogStore {
                 // nothing to reclaim, whatever its garbage.
                 if let retention, info.minSequence > retention { continue }
                 let total = s.recordBytesBySegment[info.id] ?? 0
-                let live = (s.index.counters.liveBytesBySegment[info.id] ?? 0) + (force ? 0 : s.keptBytesBySegment[info.id]?.bytes(below: retention) ?? 0)
-                if total > 0 && Double(total - live) / Double(total) > threshold { inputs.insert(info.id) }
+                let live = IndexCounters.saturatingSum(s.index.counters.liveBytesBySegment[info.id] ?? 0, force ? 0 : s.keptBytesBySegment[info.id]?.bytes(below: retention) ?? 0)
+                if total > 0 && (Double(total) - Double(live)) / Double(total) > threshold { inputs.insert(info.id) }
             }
             // Segments that may hold records the rewriter writes anew (older layouts)
             // are rewritten whatever their garbage, so that none is left behind.

@@ -14,7 +14,15 @@ struct IndexCounters: Equatable, Sendable {
         Int64(clamping: blob.length) &+ Int64(Format.blobEntryHeaderSize)
     }
 
-    var liveCount: Int { Int(clamping: liveCountByPrefix.values.reduce(0, &+)) }
+    var liveCount: Int { Int(clamping: liveCountByPrefix.values.reduce(0, Self.saturatingSum)) }
+
+    /// `a + b`, held at the bounds instead of trapping or wrapping: counters read from
+    /// a manifest are what its bytes say (an edited one may hold any value), and a sum
+    /// of them skews a count or a ratio rather than stopping the process (FORMAT.md §4.8).
+    static func saturatingSum(_ a: Int64, _ b: Int64) -> Int64 {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? (b > 0 ? .max : .min) : sum
+    }
 
     /// Counts `entry` as a current version.
     mutating func add(_ entry: IndexEntry) {

@@ -250,7 +250,9 @@ struct StoreIndex: Sendable {
         // Sized once from the prefix's live count where the range is a whole prefix:
         // grown by doubling, a long list of located keys would be allocated, copied
         // and paged in several times over.
-        result.reserveCapacity(max(0, min(limit, liveCountHint(range))))
+        // The hint is a counter, which an edited manifest may make any size: reserved
+        // up to a bound, beyond which the list grows as it is filled.
+        result.reserveCapacity(max(0, min(limit, liveCountHint(range), 1 << 20)))
         try mergeSlots(from: start, to: range?.upperBound) { slot, _ in
             if !slot.isTombstone { result.append(make(slot)) }
             return result.count < limit

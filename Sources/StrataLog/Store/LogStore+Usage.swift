@@ -26,21 +26,27 @@ public struct StoreUsage: Sendable, Equatable {
         self.liveBlobBytes = liveBlobBytes
     }
 
+    // The ratios are computed in floating point: the counters come from the manifest,
+    // and an edited one may hold any value (FORMAT.md §4.8); a ratio stays in 0...1.
+
     /// The share of record bytes that are superseded versions.
     public var recordGarbageRatio: Double {
-        recordBytes > 0 ? Double(max(0, recordBytes - liveRecordBytes)) / Double(recordBytes) : 0
+        Self.share(Double(recordBytes) - Double(liveRecordBytes), of: Double(recordBytes))
     }
 
     /// The share of blob bytes no current version references.
     public var blobGarbageRatio: Double {
-        blobBytes > 0 ? Double(max(0, blobBytes - liveBlobBytes)) / Double(blobBytes) : 0
+        Self.share(Double(blobBytes) - Double(liveBlobBytes), of: Double(blobBytes))
     }
 
     /// The share of record and blob bytes together that compaction could reclaim.
     public var garbageRatio: Double {
-        let total = recordBytes + blobBytes
-        guard total > 0 else { return 0 }
-        return Double(max(0, total - liveRecordBytes - liveBlobBytes)) / Double(total)
+        let total = Double(recordBytes) + Double(blobBytes)
+        return Self.share(total - Double(liveRecordBytes) - Double(liveBlobBytes), of: total)
+    }
+
+    private static func share(_ part: Double, of total: Double) -> Double {
+        total > 0 ? min(1, max(0, part / total)) : 0
     }
 }
 
@@ -51,13 +57,13 @@ extension LogStore {
             var usage = StoreUsage(segmentCount: s.manifest.segments.count, segmentBytes: 0, liveRecordBytes: 0, recordBytes: 0,
                                    blobFileCount: s.manifest.blobFiles.count, blobBytes: 0, liveBlobBytes: 0)
             for info in s.manifest.segments {
-                usage.segmentBytes += (try? s.segmentFiles[info.id]?.size()) ?? 0
-                usage.liveRecordBytes += s.index.counters.liveBytesBySegment[info.id] ?? 0
-                usage.recordBytes += s.recordBytesBySegment[info.id] ?? 0
+                usage.segmentBytes = IndexCounters.saturatingSum(usage.segmentBytes, (try? s.segmentFiles[info.id]?.size()) ?? 0)
+                usage.liveRecordBytes = IndexCounters.saturatingSum(usage.liveRecordBytes, s.index.counters.liveBytesBySegment[info.id] ?? 0)
+                usage.recordBytes = IndexCounters.saturatingSum(usage.recordBytes, s.recordBytesBySegment[info.id] ?? 0)
             }
             for info in s.manifest.blobFiles {
-                usage.blobBytes += max(0, ((try? s.blobFiles[info.id]?.size()) ?? 0) - Int64(Format.blobHeaderSize))
-                usage.liveBlobBytes += s.index.counters.liveBytesByBlobFile[info.id] ?? 0
+                usage.blobBytes = IndexCounters.saturatingSum(usage.blobBytes, max(0, ((try? s.blobFiles[info.id]?.size()) ?? 0) - Int64(Format.blobHeaderSize)))
+                usage.liveBlobBytes = IndexCounters.saturatingSum(usage.liveBlobBytes, s.index.counters.liveBytesByBlobFile[info.id] ?? 0)
             }
             return usage
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Logging
 import StrataTestSupport
@@ -162,6 +163,76 @@ import StrataTestSupport
 
     /// A manifest's maxSequence of 2^64 − 1 (or a commit carrying it): open succeeds and
     /// the next commit is refused with `.limitExceeded` instead of trapping.
+    /// Live counters edited to any value (up to 2^64 − 1, CRC recomputed) skew the
+    /// usage, the garbage ratios and compaction's choices; they do not trap, and no
+    /// record is lost (FORMAT.md §4.8).
+    @Test(arguments: [UInt64(1) << 63, UInt64(Int64.max), UInt64.max, UInt64(1) << 48])
+    func anyCounterValueSkewsButDoesNotTrap(value: UInt64) throws {
+        let dir = try TemporaryDirectory("counter-huge")
+        defer { dir.remove() }
+        var expected: [UInt64: [UInt8]] = [:]
+        do {
+            let store = try LogStore.open(at: dir.path, options: Self.options, logger: .quiet)
+            expected = try Self.fill(store, transactions: 10)
+            expected.merge(try Self.fill(store, transactions: 4)) { $1 }
+            _ = try store.writeBlob(LogFixtures.noise(300, seed: 1))
+            try store.close()
+        }
+        // Edited on the manifest's bytes: every counter entry's value.
+        let path = dir.appending("MANIFEST")
+        var m = try StoreSurgery.manifest(dir.path)
+        let big = Int64(bitPattern: value)
+        for id in m.counters.liveBytesBySegment.keys { m.counters.liveBytesBySegment[id] = big }
+        m.counters.liveBytesByBlobFile[1] = big
+        for prefix in m.counters.liveCountByPrefix.keys { m.counters.liveCountByPrefix[prefix] = big }
+        try FileBytes.write(m.encoded(), to: path)
+
+        let store = try LogStore.open(at: dir.path, options: Self.options, logger: .quiet)
+        let usage = store.usage
+        for ratio in [usage.recordGarbageRatio, usage.blobGarbageRatio, usage.garbageRatio] { #expect((0...1).contains(ratio)) }
+        _ = store.count
+        _ = try store.keys(in: nil, after: nil, limit: 10)
+        try store.compact(force: true)
+        try Self.expectAll(store, expected)
+        try store.close()
+    }
+
+    /// A manifest older than the store's files (copied back from before two rolls):
+    /// the segments written since hold commits it does not know. Open refuses with
+    /// `.corrupt` and removes nothing, read-only or not; the current manifest put back,
+    /// every commit reads.
+    @Test func aManifestOlderThanTheFilesIsRefusedAndNothingRemoved() throws {
+        let dir = try TemporaryDirectory("counter-stale-manifest")
+        defer { dir.remove() }
+        var expected: [UInt64: [UInt8]] = [:]
+        var old: [UInt8] = []
+        do {
+            let store = try LogStore.open(at: dir.path, options: Self.options, logger: .quiet)
+            expected = try Self.fill(store, transactions: 3)
+            try store.sealActiveSegment()
+            old = try FileBytes.read(dir.appending("MANIFEST"))
+            expected.merge(try Self.fill(store, from: 3, transactions: 3)) { $1 }
+            try store.sealActiveSegment()
+            expected.merge(try Self.fill(store, from: 6, transactions: 3)) { $1 }
+            try store.sealActiveSegment()
+            try store.close()
+        }
+        let current = try FileBytes.read(dir.appending("MANIFEST"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.appending("segments")).sorted()
+        try FileBytes.write(old, to: dir.appending("MANIFEST"))
+        for readOnly in [true, false] {
+            var options = Self.options
+            options.readOnly = readOnly
+            let error = #expect(throws: StrataError.self) { try LogStore.open(at: dir.path, options: options, logger: .quiet) }
+            #expect(error?.code == .corrupt, "\(String(describing: error))")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.appending("segments")).sorted() == files)
+        }
+        try FileBytes.write(current, to: dir.appending("MANIFEST"))
+        let store = try LogStore.open(at: dir.path, options: Self.options, logger: .quiet)
+        try Self.expectAll(store, expected)
+        try store.close()
+    }
+
     @Test func anExhaustedSequenceRefusesCommits() throws {
         let dir = try TemporaryDirectory("counter-seq-max")
         defer { dir.remove() }
