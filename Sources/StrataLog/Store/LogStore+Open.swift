@@ -201,7 +201,7 @@ extension LogStore {
                 // write upgrades it (FORMAT.md §12), so an open that only reads, or that
                 // the object layer refuses, leaves it byte for byte as it was.
                 index = try upgradeIndex(info, segment: file, paths: paths, manifest: manifest, fileSystem: fileSystem, cache: cache, logger: logger)
-            } else if let sound = loadIndexFile(info, paths: paths, manifest: manifest, segmentSize: try file.size(), fileSystem: fileSystem, cache: cache, logger: logger) {
+            } else if let sound = try loadIndexFile(info, paths: paths, manifest: manifest, segmentSize: try file.size(), fileSystem: fileSystem, cache: cache, logger: logger) {
                 index = sound
             } else {
                 index = try rebuildIndexFile(segment: file, info: info, storeID: manifest.storeID, paths: paths, fileSystem: fileSystem,
@@ -511,29 +511,41 @@ extension LogStore {
 
     /// A sealed segment's index file when it is sound (FORMAT.md §7.7): present, its
     /// footer intact and naming this segment and store, its sequences those of the
-    /// manifest's entry (§4.2), the segment as long as when it was sealed, its record
-    /// bytes within the segment. Otherwise nil,
+    /// manifest's entry (§4.2), its record bytes within the segment. Otherwise nil,
     /// with a warning.
-    private static func loadIndexFile(_ info: Manifest.SegmentInfo, paths: StorePaths, manifest: Manifest, segmentSize: Int64, fileSystem: any FileSystem, cache: BlockCache, logger: Logger) -> IndexFile? {
+    ///
+    /// - Throws: `.corrupt` when the file is sound but the segment is not as long as
+    ///   when it was sealed: a sealed segment never changes, so it was cut, extended or
+    ///   rewritten, and an index rebuilt from it would take its records at their word.
+    private static func loadIndexFile(_ info: Manifest.SegmentInfo, paths: StorePaths, manifest: Manifest, segmentSize: Int64, fileSystem: any FileSystem, cache: BlockCache, logger: Logger) throws -> IndexFile? {
         let path = paths.indexFile(info.id)
         guard fileSystem.exists(path) else {
             logger.warning("no index file for a sealed segment; rebuilding it from the segment", metadata: ["segment": "\(info.id)"])
             return nil
         }
+        let index: IndexFile
         do {
-            let index = try openIndexFile(info.id, paths: paths, storeID: manifest.storeID, fileSystem: fileSystem, cache: cache)
-            guard index.footer.maxSequence <= info.maxSequence, index.footer.minSequence == info.minSequence,
-                  Int64(index.footer.segmentLength) == segmentSize,
-                  index.footer.recordBytes <= Self.maxRecordBytes(inSegmentOf: segmentSize) else {
-                try? index.file.close()
-                logger.warning("index file's sequences disagree with the manifest; rebuilding it from the segment", metadata: ["path": "\(path)"])
-                return nil
-            }
-            return index
+            index = try openIndexFile(info.id, paths: paths, storeID: manifest.storeID, fileSystem: fileSystem, cache: cache)
         } catch {
             logger.warning("damaged index file; rebuilding it from the segment", metadata: ["path": "\(path)", "error": "\(error)"])
             return nil
         }
+        guard index.footer.maxSequence <= info.maxSequence, index.footer.minSequence == info.minSequence else {
+            try? index.file.close()
+            logger.warning("index file's sequences disagree with the manifest; rebuilding it from the segment", metadata: ["path": "\(path)"])
+            return nil
+        }
+        guard Int64(index.footer.segmentLength) == segmentSize else {
+            try? index.file.close()
+            throw StrataError(.corrupt, "the sealed segment is \(segmentSize) bytes long, and was \(index.footer.segmentLength) when it was sealed: it changed since, so its records cannot be trusted. Restore it from a backup, or delete its index file to rebuild the index from the segment as it is now",
+                              path: paths.segment(info.id), context: ["segment": "\(info.id)", "sealedLength": "\(index.footer.segmentLength)", "length": "\(segmentSize)"])
+        }
+        guard index.footer.recordBytes <= Self.maxRecordBytes(inSegmentOf: segmentSize) else {
+            try? index.file.close()
+            logger.warning("index file's record bytes exceed its segment; rebuilding it from the segment", metadata: ["path": "\(path)"])
+            return nil
+        }
+        return index
     }
 
     /// A store id as it is shown in messages.

@@ -60,6 +60,38 @@ import StrataTestSupport
     /// What a crash leaves is still removed: files numbered after the manifest (an
     /// unfinished roll or compaction) and files a swap retired (compaction's inputs
     /// whose deletion did not happen).
+    /// A sealed segment longer or shorter than when it was sealed (its index file
+    /// sound) was changed since: rebuilding the index from it would take its records
+    /// at their word (two keys swapped in a rewritten frame would read swapped). Open
+    /// refuses with `.corrupt` naming it, writable or read-only, and changes nothing.
+    @Test(arguments: [16, -8])
+    func aSealedSegmentThatChangedLengthIsRefused(change: Int) throws {
+        let dir = try TemporaryDirectory("untrusted-sealed-length")
+        defer { dir.remove() }
+        do {
+            let store = try LogStore.open(at: dir.path, options: FieldEditTests.options, logger: .quiet)
+            try ManifestCounterTests.fill(store, transactions: 3)
+            try store.sealActiveSegment()
+            try store.close()
+        }
+        let sealed = try #require(try StoreSurgery.manifest(dir.path).segments.first { $0.state == .sealed }?.id)
+        let path = StoreSurgery.segment(dir.path, sealed)
+        var bytes = try FileBytes.read(path)
+        bytes = change > 0 ? bytes + Array(bytes.suffix(change)) : Array(bytes.dropLast(-change))
+        try FileBytes.write(bytes, to: path)
+        let index = try FileBytes.read(StorePaths(dir.path).indexFile(sealed))
+        for readOnly in [false, true] {
+            var options = FieldEditTests.options
+            options.readOnly = readOnly
+            let error = #expect(throws: StrataError.self) { try LogStore.open(at: dir.path, options: options, logger: .quiet) }
+            #expect(error?.code == .corrupt)
+            #expect(error?.path == path)
+            #expect(error?.context["sealedLength"] != nil)
+        }
+        #expect(try FileBytes.read(path) == bytes)
+        #expect(try FileBytes.read(StorePaths(dir.path).indexFile(sealed)) == index)
+    }
+
     @Test func crashLeftoversAreStillRemoved() throws {
         let dir = try TemporaryDirectory("untrusted-leftovers")
         defer { dir.remove() }
