@@ -147,7 +147,7 @@ struct Manifest: Equatable, Sendable {
             for _ in 0..<segmentsLive {
                 let id = try r.u32("segment id")
                 try ascending(UInt64(id), "segment")
-                m.counters.liveBytesBySegment[id] = Int64(clamping: try r.u64("live bytes"))
+                m.counters.liveBytesBySegment[id] = Int64(bitPattern: try r.u64("live bytes"))
             }
             previous = nil
             let blobsLive = try r.u32("live blob file count")
@@ -155,7 +155,7 @@ struct Manifest: Equatable, Sendable {
             for _ in 0..<blobsLive {
                 let id = try r.u32("blob file id")
                 try ascending(UInt64(id), "blob file")
-                m.counters.liveBytesByBlobFile[id] = Int64(clamping: try r.u64("live bytes"))
+                m.counters.liveBytesByBlobFile[id] = Int64(bitPattern: try r.u64("live bytes"))
             }
             previous = nil
             let prefixes = try r.u32("key prefix count")
@@ -163,7 +163,7 @@ struct Manifest: Equatable, Sendable {
             for _ in 0..<prefixes {
                 let prefix = try r.u16("key prefix")
                 try ascending(UInt64(prefix), "key prefix")
-                m.counters.liveCountByPrefix[prefix] = Int64(clamping: try r.u64("live keys"))
+                m.counters.liveCountByPrefix[prefix] = Int64(bitPattern: try r.u64("live keys"))
             }
         } else {
             m.countersKnown = false

@@ -167,12 +167,14 @@ extension LogStore {
     static func recover(paths: StorePaths, options: LogStoreOptions, fileSystem: any FileSystem, logger: Logger, lock: (any FileLock)?,
                                 cache shared: BlockCache?) throws -> LogStore {
         let manifestWriter = ManifestWriter(fileSystem: fileSystem, paths: paths)
-        if !options.readOnly { try fileSystem.remove(paths.manifestTemp) }
-        // A migration that did not reach its swap: its staging store is garbage, and
-        // segments it moved into segments/ are unlisted leftovers. The directory goes
-        // once they are settled, so that a crash in between leaves it for the next open
-        // to see.
-        let unfinishedMigration = fileSystem.exists(paths.staging)
+        if !options.readOnly {
+            try fileSystem.remove(paths.manifestTemp)
+            // A migration that did not reach its swap: its staging store is garbage.
+            if fileSystem.exists(paths.staging) {
+                logger.warning("removing the staging directory of an unfinished migration", metadata: ["path": "\(paths.staging)"])
+                try fileSystem.remove(paths.staging)
+            }
+        }
         var manifest = try manifestWriter.read()
         if !options.readOnly && !fileSystem.isDirectory(paths.index) {
             // Index files are derived data, and an empty index/ does not survive every
@@ -388,12 +390,7 @@ extension LogStore {
             if let largeSeal { index.install(largeSeal.index) }
             return index
         }
-        try settleUnlistedFiles(paths: paths, manifest: manifest, index: indexWithActive(), fileSystem: fileSystem, logger: logger, readOnly: options.readOnly,
-                                afterUnfinishedMigration: unfinishedMigration)
-        if unfinishedMigration && !options.readOnly {
-            logger.warning("removing the staging directory of an unfinished migration", metadata: ["path": "\(paths.staging)"])
-            try fileSystem.remove(paths.staging)
-        }
+        try settleUnlistedFiles(paths: paths, manifest: manifest, index: indexWithActive(), fileSystem: fileSystem, logger: logger, readOnly: options.readOnly)
         repairCounters(&manifest, paths: paths, fileSystem: fileSystem, logger: logger)
 
         // The active blob file: entries after the last whole one are cut.

@@ -144,11 +144,9 @@ extension LogStore {
     /// every version it holds is one the store has or superseded (then it is garbage
     /// of a compaction by an older release); a blob file is kept and open refuses if a
     /// current version references it. Never deletes a file that may hold data.
-    static func settleUnlistedFiles(paths: StorePaths, manifest: Manifest, index: StoreIndex, fileSystem: any FileSystem, logger: Logger, readOnly: Bool,
-                                    afterUnfinishedMigration: Bool = false) throws {
+    static func settleUnlistedFiles(paths: StorePaths, manifest: Manifest, index: StoreIndex, fileSystem: any FileSystem, logger: Logger, readOnly: Bool) throws {
         do {
-            try settleUnlistedFilesChecked(paths: paths, manifest: manifest, index: index, fileSystem: fileSystem, logger: logger, readOnly: readOnly,
-                                           afterUnfinishedMigration: afterUnfinishedMigration)
+            try settleUnlistedFilesChecked(paths: paths, manifest: manifest, index: index, fileSystem: fileSystem, logger: logger, readOnly: readOnly)
         } catch let damage as IndexFile.Damage {
             throw damage.error
         }
@@ -163,8 +161,7 @@ extension LogStore {
         return true
     }
 
-    private static func settleUnlistedFilesChecked(paths: StorePaths, manifest: Manifest, index: StoreIndex, fileSystem: any FileSystem, logger: Logger, readOnly: Bool,
-                                                   afterUnfinishedMigration: Bool) throws {
+    private static func settleUnlistedFilesChecked(paths: StorePaths, manifest: Manifest, index: StoreIndex, fileSystem: any FileSystem, logger: Logger, readOnly: Bool) throws {
         let listedSegments = Set(manifest.segments.map(\.id)), listedBlobs = Set(manifest.blobFiles.map(\.id))
         let retiredSegments = manifest.retiredSegments, retiredBlobs = manifest.retiredBlobFiles
         // An id at or above the next one was allocated after this manifest was
@@ -182,31 +179,16 @@ extension LogStore {
             guard let id = StorePaths.parseNumber(name, suffix: ".seg"), !listedSegments.contains(id) else { continue }
             let path = paths.segment(id)
             if isDirectory(path) { continue }
+            if id >= segmentsAfter && segmentsAfter < .max { try remove(path, "written after the manifest (unfinished roll or compaction)"); continue }
             if retiredSegments.contains(id) { try remove(path, "retired by a compaction or migration"); continue }
             let file = try fileSystem.open(path, mode: .readOnly)
             defer { try? file.close() }
             if try file.size() <= Int64(Format.segmentHeaderSize) { try remove(path, "holds no frames"); continue }
-            // A segment allocated after the manifest is what a crash left: an unfinished
-            // roll or compaction, which holds no transaction or only versions the store
-            // has, or a migration's segment moved in before its swap (while `staging/`
-            // is still there), which holds the new versions. Outside a migration, one
-            // holding a committed transaction the store lacks means the manifest is
-            // older than the files (restored from a copy), and removing it would lose
-            // acknowledged commits: it is read first.
-            let after = id >= segmentsAfter && segmentsAfter < .max
-            if after && afterUnfinishedMigration {
-                try remove(path, "moved in by a migration that did not reach its swap")
-                continue
-            }
-            // (A file written after the manifest may be torn anywhere by a power loss
-            // before its fsync: only this store's versions in it judge it, not its
-            // damage or a header that is not this store's.)
-            if let newer = try versionNotInIndex(file, id: id, manifest: manifest, index: index, afterManifest: after) {
-                throw StrataError(.corrupt, "the manifest does not list this segment, which holds \(newer) that the store does not have: it was not left by a crash (the manifest may be older than the store's files). Nothing was removed. Restore the manifest, or move the file out of segments/ to open the store without it",
+            if let newer = try versionNotInIndex(file, id: id, manifest: manifest, index: index) {
+                throw StrataError(.corrupt, "the manifest does not list this segment, which holds \(newer) that the store does not have: it was not left by a crash. Nothing was removed. Restore the manifest, or move the file out of segments/ to open the store without it",
                                   path: path, context: ["segment": "\(id)"])
             }
-            try remove(path, after ? "written after the manifest (unfinished roll or compaction); every version it holds is in the store or superseded"
-                                   : "unlisted, and every version it holds is in the store or superseded")
+            try remove(path, "unlisted, and every version it holds is in the store or superseded")
         }
         // Which blob files current versions reference: a walk of the index, made only
         // when there is an unlisted blob file to judge.
@@ -235,10 +217,10 @@ extension LogStore {
     /// neither holds nor has superseded, or nil when there is none. A segment whose
     /// header is not this store's, or whose frames are damaged beyond a torn tail,
     /// counts as holding data.
-    private static func versionNotInIndex(_ file: any StorageFile, id: UInt32, manifest: Manifest, index: StoreIndex, afterManifest: Bool) throws -> String? {
+    private static func versionNotInIndex(_ file: any StorageFile, id: UInt32, manifest: Manifest, index: StoreIndex) throws -> String? {
         guard let header = try? FileHeader.decode(try file.readExactly(FileHeader.size, at: 0), expectedMagic: Format.segmentMagic, path: file.path),
               header.storeID == manifest.storeID, header.fileID == id else {
-            return afterManifest ? nil : "a header that is not this store's"
+            return "a header that is not this store's"
         }
         var missing: String?
         let scan = try SegmentScanner(file: file, segmentID: id, statistics: nil).scan(collect: false) { transaction in
@@ -254,7 +236,7 @@ extension LogStore {
                 return
             }
         }
-        if missing == nil && !afterManifest && scan.damageIsDefinite { return "damaged frames" }
+        if missing == nil && scan.damageIsDefinite { return "damaged frames" }
         return missing
     }
 }

@@ -161,8 +161,6 @@ import StrataTestSupport
         #expect(error?.path == dir.path + "/MANIFEST")
     }
 
-    /// A manifest's maxSequence of 2^64 − 1 (or a commit carrying it): open succeeds and
-    /// the next commit is refused with `.limitExceeded` instead of trapping.
     /// Live counters edited to any value (up to 2^64 − 1, CRC recomputed) skew the
     /// usage, the garbage ratios and compaction's choices; they do not trap, and no
     /// record is lost (FORMAT.md §4.8).
@@ -197,42 +195,8 @@ import StrataTestSupport
         try store.close()
     }
 
-    /// A manifest older than the store's files (copied back from before two rolls):
-    /// the segments written since hold commits it does not know. Open refuses with
-    /// `.corrupt` and removes nothing, read-only or not; the current manifest put back,
-    /// every commit reads.
-    @Test func aManifestOlderThanTheFilesIsRefusedAndNothingRemoved() throws {
-        let dir = try TemporaryDirectory("counter-stale-manifest")
-        defer { dir.remove() }
-        var expected: [UInt64: [UInt8]] = [:]
-        var old: [UInt8] = []
-        do {
-            let store = try LogStore.open(at: dir.path, options: Self.options, logger: .quiet)
-            expected = try Self.fill(store, transactions: 3)
-            try store.sealActiveSegment()
-            old = try FileBytes.read(dir.appending("MANIFEST"))
-            expected.merge(try Self.fill(store, from: 3, transactions: 3)) { $1 }
-            try store.sealActiveSegment()
-            expected.merge(try Self.fill(store, from: 6, transactions: 3)) { $1 }
-            try store.sealActiveSegment()
-            try store.close()
-        }
-        let current = try FileBytes.read(dir.appending("MANIFEST"))
-        let files = try FileManager.default.contentsOfDirectory(atPath: dir.appending("segments")).sorted()
-        try FileBytes.write(old, to: dir.appending("MANIFEST"))
-        for readOnly in [true, false] {
-            var options = Self.options
-            options.readOnly = readOnly
-            let error = #expect(throws: StrataError.self) { try LogStore.open(at: dir.path, options: options, logger: .quiet) }
-            #expect(error?.code == .corrupt, "\(String(describing: error))")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: dir.appending("segments")).sorted() == files)
-        }
-        try FileBytes.write(current, to: dir.appending("MANIFEST"))
-        let store = try LogStore.open(at: dir.path, options: Self.options, logger: .quiet)
-        try Self.expectAll(store, expected)
-        try store.close()
-    }
-
+    /// A manifest's maxSequence of 2^64 − 1 (or a commit carrying it): open succeeds and
+    /// the next commit is refused with `.limitExceeded` instead of trapping.
     @Test func anExhaustedSequenceRefusesCommits() throws {
         let dir = try TemporaryDirectory("counter-seq-max")
         defer { dir.remove() }

@@ -57,9 +57,6 @@ import StrataTestSupport
         #expect(FileManager.default.fileExists(atPath: blobFile))
     }
 
-    /// What a crash leaves is still removed: files numbered after the manifest (an
-    /// unfinished roll or compaction) and files a swap retired (compaction's inputs
-    /// whose deletion did not happen).
     /// A sealed segment longer or shorter than when it was sealed (its index file
     /// sound) was changed since: rebuilding the index from it would take its records
     /// at their word (two keys swapped in a rewritten frame would read swapped). Open
@@ -92,6 +89,9 @@ import StrataTestSupport
         #expect(try FileBytes.read(StorePaths(dir.path).indexFile(sealed)) == index)
     }
 
+    /// What a crash leaves is still removed: files numbered after the manifest (an
+    /// unfinished roll or compaction) and files a swap retired (compaction's inputs
+    /// whose deletion did not happen).
     @Test func crashLeftoversAreStillRemoved() throws {
         let dir = try TemporaryDirectory("untrusted-leftovers")
         defer { dir.remove() }

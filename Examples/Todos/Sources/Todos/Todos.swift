@@ -5,7 +5,8 @@ import ServiceLifecycle
 import TodosApp
 
 /// `Todos --engine strata|sqlite --data PATH [--store LOCATION] [--hostname 127.0.0.1]
-/// [--port 8080] [--backup-dir DIR] [--max-pending-writes N]`
+/// [--port 8080] [--backup-dir DIR] [--max-pending-writes N] [--shutdown-timeout 30]
+/// [--log-level info]`
 ///
 /// Serves until SIGTERM or SIGINT, then drains the requests in flight, closes the
 /// store and exits 0. Requests still running after `--shutdown-timeout` seconds (a
@@ -45,7 +46,7 @@ struct Todos: AsyncParsableCommand, AppArguments {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0…65535, not \(port)") }
-        guard shutdownTimeout >= 0 else { throw ValidationError("--shutdown-timeout must be 0 or more seconds") }
+        guard shutdownTimeout >= 1 else { throw ValidationError("--shutdown-timeout must be 1 second or more, not \(shutdownTimeout)") }
     }
 
     func run() async throws {

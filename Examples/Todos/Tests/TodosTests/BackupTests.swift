@@ -28,11 +28,11 @@ struct BackupTests {
 
     /// The backup directory removed under a running server: a 500 that names it, not
     /// a 404 that would read as a missing route.
-    @Test("a backup directory removed under the server is a 500 naming it")
-    func removedDirectory() async throws {
+    @Test("a backup directory removed under the server is a 500 naming it", arguments: engines)
+    func removedDirectory(engine: Engine) async throws {
         try await withTemporaryDirectory { directory in
             let backups = (directory as NSString).appendingPathComponent("backups")
-            let arguments = TestArguments(engine: .strata, dataPath: (directory as NSString).appendingPathComponent("data"), backupDirectory: backups)
+            let arguments = TestArguments(engine: engine, dataPath: (directory as NSString).appendingPathComponent("data"), backupDirectory: backups)
             let app = try await buildApplication(arguments)
             try await app.test(.router) { client in
                 try FileManager.default.removeItem(atPath: backups)

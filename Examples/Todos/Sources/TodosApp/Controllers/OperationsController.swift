@@ -1,6 +1,6 @@
+import Foundation
 import Hummingbird
 import Prometheus
-import Strata
 
 /// The routes an orchestrator, a scraper and an operator call: liveness, readiness,
 /// metrics, and backups when the server was started with a backup directory.
@@ -54,16 +54,16 @@ struct OperationsController<Store: Repository> {
     /// when the backup directory is gone.
     @Sendable func backup(request: Request, context: AppRequestContext) async throws -> EditedResponse<BackupSummary> {
         guard let backups else { throw APIError.notFound("the route") }
-        let summary: BackupSummary
-        do {
-            summary = try await repository.backup(into: backups.next())
-        } catch let error as StrataError where error.code == .notFound {
-            // The backup directory the server was started with is gone (removed or
-            // replaced under it): the server's fault, not the request's, so not a 404.
-            context.logger.error("backup failed: the backup directory is missing", metadata: ["directory": "\(backups.directory)", "error": "\(error)"])
+        // The backup directory the server was started with, gone (removed or replaced
+        // under it): the server's fault, not the request's, so not a 404 — and the
+        // same answer whichever engine would have failed to write into it.
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: backups.directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            context.logger.error("backup failed: the backup directory is missing", metadata: ["directory": "\(backups.directory)"])
             throw APIError(status: .internalServerError, code: "backupDirectoryMissing",
-                           message: "the server's backup directory cannot be written: \(error.message)")
+                           message: "the server's backup directory \(backups.directory) is not a directory any more")
         }
+        let summary = try await repository.backup(into: backups.next())
         context.logger.info("backed up the store", metadata: [
             "path": "\(summary.path)", "sequence": "\(summary.sequence)",
             "files": "\(summary.files)", "bytes": "\(summary.bytes)",
