@@ -143,6 +143,37 @@ struct ConcurrentRequestTests {
     }
 }
 
+/// `clients` tasks at once over one HTTP client, each sending `requestsEach` requests
+/// one after another: `request(worker, n)` makes each, and `answered` takes its
+/// response and body, or the error that stopped it.
+enum ConcurrentClients {
+    static func run(clients: Int, requestsEach: Int,
+                    request: @escaping @Sendable (_ worker: Int, _ n: Int) -> HTTPClientRequest,
+                    answered: @escaping @Sendable (_ worker: Int, _ n: Int, Result<(HTTPClientResponse, ByteBuffer), any Error>) -> Void) async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: clients)
+        let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
+        await withTaskGroup(of: Void.self) { tasks in
+            for worker in 0..<clients {
+                tasks.addTask {
+                    for n in 0..<requestsEach {
+                        do {
+                            let response = try await client.execute(request(worker, n), timeout: .seconds(30))
+                            let body = try await response.body.collect(upTo: 1 << 16)
+                            answered(worker, n, .success((response, body)))
+                        } catch {
+                            answered(worker, n, .failure(error))
+                        }
+                    }
+                }
+            }
+        }
+        try await client.shutdown()
+        try await group.shutdownGracefully()
+    }
+}
+
 /// Clients PATCHing one todo's `order` at once, spread over the given servers.
 enum PatchRace {
     struct Outcome {
@@ -152,48 +183,31 @@ enum PatchRace {
         var sentOrders = Set<Int>()
     }
 
-    /// The outcome, shared by the clients.
-    final class Tally: Sendable {
-        let value = Mutex(Outcome())
-    }
-
     static func run(ports: [Int], todo: Int, clients: Int, patchesEach: Int) async throws -> Outcome {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: clients)
-        let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
-        let outcome = Tally()
-        await withTaskGroup(of: Void.self) { tasks in
-            for worker in 0..<clients {
-                tasks.addTask {
-                    let port = ports[worker % ports.count]
-                    for n in 0..<patchesEach {
-                        let order = worker * 1_000 + n
-                        outcome.value.withLock { _ = $0.sentOrders.insert(order) }
-                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/todos/\(todo)")
-                        request.method = .PATCH
-                        request.headers.add(name: "Content-Type", value: "application/json")
-                        request.body = .bytes(ByteBuffer(string: #"{"order":\#(order),"completed":\#(n.isMultiple(of: 2))}"#))
-                        do {
-                            let response = try await client.execute(request, timeout: .seconds(30))
-                            let body = try await response.body.collect(upTo: 1 << 16)
-                            outcome.value.withLock { result in
-                                switch response.status.code {
-                                case 200: result.ok += 1
-                                case 409: result.conflicts += 1
-                                default: result.failures.append("\(response.status.code): \(String(buffer: body))")
-                                }
-                            }
-                        } catch {
-                            outcome.value.withLock { $0.failures.append("\(error)") }
-                        }
+        let outcome = Mutex(Outcome())
+        try await ConcurrentClients.run(clients: clients, requestsEach: patchesEach, request: { worker, n in
+            let order = worker * 1_000 + n
+            outcome.withLock { _ = $0.sentOrders.insert(order) }
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(ports[worker % ports.count])/todos/\(todo)")
+            request.method = .PATCH
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: #"{"order":\#(order),"completed":\#(n.isMultiple(of: 2))}"#))
+            return request
+        }, answered: { _, _, result in
+            outcome.withLock { outcome in
+                switch result {
+                case .success((let response, let body)):
+                    switch response.status.code {
+                    case 200: outcome.ok += 1
+                    case 409: outcome.conflicts += 1
+                    default: outcome.failures.append("\(response.status.code): \(String(buffer: body))")
                     }
+                case .failure(let error):
+                    outcome.failures.append("\(error)")
                 }
             }
-        }
-        try await client.shutdown()
-        try await group.shutdownGracefully()
-        return outcome.value.withLock { $0 }
+        })
+        return outcome.withLock { $0 }
     }
 }
 
@@ -208,47 +222,31 @@ enum PostBurst {
         var failures: [String] = []
     }
 
-    final class Tally: Sendable {
-        let value = Mutex(Outcome())
-    }
-
     static func run(port: Int, round: Int, clients: Int, postsEach: Int) async throws -> Outcome {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: clients)
-        let client = HTTPClient(eventLoopGroup: group, configuration: configuration)
-        let outcome = Tally()
-        await withTaskGroup(of: Void.self) { tasks in
-            for worker in 0..<clients {
-                tasks.addTask {
-                    for n in 0..<postsEach {
-                        let title = "burst \(round)-\(worker)-\(n)"
-                        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/todos")
-                        request.method = .POST
-                        request.headers.add(name: "Content-Type", value: "application/json")
-                        request.body = .bytes(ByteBuffer(string: #"{"title":"\#(title)"}"#))
-                        do {
-                            let response = try await client.execute(request, timeout: .seconds(30))
-                            let body = try await response.body.collect(upTo: 1 << 16)
-                            let code = (try? jsonDecoder.decode(ErrorBody.self, from: Data(buffer: body)))?.error
-                            let retryAfter = response.headers.first(name: "Retry-After")
-                            outcome.value.withLock { result in
-                                switch (response.status.code, code) {
-                                case (201, _): result.created.insert(title)
-                                case (503, "limitExceeded") where retryAfter == "1": result.refused.insert(title)
-                                default: result.failures.append("\(response.status.code): \(String(buffer: body))")
-                                }
-                            }
-                        } catch {
-                            outcome.value.withLock { $0.failures.append("\(error)") }
-                        }
+        let outcome = Mutex(Outcome())
+        @Sendable func title(_ worker: Int, _ n: Int) -> String { "burst \(round)-\(worker)-\(n)" }
+        try await ConcurrentClients.run(clients: clients, requestsEach: postsEach, request: { worker, n in
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/todos")
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: #"{"title":"\#(title(worker, n))"}"#))
+            return request
+        }, answered: { worker, n, result in
+            outcome.withLock { outcome in
+                switch result {
+                case .success((let response, let body)):
+                    let code = (try? jsonDecoder.decode(ErrorBody.self, from: Data(buffer: body)))?.error
+                    switch (response.status.code, code) {
+                    case (201, _): outcome.created.insert(title(worker, n))
+                    case (503, "limitExceeded") where response.headers.first(name: "Retry-After") == "1": outcome.refused.insert(title(worker, n))
+                    default: outcome.failures.append("\(response.status.code): \(String(buffer: body))")
                     }
+                case .failure(let error):
+                    outcome.failures.append("\(error)")
                 }
             }
-        }
-        try await client.shutdown()
-        try await group.shutdownGracefully()
-        return outcome.value.withLock { $0 }
+        })
+        return outcome.withLock { $0 }
     }
 }
 
